@@ -1,0 +1,61 @@
+/**
+ * The bcolz-ts command-line tool and the reference conformance adapter, as a library.
+ *
+ * @example
+ * ```ts
+ * import { readDatasetToDir } from "@fmt/cli";
+ * await readDatasetToDir("/data/prices.bcolz", "/tmp/out"); // result.json + values.bin
+ * ```
+ * @packageDocumentation
+ */
+import type { DType } from "@fmt/meta";
+import type { CArray, CTable } from "@fmt/store";
+
+export { ADAPTER_INFO, readDatasetToDir, runAdapterCommand } from "./adapter.js";
+export { swapBytesInPlace, toStrictJson } from "./output.js";
+export type { ArrayDescription } from "./output.js";
+
+/**
+ * A JSON-friendly summary of a dataset: what `bcolz-ts info` prints.
+ *
+ * @example
+ * ```ts
+ * console.log(summarize(await open(store)));
+ * ```
+ */
+export function summarize(dataset: CArray | CTable): Record<string, unknown> {
+  const one = (a: CArray): Record<string, unknown> => ({
+    dtype: a.dtype.str,
+    bcolzDtype: a.dtype.bcolzName,
+    shape: a.shape,
+    chunklen: a.chunklen,
+    cparams: a.cparams,
+    nbytes: a.nbytes,
+  });
+  if (dataset.kind === "carray") return { kind: "carray", ...one(dataset), attrs: dataset.attrs };
+  return {
+    kind: "ctable",
+    length: dataset.length,
+    attrs: dataset.attrs,
+    columns: Object.fromEntries(dataset.columns.map((c, i) => [dataset.names[i], one(c)])),
+  };
+}
+
+/**
+ * Render one element for display: numbers as JavaScript prints them, byte strings with escapes.
+ *
+ * @example
+ * ```ts
+ * formatValue(parseDtype("|S3"), new Uint8Array([97, 0, 0])); // "a"
+ * ```
+ */
+export function formatValue(dtype: DType, value: unknown): string {
+  if (value instanceof Uint8Array) {
+    let end = value.length;
+    while (end > 0 && value[end - 1] === 0) end--;
+    return Array.from(value.subarray(0, end), (b) => (b >= 32 && b < 127 && b !== 92 ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, "0")}`)).join("");
+  }
+  if (dtype.kind === "M" && typeof value === "bigint") return `${value}${dtype.unit ?? ""}`;
+  if (ArrayBuffer.isView(value)) return `[${Array.from(value as unknown as ArrayLike<unknown>, (v) => String(v)).join(", ")}]`;
+  return String(value);
+}

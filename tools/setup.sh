@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Prepare a fresh machine (Debian + Node 20) for this repository: system packages used as test
+# oracles and build tools, pnpm, the workspace's dependencies, and a build of every package.
+# Safe to run again: each step is skipped when already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+/usr/bin/python3 -c "import blosc, numpy" 2>/dev/null || need_apt+=(python3-blosc python3-numpy)
+command -v clang >/dev/null 2>&1 || need_apt+=(clang)
+command -v wasm-ld >/dev/null 2>&1 || need_apt+=(lld)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+want_pnpm="$(node -p 'require("./package.json").packageManager.split("@")[1]')"
+if [ "$(pnpm --version 2>/dev/null || true)" != "$want_pnpm" ]; then
+  npm install -g "pnpm@$want_pnpm" >/dev/null 2>&1 || npm install -g "pnpm@$want_pnpm"
+fi
+
+pnpm install --frozen-lockfile
+pnpm run build
