@@ -1,0 +1,59 @@
+/**
+ * bcolz 1.x metadata: Python's JSON dialect (byte-exact `json.dumps`), numpy dtype strings, and
+ * the four metadata files `meta/sizes`, `meta/storage`, `__attrs__`, `__rootdirs__`, validated
+ * against the JSON Schemas of `spec/schemas/`.
+ *
+ * @example
+ * ```ts
+ * import { parseStorage, serializeStorage } from "@fmt/meta";
+ * const st = parseStorage(text, "meta/storage");
+ * serializeStorage(st) === text; // true for every file bcolz wrote
+ * ```
+ * @packageDocumentation
+ */
+export {
+  PyFloat,
+  pyFloat,
+  createJsonObject,
+  jsonObjectKeys,
+  jsonPointer,
+  parsePythonJson,
+  stringifyPythonJson,
+  pythonFloatRepr,
+  pythonJsonString,
+  DEFAULT_MAX_JSON_DEPTH,
+  DEFAULT_MAX_JSON_LENGTH,
+  type JsonValue,
+  type JsonObject,
+  type ParseJsonOptions,
+} from "./json.js";
+export {
+  parseDtype,
+  dtypeFromNumpyStr,
+  atomSize,
+  defaultDflt,
+  MAX_DTYPE_ITEMSIZE,
+  type DType,
+  type DTypeKind,
+} from "./dtype.js";
+export { validateJsonSchema, type JsonSchema, type ValidateOptions } from "./schema.js";
+export {
+  parseSizes,
+  serializeSizes,
+  parseStorage,
+  serializeStorage,
+  createStorage,
+  parseAttrs,
+  serializeAttrs,
+  parseRootdirs,
+  serializeRootdirs,
+  columnNameProblem,
+  decodeMetadata,
+  encodeMetadata,
+  type CodecName,
+  type Cparams,
+  type Sizes,
+  type Storage,
+  type Rootdirs,
+} from "./metadata.js";
+export * from "./generated/schemas.js";
