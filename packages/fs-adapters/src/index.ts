@@ -1,0 +1,554 @@
+/**
+ * The key/value store abstraction every bcolz-ts reader and writer goes through, and the
+ * browser-safe adapters: {@link MemoryStore}, {@link CachingStore} and
+ * {@link RangeCoalescingStore}. The Node file-system adapter lives in the `./node` subpath
+ * (`@fmt/fs-adapters/node`) so that this entry never imports `node:` modules.
+ *
+ * Keys are `/`-separated and relative to the store root, exactly like the relative paths of the
+ * files of a bcolz directory: `"meta/sizes"`, `"data/__0.blp"`, `"price/meta/storage"`.
+ *
+ * @example
+ * ```ts
+ * import { MemoryStore } from "@fmt/fs-adapters";
+ * const store = new MemoryStore();
+ * await store.put("meta/sizes", new TextEncoder().encode('{"shape": [0], "nbytes": 0, "cbytes": 0}\n'));
+ * console.log(await store.list(""));          // ["meta/sizes"]
+ * console.log(await store.get("meta/nope"));  // undefined
+ * ```
+ * @packageDocumentation
+ */
+
+import { UsageError } from "@fmt/errors";
+
+/**
+ * A byte range of a stored value: `length` bytes from `offset`, or the last `suffixLength` bytes.
+ *
+ * A range that reaches past the end of the value is clipped to the end (so the result can be
+ * shorter than asked, and is empty when `offset` is at or past the end); it is never an error.
+ *
+ * @example
+ * ```ts
+ * const header: ByteRange = { offset: 0, length: 32 };
+ * const tail: ByteRange = { suffixLength: 8 };
+ * ```
+ */
+export type ByteRange = { offset: number; length: number } | { suffixLength: number };
+
+/**
+ * Read access to a key/value store.
+ *
+ * Every method resolves to `undefined` (never rejects) when the key does not exist. Values
+ * returned belong to the caller: a store never hands out a view of its own internal buffer.
+ *
+ * @example
+ * ```ts
+ * async function readText(store: ReadableStore, key: string): Promise<string | undefined> {
+ *   const bytes = await store.get(key);
+ *   return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
+ * }
+ * ```
+ */
+export interface ReadableStore {
+  /** The whole value of `key`; `undefined` if there is no such key. */
+  get(key: string): Promise<Uint8Array | undefined>;
+  /**
+   * Part of the value of `key` (see {@link ByteRange} for clipping); `undefined` if there is no
+   * such key. Optional: callers fall back to `get` plus slicing ({@link readRange} does that).
+   */
+  getRange?(key: string, range: ByteRange): Promise<Uint8Array | undefined>;
+  /**
+   * Every key that starts with `prefix` (plain string prefix, so `"data/"` lists the chunk files
+   * and `""` lists everything), recursively, sorted by UTF-16 code units (JavaScript's default
+   * sort). A prefix that matches nothing gives `[]`. Optional.
+   */
+  list?(prefix: string): Promise<string[]>;
+}
+
+/**
+ * Read/write access to a key/value store.
+ *
+ * @example
+ * ```ts
+ * async function copyKey(from: ReadableStore, to: WritableStore, key: string): Promise<void> {
+ *   const bytes = await from.get(key);
+ *   if (bytes === undefined) await to.delete(key);
+ *   else await to.put(key, bytes);
+ * }
+ * ```
+ */
+export interface WritableStore extends ReadableStore {
+  /**
+   * Stores `value` under `key`, replacing any previous value atomically: a concurrent or later
+   * reader sees either the old or the new value, never a mix. The store keeps its own copy.
+   */
+  put(key: string, value: Uint8Array): Promise<void>;
+  /** Removes `key`; a key that does not exist is not an error. */
+  delete(key: string): Promise<void>;
+}
+
+/**
+ * Checks that `key` is a safe relative store key and returns it unchanged.
+ *
+ * Rejected with `UsageError` code `UNSAFE_NAME` (details: `field: "key"`, `actual: key`):
+ * the empty string, a leading `/` (absolute), any `\` (Windows separator), any NUL, an empty
+ * segment (`"a//b"`, trailing `/`), and the segments `"."` and `".."`. A non-string gives
+ * `UsageError` `INVALID_ARGUMENT`.
+ *
+ * @example
+ * ```ts
+ * validateKey("data/__0.blp");   // "data/__0.blp"
+ * validateKey("../etc/passwd");  // throws UsageError UNSAFE_NAME
+ * ```
+ */
+export function validateKey(key: string): string {
+  if (typeof key !== "string") {
+    throw new UsageError("INVALID_ARGUMENT", "a store key must be a string", { field: "key", expected: "string", actual: typeof key });
+  }
+  const problem = keyProblem(key);
+  if (problem !== undefined) {
+    throw new UsageError("UNSAFE_NAME", `unsafe store key: ${problem}`, { field: "key", actual: key });
+  }
+  return key;
+}
+
+function keyProblem(key: string): string | undefined {
+  if (key === "") return "empty key";
+  if (key.startsWith("/")) return "absolute key";
+  if (key.includes("\\")) return "backslash in key";
+  if (key.includes("\0")) return "NUL in key";
+  for (const segment of key.split("/")) {
+    if (segment === "") return "empty segment";
+    if (segment === "." || segment === "..") return `segment "${segment}"`;
+  }
+  return undefined;
+}
+
+/**
+ * Checks a `list` prefix and returns it unchanged. `""` is allowed (everything); otherwise the
+ * prefix must be a valid key ({@link validateKey}) or a valid key followed by `/`, except that
+ * its last segment may be a partial name (`"data/__1"` matches `"data/__1.blp"` and
+ * `"data/__10.blp"`). Errors are `UsageError` `UNSAFE_NAME`.
+ *
+ * @example
+ * ```ts
+ * validatePrefix("");         // ""
+ * validatePrefix("data/");    // "data/"
+ * validatePrefix("/etc");     // throws UsageError UNSAFE_NAME
+ * ```
+ */
+export function validatePrefix(prefix: string): string {
+  if (typeof prefix !== "string") {
+    throw new UsageError("INVALID_ARGUMENT", "a list prefix must be a string", { field: "prefix", expected: "string", actual: typeof prefix });
+  }
+  if (prefix === "") return prefix;
+  const problem =
+    prefix.startsWith("/") ? "absolute prefix"
+    : prefix.includes("\\") ? "backslash in prefix"
+    : prefix.includes("\0") ? "NUL in prefix"
+    : prefix.lastIndexOf("/") > 0 ? keyProblem(prefix.slice(0, prefix.lastIndexOf("/")))
+    : undefined;
+  if (problem !== undefined) {
+    throw new UsageError("UNSAFE_NAME", `unsafe list prefix: ${problem}`, { field: "prefix", actual: prefix });
+  }
+  return prefix;
+}
+
+/**
+ * Checks a {@link ByteRange} and turns it into `[start, end)` offsets within a value of `size`
+ * bytes, clipping at the end. Negative, fractional or non-number fields give `UsageError`
+ * `INVALID_ARGUMENT`.
+ *
+ * @example
+ * ```ts
+ * resolveRange({ offset: 4, length: 100 }, 10);  // { start: 4, end: 10 }
+ * resolveRange({ suffixLength: 3 }, 10);         // { start: 7, end: 10 }
+ * ```
+ */
+export function resolveRange(range: ByteRange, size: number): { start: number; end: number } {
+  if (typeof range !== "object" || range === null) {
+    throw new UsageError("INVALID_ARGUMENT", "a byte range must be an object", { field: "range", actual: range });
+  }
+  if ("suffixLength" in range) {
+    const n = checkCount(range.suffixLength, "range.suffixLength");
+    return { start: Math.max(0, size - n), end: size };
+  }
+  const offset = checkCount(range.offset, "range.offset");
+  const length = checkCount(range.length, "range.length");
+  const start = Math.min(offset, size);
+  return { start, end: Math.min(size, start + Math.min(length, size)) };
+}
+
+function checkCount(value: unknown, field: string): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+    throw new UsageError("INVALID_ARGUMENT", "a byte count must be a non-negative safe integer", { field, expected: "integer >= 0", actual: value });
+  }
+  return value;
+}
+
+/**
+ * Reads a byte range from any store: through `getRange` when the store has it, otherwise
+ * through `get` and a copy of the slice. `undefined` when the key is missing.
+ *
+ * @example
+ * ```ts
+ * const head = await readRange(store, "data/__0.blp", { offset: 0, length: 32 });
+ * ```
+ */
+export async function readRange(store: ReadableStore, key: string, range: ByteRange): Promise<Uint8Array | undefined> {
+  if (store.getRange !== undefined) return store.getRange(key, range);
+  const whole = await store.get(key);
+  if (whole === undefined) return undefined;
+  const { start, end } = resolveRange(range, whole.length);
+  return whole.slice(start, end);
+}
+
+function checkValue(value: unknown): Uint8Array {
+  if (!(value instanceof Uint8Array)) {
+    throw new UsageError("INVALID_ARGUMENT", "a stored value must be a Uint8Array", { field: "value", expected: "Uint8Array", actual: typeof value });
+  }
+  return value;
+}
+
+/**
+ * A {@link WritableStore} held in memory (a `Map`). Keys are validated like on disk, values are
+ * copied on the way in and on the way out, so callers can never alias the stored bytes.
+ *
+ * Missing keys: `get`/`getRange` give `undefined`, `delete` does nothing, `list` gives `[]`.
+ *
+ * @example
+ * ```ts
+ * const store = new MemoryStore([["__attrs__", new TextEncoder().encode("{}\n")]]);
+ * await store.put("meta/sizes", new Uint8Array([123, 125]));
+ * console.log(await store.list("meta/")); // ["meta/sizes"]
+ * ```
+ */
+export class MemoryStore implements WritableStore {
+  readonly #entries = new Map<string, Uint8Array>();
+
+  /** Optionally starts with the given entries (validated and copied). */
+  constructor(entries?: Iterable<readonly [string, Uint8Array]>) {
+    if (entries !== undefined) {
+      for (const [key, value] of entries) this.#entries.set(validateKey(key), checkValue(value).slice());
+    }
+  }
+
+  /** Number of keys held. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** A copy of the value of `key`; `undefined` if missing. */
+  async get(key: string): Promise<Uint8Array | undefined> {
+    const value = this.#entries.get(validateKey(key));
+    return value?.slice();
+  }
+
+  /** A copy of part of the value of `key` (clipped, see {@link ByteRange}); `undefined` if missing. */
+  async getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined> {
+    const value = this.#entries.get(validateKey(key));
+    if (value === undefined) {
+      resolveRange(range, 0);
+      return undefined;
+    }
+    const { start, end } = resolveRange(range, value.length);
+    return value.slice(start, end);
+  }
+
+  /** Sorted keys starting with `prefix`; `[]` when none. */
+  async list(prefix: string): Promise<string[]> {
+    validatePrefix(prefix);
+    return [...this.#entries.keys()].filter((k) => k.startsWith(prefix)).sort();
+  }
+
+  /** Stores a copy of `value` under `key`. */
+  async put(key: string, value: Uint8Array): Promise<void> {
+    validateKey(key);
+    this.#entries.set(key, checkValue(value).slice());
+  }
+
+  /** Removes `key`; missing keys are ignored. */
+  async delete(key: string): Promise<void> {
+    this.#entries.delete(validateKey(key));
+  }
+}
+
+/**
+ * Options of {@link CachingStore}.
+ *
+ * @example
+ * ```ts
+ * const options: CachingStoreOptions = { maxBytes: 32 * 1024 * 1024 };
+ * ```
+ */
+export interface CachingStoreOptions {
+  /** Total bytes of values kept; least recently used values are evicted first. Default 64 MiB. */
+  maxBytes?: number;
+}
+
+/**
+ * A read-through LRU cache in front of any {@link ReadableStore}, bounded by the total size of
+ * the cached values. Whole values fetched by `get` are cached; concurrent `get`s of one key share
+ * one fetch. Missing keys (`undefined`) are not cached. `getRange` is served from the cache when
+ * the whole value is cached, and otherwise forwarded to the inner store uncached. `list` is
+ * forwarded (present only when the inner store has it). Results are copies.
+ *
+ * The cache does not see writes made to the inner store behind its back; call
+ * {@link CachingStore.invalidate} or {@link CachingStore.clear} after them.
+ *
+ * @example
+ * ```ts
+ * import { FileSystemStore } from "@fmt/fs-adapters/node";
+ * const store = new CachingStore(new FileSystemStore("/data/prices.bcolz"), { maxBytes: 16 << 20 });
+ * const sizes = await store.get("meta/sizes"); // read from disk
+ * const again = await store.get("meta/sizes"); // served from memory
+ * ```
+ */
+export class CachingStore implements ReadableStore {
+  readonly #inner: ReadableStore;
+  readonly #maxBytes: number;
+  // Map iteration order is insertion order, so re-inserting on use makes the first key the LRU one.
+  readonly #cache = new Map<string, Uint8Array>();
+  readonly #inflight = new Map<string, Promise<Uint8Array | undefined>>();
+  #bytes = 0;
+  #generation = 0;
+
+  /** Forwarded to the inner store's `list`; `undefined` when the inner store cannot list. */
+  readonly list?: (prefix: string) => Promise<string[]>;
+
+  /** Wraps `inner`. */
+  constructor(inner: ReadableStore, options: CachingStoreOptions = {}) {
+    const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
+      throw new UsageError("INVALID_ARGUMENT", "maxBytes must be a non-negative safe integer", { field: "maxBytes", actual: maxBytes });
+    }
+    this.#inner = inner;
+    this.#maxBytes = maxBytes;
+    if (inner.list !== undefined) {
+      const list = inner.list.bind(inner);
+      this.list = (prefix: string) => list(prefix);
+    }
+  }
+
+  /** Total bytes currently cached. */
+  get cachedBytes(): number {
+    return this.#bytes;
+  }
+
+  /** A copy of the value of `key`, from the cache when possible; `undefined` if missing. */
+  async get(key: string): Promise<Uint8Array | undefined> {
+    const value = await this.#fetch(validateKey(key));
+    return value?.slice();
+  }
+
+  /** Part of the value of `key`; `undefined` if missing. */
+  async getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined> {
+    validateKey(key);
+    const cached = this.#touch(key);
+    if (cached !== undefined) {
+      const { start, end } = resolveRange(range, cached.length);
+      return cached.slice(start, end);
+    }
+    if (this.#inner.getRange !== undefined) return this.#inner.getRange(key, range);
+    const whole = await this.#fetch(key);
+    if (whole === undefined) {
+      resolveRange(range, 0);
+      return undefined;
+    }
+    const { start, end } = resolveRange(range, whole.length);
+    return whole.slice(start, end);
+  }
+
+  /** Drops `key` from the cache. */
+  invalidate(key: string): void {
+    const value = this.#cache.get(key);
+    if (value !== undefined) {
+      this.#cache.delete(key);
+      this.#bytes -= value.length;
+    }
+    this.#inflight.delete(key);
+  }
+
+  /** Drops everything from the cache. */
+  clear(): void {
+    this.#cache.clear();
+    this.#inflight.clear();
+    this.#bytes = 0;
+    this.#generation++;
+  }
+
+  #touch(key: string): Uint8Array | undefined {
+    const value = this.#cache.get(key);
+    if (value !== undefined) {
+      this.#cache.delete(key);
+      this.#cache.set(key, value);
+    }
+    return value;
+  }
+
+  #fetch(key: string): Promise<Uint8Array | undefined> {
+    const cached = this.#touch(key);
+    if (cached !== undefined) return Promise.resolve(cached);
+    const pending = this.#inflight.get(key);
+    if (pending !== undefined) return pending;
+    const generation = this.#generation;
+    const promise = this.#inner.get(key).then(
+      (value) => {
+        if (this.#inflight.get(key) === promise) this.#inflight.delete(key);
+        if (value !== undefined && generation === this.#generation) this.#remember(key, value);
+        return value;
+      },
+      (error: unknown) => {
+        if (this.#inflight.get(key) === promise) this.#inflight.delete(key);
+        throw error;
+      },
+    );
+    this.#inflight.set(key, promise);
+    return promise;
+  }
+
+  #remember(key: string, value: Uint8Array): void {
+    if (value.length > this.#maxBytes) return;
+    this.invalidate(key);
+    this.#cache.set(key, value);
+    this.#bytes += value.length;
+    for (const [oldKey, oldValue] of this.#cache) {
+      if (this.#bytes <= this.#maxBytes) break;
+      this.#cache.delete(oldKey);
+      this.#bytes -= oldValue.length;
+    }
+  }
+}
+
+/**
+ * Options of {@link RangeCoalescingStore}.
+ *
+ * @example
+ * ```ts
+ * const options: RangeCoalescingStoreOptions = { maxGap: 8192, maxRequestBytes: 8 << 20 };
+ * ```
+ */
+export interface RangeCoalescingStoreOptions {
+  /** Two ranges of one key whose gap is at most this many bytes are fetched together. Default 4096. */
+  maxGap?: number;
+  /** A merged request never spans more than this many bytes (unless one range alone does). Default 16 MiB. */
+  maxRequestBytes?: number;
+}
+
+interface PendingRange {
+  start: number;
+  end: number;
+  resolve: (value: Uint8Array | undefined) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Merges `getRange` calls that are made in the same tick for the same key into fewer, larger
+ * `getRange` calls on the inner store (useful for HTTP stores, where every request costs a
+ * round trip). Offset ranges that are at most `maxGap` bytes apart are merged; suffix ranges and
+ * `get`/`list` are forwarded unchanged. Each caller receives its own copy of its own bytes, with
+ * the usual clipping at the end of the value.
+ *
+ * @example
+ * ```ts
+ * const store = new RangeCoalescingStore(httpStore);
+ * // These two become one request for bytes [0, 2048) of the file:
+ * const [a, b] = await Promise.all([
+ *   store.getRange("data/__0.blp", { offset: 0, length: 32 }),
+ *   store.getRange("data/__0.blp", { offset: 1024, length: 1024 }),
+ * ]);
+ * ```
+ */
+export class RangeCoalescingStore implements ReadableStore {
+  readonly #inner: ReadableStore;
+  readonly #maxGap: number;
+  readonly #maxRequestBytes: number;
+  #queue = new Map<string, PendingRange[]>();
+  #scheduled = false;
+
+  /** Forwarded to the inner store's `list`; `undefined` when the inner store cannot list. */
+  readonly list?: (prefix: string) => Promise<string[]>;
+
+  /** Wraps `inner`. */
+  constructor(inner: ReadableStore, options: RangeCoalescingStoreOptions = {}) {
+    this.#inner = inner;
+    this.#maxGap = checkCount(options.maxGap ?? 4096, "maxGap");
+    this.#maxRequestBytes = checkCount(options.maxRequestBytes ?? 16 * 1024 * 1024, "maxRequestBytes");
+    if (inner.list !== undefined) {
+      const list = inner.list.bind(inner);
+      this.list = (prefix: string) => list(prefix);
+    }
+  }
+
+  /** Forwarded to the inner store; `undefined` if missing. */
+  get(key: string): Promise<Uint8Array | undefined> {
+    return this.#inner.get(validateKey(key));
+  }
+
+  /** Part of the value of `key`, possibly fetched together with neighbouring ranges; `undefined` if missing. */
+  getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined> {
+    validateKey(key);
+    resolveRange(range, 0); // validates the fields before anything is queued
+    if ("suffixLength" in range) return readRange(this.#inner, key, range);
+    const start = range.offset;
+    const end = start + range.length;
+    if (!Number.isSafeInteger(end)) {
+      throw new UsageError("INVALID_ARGUMENT", "range end is not a safe integer", { field: "range", actual: range });
+    }
+    return new Promise((resolve, reject) => {
+      let list = this.#queue.get(key);
+      if (list === undefined) {
+        list = [];
+        this.#queue.set(key, list);
+      }
+      list.push({ start, end, resolve, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        queueMicrotask(() => this.#flush());
+      }
+    });
+  }
+
+  #flush(): void {
+    const queue = this.#queue;
+    this.#queue = new Map();
+    this.#scheduled = false;
+    for (const [key, pending] of queue) {
+      pending.sort((a, b) => a.start - b.start);
+      let group: PendingRange[] = [];
+      let groupStart = 0;
+      let groupEnd = 0;
+      for (const item of pending) {
+        const mergedEnd = Math.max(groupEnd, item.end);
+        if (group.length > 0 && item.start - groupEnd <= this.#maxGap && mergedEnd - groupStart <= this.#maxRequestBytes) {
+          group.push(item);
+          groupEnd = mergedEnd;
+          continue;
+        }
+        if (group.length > 0) this.#issue(key, groupStart, groupEnd, group);
+        group = [item];
+        groupStart = item.start;
+        groupEnd = item.end;
+      }
+      if (group.length > 0) this.#issue(key, groupStart, groupEnd, group);
+    }
+  }
+
+  #issue(key: string, start: number, end: number, group: PendingRange[]): void {
+    readRange(this.#inner, key, { offset: start, length: end - start }).then(
+      (bytes) => {
+        for (const item of group) {
+          if (bytes === undefined) {
+            item.resolve(undefined);
+            continue;
+          }
+          const from = Math.min(item.start - start, bytes.length);
+          const to = Math.min(item.end - start, bytes.length);
+          item.resolve(bytes.slice(from, to));
+        }
+      },
+      (error: unknown) => {
+        for (const item of group) item.reject(error);
+      },
+    );
+  }
+}

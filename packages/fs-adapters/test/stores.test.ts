@@ -1,0 +1,264 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { mkdtemp, mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { isBcolzError } from "@fmt/errors";
+import { MemoryStore } from "@fmt/fs-adapters";
+import type { ByteRange, WritableStore } from "@fmt/fs-adapters";
+import { FileSystemStore } from "@fmt/fs-adapters/node";
+
+let scratch: string;
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), "fmt-fs-adapters-"));
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+let counter = 0;
+async function freshDir(): Promise<string> {
+  const dir = join(scratch, `case-${counter++}`);
+  await mkdir(dir);
+  return dir;
+}
+
+async function rejectsWith(promise: Promise<unknown>, code: string): Promise<void> {
+  try {
+    await promise;
+  } catch (e) {
+    expect(isBcolzError(e) ? e.code : e).toBe(code);
+    return;
+  }
+  throw new Error(`expected a ${code} rejection`);
+}
+
+const bytes = (...values: number[]) => new Uint8Array(values);
+
+type Factory = () => Promise<WritableStore>;
+const factories: [string, Factory][] = [
+  ["MemoryStore", async () => new MemoryStore()],
+  ["FileSystemStore", async () => new FileSystemStore(await freshDir())],
+];
+
+describe.each(factories)("%s basic behaviour", (_name, make) => {
+  it("missing keys give undefined / [] / no error", async () => {
+    const store = await make();
+    expect(await store.get("meta/sizes")).toBeUndefined();
+    expect(await store.getRange!("meta/sizes", { offset: 0, length: 4 })).toBeUndefined();
+    expect(await store.list!("")).toEqual([]);
+    await store.delete("meta/sizes");
+  });
+
+  it("put/get round-trips, including empty values, and replaces", async () => {
+    const store = await make();
+    await store.put("a/b/c", bytes(1, 2, 3));
+    await store.put("empty", new Uint8Array(0));
+    expect(await store.get("a/b/c")).toEqual(bytes(1, 2, 3));
+    expect(await store.get("empty")).toEqual(new Uint8Array(0));
+    await store.put("a/b/c", bytes(9));
+    expect(await store.get("a/b/c")).toEqual(bytes(9));
+  });
+
+  it("does not alias caller buffers", async () => {
+    const store = await make();
+    const value = bytes(1, 2, 3);
+    await store.put("k", value);
+    value[0] = 99;
+    const got = (await store.get("k"))!;
+    expect(got).toEqual(bytes(1, 2, 3));
+    got[1] = 77;
+    expect(await store.get("k")).toEqual(bytes(1, 2, 3));
+  });
+
+  it("getRange clips at the end and supports suffixes", async () => {
+    const store = await make();
+    await store.put("k", bytes(0, 1, 2, 3, 4, 5, 6, 7, 8, 9));
+    expect(await store.getRange!("k", { offset: 3, length: 4 })).toEqual(bytes(3, 4, 5, 6));
+    expect(await store.getRange!("k", { offset: 8, length: 10 })).toEqual(bytes(8, 9));
+    expect(await store.getRange!("k", { offset: 20, length: 1 })).toEqual(new Uint8Array(0));
+    expect(await store.getRange!("k", { suffixLength: 3 })).toEqual(bytes(7, 8, 9));
+    expect(await store.getRange!("k", { suffixLength: 30 })).toEqual(bytes(0, 1, 2, 3, 4, 5, 6, 7, 8, 9));
+    await rejectsWith(store.getRange!("k", { offset: -1, length: 2 }), "INVALID_ARGUMENT");
+  });
+
+  it("lists recursively, sorted, by plain string prefix", async () => {
+    const store = await make();
+    for (const key of ["data/__10.blp", "data/__1.blp", "data/__2.blp", "meta/sizes", "meta/storage", "__attrs__", "col/data/__0.blp"]) {
+      await store.put(key, bytes(1));
+    }
+    expect(await store.list!("")).toEqual(["__attrs__", "col/data/__0.blp", "data/__1.blp", "data/__10.blp", "data/__2.blp", "meta/sizes", "meta/storage"]);
+    expect(await store.list!("data/")).toEqual(["data/__1.blp", "data/__10.blp", "data/__2.blp"]);
+    expect(await store.list!("data/__1")).toEqual(["data/__1.blp", "data/__10.blp"]);
+    expect(await store.list!("me")).toEqual(["meta/sizes", "meta/storage"]);
+    expect(await store.list!("nothing/")).toEqual([]);
+  });
+
+  it("rejects unsafe keys with UNSAFE_NAME in every method", async () => {
+    const store = await make();
+    for (const key of ["../x", "/abs", "a//b", "a\\b", "", "a/./b"]) {
+      await rejectsWith(store.get(key), "UNSAFE_NAME");
+      await rejectsWith(store.getRange!(key, { offset: 0, length: 1 }), "UNSAFE_NAME");
+      await rejectsWith(store.put(key, bytes(1)), "UNSAFE_NAME");
+      await rejectsWith(store.delete(key), "UNSAFE_NAME");
+    }
+    await rejectsWith(store.list!("../"), "UNSAFE_NAME");
+  });
+
+  it("rejects values that are not Uint8Array", async () => {
+    const store = await make();
+    await rejectsWith(store.put("k", "text" as unknown as Uint8Array), "INVALID_ARGUMENT");
+  });
+});
+
+describe("FileSystemStore on real files", () => {
+  it("maps keys to files under the root and reads files written by others", async () => {
+    const root = await freshDir();
+    await mkdir(join(root, "meta"));
+    await writeFile(join(root, "meta", "sizes"), "hello");
+    const store = new FileSystemStore(root);
+    expect(new TextDecoder().decode(await store.get("meta/sizes"))).toBe("hello");
+    await store.put("data/__0.blp", bytes(5, 6));
+    expect(await readFile(join(root, "data", "__0.blp"))).toEqual(Buffer.from([5, 6]));
+    expect(store.pathOf("data/__0.blp")).toBe(join(root, "data", "__0.blp"));
+  });
+
+  it("leaves no temporary files behind and keeps directories on delete", async () => {
+    const root = await freshDir();
+    const store = new FileSystemStore(root);
+    await store.put("d/k", bytes(1));
+    await store.put("d/k", bytes(2));
+    expect(await readdir(join(root, "d"))).toEqual(["k"]);
+    await store.delete("d/k");
+    expect(await readdir(root)).toEqual(["d"]);
+    expect(await readdir(join(root, "d"))).toEqual([]);
+  });
+
+  it("hides leftover temporary files of interrupted puts from list", async () => {
+    const root = await freshDir();
+    await writeFile(join(root, "k.fmt-tmp-0123456789abcdef"), "partial");
+    await writeFile(join(root, "k"), "whole");
+    expect(await new FileSystemStore(root).list("")).toEqual(["k"]);
+  });
+
+  it("treats directories as non-keys and parents that are files as missing", async () => {
+    const root = await freshDir();
+    const store = new FileSystemStore(root);
+    await store.put("dir/file", bytes(1));
+    expect(await store.get("dir")).toBeUndefined();
+    expect(await store.getRange("dir", { offset: 0, length: 1 })).toBeUndefined();
+    await store.delete("dir");
+    expect(await store.get("dir/file/below")).toBeUndefined();
+    expect(await store.getRange("dir/file/below", { offset: 0, length: 1 })).toBeUndefined();
+    await store.delete("dir/file/below");
+    expect(await store.get("dir/file")).toEqual(bytes(1));
+  });
+
+  it("reports a file/directory clash on put as ALREADY_EXISTS", async () => {
+    const root = await freshDir();
+    const store = new FileSystemStore(root);
+    await store.put("a/b", bytes(1));
+    await rejectsWith(store.put("a/b/c", bytes(2)), "ALREADY_EXISTS");
+    await rejectsWith(store.put("a", bytes(2)), "ALREADY_EXISTS");
+    expect(await store.list("")).toEqual(["a/b"]);
+  });
+
+  it("lists files reached through symbolic links and skips dangling ones", async () => {
+    const root = await freshDir();
+    const other = await freshDir();
+    await writeFile(join(other, "x"), "1");
+    await symlink(other, join(root, "linked"));
+    await symlink(join(other, "missing"), join(root, "dangling"));
+    expect(await new FileSystemStore(root).list("")).toEqual(["linked/x"]);
+  });
+
+  it("lists [] for a root that does not exist", async () => {
+    expect(await new FileSystemStore(join(scratch, "no-such-dir")).list("")).toEqual([]);
+  });
+
+  it("getRange reads large files partially", async () => {
+    const root = await freshDir();
+    const big = new Uint8Array(3_000_000);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 7) & 0xff;
+    await writeFile(join(root, "big"), big);
+    const store = new FileSystemStore(root);
+    expect(await store.getRange("big", { offset: 2_999_990, length: 5 })).toEqual(big.slice(2_999_990, 2_999_995));
+    const tail = (await store.getRange("big", { suffixLength: 1_000_001 }))!;
+    expect(tail.length).toBe(1_000_001);
+    expect(Buffer.compare(tail, big.subarray(1_999_999))).toBe(0);
+  });
+});
+
+// --- property test: random operation sequences against a Map model ---------------------------
+
+// Directory names and file names are disjoint, so no key is ever a directory of another key
+// (on disk that combination is impossible and is tested separately above).
+const keyArb = fc
+  .tuple(fc.array(fc.constantFrom("d0", "d1", "d2"), { maxLength: 2 }), fc.constantFrom("f0", "f1", "f2", "__0.blp"))
+  .map(([dirs, file]) => [...dirs, file].join("/"));
+const prefixArb = fc.constantFrom("", "d0/", "d0/d1/", "d1", "f", "d0/f", "d2/__", "zz");
+const rangeArb: fc.Arbitrary<ByteRange> = fc.oneof(
+  fc.record({ offset: fc.nat(12), length: fc.nat(12) }),
+  fc.record({ suffixLength: fc.nat(12) }),
+);
+
+type Op =
+  | { op: "put"; key: string; value: Uint8Array }
+  | { op: "delete"; key: string }
+  | { op: "get"; key: string }
+  | { op: "getRange"; key: string; range: ByteRange }
+  | { op: "list"; prefix: string };
+
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ op: fc.constant("put" as const), key: keyArb, value: fc.uint8Array({ maxLength: 10 }) }),
+  fc.record({ op: fc.constant("delete" as const), key: keyArb }),
+  fc.record({ op: fc.constant("get" as const), key: keyArb }),
+  fc.record({ op: fc.constant("getRange" as const), key: keyArb, range: rangeArb }),
+  fc.record({ op: fc.constant("list" as const), prefix: prefixArb }),
+);
+
+function modelRange(value: Uint8Array, range: ByteRange): Uint8Array {
+  if ("suffixLength" in range) return value.slice(Math.max(0, value.length - range.suffixLength));
+  return value.slice(range.offset, range.offset + range.length);
+}
+
+async function runAgainstModel(store: WritableStore, ops: Op[]): Promise<void> {
+  const model = new Map<string, Uint8Array>();
+  for (const step of ops) {
+    switch (step.op) {
+      case "put":
+        await store.put(step.key, step.value);
+        model.set(step.key, step.value.slice());
+        break;
+      case "delete":
+        await store.delete(step.key);
+        model.delete(step.key);
+        break;
+      case "get":
+        expect(await store.get(step.key)).toEqual(model.get(step.key));
+        break;
+      case "getRange": {
+        const value = model.get(step.key);
+        expect(await store.getRange!(step.key, step.range)).toEqual(value === undefined ? undefined : modelRange(value, step.range));
+        break;
+      }
+      case "list":
+        expect(await store.list!(step.prefix)).toEqual([...model.keys()].filter((k) => k.startsWith(step.prefix)).sort());
+        break;
+    }
+  }
+  expect(await store.list!("")).toEqual([...model.keys()].sort());
+}
+
+describe("stores behave like a Map (property)", () => {
+  it("MemoryStore", async () => {
+    await fc.assert(fc.asyncProperty(fc.array(opArb, { maxLength: 40 }), (ops) => runAgainstModel(new MemoryStore(), ops)), { numRuns: 300 });
+  });
+
+  it("FileSystemStore", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArb, { maxLength: 40 }), async (ops) => runAgainstModel(new FileSystemStore(await freshDir()), ops)),
+      { numRuns: 60 },
+    );
+  });
+});
