@@ -1,0 +1,67 @@
+import { BcolzError, FormatError, UsageError } from "@fmt/errors";
+import type { ReadableStore } from "@fmt/fs-adapters";
+import { validateKey } from "@fmt/fs-adapters";
+
+/** Store key of `relative` inside the dataset at `base` ("" = store root). */
+export function joinKey(base: string, relative: string): string {
+  return base === "" ? relative : `${base}/${relative}`;
+}
+
+/** Validates a dataset path: "" or a safe store key. */
+export function checkDatasetPath(path: string): string {
+  if (path === "") return path;
+  return validateKey(path);
+}
+
+/** Runs `fn`, giving any path-less BcolzError the store key `key`. */
+export function withPath<T>(key: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof BcolzError) throw error.withPath(key);
+    throw error;
+  }
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The text of a metadata file, or undefined when it is missing. */
+export async function readText(store: ReadableStore, key: string): Promise<string | undefined> {
+  const bytes = await store.get(key);
+  if (bytes === undefined) return undefined;
+  try {
+    return utf8.decode(bytes);
+  } catch (cause) {
+    throw new FormatError("BAD_JSON", "metadata file is not valid UTF-8 text", { path: key, field: "text", cause });
+  }
+}
+
+/** The text of a metadata file the layout requires (MISSING_FILE otherwise). */
+export async function requireText(store: ReadableStore, key: string): Promise<string> {
+  const text = await readText(store, key);
+  if (text === undefined) throw new FormatError("MISSING_FILE", "required file is missing", { path: key, field: "file" });
+  return text;
+}
+
+/** Checks a row index or bound: a safe integer. */
+export function checkInteger(value: unknown, field: string): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value)) {
+    throw new UsageError("INVALID_ARGUMENT", "expected an integer", { field, expected: "safe integer", actual: value });
+  }
+  return value;
+}
+
+/** Python slice semantics (positive step): normalised [start, stop) clamped to [0, length]. */
+export function normalizeSlice(length: number, start: number | undefined, stop: number | undefined, step: number | undefined): { start: number; stop: number; step: number } {
+  const s = step === undefined ? 1 : checkInteger(step, "step");
+  if (s < 1) throw new UsageError("INVALID_ARGUMENT", "step must be a positive integer", { field: "step", expected: ">= 1", actual: s });
+  const clamp = (value: number | undefined, fallback: number, field: string): number => {
+    if (value === undefined) return fallback;
+    const v = checkInteger(value, field);
+    const absolute = v < 0 ? v + length : v;
+    return Math.min(Math.max(absolute, 0), length);
+  };
+  const a = clamp(start, 0, "start");
+  const b = clamp(stop, length, "stop");
+  return { start: a, stop: Math.max(a, b), step: s };
+}
