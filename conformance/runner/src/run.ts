@@ -95,7 +95,7 @@ export async function judgeCase(adapter: string, c: CorpusCase, timeoutMs = 60_0
     const exec = await runAdapter(adapter, ["read", c.datasetDir, out], timeoutMs);
     if (exec.timedOut) return done("CRASH", `timed out after ${timeoutMs} ms`);
     if (exec.code !== 0 && exec.code !== 3) {
-      const tail = (exec.stderr || exec.stdout).trim().split("\n").slice(-3).join(" | ");
+      const tail = (exec.stderr || exec.stdout).trim().split("\n").slice(0, 2).join(" | ");
       return done("CRASH", `exit ${exec.code ?? exec.signal}: ${tail}`.slice(0, 300));
     }
     if (exec.code === 3) {

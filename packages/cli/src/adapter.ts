@@ -30,11 +30,19 @@ export const ADAPTER_INFO = {
 function describe(array: CArray, name?: string): ArrayDescription {
   const d: ArrayDescription = {
     dtype: array.dtype.str,
+    attrs: array.attrs,
     shape: [...array.shape],
     chunklen: array.chunklen,
     cparams: { clevel: array.cparams.clevel, shuffle: array.cparams.shuffle, cname: array.cparams.cname },
   };
   return name === undefined ? d : { name, ...d };
+}
+
+/** The value every column shares, or null when they differ (or there are no columns). */
+function commonValue<T>(values: T[]): T | null {
+  if (values.length === 0) return null;
+  const first = JSON.stringify(values[0]);
+  return values.every((v) => JSON.stringify(v) === first) ? values[0]! : null;
 }
 
 async function littleEndianBytes(array: CArray): Promise<Uint8Array> {
@@ -57,19 +65,18 @@ export async function readDatasetToDir(datasetDir: string, outDir: string): Prom
   const dataset = await open(store, "");
   await mkdir(outDir, { recursive: true });
   if (dataset.kind === "carray") {
-    const result = { kind: "carray", ...describe(dataset), attrs: dataset.attrs, columns: [] };
+    const result = { kind: "carray", ...describe(dataset), columns: [] };
     await writeFile(join(outDir, "values.bin"), await littleEndianBytes(dataset));
     await writeFile(join(outDir, "result.json"), toStrictJson(result));
     return;
   }
   const columns = dataset.columns.map((column, i) => describe(column, dataset.names[i]));
-  const chunklens = new Set(columns.map((c) => c.chunklen));
   const result = {
     kind: "ctable",
     dtype: columns.map((c) => [c.name, c.dtype]),
     shape: [dataset.length],
-    chunklen: chunklens.size === 1 ? columns[0]!.chunklen : null,
-    cparams: columns[0]?.cparams ?? null,
+    chunklen: commonValue(columns.map((c) => c.chunklen)),
+    cparams: commonValue(columns.map((c) => c.cparams)),
     attrs: dataset.attrs,
     columns,
   };

@@ -8,6 +8,7 @@ import type { JsonValue } from "@fmt/meta";
 export interface ArrayDescription {
   name?: string;
   dtype: string;
+  attrs: { [key: string]: JsonValue };
   shape: number[];
   chunklen: number;
   cparams: { clevel: number; shuffle: 0 | 1 | 2; cname: string };
@@ -56,8 +57,11 @@ export function toStrictJson(value: JsonValue | unknown): string {
     if (Array.isArray(v)) return `[${v.map(walk).join(",")}]`;
     if (typeof v === "object") {
       // Wrapper values (e.g. a float tag that remembers it was written as 1.0) expose valueOf.
-      const prim = (v as { valueOf(): unknown }).valueOf();
-      if (prim !== v) return walk(prim);
+      const valueOf = (v as { valueOf?: unknown }).valueOf;
+      if (typeof valueOf === "function") {
+        const prim: unknown = valueOf.call(v);
+        if (prim !== v) return walk(prim);
+      }
       return `{${Object.keys(v as object).map((k) => `${JSON.stringify(k)}:${walk((v as Record<string, unknown>)[k])}`).join(",")}}`;
     }
     return JSON.stringify(String(v));

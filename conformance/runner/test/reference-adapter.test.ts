@@ -1,0 +1,51 @@
+// The main job as a test: the reference adapter, run as a separate process exactly as any other
+// implementation would be, must pass every corpus case. Requires the build (`pnpm test` builds).
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { formatTable, judgeAll, loadCorpus, runAdapter } from "../src/index.js";
+
+const root = resolve(import.meta.dirname, "../../..");
+const adapter = join(root, "conformance/adapters/reference/adapter");
+const corpus = join(root, "conformance/corpus");
+
+describe("corpus integrity", () => {
+  it("every expected file of bcolz-real matches the digest recorded by the generator", () => {
+    const manifest = JSON.parse(readFileSync(join(corpus, "v1/bcolz-real/manifest.json"), "utf8"));
+    let checked = 0;
+    for (const c of manifest.cases) {
+      const files: [string, { sha256: string; bytes: number }][] = Object.entries(c.expected);
+      for (const [file, want] of files) {
+        const bytes = readFileSync(join(corpus, "v1/bcolz-real", c.name, "expected", file));
+        expect(bytes.length, `${c.name}/${file}`).toBe(want.bytes);
+        expect(createHash("sha256").update(bytes).digest("hex"), `${c.name}/${file}`).toBe(want.sha256);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(60);
+  });
+});
+
+describe("reference adapter", () => {
+  it("is built", () => {
+    expect(existsSync(join(root, "packages/cli/dist/adapter-main.js")), "run `pnpm build` first").toBe(true);
+  });
+
+  it("describes itself", async () => {
+    const info = await runAdapter(adapter, ["info"]);
+    expect(info.code).toBe(0);
+    const parsed = JSON.parse(info.stdout);
+    expect(parsed.formats).toContain(1);
+    expect(parsed.operations).toContain("read");
+  });
+
+  it("passes every v1 corpus case", async () => {
+    const cases = await loadCorpus(corpus, 1);
+    expect(cases.length).toBeGreaterThanOrEqual(62);
+    const results = await judgeAll(adapter, cases, 2);
+    const failed = results.filter((r) => r.status !== "PASS");
+    if (failed.length > 0) console.log(formatTable(failed));
+    expect(failed.map((r) => `${r.set}/${r.name}: ${r.status} ${r.detail}`)).toEqual([]);
+  }, 600_000);
+});
