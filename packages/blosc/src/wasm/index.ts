@@ -1,0 +1,528 @@
+/**
+ * WebAssembly SIMD kernels for Blosc 1.x: byte/bit (un)shuffle, LZ4 and BloscLZ stream codecs,
+ * and whole-block / whole-chunk decoding in one call. The module (built from `wasm/*.c` by
+ * `wasm/build.sh`) is inlined as base64, so loading needs neither `fetch` nor `fs`; it requires
+ * WebAssembly SIMD (Node 16.4+, Chrome 91+, Firefox 89+, Safari 16.4+). When that is missing the
+ * loaders return `undefined` and callers keep using the TypeScript implementations.
+ *
+ * Browser-safe: no `node:` imports, no `Buffer`.
+ *
+ * @example
+ * ```ts
+ * import { loadWasmKernels } from "./index.js";
+ * const kernels = loadWasmKernels();
+ * if (kernels !== undefined) {
+ *   const planes = kernels.shuffle(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]), 4); // 1 5 2 6 3 7 4 8
+ * }
+ * ```
+ * @module
+ */
+import { FormatError, UsageError } from "@fmt/errors";
+import { KERNELS_WASM_BASE64 } from "./kernels.generated.js";
+
+/** The raw exports of kernels.wasm (pointers and sizes are byte offsets / counts). */
+interface KernelExports {
+  memory: WebAssembly.Memory;
+  alloc(n: number): number;
+  reset(): void;
+  shuffle(typesize: number, size: number, src: number, dst: number): void;
+  unshuffle(typesize: number, size: number, src: number, dst: number): void;
+  bitshuffle(typesize: number, size: number, src: number, dst: number, tmp: number): void;
+  bitunshuffle(typesize: number, size: number, src: number, dst: number, tmp: number): void;
+  lz4_decode(src: number, srclen: number, dst: number, dstcap: number): number;
+  lz4_encode(src: number, srclen: number, dst: number, dstcap: number, acceleration: number): number;
+  lz4hc_encode(src: number, srclen: number, dst: number, dstcap: number, level: number): number;
+  blosclz_decode(src: number, srclen: number, dst: number, dstcap: number): number;
+  blosclz_encode(src: number, srclen: number, dst: number, dstcap: number, clevel: number): number;
+  decode_block(
+    src: number, srclen: number, bstart: number, bsize: number, typesize: number,
+    nsplits: number, codec: number, filter: number, dst: number, scratch: number,
+  ): number;
+  decode_chunk(src: number, srclen: number, first: number, end: number, dst: number, dstcap: number, scratch: number): number;
+  encode_block(
+    src: number, bsize: number, typesize: number, nsplits: number, codec: number,
+    filter: number, level: number, dst: number, dstcap: number, scratch: number,
+  ): number;
+}
+
+const ERR_CORRUPT = -1;
+const ERR_DST_SMALL = -2;
+const ERR_SRC_TRUNCATED = -3;
+const ERR_SIZE_MISMATCH = -4;
+const ERR_CODEC = -5;
+const ERR_ARGUMENT = -6;
+const ERR_HEADER = -7;
+
+const ERROR_REASONS: Record<number, string> = {
+  [ERR_CORRUPT]: "malformed stream (bad match distance or instruction)",
+  [ERR_DST_SMALL]: "stream decodes to more bytes than expected",
+  [ERR_SRC_TRUNCATED]: "stream or size prefix runs past the end of the input",
+  [ERR_SIZE_MISMATCH]: "stream decodes to fewer bytes than expected",
+  [ERR_HEADER]: "chunk header is inconsistent",
+};
+
+/** Codec a stream encoder of {@link WasmKernels.encodeBlock} can use. */
+export type WasmCodecName = "blosclz" | "lz4" | "lz4hc";
+
+/** Options of {@link WasmKernels.encodeBlock}. */
+export interface EncodeBlockOptions {
+  /** Element size for the filter and the split, 1..255. */
+  typesize: number;
+  /** Streams to cut the filtered block into: 1, or `typesize` (must divide the block length). */
+  nsplits: number;
+  /** Stream codec. */
+  codec: WasmCodecName;
+  /** 0 none, 1 byte shuffle, 2 bit shuffle. */
+  shuffle: 0 | 1 | 2;
+  /** Blosc clevel 1..9 (lz4: acceleration 10 - clevel; lz4hc: search depth 2^clevel). */
+  clevel: number;
+}
+
+/** Options of {@link WasmKernels.decodeChunk}. */
+export interface DecodeChunkOptions {
+  /** Destination; defaults to a new array of exactly the decoded length. */
+  out?: Uint8Array;
+  /** First block to decode (default 0). */
+  firstBlock?: number;
+  /** One past the last block to decode (default: every block). */
+  endBlock?: number;
+  /** File or key named in errors. */
+  path?: string;
+}
+
+const CODEC_NUMBERS: Record<WasmCodecName, number> = { blosclz: 0, lz4: 1, lz4hc: 8 };
+
+/**
+ * Decode standard base64 (with or without `=` padding). Written here because `atob` is missing in
+ * some workers and `Buffer` is Node-only.
+ *
+ * @param text - base64 text without whitespace.
+ * @returns the decoded bytes.
+ * @example
+ * ```ts
+ * decodeBase64("AGFzbQ=="); // Uint8Array [0, 97, 115, 109]
+ * ```
+ */
+export function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
+  const lookup = new Uint8Array(128).fill(255);
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (let i = 0; i < 64; i++) lookup[alphabet.charCodeAt(i)] = i;
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 61 /* = */) end--;
+  const out = new Uint8Array(Math.floor((end * 6) / 8));
+  let acc = 0;
+  let bits = 0;
+  let o = 0;
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    const v = c < 128 ? (lookup[c] ?? 255) : 255;
+    if (v === 255) throw new UsageError("INVALID_ARGUMENT", "not base64 text", { field: "base64", actual: text[i] });
+    acc = ((acc << 6) | v) & 0xffffff;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[o++] = (acc >> bits) & 0xff;
+    }
+  }
+  return out;
+}
+
+/**
+ * Typed wrapper over one instance of the kernels module. Every method copies its input into the
+ * module's memory in bulk, runs one kernel and copies the result out; the instance is not
+ * re-entrant (fine: JavaScript calls are synchronous). Memory grows on demand and never shrinks.
+ *
+ * @example
+ * ```ts
+ * const kernels = loadWasmKernels();
+ * const bytes = kernels?.unshuffle(new Uint8Array([1, 5, 2, 6, 3, 7, 4, 8]), 4); // 1 2 3 4 5 6 7 8
+ * ```
+ */
+export class WasmKernels {
+  readonly #exports: KernelExports;
+  #heap: Uint8Array;
+
+  /** @internal Use {@link loadWasmKernels} or {@link initWasmKernels}. */
+  constructor(instance: WebAssembly.Instance) {
+    this.#exports = instance.exports as unknown as KernelExports;
+    this.#heap = new Uint8Array(this.#exports.memory.buffer);
+  }
+
+  /** Reserve regions for one call; returns their offsets. Re-takes the heap view afterwards. */
+  #reserve(...sizes: number[]): number[] {
+    const ex = this.#exports;
+    ex.reset();
+    const ptrs = sizes.map((n) => {
+      const p = ex.alloc(n);
+      if (p === 0) {
+        throw new FormatError("SIZE_LIMIT", "WebAssembly memory cannot grow to hold the data", {
+          field: "wasm.memory",
+          actual: sizes.reduce((a, b) => a + b, 0),
+        });
+      }
+      return p;
+    });
+    if (this.#heap.buffer !== ex.memory.buffer) this.#heap = new Uint8Array(ex.memory.buffer);
+    return ptrs;
+  }
+
+  #filter(
+    kernel: "shuffle" | "unshuffle" | "bitshuffle" | "bitunshuffle",
+    src: Uint8Array,
+    typesize: number,
+    out: Uint8Array | undefined,
+  ): Uint8Array {
+    checkTypesize(typesize);
+    const dest = out ?? new Uint8Array(src.length);
+    if (dest.length < src.length) {
+      throw new UsageError("INVALID_ARGUMENT", "output buffer is too small", { field: "out.length", expected: src.length, actual: dest.length });
+    }
+    const [ps = 0, pd = 0, pt = 0] = this.#reserve(src.length, src.length, kernel.startsWith("bit") ? src.length : 0);
+    this.#heap.set(src, ps);
+    const ex = this.#exports;
+    if (kernel === "shuffle") ex.shuffle(typesize, src.length, ps, pd);
+    else if (kernel === "unshuffle") ex.unshuffle(typesize, src.length, ps, pd);
+    else if (kernel === "bitshuffle") ex.bitshuffle(typesize, src.length, ps, pd, pt);
+    else ex.bitunshuffle(typesize, src.length, ps, pd, pt);
+    dest.set(this.#heap.subarray(pd, pd + src.length));
+    return dest.length === src.length ? dest : dest.subarray(0, src.length);
+  }
+
+  /**
+   * Byte-shuffle one block (format-facts 1.10): byte j of element i goes to `j*n + i`; the
+   * `length % typesize` trailing bytes are copied.
+   *
+   * @param src - the block.
+   * @param typesize - element size, 1..255.
+   * @param out - optional destination of at least `src.length` bytes.
+   * @example
+   * ```ts
+   * kernels.shuffle(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), 4); // 1 5 2 6 3 7 4 8 9 10
+   * ```
+   */
+  shuffle(src: Uint8Array, typesize: number, out?: Uint8Array): Uint8Array {
+    return this.#filter("shuffle", src, typesize, out);
+  }
+
+  /**
+   * Inverse of {@link WasmKernels.shuffle}.
+   *
+   * @example
+   * ```ts
+   * kernels.unshuffle(new Uint8Array([1, 5, 2, 6, 3, 7, 4, 8]), 4); // 1 2 3 4 5 6 7 8
+   * ```
+   */
+  unshuffle(src: Uint8Array, typesize: number, out?: Uint8Array): Uint8Array {
+    return this.#filter("unshuffle", src, typesize, out);
+  }
+
+  /**
+   * Bit-shuffle one block (format-facts 1.12): blocks whose element count is not a multiple of 8
+   * are copied unchanged; otherwise bits are transposed and trailing bytes copied.
+   *
+   * @example
+   * ```ts
+   * kernels.bitshuffle(new Uint8Array([0, 0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0]), 2); // AA CC F0 00 ...
+   * ```
+   */
+  bitshuffle(src: Uint8Array, typesize: number, out?: Uint8Array): Uint8Array {
+    return this.#filter("bitshuffle", src, typesize, out);
+  }
+
+  /**
+   * Inverse of {@link WasmKernels.bitshuffle}.
+   *
+   * @example
+   * ```ts
+   * const block = kernels.bitunshuffle(bitShuffledBlock, 8);
+   * ```
+   */
+  bitunshuffle(src: Uint8Array, typesize: number, out?: Uint8Array): Uint8Array {
+    return this.#filter("bitunshuffle", src, typesize, out);
+  }
+
+  #decodeStream(codec: "lz4" | "blosclz", src: Uint8Array, dst: Uint8Array, path: string | undefined): number {
+    const [ps = 0, pd = 0] = this.#reserve(src.length, dst.length);
+    this.#heap.set(src, ps);
+    const ex = this.#exports;
+    const got = codec === "lz4" ? ex.lz4_decode(ps, src.length, pd, dst.length) : ex.blosclz_decode(ps, src.length, pd, dst.length);
+    if (got < 0) throw kernelError(got, `${codec}.stream`, path);
+    if (got !== dst.length) {
+      throw new FormatError("CORRUPT_STREAM", "stream decodes to fewer bytes than expected", { path, field: `${codec}.length`, expected: dst.length, actual: got });
+    }
+    dst.set(this.#heap.subarray(pd, pd + got));
+    return got;
+  }
+
+  /**
+   * Decode one raw LZ4 block into exactly `dst.length` bytes (same contract as the TypeScript
+   * `decodeLz4`): throws FormatError CORRUPT_STREAM on any violation.
+   *
+   * @returns the number of bytes written (always `dst.length`).
+   * @example
+   * ```ts
+   * const dst = new Uint8Array(24);
+   * kernels.decodeLz4(new Uint8Array([0x3c, 0x61, 0x62, 0x63, 0x03, 0x00, 0x50, 0x62, 0x63, 0x61, 0x62, 0x63]), dst); // "abc" x 8
+   * ```
+   */
+  decodeLz4(src: Uint8Array, dst: Uint8Array, path?: string): number {
+    return this.#decodeStream("lz4", src, dst, path);
+  }
+
+  /**
+   * Decode one BloscLZ stream into exactly `dst.length` bytes (same contract as the TypeScript
+   * `decodeBlosclz`; a stream ending in a match is accepted, as c-blosc 1.14 does).
+   *
+   * @example
+   * ```ts
+   * const dst = new Uint8Array(256);
+   * kernels.decodeBlosclz(new Uint8Array([0x20, 0x00, 0xe0, 0xf5, 0x00, 0x00, 0x00]), dst); // 256 zeros
+   * ```
+   */
+  decodeBlosclz(src: Uint8Array, dst: Uint8Array, path?: string): number {
+    return this.#decodeStream("blosclz", src, dst, path);
+  }
+
+  #encodeStream(codec: WasmCodecName, src: Uint8Array, param: number, maxOutput: number | undefined): Uint8Array | undefined {
+    const cap = Math.max(0, Math.min(maxOutput ?? src.length - 1, streamBound(src.length)));
+    const [ps = 0, pd = 0] = this.#reserve(src.length, cap);
+    this.#heap.set(src, ps);
+    const ex = this.#exports;
+    const n =
+      codec === "lz4"
+        ? ex.lz4_encode(ps, src.length, pd, cap, param)
+        : codec === "lz4hc"
+          ? ex.lz4hc_encode(ps, src.length, pd, cap, param)
+          : ex.blosclz_encode(ps, src.length, pd, cap, param);
+    return n === 0 ? undefined : this.#heap.slice(pd, pd + n);
+  }
+
+  /**
+   * Compress with the fast LZ4 block encoder.
+   *
+   * @param acceleration - 1 (best) upward (faster); Blosc uses `10 - clevel`.
+   * @param maxOutput - largest acceptable stream; default `src.length - 1` (Blosc stores a split
+   *   raw unless its stream is shorter than the split).
+   * @returns the raw LZ4 block, or `undefined` if it would exceed `maxOutput`.
+   * @example
+   * ```ts
+   * const stream = kernels.encodeLz4(new Uint8Array(1000)); // a few bytes
+   * ```
+   */
+  encodeLz4(src: Uint8Array, acceleration = 1, maxOutput?: number): Uint8Array | undefined {
+    return this.#encodeStream("lz4", src, acceleration, maxOutput);
+  }
+
+  /**
+   * Compress with the hash-chain LZ4 encoder (output is an ordinary LZ4 block).
+   *
+   * @param level - 1..12, search depth 2^level.
+   * @example
+   * ```ts
+   * const stream = kernels.encodeLz4hc(new Uint8Array(1000), 9);
+   * ```
+   */
+  encodeLz4hc(src: Uint8Array, level = 9, maxOutput?: number): Uint8Array | undefined {
+    return this.#encodeStream("lz4hc", src, level, maxOutput);
+  }
+
+  /**
+   * Compress into a BloscLZ stream that c-blosc 1.14 to 1.21 decode (starts with a literal run
+   * marked 0x20, ends with a literal run).
+   *
+   * @param clevel - 1..9; levels below 5 skip faster over incompressible data.
+   * @example
+   * ```ts
+   * const stream = kernels.encodeBlosclz(new Uint8Array(1000), 5);
+   * ```
+   */
+  encodeBlosclz(src: Uint8Array, clevel = 5, maxOutput?: number): Uint8Array | undefined {
+    return this.#encodeStream("blosclz", src, clevel, maxOutput);
+  }
+
+  /**
+   * Decode one block of a chunk: read `nsplits` streams (i32 csize + bytes, raw when csize equals
+   * the split length) starting at `bstart`, then unfilter.
+   *
+   * @param chunk - the chunk (or any buffer holding the streams).
+   * @param bstart - offset of the block's first size prefix.
+   * @param blockSize - decoded size of this block.
+   * @param typesize - element size.
+   * @param nsplits - 1 or `typesize` (decoder split rule, format-facts 1.6).
+   * @param codecFormat - header codec format code: 0 blosclz, 1 lz4 (others are not in wasm).
+   * @param shuffle - 0 none, 1 byte shuffle, 2 bit shuffle.
+   * @example
+   * ```ts
+   * const block = kernels.decodeBlock(chunk, 20, 1000, 4, 1, 1, 1);
+   * ```
+   */
+  decodeBlock(
+    chunk: Uint8Array, bstart: number, blockSize: number, typesize: number, nsplits: number,
+    codecFormat: number, shuffle: 0 | 1 | 2, out?: Uint8Array, path?: string,
+  ): Uint8Array {
+    checkTypesize(typesize);
+    if (codecFormat !== 0 && codecFormat !== 1) {
+      throw new UsageError("INVALID_ARGUMENT", "codec not available in WebAssembly", { field: "codecFormat", expected: "0 or 1", actual: codecFormat });
+    }
+    const dest = out ?? new Uint8Array(blockSize);
+    if (dest.length < blockSize) throw new UsageError("INVALID_ARGUMENT", "output buffer is too small", { field: "out.length", expected: blockSize, actual: dest.length });
+    const [ps = 0, pd = 0, pscratch = 0] = this.#reserve(chunk.length, blockSize, 2 * blockSize);
+    this.#heap.set(chunk, ps);
+    const r = this.#exports.decode_block(ps, chunk.length, bstart, blockSize, typesize, nsplits, codecFormat, shuffle, pd, pscratch);
+    if (r < 0) throw kernelError(r, "blosc.stream", path);
+    dest.set(this.#heap.subarray(pd, pd + blockSize));
+    return dest.length === blockSize ? dest : dest.subarray(0, blockSize);
+  }
+
+  /**
+   * Decode a whole Blosc 1.x chunk (or a range of its blocks) in one call. The caller should have
+   * validated the header (`readChunkHeader`); this re-checks everything it relies on.
+   *
+   * @returns the decoded bytes (block `firstBlock` first), or `undefined` when the chunk needs a
+   *   codec the module lacks (snappy, zlib, zstd) so the caller can fall back to TypeScript.
+   * @example
+   * ```ts
+   * const data = kernels.decodeChunk(chunk) ?? decompress(chunk);
+   * ```
+   */
+  decodeChunk(chunk: Uint8Array, options: DecodeChunkOptions = {}): Uint8Array | undefined {
+    const { path } = options;
+    if (chunk.length < 16) throw new FormatError("TRUNCATED", "chunk is shorter than its header", { path, field: "blosc.header", expected: 16, actual: chunk.length });
+    const view = new DataView(chunk.buffer, chunk.byteOffset, 16);
+    const flags = chunk[2] ?? 0;
+    const nbytes = view.getInt32(4, true);
+    const blocksize = view.getInt32(8, true);
+    const cbytes = view.getInt32(12, true);
+    if (nbytes === 0) return options.out ? options.out.subarray(0, 0) : new Uint8Array(0);
+    if (nbytes < 0 || blocksize <= 0 || cbytes < 16) {
+      throw new FormatError("BAD_HEADER", "negative or zero size in chunk header", { path, field: "blosc.header", actual: { nbytes, blocksize, cbytes } });
+    }
+    const memcpyed = (flags & 0x02) !== 0;
+    if (!memcpyed && flags >> 5 > 1) return undefined;
+    const nblocks = Math.ceil(nbytes / blocksize);
+    const first = options.firstBlock ?? 0;
+    const end = options.endBlock ?? nblocks;
+    if (!Number.isInteger(first) || !Number.isInteger(end) || first < 0 || end < first || end > nblocks) {
+      throw new UsageError("OUT_OF_RANGE", "block range outside the chunk", { path, field: "blocks", expected: `0..${nblocks}`, actual: [first, end] });
+    }
+    const length = Math.min(end * blocksize, nbytes) - first * blocksize;
+    const dest = options.out ?? new Uint8Array(length);
+    if (dest.length < length) throw new UsageError("INVALID_ARGUMENT", "output buffer is too small", { path, field: "out.length", expected: length, actual: dest.length });
+    const srclen = Math.min(chunk.length, cbytes);
+    const scratch = memcpyed ? 0 : 2 * Math.min(blocksize, nbytes);
+    const [ps = 0, pd = 0, pscratch = 0] = this.#reserve(srclen, length, scratch);
+    this.#heap.set(chunk.subarray(0, srclen), ps);
+    const r = this.#exports.decode_chunk(ps, srclen, first, end, pd, length, pscratch);
+    if (r === ERR_CODEC) return undefined;
+    if (r < 0) throw kernelError(r, "blosc.stream", path);
+    dest.set(this.#heap.subarray(pd, pd + r));
+    return dest.length === r ? dest : dest.subarray(0, r);
+  }
+
+  /**
+   * Encode one block: filter, split into `nsplits` streams, compress each (stored raw unless the
+   * stream is shorter than the split) and write each as i32 csize + bytes, exactly as a Blosc 1.x
+   * block is laid out after its bstart.
+   *
+   * @returns the block's bytes (at most `block.length + 4 * nsplits`).
+   * @example
+   * ```ts
+   * const body = kernels.encodeBlock(block, { typesize: 8, nsplits: 8, codec: "lz4", shuffle: 1, clevel: 5 });
+   * ```
+   */
+  encodeBlock(block: Uint8Array, options: EncodeBlockOptions): Uint8Array {
+    const { typesize, nsplits, codec, shuffle, clevel } = options;
+    checkTypesize(typesize);
+    if (!Number.isInteger(nsplits) || nsplits < 1 || block.length % nsplits !== 0) {
+      throw new UsageError("INVALID_ARGUMENT", "split count must divide the block length", { field: "nsplits", actual: nsplits });
+    }
+    const codecNumber = CODEC_NUMBERS[codec];
+    if (codecNumber === undefined) throw new UsageError("INVALID_ARGUMENT", "codec not available in WebAssembly", { field: "cname", actual: codec });
+    const cap = block.length + 4 * nsplits;
+    const [ps = 0, pd = 0, pscratch = 0] = this.#reserve(block.length, cap, 2 * block.length);
+    this.#heap.set(block, ps);
+    const r = this.#exports.encode_block(ps, block.length, typesize, nsplits, codecNumber, shuffle, clevel, pd, cap, pscratch);
+    if (r < 0) throw new UsageError("INVALID_ARGUMENT", "block could not be encoded", { field: "block", actual: r });
+    return this.#heap.slice(pd, pd + r);
+  }
+}
+
+/** Worst-case stream size for n input bytes (BloscLZ: one control byte per 32 literals). */
+function streamBound(n: number): number {
+  return n + Math.ceil(n / 32) + 16;
+}
+
+function checkTypesize(typesize: number): void {
+  if (!Number.isInteger(typesize) || typesize < 1 || typesize > 255) {
+    throw new UsageError("INVALID_ARGUMENT", "typesize must be an integer in 1..255", { field: "typesize", expected: "1..255", actual: typesize });
+  }
+}
+
+function kernelError(code: number, field: string, path: string | undefined): Error {
+  if (code === ERR_ARGUMENT) return new UsageError("INVALID_ARGUMENT", "invalid block parameters", { path, field, actual: code });
+  if (code === ERR_HEADER) return new FormatError("BAD_HEADER", ERROR_REASONS[code] ?? "bad header", { path, field: "blosc.header", actual: code });
+  return new FormatError("CORRUPT_STREAM", ERROR_REASONS[code] ?? `kernel error ${code}`, { path, field, actual: code });
+}
+
+let cachedModule: WebAssembly.Module | undefined;
+let simdUnsupported = false;
+
+function moduleBytes(): Uint8Array<ArrayBuffer> | undefined {
+  if (simdUnsupported || typeof WebAssembly !== "object") return undefined;
+  const bytes = decodeBase64(KERNELS_WASM_BASE64);
+  if (!WebAssembly.validate(bytes)) {
+    // The only feature the module needs beyond WebAssembly 1.0 is SIMD (plus bulk memory).
+    simdUnsupported = true;
+    return undefined;
+  }
+  return bytes;
+}
+
+/**
+ * Instantiate the kernels synchronously (fine in Node and in workers; browsers' main threads
+ * refuse synchronous compilation of modules this size, use {@link initWasmKernels} there).
+ * Each call returns a fresh instance with its own memory; the compiled module is cached.
+ *
+ * @returns the kernels, or `undefined` when WebAssembly SIMD is unavailable.
+ * @example
+ * ```ts
+ * const kernels = loadWasmKernels();
+ * const data = kernels?.unshuffle(planes, 8) ?? unshuffleInTypeScript(planes, 8);
+ * ```
+ */
+export function loadWasmKernels(): WasmKernels | undefined {
+  try {
+    if (cachedModule === undefined) {
+      const bytes = moduleBytes();
+      if (bytes === undefined) return undefined;
+      cachedModule = new WebAssembly.Module(bytes);
+    }
+    return new WasmKernels(new WebAssembly.Instance(cachedModule, {}));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Compile and instantiate the kernels asynchronously (the way for browser main threads). After it
+ * resolved, {@link loadWasmKernels} also works synchronously there because the module is cached.
+ *
+ * @returns the kernels, or `undefined` when WebAssembly SIMD is unavailable.
+ * @example
+ * ```ts
+ * const kernels = await initWasmKernels();
+ * ```
+ */
+export async function initWasmKernels(): Promise<WasmKernels | undefined> {
+  try {
+    if (cachedModule === undefined) {
+      const bytes = moduleBytes();
+      if (bytes === undefined) return undefined;
+      cachedModule = await WebAssembly.compile(bytes);
+    }
+    const instance = await WebAssembly.instantiate(cachedModule, {});
+    return new WasmKernels(instance);
+  } catch {
+    return undefined;
+  }
+}
