@@ -1,0 +1,79 @@
+/**
+ * Small checksum helpers (Adler-32 of RFC 1950, CRC-32 of ISO-HDLC / zlib), for the zlib trailer
+ * check and for later container checksums.
+ *
+ * @example
+ * ```ts
+ * import { adler32, crc32 } from "@fmt/header";
+ * adler32(new TextEncoder().encode("abc")); // 0x024d0127
+ * crc32(new TextEncoder().encode("123456789")); // 0xcbf43926
+ * ```
+ * @module
+ */
+
+const ADLER_MOD = 65521;
+// Largest n such that 255·n·(n+1)/2 + (n+1)·(ADLER_MOD−1) stays below 2^32, so the sums can be
+// reduced once per run instead of once per byte (the same bound zlib uses).
+const ADLER_NMAX = 5552;
+
+/**
+ * Adler-32 checksum (RFC 1950) of `bytes`, as an unsigned 32-bit number. Pass the previous result
+ * as `previous` to continue a checksum over several pieces.
+ *
+ * @param bytes - data to checksum.
+ * @param previous - running checksum of the preceding data; 1 (the empty-input value) by default.
+ * @returns the checksum, in `[0, 2^32)`.
+ * @example
+ * ```ts
+ * const data = new TextEncoder().encode("abc");
+ * adler32(data) === 0x024d0127; // true
+ * adler32(data.subarray(1), adler32(data.subarray(0, 1))) === 0x024d0127; // true
+ * ```
+ */
+export function adler32(bytes: Uint8Array, previous = 1): number {
+  let a = previous & 0xffff;
+  let b = (previous >>> 16) & 0xffff;
+  const n = bytes.length;
+  let i = 0;
+  while (i < n) {
+    const end = Math.min(n, i + ADLER_NMAX);
+    for (; i < end; i++) {
+      a += bytes[i]!;
+      b += a;
+    }
+    a %= ADLER_MOD;
+    b %= ADLER_MOD;
+  }
+  return ((b << 16) | a) >>> 0;
+}
+
+let crcTable: Int32Array | undefined;
+
+function buildCrcTable(): Int32Array {
+  const table = new Int32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c;
+  }
+  return table;
+}
+
+/**
+ * CRC-32 (the reflected 0xEDB88320 polynomial of zlib, PNG and gzip) of `bytes`, as an unsigned
+ * 32-bit number. Pass the previous result as `previous` to continue over several pieces.
+ *
+ * @param bytes - data to checksum.
+ * @param previous - running CRC of the preceding data; 0 (the empty-input value) by default.
+ * @returns the CRC, in `[0, 2^32)`.
+ * @example
+ * ```ts
+ * crc32(new TextEncoder().encode("123456789")) === 0xcbf43926; // true
+ * ```
+ */
+export function crc32(bytes: Uint8Array, previous = 0): number {
+  const table = (crcTable ??= buildCrcTable());
+  let c = ~previous;
+  for (let i = 0; i < bytes.length; i++) c = table[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
+  return ~c >>> 0;
+}
