@@ -1,0 +1,17 @@
+/**
+ * Blosc 1.x chunk decoding for bcolz-ts: memcpyed and compressed chunks, all six compressors
+ * (blosclz, lz4/lz4hc, snappy, zlib, zstd), byte shuffle and bit shuffle, whole-chunk and partial
+ * (`getitem`) decompression, with every size validated before anything is allocated.
+ *
+ * @example
+ * ```ts
+ * import { decompress, getitem, readChunkHeader } from "@fmt/blosc";
+ * const chunk = fileBytes.subarray(16);            // skip the blpk header of a __N.blp file
+ * const all = decompress(chunk, { path: "data/__0.blp", maxBytes: 8 * 1024 });
+ * const tenth = getitem(chunk, 10, 1);             // one item of the header's typesize
+ * ```
+ * @packageDocumentation
+ */
+export { decompress, decompressInto, decompressRange, getitem } from "./decompress.js";
+export type { DecompressOptions } from "./decompress.js";
+export { readChunkHeader } from "@fmt/header";
