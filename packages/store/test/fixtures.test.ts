@@ -1,5 +1,6 @@
-// Hand-made carrays (real c-blosc chunks, bcolz-style metadata, numpy-derived expected values)
-// for what the real corpus lacks: big-endian, unicode, multidimensional, float16, complex, wide S.
+// The corpus set conformance/corpus/v1/numpy-synth (real c-blosc chunks, bcolz-style metadata,
+// numpy-derived expected values) for what the real corpus lacks: big-endian, unicode,
+// multidimensional, float16, complex, wide S.
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -9,10 +10,19 @@ import { CArray, decodeValues, open, toLittleEndian } from "@fmt/store";
 import { parseDtype } from "@fmt/meta";
 import { equalBytes, rng } from "./helpers.js";
 
-const DIR = fileURLToPath(new URL("./fixtures/", import.meta.url));
-const fixtures = JSON.parse(readFileSync(join(DIR, "fixtures.json"), "utf8")) as {
-  cases: { name: string; dtype: string; shape: number[]; chunklen: number }[];
+const DIR = fileURLToPath(new URL("../../../conformance/corpus/v1/numpy-synth/", import.meta.url));
+const manifest = JSON.parse(readFileSync(join(DIR, "manifest.json"), "utf8")) as {
+  cases: { name: string; dtype: string; shape: number[]; chunklen: number; expect?: { error: string } }[];
 };
+const fixtures = { cases: manifest.cases.filter((c) => c.expect === undefined) };
+const refused = manifest.cases.filter((c) => c.expect !== undefined);
+
+describe.each(refused)("$name (bcolz cannot store $dtype)", (c) => {
+  it(`is refused with ${c.expect?.error}`, async () => {
+    const err = await open(new FileSystemStore(join(DIR, c.name, "data.bcolz"))).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: c.expect!.error, path: "meta/storage", field: "dtype" });
+  });
+});
 
 /** Converts decoded values to the JSON form make_fixtures.py writes. */
 function toJsonForm(values: unknown, dtype: string): unknown[] {
@@ -28,7 +38,7 @@ function toJsonForm(values: unknown, dtype: string): unknown[] {
 
 describe.each(fixtures.cases)("$name", (c) => {
   const root = join(DIR, c.name);
-  const expectedLe = new Uint8Array(readFileSync(join(root, "expected.bin")));
+  const expectedLe = new Uint8Array(readFileSync(join(root, "expected", "values.bin")));
   const values = JSON.parse(readFileSync(join(root, "values.json"), "utf8")) as unknown[];
 
   it("opens with the right metadata and reads the values numpy wrote", async () => {
