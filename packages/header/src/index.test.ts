@@ -54,7 +54,9 @@ describe("blpk v1 header", () => {
   });
   it("reads it back and tolerates reserved bytes", () => {
     expect(readBlpkV1Header(hexBytes("626C706B 01000000 01000000 00000000"))).toEqual({ version: 1, nchunks: 1n });
-    expect(readBlpkV1Header(hexBytes("626C706B 01ABCDEF 05000000 00000000 FFFF"))).toEqual({ version: 1, nchunks: 5n });
+    // Reserved bytes are ignored and trailing bytes tolerated, but the chunk count must be 1.
+    expect(readBlpkV1Header(hexBytes("626C706B 01ABCDEF 01000000 00000000 FFFF"))).toEqual({ version: 1, nchunks: 1n });
+    expect(() => readBlpkV1Header(hexBytes("626C706B 01000000 05000000 00000000"))).toThrow(expect.objectContaining({ code: "BAD_HEADER", field: "blpk.nchunks" }));
   });
   it("rejects bad input with the right code and field", () => {
     expectFormatError(() => readBlpkV1Header(hexBytes("626C706B 01")), "TRUNCATED", "blpk.header");

@@ -192,7 +192,15 @@ export function readBlpkV1Header(bytes: Uint8Array, path?: string): BlpkV1Header
     });
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, BLPK_V1_HEADER_SIZE);
-  return { version: 1, nchunks: view.getBigInt64(8, true) };
+  const nchunks = view.getBigInt64(8, true);
+  // A version-1 file holds exactly one Blosc chunk (bcolz never writes anything else); any other
+  // count means the file is something we would misread.
+  if (nchunks !== 1n) {
+    throw new FormatError("BAD_HEADER", "a blpk version 1 file holds exactly one chunk", {
+      path, field: "blpk.nchunks", expected: 1, actual: nchunks,
+    });
+  }
+  return { version: 1, nchunks };
 }
 
 /**

@@ -122,7 +122,7 @@ export const cparamsSchema = {
  * ```
  */
 export type RawRootdirs = {
-  /** Column names, in column order. */
+  /** Column names, in column order; at least one. */
   names: string[];
   /** Legacy (bcolz <= 0.7.1) map from name to column path; ignored. */
   dirs?: JsonValue;
@@ -145,11 +145,12 @@ export const rootdirsSchema = {
   "type": "object",
   "properties": {
     "names": {
-      "description": "Column names, in column order.",
+      "description": "Column names, in column order; at least one.",
       "type": "array",
       "items": {
         "type": "string"
-      }
+      },
+      "minItems": 1
     },
     "dirs": {
       "description": "Legacy (bcolz <= 0.7.1) map from name to column path; ignored."
