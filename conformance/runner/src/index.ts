@@ -14,3 +14,4 @@ export { loadCorpus } from "./manifest.js";
 export type { CorpusCase, ColumnExpectation } from "./manifest.js";
 export { judgeCase, judgeAll, formatTable, runAdapter, sameJson } from "./run.js";
 export type { CaseResult } from "./run.js";
+export { buildWriteCase, fileSetExemption, judgeWriteAll, judgeWriteCase } from "./write.js";

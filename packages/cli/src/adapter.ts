@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * The reference conformance adapter (spec/conformance.md): `adapter info` and
- * `adapter read DATASET_DIR OUT_DIR`.
+ * The reference conformance adapter (spec/conformance.md): `adapter info`,
+ * `adapter read DATASET_DIR OUT_DIR` and `adapter write CASE_JSON DATASET_DIR`.
  *
  * Exit codes: 0 success; 3 the dataset is not valid (one JSON line `{"code", "message"}` on
  * stdout); anything else is a crash.
@@ -12,11 +12,13 @@
  * ```
  * @packageDocumentation
  */
-import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { isBcolzError } from "@fmt/errors";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { isBcolzError, UsageError } from "@fmt/errors";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
-import { open, type CArray } from "@fmt/store";
+import { createJsonObject, encodeMetadata, jsonObjectKeys, parseDtype, parsePythonJson, PyFloat, serializeAttrs, serializeRootdirs } from "@fmt/meta";
+import type { CodecName, JsonObject, JsonValue } from "@fmt/meta";
+import { byteOrderUnit, createCarray, open, type CArray } from "@fmt/store";
 import { swapBytesInPlace, toStrictJson, type ArrayDescription } from "./output.js";
 
 /** Name and version the adapter reports. */
@@ -24,13 +26,13 @@ export const ADAPTER_INFO = {
   name: "bcolz-ts reference",
   version: "0.1.0",
   formats: [1],
-  operations: ["read"],
+  operations: ["read", "write"],
 } as const;
 
 function describe(array: CArray, name?: string): ArrayDescription {
   const d: ArrayDescription = {
     dtype: array.dtype.str,
-    attrs: array.attrs,
+    attrs: array.attrs.toJSON(),
     shape: [...array.shape],
     chunklen: array.chunklen,
     cparams: { clevel: array.cparams.clevel, shuffle: array.cparams.shuffle, cname: array.cparams.cname },
@@ -86,6 +88,104 @@ export async function readDatasetToDir(datasetDir: string, outDir: string): Prom
   await writeFile(join(outDir, "result.json"), toStrictJson(result));
 }
 
+/** One array of a write case (the carray itself, or one ctable column). */
+interface WriteArraySpec {
+  name?: string;
+  dtype: string;
+  shape: number[];
+  chunklen?: number | null;
+  cparams?: { clevel?: number; shuffle?: 0 | 1 | 2; cname?: CodecName; quantize?: number } | null;
+  dflt?: JsonValue;
+  expectedlen?: number | null;
+  attrs?: JsonObject;
+  values: string;
+}
+
+function caseError(message: string, field: string, actual?: unknown): never {
+  throw new UsageError("INVALID_ARGUMENT", `write case: ${message}`, { field, actual });
+}
+
+/** The case's `dflt` as a JSON value of the dtype: "NaN"/"Infinity"/"-Infinity" and big ints come as strings. */
+function caseDflt(dtype: string, dflt: JsonValue | undefined): JsonValue | undefined {
+  if (dflt === undefined) return undefined;
+  const kind = parseDtype(dtype).kind;
+  if (typeof dflt === "string") {
+    if (kind === "f") {
+      const x = Number(dflt);
+      if (Number.isNaN(x) && dflt !== "NaN") caseError("float dflt string must be NaN, Infinity or -Infinity", "dflt", dflt);
+      return new PyFloat(x);
+    }
+    if (kind === "i" || kind === "u" || kind === "M") {
+      if (!/^-?\d+$/.test(dflt)) caseError("integer dflt strings must be decimal integers", "dflt", dflt);
+      return BigInt(dflt);
+    }
+  }
+  return dflt;
+}
+
+async function writeArray(store: FileSystemStore, path: string, spec: WriteArraySpec, caseDir: string): Promise<void> {
+  if (typeof spec.dtype !== "string") caseError("dtype must be a string", "dtype", spec.dtype);
+  if (!Array.isArray(spec.shape) || spec.shape.length < 1) caseError("shape must be a non-empty list", "shape", spec.shape);
+  if (typeof spec.values !== "string") caseError("values must name a file", "values", spec.values);
+  const dtype = parseDtype(spec.dtype);
+  const bytes = new Uint8Array(await readFile(resolve(caseDir, spec.values)));
+  const expected = spec.shape.reduce((a, b) => a * b, 1) * dtype.itemsize;
+  if (bytes.length !== expected) caseError(`${spec.values} holds ${bytes.length} bytes, shape needs ${expected}`, "values", bytes.length);
+  // Value files are little-endian; the dataset keeps the dtype's own byte order.
+  if (dtype.byteOrder === ">") swapBytesInPlace(bytes, byteOrderUnit(dtype));
+  const c = spec.cparams ?? {};
+  const cparams = {
+    ...(c.clevel === undefined ? {} : { clevel: c.clevel }),
+    ...(c.shuffle === undefined ? {} : { shuffle: c.shuffle }),
+    ...(c.cname === undefined ? {} : { cname: c.cname }),
+    ...(c.quantize === undefined ? {} : { quantize: c.quantize }),
+  };
+  const dflt = caseDflt(spec.dtype, spec.dflt);
+  const array = await createCarray(store, path, { bytes }, {
+    dtype,
+    shape: spec.shape.slice(1),
+    cparams,
+    mode: "w",
+    ...(spec.chunklen === null || spec.chunklen === undefined ? {} : { chunklen: spec.chunklen }),
+    ...(spec.expectedlen === null || spec.expectedlen === undefined ? {} : { expectedlen: spec.expectedlen }),
+    ...(dflt === undefined ? {} : { dflt }),
+    ...(spec.attrs === undefined ? {} : { attrs: spec.attrs }),
+  });
+  await array.close();
+}
+
+/**
+ * Create the dataset described by the write case `caseJson` at `datasetDir` (spec/conformance.md
+ * §1.3): a carray, or a ctable written column by column, then `__attrs__`, then `__rootdirs__`
+ * (whose presence makes the directory a ctable).
+ *
+ * @example
+ * ```ts
+ * await writeDatasetFromCase("/tmp/case/case.json", "/tmp/out.bcolz");
+ * ```
+ */
+export async function writeDatasetFromCase(caseJson: string, datasetDir: string): Promise<void> {
+  const doc = parsePythonJson(await readFile(caseJson, "utf8"), caseJson) as JsonObject;
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) caseError("the case must be a JSON object", "case", typeof doc);
+  if (doc.format !== 1) caseError("only format 1 can be written", "format", doc.format);
+  const caseDir = dirname(resolve(caseJson));
+  const store = new FileSystemStore(datasetDir);
+  await mkdir(datasetDir, { recursive: true });
+  if (doc.kind === "carray") {
+    await writeArray(store, "", doc as unknown as WriteArraySpec, caseDir);
+    return;
+  }
+  if (doc.kind !== "ctable") caseError('kind must be "carray" or "ctable"', "kind", doc.kind);
+  const columns = doc.columns as unknown as WriteArraySpec[];
+  if (!Array.isArray(columns) || columns.length === 0) caseError("a ctable needs columns", "columns", columns);
+  const names = columns.map((col, i) => (typeof col.name === "string" ? col.name : caseError("every column needs a name", `columns[${i}].name`, col.name)));
+  const rootdirs = serializeRootdirs({ names });
+  for (const [i, col] of columns.entries()) await writeArray(store, names[i]!, col, caseDir);
+  const attrs = (doc.attrs ?? createJsonObject([])) as JsonObject;
+  await store.put("__attrs__", encodeMetadata(serializeAttrs(createJsonObject(jsonObjectKeys(attrs).map((k) => [k, attrs[k]!] as [string, JsonValue])))));
+  await store.put("__rootdirs__", encodeMetadata(rootdirs));
+}
+
 /**
  * Run the adapter with command-line arguments; resolves to the process exit code.
  *
@@ -100,9 +200,10 @@ export async function runAdapterCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(ADAPTER_INFO)}\n`);
     return 0;
   }
-  if (command === "read" && rest.length === 2) {
+  if ((command === "read" || command === "write") && rest.length === 2) {
     try {
-      await readDatasetToDir(rest[0]!, rest[1]!);
+      if (command === "read") await readDatasetToDir(rest[0]!, rest[1]!);
+      else await writeDatasetFromCase(rest[0]!, rest[1]!);
       return 0;
     } catch (err) {
       if (isBcolzError(err)) {
@@ -112,6 +213,6 @@ export async function runAdapterCommand(argv: string[]): Promise<number> {
       throw err;
     }
   }
-  process.stderr.write("usage: adapter info | adapter read DATASET_DIR OUT_DIR\n");
+  process.stderr.write("usage: adapter info | adapter read DATASET_DIR OUT_DIR | adapter write CASE_JSON DATASET_DIR\n");
   return 2;
 }

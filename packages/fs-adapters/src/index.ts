@@ -84,6 +84,23 @@ export interface WritableStore extends ReadableStore {
   put(key: string, value: Uint8Array): Promise<void>;
   /** Removes `key`; a key that does not exist is not an error. */
   delete(key: string): Promise<void>;
+  /**
+   * Stores `value` under `key` only if `key` does not exist yet, as one atomic
+   * test-and-create: of two concurrent callers exactly one gets `true`. Resolves to `false` (and
+   * changes nothing) when the key exists. Optional: writers use it for lock files and fall back
+   * to a get-then-put (not atomic) when a store lacks it.
+   */
+  putExclusive?(key: string, value: Uint8Array): Promise<boolean>;
+  /**
+   * Makes sure the directory `key` exists (an empty directory where the store has directories,
+   * e.g. bcolz's `data/` of an empty carray). Optional: stores without directories omit it.
+   */
+  createDirectory?(key: string): Promise<void>;
+  /**
+   * Describes the process that writes through this store, recorded in lock files so that a
+   * stale lock can be recognised (e.g. `{ pid: 4242, hostname: "build-7" }`). Optional.
+   */
+  writerIdentity?(): { [key: string]: string | number };
 }
 
 /**
@@ -269,6 +286,23 @@ export class MemoryStore implements WritableStore {
   /** Removes `key`; missing keys are ignored. */
   async delete(key: string): Promise<void> {
     this.#entries.delete(validateKey(key));
+  }
+
+  /**
+   * Stores a copy of `value` under `key` unless the key exists; `true` when it was stored.
+   *
+   * @example
+   * ```ts
+   * await store.putExclusive(".lock", new Uint8Array([1])); // true
+   * await store.putExclusive(".lock", new Uint8Array([2])); // false, still [1]
+   * ```
+   */
+  async putExclusive(key: string, value: Uint8Array): Promise<boolean> {
+    validateKey(key);
+    checkValue(value);
+    if (this.#entries.has(key)) return false;
+    this.#entries.set(key, value.slice());
+    return true;
   }
 }
 

@@ -12,6 +12,7 @@
  */
 
 import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
 import { mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import * as nodePath from "node:path";
@@ -225,6 +226,78 @@ export class FileSystemStore implements WritableStore {
       throw error;
     }
     await syncDirectory(dir);
+  }
+
+  /**
+   * Creates the file of `key` with `value` only if no file exists there (`open` with the `wx`
+   * flag, which is an atomic test-and-create on local file systems), fsyncs it, and resolves to
+   * `true`; resolves to `false` when the file already exists. Parent directories are created.
+   * The content is written after the creation, so a reader may briefly see it shorter.
+   *
+   * @example
+   * ```ts
+   * const mine = await store.putExclusive(".lock", new TextEncoder().encode('{"pid": 1}\n'));
+   * ```
+   */
+  async putExclusive(key: string, value: Uint8Array): Promise<boolean> {
+    const file = this.pathOf(key);
+    if (!(value instanceof Uint8Array)) {
+      throw new UsageError("INVALID_ARGUMENT", "a stored value must be a Uint8Array", { field: "value", expected: "Uint8Array", actual: typeof value });
+    }
+    await this.createDirectory(nodePath.relative(this.root, nodePath.dirname(file)).split(nodePath.sep).join("/"));
+    let handle: FileHandle;
+    try {
+      handle = await open(file, "wx");
+    } catch (error) {
+      if (errorCode(error) === "EEXIST") return false;
+      throw error;
+    }
+    try {
+      let written = 0;
+      while (written < value.length) {
+        const { bytesWritten } = await handle.write(value, written, value.length - written, written);
+        written += bytesWritten;
+      }
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await syncDirectory(nodePath.dirname(file));
+    return true;
+  }
+
+  /**
+   * Creates the directory of `key` and its parents (nothing happens if it exists); `""` is the
+   * root. A file in the way gives `ConflictError` `ALREADY_EXISTS`.
+   *
+   * @example
+   * ```ts
+   * await store.createDirectory("data"); // bcolz creates data/ even for an empty carray
+   * ```
+   */
+  async createDirectory(key: string): Promise<void> {
+    const dir = key === "" ? this.root : this.pathOf(key);
+    try {
+      await mkdir(dir, { recursive: true });
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === "EEXIST" || code === "ENOTDIR") {
+        throw new ConflictError("ALREADY_EXISTS", "a file stands where a directory is needed", { path: key, field: "key", cause: error });
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * The process id and host name of this Node process, recorded in lock files.
+   *
+   * @example
+   * ```ts
+   * store.writerIdentity(); // { pid: 4242, hostname: "build-7" }
+   * ```
+   */
+  writerIdentity(): { [key: string]: string | number } {
+    return { pid: process.pid, hostname: hostname() };
   }
 
   /** Unlinks the file of `key`; a missing file is ignored, directories are kept. */

@@ -1,13 +1,17 @@
 import { FormatError, UsageError } from "@fmt/errors";
 import { BLPK_V1_HEADER_SIZE, readBlpkV1Header, readChunkHeader } from "@fmt/header";
-import { decompress, decompressInto, decompressRange } from "@fmt/blosc";
+import { decompress, decompressInto, decompressRange, initCompression } from "@fmt/blosc";
 import { atomSize as rowSize, parseAttrs, parseSizes, parseStorage } from "@fmt/meta";
 import type { Cparams, DType, JsonValue } from "@fmt/meta";
 import { readRange } from "@fmt/fs-adapters";
-import type { ReadableStore } from "@fmt/fs-adapters";
+import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import { checkDatasetPath, checkInteger, joinKey, normalizeSlice, readText, withPath } from "./internal.js";
 import { decodeValues, entriesPerElement } from "./values.js";
 import type { Scalar, Values } from "./values.js";
+import { AttrStore, CarrayWriter, JOURNAL_FILE, readJournal } from "./carray-writer.js";
+import type { LockOptions } from "./lock.js";
+import { DatasetLock } from "./lock.js";
+import type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-encode.js";
 
 /**
  * Options for {@link open}, {@link openCarray} and {@link openCtable}.
@@ -26,7 +30,78 @@ export interface OpenOptions {
   maxReadBytes?: number;
   /** How many chunk files are fetched ahead of the one being decoded in sequential reads. Default 4. */
   prefetch?: number;
+  /**
+   * `"r"` (default) reads only and takes no lock. `"a"` opens for reading and writing: takes the
+   * dataset's `.lock`, finishes an interrupted multi-chunk update, and loads the leftover chunk
+   * into memory. `"w"` is `"a"` followed by truncation to length 0 (`meta/storage` and
+   * `__attrs__` are kept), like bcolz. `"a"`/`"w"` need a {@link WritableStore}.
+   */
+  mode?: OpenMode;
+  /** With `"a"`/`"w"`: break a stale lock (see {@link LockOptions}). */
+  breakLock?: boolean;
 }
+
+/**
+ * How a dataset is opened: `"r"` read-only, `"a"` read/write, `"w"` read/write after truncating
+ * to length 0.
+ *
+ * @example
+ * ```ts
+ * const mode: OpenMode = "a";
+ * ```
+ */
+export type OpenMode = "r" | "a" | "w";
+
+/**
+ * Options of {@link CArray.iterBlocks}.
+ *
+ * @example
+ * ```ts
+ * for await (const b of a.iterBlocks({ blockLen: 1000, start: 10, stop: 5000, step: 3 })) console.log(b.start);
+ * ```
+ */
+export interface IterBlocksOptions {
+  /** Rows per block (selected rows when `step > 1`). Default `chunklen`. */
+  blockLen?: number;
+  /** First row (default 0). */
+  start?: number;
+  /** One past the last row (default `length`). */
+  stop?: number;
+  /** Take every `step`-th row from `start` (default 1). */
+  step?: number;
+}
+
+/**
+ * A slice selector for {@link CArray.set}, with Python semantics (negative bounds count from
+ * the end; positive step).
+ *
+ * @example
+ * ```ts
+ * await a.set({ start: 1500, stop: 3500, step: 7 }, 0.5);
+ * ```
+ */
+export interface SliceSelector {
+  /** First row (default 0). */
+  start?: number;
+  /** One past the last row (default `length`). */
+  stop?: number;
+  /** Step, at least 1 (default 1). */
+  step?: number;
+}
+
+/**
+ * Which rows {@link CArray.set} writes: one row index (negative counts from the end), a
+ * {@link SliceSelector}, a list of row indices (typed array or array of numbers; with
+ * duplicates the last value wins), or a boolean mask of length `length`.
+ *
+ * @example
+ * ```ts
+ * await a.set(-1, 7);                       // last row
+ * await a.set([0, 5, 9], [1, 2, 3]);        // index list
+ * await a.set(mask, 0);                     // boolean[] of length a.length
+ * ```
+ */
+export type Selector = number | SliceSelector | ArrayLike<number> | readonly boolean[];
 
 /**
  * One block of rows produced by {@link CArray.iterBlocks}: rows `[start, stop)` as stored bytes.
@@ -43,6 +118,8 @@ export interface RowBlock {
   stop: number;
   /** The rows' bytes, C order, in the dtype's byte order ({@link CArray.readBytes}). */
   bytes: Uint8Array;
+  /** Row step of the selection (present only when iterating with `step > 1`; then `bytes` holds rows start, start+step, …). */
+  step?: number;
 }
 
 interface LoadedChunk {
@@ -53,6 +130,10 @@ interface LoadedChunk {
   firstRow: number;
   rows: number;
   nbytes: number;
+  /** nbytes announced by the chunk (a lenient leftover chunk may hold more rows than needed). */
+  storedNbytes: number;
+  /** Rows already decoded (the writer's in-memory leftover chunk). */
+  decoded?: Uint8Array;
 }
 
 interface CArrayInit {
@@ -67,6 +148,10 @@ interface CArrayInit {
   attrs: { [key: string]: JsonValue };
   atomSize: number;
   options: OpenOptions;
+  /** Chunks listed by an unfinished `.journal` (read from their `.next` file when it exists). */
+  journal?: Set<number>;
+  /** Present when opened for writing. */
+  writer?: { store: WritableStore; lock: DatasetLock; cbytes: number | bigint };
 }
 
 const DEFAULT_MAX_READ_BYTES = 2 ** 31 - 1;
@@ -109,10 +194,6 @@ export class CArray {
   readonly path: string;
   /** Base dtype (from `meta/storage`). */
   readonly dtype: DType;
-  /** Shape (from `meta/sizes`): `[length, ...trailing dimensions]`. */
-  readonly shape: readonly number[];
-  /** Number of rows, `shape[0]`. */
-  readonly length: number;
   /** Rows per chunk (from `meta/storage`). */
   readonly chunklen: number;
   /** Compression parameters recorded in `meta/storage` (the chunk headers are authoritative for decoding). */
@@ -121,43 +202,284 @@ export class CArray {
   readonly dflt: JsonValue;
   /** `expectedlen` recorded in `meta/storage` (informational). */
   readonly expectedlen: number | bigint;
-  /** User attributes from `__attrs__` (`{}` when the file is missing). */
-  readonly attrs: { [key: string]: JsonValue };
-  /** Number of full chunks, `floor(length / chunklen)`. */
-  readonly nchunks: number;
-  /** Rows in the leftover chunk, `length % chunklen` (0 = no leftover chunk file is read). */
-  readonly leftoverRows: number;
+  /**
+   * User attributes from `__attrs__` (`{}` when the file is missing). Read them with `get`,
+   * `keys` or `toJSON()`; `set`/`delete` rewrite `__attrs__` (writable arrays only).
+   */
+  readonly attrs: AttrStore;
   /** Bytes per row: itemsize × product of the trailing dimensions. */
   readonly atomSize: number;
-  /** Uncompressed size of all rows, `length × atomSize`. */
-  readonly nbytes: number;
   /** Elements per row: product of the trailing dimensions. */
   readonly itemsPerRow: number;
   readonly #maxReadBytes: number;
   readonly #prefetch: number;
+  #shape: number[];
+  readonly #journal: Set<number>;
+  #writer: CarrayWriter | undefined;
 
   /**
-   * Use {@link openCarray} or {@link open}; this constructor trusts already validated metadata.
+   * Use {@link openCarray}, {@link createCarray} or {@link open}; this constructor trusts already
+   * validated metadata.
    * @internal
    */
   constructor(init: CArrayInit) {
     this.store = init.store;
     this.path = init.path;
     this.dtype = init.dtype;
-    this.shape = Object.freeze([...init.shape]);
-    this.length = init.shape[0]!;
+    this.#shape = [...init.shape];
     this.chunklen = init.chunklen;
     this.cparams = init.cparams;
     this.dflt = init.dflt;
     this.expectedlen = init.expectedlen;
-    this.attrs = init.attrs;
     this.atomSize = init.atomSize;
-    this.nchunks = Math.floor(this.length / this.chunklen);
-    this.leftoverRows = this.length % this.chunklen;
-    this.nbytes = this.length * this.atomSize;
     this.itemsPerRow = init.shape.slice(1).reduce((a, b) => a * b, 1);
     this.#maxReadBytes = init.options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
     this.#prefetch = init.options.prefetch ?? 4;
+    this.#journal = init.journal ?? new Set();
+    this.#writer = init.writer === undefined ? undefined : new CarrayWriter(this, init.writer.store, init.writer.lock, init.writer.cbytes, {
+      setLength: (n) => {
+        this.#shape[0] = n;
+      },
+      loadChunk: (i) => this.#loadChunk(i),
+      decodeRows: (loaded, from, to) => this.#decodeRows(loaded, from, to),
+    });
+    this.attrs = new AttrStore(init.attrs, this.path, () => this.#writer);
+  }
+
+  /** Shape: `[length, ...trailing dimensions]` (from `meta/sizes`, then as written). */
+  get shape(): readonly number[] {
+    return Object.freeze([...this.#shape]);
+  }
+
+  /** Number of rows, `shape[0]`. */
+  get length(): number {
+    return this.#shape[0]!;
+  }
+
+  /** Number of full chunks, `floor(length / chunklen)`. */
+  get nchunks(): number {
+    return Math.floor(this.length / this.chunklen);
+  }
+
+  /** Rows in the leftover chunk, `length % chunklen` (0 = no leftover chunk file is read). */
+  get leftoverRows(): number {
+    return this.length % this.chunklen;
+  }
+
+  /** Uncompressed size of all rows, `length × atomSize`. */
+  get nbytes(): number {
+    return this.length * this.atomSize;
+  }
+
+  /** `"r"` for a read-only array, `"a"` while it is open for writing (until {@link CArray.close}). */
+  get mode(): "r" | "a" {
+    return this.#writer === undefined ? "r" : "a";
+  }
+
+  /**
+   * Appends rows at the end: any {@link ArrayInput} (typed array, array of elements, `{ bytes }`,
+   * sync or async iterable of elements or blocks). Multidimensional rows are given flat (C
+   * order); the element count must be a multiple of {@link CArray.itemsPerRow}. Values are
+   * checked against the dtype (`UsageError` `INVALID_ARGUMENT` / `OUT_OF_RANGE`). Full chunks
+   * are written as they fill; the remaining rows stay in memory until {@link CArray.flush} (or
+   * `close`), like bcolz. Read-only arrays throw `UsageError` `READ_ONLY`.
+   *
+   * @example
+   * ```ts
+   * const a = await openCarray(store, "prices", { mode: "a" });
+   * await a.append(new Float64Array([1.5, 2.5]));
+   * await a.close();
+   * ```
+   */
+  async append(values: ArrayInput): Promise<void> {
+    await this.#requireWriter().append(values);
+  }
+
+  /**
+   * Writes `values` into the rows chosen by `selector` ({@link Selector}). `values` is one
+   * element (broadcast to every selected element), one row's elements (broadcast to every
+   * row), or exactly the selected rows' elements in selection order. Changes to rows that are
+   * already on disk are written at once and atomically: several chunk files are replaced
+   * through a journal (`.journal` + `data/__k.blp.next`) so that a crash leaves either the old
+   * or the new content; rows only in memory are persisted by the next flush.
+   *
+   * @example
+   * ```ts
+   * await a.set(3, 12345.5);
+   * await a.set({ start: 950, stop: 1100 }, new Float64Array(150).fill(1));
+   * await a.set([-2], [3.0]);
+   * ```
+   */
+  async set(selector: Selector, values: ElementInput | ValuesBlock | RawRows): Promise<void> {
+    await this.#requireWriter().set(selector, values);
+  }
+
+  /**
+   * Changes the length to `n` rows: growing appends rows filled with `dflt`, shrinking drops
+   * rows from the end; then flushes. When shrinking, `meta/sizes` is written before chunk files
+   * are rewritten or deleted, so an interruption leaves either length.
+   *
+   * @example
+   * ```ts
+   * await a.resize(4200); // grow with dflt
+   * await a.resize(10);   // shrink
+   * ```
+   */
+  async resize(n: number): Promise<void> {
+    await this.#requireWriter().resize(n);
+  }
+
+  /**
+   * Removes the last `n` rows (bcolz `trim`); `n` must be between 0 and `length`. Flushes.
+   *
+   * @example
+   * ```ts
+   * await a.trim(1700); // 5000 rows -> 3300
+   * ```
+   */
+  async trim(n: number): Promise<void> {
+    checkInteger(n, "n");
+    if (n < 0 || n > this.length) {
+      throw new UsageError("OUT_OF_RANGE", "cannot trim more rows than the array has", { path: this.path, field: "n", expected: `0 <= n <= ${this.length}`, actual: n });
+    }
+    await this.resize(this.length - n);
+  }
+
+  /**
+   * Writes the rows held in memory (the leftover chunk) and then `meta/sizes`, making every
+   * change so far durable. A no-op for read-only arrays and when nothing changed.
+   *
+   * @example
+   * ```ts
+   * await a.append([1, 2, 3]);
+   * await a.flush();
+   * ```
+   */
+  async flush(): Promise<void> {
+    await this.#writer?.flush();
+  }
+
+  /**
+   * Flushes, releases the write lock and turns the array read-only (reads keep working). A
+   * no-op for read-only arrays; idempotent.
+   *
+   * @example
+   * ```ts
+   * const a = await createCarray(store, "x", [1, 2, 3], { dtype: "<i4" });
+   * await a.close();
+   * ```
+   */
+  async close(): Promise<void> {
+    const writer = this.#writer;
+    if (writer === undefined) return;
+    try {
+      await writer.flush();
+    } finally {
+      this.#writer = undefined;
+      await writer.release();
+    }
+  }
+
+  /**
+   * Sum of all elements, computed block by block (one chunk in memory at a time): `number`
+   * for floats (in double precision; NaN propagates), bools (count of true) and integers up to
+   * 4 bytes while the total is a safe integer (else `bigint`); `bigint` for 8-byte integers.
+   * `UsageError` `INVALID_ARGUMENT` for S, U and datetime dtypes.
+   *
+   * @example
+   * ```ts
+   * await a.sum(); // 4950 for 0..99
+   * ```
+   */
+  async sum(): Promise<number | bigint> {
+    const kind = this.dtype.kind;
+    if (kind === "S" || kind === "U" || kind === "M" || kind === "m" || kind === "V") {
+      throw new UsageError("INVALID_ARGUMENT", `cannot sum dtype ${this.dtype.str}`, { path: this.path, field: "dtype", actual: this.dtype.str });
+    }
+    const wide = (kind === "i" || kind === "u") && this.dtype.itemsize === 8;
+    const integral = kind === "i" || kind === "u" || kind === "b";
+    let big = 0n;
+    let acc = 0;
+    for await (const block of this.iterBlocks()) {
+      const values = decodeValues(block.bytes, this.dtype);
+      if (wide) {
+        for (const v of values as BigInt64Array | BigUint64Array) big += v;
+        continue;
+      }
+      for (const v of values as Float64Array) {
+        acc += v;
+        if (integral && Math.abs(acc) > 2 ** 52) {
+          big += BigInt(acc);
+          acc = 0;
+        }
+      }
+    }
+    if (wide) return big;
+    if (!integral) return acc;
+    const total = big + BigInt(acc);
+    return Number.isSafeInteger(Number(total)) ? Number(total) : total;
+  }
+
+  /**
+   * Smallest element (see {@link CArray.max}).
+   *
+   * @example
+   * ```ts
+   * await a.min();
+   * ```
+   */
+  async min(): Promise<number | bigint | boolean> {
+    return this.#extreme(-1);
+  }
+
+  /**
+   * Largest element, computed block by block: `number` for floats (NaN if any element is NaN,
+   * like numpy) and integers up to 4 bytes, `bigint` for 8-byte integers and datetimes (NaT if
+   * any element is NaT), `boolean` for bool. An empty array or an S/U dtype gives `UsageError`
+   * `INVALID_ARGUMENT`.
+   *
+   * @example
+   * ```ts
+   * await a.max();
+   * ```
+   */
+  async max(): Promise<number | bigint | boolean> {
+    return this.#extreme(1);
+  }
+
+  async #extreme(sign: 1 | -1): Promise<number | bigint | boolean> {
+    const kind = this.dtype.kind;
+    if (kind === "S" || kind === "U" || kind === "V" || kind === "c") {
+      throw new UsageError("INVALID_ARGUMENT", `no ordering for dtype ${this.dtype.str}`, { path: this.path, field: "dtype", actual: this.dtype.str });
+    }
+    if (this.length === 0 || this.itemsPerRow === 0) {
+      throw new UsageError("INVALID_ARGUMENT", "min/max of an empty array", { path: this.path, field: "length", actual: 0 });
+    }
+    const nat = -(2n ** 63n);
+    const isDate = kind === "M" || kind === "m";
+    let best: number | bigint | undefined;
+    for await (const block of this.iterBlocks()) {
+      const values = decodeValues(block.bytes, this.dtype) as ArrayLike<number | bigint>;
+      for (let i = 0; i < values.length; i++) {
+        const v = values[i]!;
+        if (typeof v === "number" && Number.isNaN(v)) return NaN;
+        if (isDate && v === nat) return nat;
+        if (best === undefined || (sign > 0 ? v > best : v < best)) best = v;
+      }
+    }
+    return kind === "b" ? best === 1 : best!;
+  }
+
+  /** Loads the leftover chunk into the writer's memory (after opening for writing). @internal */
+  async loadLeftoverForWriting(): Promise<void> {
+    await this.#writer?.loadLeftover();
+  }
+
+  #requireWriter(): CarrayWriter {
+    if (this.#writer === undefined) {
+      throw new UsageError("READ_ONLY", "the array is open read-only (open it with mode \"a\" to write)", { path: this.path, field: "mode", expected: "a", actual: "r" });
+    }
+    return this.#writer;
   }
 
   /**
@@ -291,7 +613,9 @@ export class CArray {
   }
 
   /**
-   * Rows `[start, stop)` in consecutive blocks of stored bytes. Block boundaries fall on
+   * Rows `[start, stop)` in consecutive blocks of stored bytes (arguments either positional
+   * `(blockLen, start, stop)` or one {@link IterBlocksOptions} object, which may also give a
+   * `step`: then each block holds `blockLen` selected rows). Block boundaries fall on
    * multiples of `blockLen` (default `chunklen`, so that each block is one chunk); the first and
    * last block are cut at `start` and `stop`. Each chunk file is read and decoded once, and only
    * one decoded chunk is held at a time (plus `prefetch` compressed ones).
@@ -304,7 +628,23 @@ export class CArray {
    * }
    * ```
    */
-  async *iterBlocks(blockLen: number = this.chunklen, start = 0, stop: number = this.length): AsyncGenerator<RowBlock, void, undefined> {
+  async *iterBlocks(blockLenOrOptions: number | IterBlocksOptions = this.chunklen, start = 0, stop: number = this.length): AsyncGenerator<RowBlock, void, undefined> {
+    let blockLen: number;
+    if (typeof blockLenOrOptions === "object" && blockLenOrOptions !== null) {
+      const o = blockLenOrOptions;
+      blockLen = o.blockLen ?? this.chunklen;
+      start = o.start ?? 0;
+      stop = o.stop ?? this.length;
+      const step = o.step ?? 1;
+      checkInteger(step, "step");
+      if (step < 1) throw new UsageError("INVALID_ARGUMENT", "step must be at least 1", { field: "step", expected: ">= 1", actual: step });
+      if (step > 1) {
+        yield* this.#iterStepped(blockLen, start, stop, step);
+        return;
+      }
+    } else {
+      blockLen = blockLenOrOptions;
+    }
     checkInteger(blockLen, "blockLen");
     if (blockLen < 1) throw new UsageError("INVALID_ARGUMENT", "blockLen must be at least 1", { field: "blockLen", expected: ">= 1", actual: blockLen });
     this.#checkBounds(start, stop);
@@ -351,6 +691,34 @@ export class CArray {
       }
     } finally {
       await chunks.return(undefined);
+    }
+  }
+
+  async *#iterStepped(blockLen: number, start: number, stop: number, step: number): AsyncGenerator<RowBlock, void, undefined> {
+    checkInteger(blockLen, "blockLen");
+    if (blockLen < 1) throw new UsageError("INVALID_ARGUMENT", "blockLen must be at least 1", { field: "blockLen", expected: ">= 1", actual: blockLen });
+    this.#checkBounds(start, stop);
+    this.#checkAllocation(blockLen);
+    const atom = this.atomSize;
+    let out = new Uint8Array(0);
+    let count = 0;
+    let first = start;
+    let next = start; // next selected row
+    for await (const chunk of this.iterBlocks(this.chunklen, start, stop)) {
+      while (next < chunk.stop) {
+        if (count === 0) {
+          first = next;
+          out = new Uint8Array(Math.min(blockLen, Math.ceil((stop - next) / step)) * atom);
+        }
+        const at = (next - chunk.start) * atom;
+        out.set(chunk.bytes.subarray(at, at + atom), count * atom);
+        count++;
+        next += step;
+        if (count * atom === out.length) {
+          yield { start: first, stop: next - step + 1, step, bytes: out };
+          count = 0;
+        }
+      }
     }
   }
 
@@ -417,11 +785,24 @@ export class CArray {
     return out;
   }
 
-  /** Reads chunk file `index` and checks its container header and Blosc nbytes. */
+  /**
+   * Reads chunk file `index` and checks its container header and Blosc nbytes. The leftover
+   * chunk may announce more rows than `meta/sizes` leaves for it (an interrupted append, see
+   * spec v1 "Interrupted writes"): its first rows are used. A writer's leftover rows come from
+   * memory.
+   */
   async #loadChunk(index: number): Promise<LoadedChunk> {
     const key = this.chunkKey(index);
-    const rows = index < this.nchunks ? this.chunklen : this.leftoverRows;
-    const file = await this.store.get(key);
+    const isLeftover = index >= this.nchunks;
+    const rows = isLeftover ? this.leftoverRows : this.chunklen;
+    const firstRow = index * this.chunklen;
+    const memory = isLeftover ? this.#writer?.leftoverBytes() : undefined;
+    if (memory !== undefined) {
+      return { index, key, chunk: new Uint8Array(0), firstRow, rows, nbytes: rows * this.atomSize, storedNbytes: rows * this.atomSize, decoded: memory };
+    }
+    let file: Uint8Array | undefined;
+    if (this.#journal.has(index)) file = await this.store.get(`${key}.next`);
+    file ??= await this.store.get(key);
     if (file === undefined) {
       throw new FormatError("MISSING_FILE", `chunk file ${index} is missing`, { path: key, field: "file", expected: `${rows} rows` });
     }
@@ -430,16 +811,21 @@ export class CArray {
       const chunk = file.subarray(BLPK_V1_HEADER_SIZE);
       const header = readChunkHeader(chunk, key);
       const nbytes = rows * this.atomSize;
-      if (header.nbytes !== nbytes) {
-        throw new FormatError("INCONSISTENT", `chunk holds ${header.nbytes} bytes, the metadata says ${rows} rows of ${this.atomSize} bytes`, {
-          path: key,
-          field: "blosc.nbytes",
-          expected: nbytes,
-          actual: header.nbytes,
-        });
-      }
-      return { index, key, chunk: chunk.subarray(0, header.cbytes), firstRow: index * this.chunklen, rows, nbytes };
+      this.#checkStoredNbytes(key, header.nbytes, nbytes, isLeftover, rows);
+      return { index, key, chunk: chunk.subarray(0, header.cbytes), firstRow, rows, nbytes, storedNbytes: header.nbytes };
     });
+  }
+
+  #checkStoredNbytes(key: string, stored: number, nbytes: number, isLeftover: boolean, rows: number): void {
+    const lenient = isLeftover && stored > nbytes && stored <= this.chunklen * this.atomSize && stored % this.atomSize === 0;
+    if (stored !== nbytes && !lenient) {
+      throw new FormatError("INCONSISTENT", `chunk holds ${stored} bytes, the metadata says ${rows} rows of ${this.atomSize} bytes`, {
+        path: key,
+        field: "blosc.nbytes",
+        expected: nbytes,
+        actual: stored,
+      });
+    }
   }
 
   /**
@@ -447,6 +833,7 @@ export class CArray {
    * the right size, so that a `meta/sizes` claiming too many rows fails before the allocation.
    */
   async #precheckChunk(index: number): Promise<void> {
+    if (this.#journal.has(index) || (index >= this.nchunks && this.#writer !== undefined)) return;
     const key = this.chunkKey(index);
     const head = await readRange(this.store, key, { offset: 0, length: BLPK_V1_HEADER_SIZE + 16 });
     if (head === undefined) throw new FormatError("MISSING_FILE", `chunk file ${index} is missing`, { path: key, field: "file" });
@@ -455,10 +842,8 @@ export class CArray {
       throw new FormatError("TRUNCATED", "chunk file ends inside the Blosc header", { path: key, field: "blosc.header", expected: BLPK_V1_HEADER_SIZE + 16, actual: head.length });
     }
     const nbytes = new DataView(head.buffer, head.byteOffset, head.byteLength).getUint32(BLPK_V1_HEADER_SIZE + 4, true);
-    const expected = (index < this.nchunks ? this.chunklen : this.leftoverRows) * this.atomSize;
-    if (nbytes !== expected) {
-      throw new FormatError("INCONSISTENT", "chunk size disagrees with the metadata", { path: key, field: "blosc.nbytes", expected, actual: nbytes });
-    }
+    const rows = index < this.nchunks ? this.chunklen : this.leftoverRows;
+    this.#checkStoredNbytes(key, nbytes, rows * this.atomSize, index >= this.nchunks, rows);
   }
 
   /** Chunk files in the given order, fetched `prefetch` ahead. */
@@ -483,15 +868,16 @@ export class CArray {
   }
 
   #options(loaded: LoadedChunk): { path: string; maxBytes: number } {
-    return { path: loaded.key, maxBytes: loaded.nbytes };
+    return { path: loaded.key, maxBytes: loaded.storedNbytes };
   }
 
   /** Decoded bytes of rows [from, to) of a loaded chunk (relative rows). */
   #decodeRows(loaded: LoadedChunk, from: number, to: number): Uint8Array {
+    if (loaded.decoded !== undefined) return loaded.decoded.slice(from * this.atomSize, to * this.atomSize);
     return withPath(loaded.key, () => {
       const expected = (to - from) * this.atomSize;
       const bytes =
-        from === 0 && to === loaded.rows
+        from === 0 && to === loaded.rows && loaded.storedNbytes === loaded.nbytes
           ? decompress(loaded.chunk, this.#options(loaded))
           : decompressRange(loaded.chunk, from * this.atomSize, to * this.atomSize, this.#options(loaded));
       if (bytes.length !== expected) {
@@ -502,7 +888,11 @@ export class CArray {
   }
 
   #decodeRowsInto(loaded: LoadedChunk, from: number, to: number, out: Uint8Array, offset: number): void {
-    if (from === 0 && to === loaded.rows) {
+    if (loaded.decoded !== undefined) {
+      out.set(loaded.decoded.subarray(from * this.atomSize, to * this.atomSize), offset);
+      return;
+    }
+    if (from === 0 && to === loaded.rows && loaded.storedNbytes === loaded.nbytes) {
       withPath(loaded.key, () => {
         const written = decompressInto(loaded.chunk, out.subarray(offset, offset + loaded.nbytes), this.#options(loaded));
         if (written !== loaded.nbytes) {
@@ -526,7 +916,14 @@ function badShape(key: string, shape: unknown): never {
 /**
  * Opens the carray whose directory is `path` in `store` (`""` = the store root). Reads and
  * validates `meta/storage`, `meta/sizes` and `__attrs__` (optional when reading: missing means
- * `{}`); chunk files are read later, on demand.
+ * `{}`); chunk files are read later, on demand. If a writer was interrupted in the middle of a
+ * multi-chunk update (a `.journal` file exists), the chunks it lists are read from their
+ * `data/__k.blp.next` files when present, so the update appears complete.
+ *
+ * `options.mode` `"a"` or `"w"` opens for writing (see {@link OpenOptions.mode}): the store must
+ * be a {@link WritableStore} (`UsageError` `INVALID_ARGUMENT` otherwise), the lock
+ * `<path>/.lock` is taken (`ConflictError` `LOCKED` if another writer holds it), an interrupted
+ * update is finished, and the array must be closed with {@link CArray.close}.
  *
  * Errors: `FormatError` `MISSING_FILE` (no `meta/storage` or `meta/sizes`), the parse errors of
  * `@fmt/meta` (`BAD_JSON`, `BAD_METADATA`, `UNSUPPORTED_DTYPE`), all carrying the key of the
@@ -537,11 +934,51 @@ function badShape(key: string, shape: unknown): never {
  * const store = new FileSystemStore("/data");
  * const prices = await openCarray(store, "prices.bcolz");
  * console.log(prices.length, prices.chunkKey(0)); // 100000 "prices.bcolz/data/__0.blp"
+ * const w = await openCarray(store, "prices.bcolz", { mode: "a" });
+ * await w.append([1.5]);
+ * await w.close();
  * ```
  */
-export async function openCarray(store: ReadableStore, path = "", options: OpenOptions = {}): Promise<CArray> {
+export async function openCarray(store: ReadableStore | WritableStore, path = "", options: OpenOptions = {}): Promise<CArray> {
   const base = checkDatasetPath(path);
   checkOptions(options);
+  const mode = options.mode ?? "r";
+  if (mode === "r") return openCarrayWith(store, base, options, undefined);
+  const writable = requireWritableStore(store);
+  const lock = await DatasetLock.acquire(writable, base, { breakLock: options.breakLock === true });
+  try {
+    const array = await openCarrayWith(writable, base, options, lock);
+    if (mode === "w") await array.resize(0);
+    return array;
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+let compressionReady: Promise<void> | undefined;
+
+/** Checks that `store` can be written (put and delete). */
+export function requireWritableStore(store: ReadableStore | WritableStore): WritableStore {
+  const s = store as Partial<WritableStore>;
+  if (typeof s.put !== "function" || typeof s.delete !== "function") {
+    throw new UsageError("INVALID_ARGUMENT", "writing needs a WritableStore (put and delete)", { field: "store", expected: "WritableStore" });
+  }
+  return store as WritableStore;
+}
+
+/**
+ * Opens with metadata validation; with a `lock`, as a writer (the lock is then owned by the
+ * array). @internal
+ */
+export async function openCarrayWith(store: ReadableStore, base: string, options: OpenOptions, lock: DatasetLock | undefined): Promise<CArray> {
+  if (lock !== undefined) {
+    // The zstd encoder (and, in browsers, the SIMD kernels) load asynchronously, once.
+    compressionReady ??= initCompression();
+    await compressionReady;
+    await CarrayWriter.recover(store as WritableStore, base);
+  }
+  const journal = lock === undefined ? await readJournal(store, joinKey(base, JOURNAL_FILE)) : undefined;
   const storageKey = joinKey(base, "meta/storage");
   const sizesKey = joinKey(base, "meta/sizes");
   const attrsKey = joinKey(base, "__attrs__");
@@ -550,7 +987,13 @@ export async function openCarray(store: ReadableStore, path = "", options: OpenO
   if (sizesText === undefined) throw new FormatError("MISSING_FILE", "meta/sizes is missing", { path: sizesKey, field: "file" });
   const storage = withPath(storageKey, () => parseStorage(storageText, storageKey));
   const sizes = withPath(sizesKey, () => parseSizes(sizesText, sizesKey));
-  const attrs = attrsText === undefined ? {} : withPath(attrsKey, () => parseAttrs(attrsText, attrsKey));
+  if (attrsText === undefined) throw new FormatError("MISSING_FILE", "__attrs__ is missing (bcolz cannot open a dataset without it)", { path: attrsKey, field: "file" });
+  const attrs = withPath(attrsKey, () => parseAttrs(attrsText, attrsKey));
+  if (storage.dtype.bcolzWritable === false) {
+    // Complex and timedelta64 parse as numpy dtypes, but bcolz 1.x cannot save them, so no
+    // format-version-1 dataset holds one (spec/v1.md §13).
+    throw new FormatError("UNSUPPORTED_DTYPE", `bcolz 1.x cannot store dtype ${storage.dtype.str}`, { path: storageKey, field: "dtype", actual: storage.dtype.bcolzName });
+  }
 
   const shape = sizes.shape as unknown;
   if (!Array.isArray(shape) || shape.length < 1) badShape(sizesKey, shape);
@@ -563,7 +1006,10 @@ export async function openCarray(store: ReadableStore, path = "", options: OpenO
   if (!Number.isSafeInteger(dims[0]! * atom)) {
     throw new FormatError("SIZE_LIMIT", "array size exceeds 2^53 bytes", { path: sizesKey, field: "shape", actual: dims });
   }
-  return new CArray({
+  if (BigInt(sizes.nbytes) !== BigInt(dims[0]!) * BigInt(atom)) {
+    throw new FormatError("INCONSISTENT", "nbytes is not length times row size", { path: sizesKey, field: "nbytes", expected: dims[0]! * atom, actual: sizes.nbytes });
+  }
+  const array = new CArray({
     store,
     path: base,
     dtype: storage.dtype,
@@ -575,7 +1021,11 @@ export async function openCarray(store: ReadableStore, path = "", options: OpenO
     attrs,
     atomSize: atom,
     options,
+    ...(journal === undefined ? {} : { journal }),
+    ...(lock === undefined ? {} : { writer: { store: store as WritableStore, lock, cbytes: sizes.cbytes } }),
   });
+  if (lock !== undefined) await array.loadLeftoverForWriting();
+  return array;
 }
 
 /** Validates {@link OpenOptions}. */
@@ -588,5 +1038,8 @@ export function checkOptions(options: OpenOptions): void {
   }
   if (options.prefetch !== undefined && (!Number.isSafeInteger(options.prefetch) || options.prefetch < 0 || options.prefetch > 1024)) {
     throw new UsageError("INVALID_ARGUMENT", "prefetch must be an integer in [0, 1024]", { field: "prefetch", actual: options.prefetch });
+  }
+  if (options.mode !== undefined && options.mode !== "r" && options.mode !== "a" && options.mode !== "w") {
+    throw new UsageError("INVALID_ARGUMENT", 'mode must be "r", "a" or "w"', { field: "mode", actual: options.mode });
   }
 }

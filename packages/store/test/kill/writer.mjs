@@ -1,0 +1,84 @@
+// Child process of kill.test.ts: opens (or creates) the carray `ds` in DIR and runs random
+// append / set / resize / trim / flush / reopen operations forever. Before each operation it
+// appends one JSON line to LOG and fsyncs it: the operation, the array's content after it, and
+// the length that will be on disk (committed) after it. The parent SIGKILLs it at a random moment.
+import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
+import { loadStore } from "./load-store.mjs";
+
+const [dir, seedText, logPath] = process.argv.slice(2);
+let seed = Number(seedText) >>> 0 || 1;
+const rand = (n) => {
+  seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
+  return seed % n;
+};
+
+const { store, fsAdapters } = await loadStore();
+const fs = new fsAdapters.FileSystemStore(dir);
+const log = openSync(logPath, "a");
+function record(entry) {
+  writeSync(log, `${JSON.stringify(entry)}\n`);
+  fsyncSync(log);
+}
+
+let array;
+try {
+  array = await store.openCarray(fs, "ds", { mode: "a", breakLock: true });
+} catch {
+  array = await store.createCarray(fs, "ds", undefined, { dtype: "<i4", chunklen: 5, mode: "w", breakLock: true });
+}
+let content = Array.from(await array.read());
+let committed = content.length;
+record({ op: "open", state: content, committed });
+process.stdout.write("ready\n");
+
+for (;;) {
+  const n = content.length;
+  const choice = rand(10);
+  if (choice <= 2) {
+    const values = Array.from({ length: 1 + rand(17) }, () => rand(2000) - 1000);
+    record({ op: `append ${values.length}`, state: [...content, ...values], committed });
+    await array.append(values);
+    content.push(...values);
+  } else if (choice <= 4 && n > 0) {
+    const start = rand(n);
+    const step = 1 + rand(4);
+    const value = rand(2000) - 1000;
+    const next = content.slice();
+    for (let i = start; i < n; i += step) next[i] = value;
+    record({ op: `set ${start}::${step}=${value}`, state: next, committed });
+    await array.set({ start, step }, value);
+    content = next;
+  } else if (choice === 5 && n > 0) {
+    const rows = Array.from({ length: 1 + rand(6) }, () => rand(n));
+    const values = rows.map(() => rand(2000) - 1000);
+    const next = content.slice();
+    rows.forEach((r, i) => (next[r] = values[i]));
+    record({ op: `set [${rows}]`, state: next, committed });
+    await array.set(rows, values);
+    content = next;
+  } else if (choice === 6) {
+    const target = rand(60);
+    const next = content.slice(0, target);
+    while (next.length < target) next.push(0);
+    record({ op: `resize ${target}`, state: next, committed: target });
+    await array.resize(target);
+    content = next;
+    committed = target;
+  } else if (choice === 7 && n > 0) {
+    const k = rand(Math.min(n, 12) + 1);
+    record({ op: `trim ${k}`, state: content.slice(0, n - k), committed: n - k });
+    await array.trim(k);
+    content = content.slice(0, n - k);
+    committed = content.length;
+  } else if (choice === 8) {
+    record({ op: "flush", state: content, committed: content.length });
+    await array.flush();
+    committed = content.length;
+  } else {
+    record({ op: "reopen", state: content, committed: content.length });
+    await array.close();
+    array = await store.openCarray(fs, "ds", { mode: "a" });
+    committed = content.length;
+  }
+}
+closeSync(log);
