@@ -24,8 +24,21 @@
  */
 
 export { CArray, openCarray } from "./carray.js";
-export type { OpenOptions, RowBlock } from "./carray.js";
-export { CTable, open, openCtable } from "./ctable.js";
-export type { TableBlock } from "./ctable.js";
+export type { IterBlocksOptions, OpenMode, OpenOptions, RowBlock, Selector, SliceSelector } from "./carray.js";
+export { createCarray, resolveCparams, writableDtype } from "./carray-create.js";
+export type { CarrayCreateOptions } from "./carray-create.js";
+export { computeChunklen, halfBits, quantizeBits, quantizeValue } from "./carray-encode.js";
+export type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-encode.js";
+export { AttrStore, JOURNAL_FILE, readJournal } from "./carray-writer.js";
+export { DatasetLock, LOCK_FILE } from "./lock.js";
+export type { LockOptions } from "./lock.js";
+export { CTable, createCtable, open, openCtable } from "./ctable.js";
+export type { AddColumnOptions, TableBlock, TableBlockOptions } from "./ctable.js";
+export { APPEND_JOURNAL_FILE, inferColumnDtype, newColumnNameProblem } from "./ctable-write.js";
+export type { ColumnSpec, CtableCreateOptions } from "./ctable-write.js";
+export { EXPRESSION_KEYWORDS, EXPRESSION_LIMITS, compileExpression, formatExpression, parseExpression } from "./expression.js";
+export type { ArithmeticOperator, CompareOperator, CompiledExpression, ExpressionErrorLocation, ExpressionNode, ExpressionSchema, FormatExpressionOptions, NodeSpan } from "./expression.js";
+export { runWhere } from "./where.js";
+export type { BlockPredicate, PredicateBlock, RowPredicate, WhereOptions, WhereQuery, WhereResult, WhereTable } from "./where.js";
 export { byteOrderUnit, decodeValues, toLittleEndian } from "./values.js";
 export type { Scalar, TypedValues, Values } from "./values.js";

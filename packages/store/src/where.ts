@@ -1,0 +1,326 @@
+// CTable.where: runs a query (expression text or JS predicate) block by block over chunk-aligned
+// row blocks, reading only the columns the query and the projection need.
+import { UsageError } from "@fmt/errors";
+import type { DType } from "@fmt/meta";
+import { compileExpression } from "./expression.js";
+import type { ExpressionSchema } from "./expression.js";
+import { checkInteger, normalizeSlice } from "./internal.js";
+import { decodeValues, entriesPerElement } from "./values.js";
+import type { Scalar, TypedValues, Values } from "./values.js";
+
+/**
+ * One block handed to a {@link BlockPredicate}: rows `[start, stop)` of the predicate's input
+ * columns, decoded as {@link Values}.
+ *
+ * @example
+ * ```ts
+ * const cheap: BlockPredicate = ({ length, columns }) => {
+ *   const price = columns["price"] as Float64Array;
+ *   const mask = new Uint8Array(length);
+ *   for (let i = 0; i < length; i++) mask[i] = price[i]! < 10 ? 1 : 0;
+ *   return mask;
+ * };
+ * ```
+ */
+export interface PredicateBlock {
+  /** First row of the block. */
+  start: number;
+  /** One past the last row. */
+  stop: number;
+  /** Number of rows, `stop − start`. */
+  length: number;
+  /** Decoded values of each input column for these rows. */
+  columns: { [name: string]: Values };
+}
+
+/**
+ * A vectorised JS predicate: receives a block of decoded column values and returns one truthy
+ * or falsy entry per row (a `Uint8Array` mask, `boolean[]`, …) of exactly `block.length`
+ * entries.
+ *
+ * @example
+ * ```ts
+ * const pred: BlockPredicate = ({ length, columns }) => {
+ *   const q = columns["qty"] as Int32Array;
+ *   return Array.from({ length }, (_, i) => q[i]! % 2 === 0);
+ * };
+ * ```
+ */
+export type BlockPredicate = (block: PredicateBlock) => ArrayLike<boolean | number>;
+
+/**
+ * A per-row JS predicate: receives one row (a {@link Scalar} per column, or the row's
+ * {@link Values} for multidimensional and complex columns) and its absolute index.
+ *
+ * @example
+ * ```ts
+ * const pred: RowPredicate = (row) => (row["price"] as number) > 10 && row["sym"] instanceof Uint8Array;
+ * ```
+ */
+export type RowPredicate = (row: { [name: string]: Scalar | Values }, index: number) => unknown;
+
+/**
+ * What {@link CTable.where} accepts:
+ * - an expression string (see {@link compileExpression});
+ * - a {@link BlockPredicate} function, given all columns;
+ * - `{ block, columns }`: a block predicate given only `columns`;
+ * - `{ row, columns }`: a {@link RowPredicate} (given only `columns`, default all).
+ *
+ * @example
+ * ```ts
+ * await t.where("price > 10 & qty < 5");
+ * await t.where({ row: (r) => (r["qty"] as number) < 5, columns: ["qty"] });
+ * ```
+ */
+export type WhereQuery =
+  | string
+  | BlockPredicate
+  | { block: BlockPredicate; columns?: readonly string[] }
+  | { row: RowPredicate; columns?: readonly string[] };
+
+/**
+ * Options of {@link CTable.where}.
+ *
+ * @example
+ * ```ts
+ * const firstTen = await t.where("qty > 3", { as: "rows", columns: ["id", "price"], limit: 10 });
+ * ```
+ */
+export interface WhereOptions {
+  /** Result form: matching row numbers (default), the matching rows, or their count. */
+  as?: "indices" | "rows" | "count";
+  /** For `as: "rows"`: the columns to return, in this order (default: all, in table order). */
+  columns?: readonly string[];
+  /** Stop after this many matches (default: no limit). */
+  limit?: number;
+  /** First row to consider; negative counts from the end (Python slice rules). Default 0. */
+  start?: number;
+  /** One past the last row to consider; negative counts from the end. Default: the length. */
+  stop?: number;
+  /** Rows per evaluated block; blocks start at multiples of it. Default: the chunklen of the first column read. */
+  blockLen?: number;
+}
+
+/**
+ * The table surface {@link runWhere} needs ({@link CTable} provides it; kept small so that
+ * other table-like objects can be queried too).
+ *
+ * @example
+ * ```ts
+ * const table: WhereTable = await openCtable(store);
+ * await runWhere(table, "qty > 3");
+ * ```
+ */
+export interface WhereTable {
+  readonly names: readonly string[];
+  readonly length: number;
+  column(name: string): { readonly dtype: DType; readonly shape: readonly number[]; readonly itemsPerRow: number; readonly chunklen: number };
+  iterBlocks(options: { columns: readonly string[]; blockLen?: number; start: number; stop: number }): AsyncIterable<{ start: number; stop: number; columns: { [name: string]: Uint8Array } }>;
+}
+
+type Evaluate = (block: { start: number; stop: number; columns: { [name: string]: Uint8Array } }, decoded: (name: string) => Values) => Uint8Array;
+
+function badOption(field: string, reason: string, expected: string, actual: unknown): never {
+  throw new UsageError("INVALID_ARGUMENT", reason, { field, expected, actual });
+}
+
+function checkColumnList(table: WhereTable, list: unknown, field: string): string[] {
+  if (!Array.isArray(list)) badOption(field, "must be an array of column names", "string[]", list);
+  const out: string[] = [];
+  for (const [i, name] of (list as unknown[]).entries()) {
+    if (typeof name !== "string" || !table.names.includes(name)) {
+      badOption(`${field}.${i}`, `no such column ${JSON.stringify(name)}`, table.names.join(", "), name);
+    }
+    if (!out.includes(name)) out.push(name);
+  }
+  return out;
+}
+
+function entriesPerRow(table: WhereTable, name: string): number {
+  const c = table.column(name);
+  return c.itemsPerRow * entriesPerElement(c.dtype);
+}
+
+function toMask(result: unknown, n: number): Uint8Array {
+  if (result === null || typeof result !== "object" || typeof (result as { length?: unknown }).length !== "number") {
+    badOption("predicate", "a block predicate must return an array-like mask", `an array-like of ${n} entries`, typeof result);
+  }
+  const values = result as ArrayLike<unknown>;
+  if (values.length !== n) badOption("predicate", "the mask returned by the predicate has the wrong length", `${n} entries`, values.length);
+  const mask = new Uint8Array(n);
+  for (let i = 0; i < n; i++) mask[i] = values[i] ? 1 : 0;
+  return mask;
+}
+
+function rowValue(values: Values, i: number, k: number): Scalar | Values {
+  if (k === 1) return values[i]!;
+  if (Array.isArray(values)) return values.slice(i * k, (i + 1) * k) as Values;
+  return (values as TypedValues).subarray(i * k, (i + 1) * k);
+}
+
+/** The matching entries of `values` (k entries per row). */
+function selectRows(values: Values, mask: Uint8Array, count: number, k: number): Values {
+  if (Array.isArray(values)) {
+    const out: (string | Uint8Array)[] = [];
+    for (let i = 0; i < mask.length; i++) if (mask[i] === 1) for (let j = 0; j < k; j++) out.push(values[i * k + j]!);
+    return out as Values;
+  }
+  const typed = values as TypedValues;
+  const Ctor = typed.constructor as new (n: number) => TypedValues;
+  const out = new Ctor(count * k);
+  let at = 0;
+  for (let i = 0; i < mask.length; i++) {
+    if (mask[i] !== 1) continue;
+    if (k === 1) (out as { [i: number]: number | bigint })[at++] = typed[i]!;
+    else {
+      out.set(typed.subarray(i * k, (i + 1) * k) as never, at);
+      at += k;
+    }
+  }
+  return out;
+}
+
+function concatValues(parts: Values[], empty: Values): Values {
+  if (parts.length === 0) return empty;
+  if (parts.length === 1) return parts[0]!;
+  if (Array.isArray(empty)) return ([] as (string | Uint8Array)[]).concat(...(parts as (string | Uint8Array)[][])) as Values;
+  const total = parts.reduce((sum, p) => sum + p.length, 0);
+  const Ctor = empty.constructor as new (n: number) => TypedValues;
+  const out = new Ctor(total);
+  let at = 0;
+  for (const p of parts as TypedValues[]) {
+    out.set(p as never, at);
+    at += p.length;
+  }
+  return out;
+}
+
+function compileQuery(table: WhereTable, query: WhereQuery): { inputs: string[]; evaluate: Evaluate } {
+  if (typeof query === "string") {
+    const schema: { [name: string]: { dtype: DType; shape: readonly number[] } } = Object.create(null) as { [name: string]: { dtype: DType; shape: readonly number[] } };
+    for (const name of table.names) {
+      const c = table.column(name);
+      schema[name] = { dtype: c.dtype, shape: c.shape };
+    }
+    const compiled = compileExpression(query, schema as ExpressionSchema);
+    return { inputs: [...compiled.columns], evaluate: (block) => compiled.evaluate(block.columns, block.stop - block.start) };
+  }
+  if (typeof query === "function") {
+    const fn = query;
+    const inputs = [...table.names];
+    return { inputs, evaluate: (block, decoded) => callBlock(fn, block, inputs, decoded) };
+  }
+  if (typeof query === "object" && query !== null) {
+    const q = query as { block?: unknown; row?: unknown; columns?: unknown };
+    const inputs = q.columns === undefined ? [...table.names] : checkColumnList(table, q.columns, "query.columns");
+    if (typeof q.block === "function" && q.row === undefined) {
+      const fn = q.block as BlockPredicate;
+      return { inputs, evaluate: (block, decoded) => callBlock(fn, block, inputs, decoded) };
+    }
+    if (typeof q.row === "function" && q.block === undefined) {
+      const fn = q.row as RowPredicate;
+      const perRow = inputs.map((name) => entriesPerRow(table, name));
+      return {
+        inputs,
+        evaluate: (block, decoded) => {
+          const n = block.stop - block.start;
+          const values = inputs.map((name) => decoded(name));
+          const mask = new Uint8Array(n);
+          for (let i = 0; i < n; i++) {
+            const row: { [name: string]: Scalar | Values } = {};
+            inputs.forEach((name, c) => {
+              row[name] = rowValue(values[c]!, i, perRow[c]!);
+            });
+            mask[i] = fn(row, block.start + i) ? 1 : 0;
+          }
+          return mask;
+        },
+      };
+    }
+  }
+  return badOption("query", "a query must be an expression string, a block predicate, { block } or { row }", "string | function | { block } | { row }", typeof query);
+}
+
+function callBlock(fn: BlockPredicate, block: { start: number; stop: number }, inputs: string[], decoded: (name: string) => Values): Uint8Array {
+  const n = block.stop - block.start;
+  const columns: { [name: string]: Values } = {};
+  for (const name of inputs) columns[name] = decoded(name);
+  return toMask(fn({ start: block.start, stop: block.stop, length: n, columns }), n);
+}
+
+/**
+ * The result of {@link CTable.where}: `number[]` of row indices for `as: "indices"`,
+ * `{ [column]: Values }` for `as: "rows"`, a `number` for `as: "count"`.
+ *
+ * @example
+ * ```ts
+ * const r: WhereResult = await t.where("qty > 3", { as: "count" });
+ * ```
+ */
+export type WhereResult = number[] | { [name: string]: Values } | number;
+
+/**
+ * Runs `query` over `table`; the implementation of {@link CTable.where}.
+ *
+ * @example
+ * ```ts
+ * const n = await runWhere(table, "qty > 3", { as: "count" });
+ * ```
+ */
+export async function runWhere(table: WhereTable, query: WhereQuery, options: WhereOptions = {}): Promise<WhereResult> {
+  if (typeof options !== "object" || options === null) badOption("options", "options must be an object", "object", options);
+  const as = options.as ?? "indices";
+  if (as !== "indices" && as !== "rows" && as !== "count") badOption("as", 'unknown result form', '"indices", "rows" or "count"', as);
+  const projection = options.columns === undefined ? [...table.names] : checkColumnList(table, options.columns, "columns");
+  let limit = Infinity;
+  if (options.limit !== undefined) {
+    limit = checkInteger(options.limit, "limit");
+    if (limit < 0) badOption("limit", "limit must not be negative", ">= 0", limit);
+  }
+  if (options.blockLen !== undefined && (checkInteger(options.blockLen, "blockLen") < 1)) badOption("blockLen", "blockLen must be at least 1", ">= 1", options.blockLen);
+  const { start, stop } = normalizeSlice(table.length, options.start, options.stop, undefined);
+  const { inputs, evaluate } = compileQuery(table, query);
+
+  const needed = [...inputs];
+  if (as === "rows") for (const name of projection) if (!needed.includes(name)) needed.push(name);
+  const indices: number[] = [];
+  const parts = new Map<string, Values[]>(projection.map((name) => [name, []]));
+  let count = 0;
+
+  if (limit > 0 && start < stop) {
+    const blockOptions: { columns: string[]; blockLen?: number; start: number; stop: number } = { columns: needed, start, stop };
+    if (options.blockLen !== undefined) blockOptions.blockLen = options.blockLen;
+    for await (const block of table.iterBlocks(blockOptions)) {
+      const cache = new Map<string, Values>();
+      const decoded = (name: string): Values => {
+        let values = cache.get(name);
+        if (values === undefined) {
+          values = decodeValues(block.columns[name]!, table.column(name).dtype);
+          cache.set(name, values);
+        }
+        return values;
+      };
+      const mask = evaluate(block, decoded);
+      let matches = 0;
+      for (let i = 0; i < mask.length; i++) {
+        if (mask[i] !== 1) continue;
+        if (count + matches >= limit) {
+          mask.fill(0, i);
+          break;
+        }
+        matches++;
+        if (as === "indices") indices.push(block.start + i);
+      }
+      if (as === "rows" && matches > 0) {
+        for (const name of projection) parts.get(name)!.push(selectRows(decoded(name), mask, matches, entriesPerRow(table, name)));
+      }
+      count += matches;
+      if (count >= limit) break;
+    }
+  }
+  if (as === "count") return count;
+  if (as === "indices") return indices;
+  const rows: { [name: string]: Values } = {};
+  for (const name of projection) rows[name] = concatValues(parts.get(name)!, decodeValues(new Uint8Array(0), table.column(name).dtype));
+  return rows;
+}
