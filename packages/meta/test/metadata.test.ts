@@ -150,7 +150,7 @@ for i in range(200):
     shape = [random.randint(0, 10**random.randint(1, 15))] + [random.randint(0, 9) for _ in range(random.randint(0, 3))]
     print(json.dumps({"shape": shape, "nbytes": random.randint(0, 2**70), "cbytes": random.randint(-10, 2**40)}))
 for i in range(200):
-    names = ["".join(random.choice("abcXYZ_\\u00e9\\u00ef\\u03b1") for _ in range(random.randint(1, 8))) for _ in range(random.randint(0, 6))]
+    names = ["".join(random.choice("abcXYZ_\\u00e9\\u00ef\\u03b1") for _ in range(random.randint(1, 8))) for _ in range(random.randint(1, 6))]
     names = list(dict.fromkeys(names))
     print(json.dumps({"names": names}))
 `);
@@ -249,6 +249,8 @@ describe("errors", () => {
     expect(e.code).toBe("BAD_METADATA");
     e = errorOf(() => parseRootdirs('{"names": ["a", 3]}'));
     expect([e.code, e.field]).toEqual(["BAD_METADATA", "/names/1"]);
+    e = errorOf(() => parseRootdirs('{"names": []}', "__rootdirs__"));
+    expect([e.code, e.field, e.path]).toEqual(["BAD_METADATA", "/names", "__rootdirs__"]);
   });
 
   it("reports unsupported dtypes before anything else", () => {
@@ -332,7 +334,7 @@ describe("property tests", () => {
 
   it("rootdirs and attrs round-trip", () => {
     fc.assert(
-      fc.property(fc.uniqueArray(safeName, { maxLength: 8 }), (names) => {
+      fc.property(fc.uniqueArray(safeName, { minLength: 1, maxLength: 8 }), (names) => {
         const text = serializeRootdirs({ names });
         expect(parseRootdirs(text).names).toEqual(names);
       }),
