@@ -26,6 +26,8 @@ import { bitunshuffle } from "./bitshuffle.js";
 import { unshuffle } from "./shuffle.js";
 import { decodeZlib } from "./zlib.js";
 import { decodeZstd } from "./zstd.js";
+import { initWasmKernels, loadWasmKernels } from "./wasm/index.js";
+import type { WasmKernels } from "./wasm/index.js";
 
 /**
  * Decode one codec stream into exactly `dst.length` bytes; returns the count written and throws
@@ -86,6 +88,102 @@ export function setKernels(next?: BloscKernels): void {
  */
 export function getKernels(): BloscKernels {
   return kernels;
+}
+
+/**
+ * Which implementation decodes chunks: `"wasm"` (the WebAssembly SIMD kernels), `"js"` (portable
+ * TypeScript) or `"auto"` (WebAssembly when the runtime supports SIMD, TypeScript otherwise).
+ *
+ * @example
+ * ```ts
+ * const backend: DecodeBackend = "auto";
+ * ```
+ */
+export type DecodeBackend = "wasm" | "js" | "auto";
+
+let backendMode: DecodeBackend = "auto";
+// null: not tried yet; undefined: tried, unavailable (no SIMD, or a browser main thread that refuses
+// synchronous compilation until initBlosc() ran).
+let wasmInstance: WasmKernels | undefined | null = null;
+let wasmFilterKernels: BloscKernels | undefined;
+
+function activeWasm(): WasmKernels | undefined {
+  if (backendMode === "js" || kernels !== JS_KERNELS) return undefined;
+  if (wasmInstance === null) wasmInstance = loadWasmKernels();
+  return wasmInstance;
+}
+
+/**
+ * Choose the decoding implementation for every later call (module-wide). `"auto"` (the default)
+ * uses WebAssembly when it is available; `"wasm"` insists on it; `"js"` never uses it. Kernels set
+ * with `setKernels` take precedence over WebAssembly.
+ *
+ * @throws UsageError INVALID_ARGUMENT when `"wasm"` is asked for and WebAssembly SIMD cannot be
+ * instantiated synchronously here (on a browser main thread, `await initBlosc()` first).
+ * @example
+ * ```ts
+ * setDecodeBackend("js");   // e.g. to compare both implementations
+ * setDecodeBackend("auto");
+ * ```
+ */
+export function setDecodeBackend(backend: DecodeBackend): void {
+  if (backend !== "wasm" && backend !== "js" && backend !== "auto") {
+    throw new UsageError("INVALID_ARGUMENT", "decode backend must be \"wasm\", \"js\" or \"auto\"", { field: "backend", expected: "wasm | js | auto", actual: String(backend) });
+  }
+  if (backend === "wasm") {
+    if (wasmInstance === null || wasmInstance === undefined) wasmInstance = loadWasmKernels();
+    if (wasmInstance === undefined) {
+      throw new UsageError("INVALID_ARGUMENT", "WebAssembly SIMD kernels are not available in this runtime", { field: "backend", expected: "a runtime with WebAssembly SIMD", actual: backend });
+    }
+  }
+  backendMode = backend;
+}
+
+/**
+ * The implementation the next decode will use: `"wasm"` or `"js"` (resolving `"auto"`, which may
+ * instantiate the WebAssembly module).
+ *
+ * @example
+ * ```ts
+ * console.log(getDecodeBackend()); // "wasm" in Node 20
+ * ```
+ */
+export function getDecodeBackend(): "wasm" | "js" {
+  return activeWasm() === undefined ? "js" : "wasm";
+}
+
+/**
+ * Prepare the WebAssembly kernels asynchronously. Needed only on browser main threads, which
+ * refuse to compile the module synchronously; elsewhere the first decode loads it. Safe to call
+ * more than once.
+ *
+ * @returns whether WebAssembly decoding is available (otherwise the TypeScript path is used).
+ * @example
+ * ```ts
+ * await initBlosc();
+ * const bytes = decompress(chunk);
+ * ```
+ */
+export async function initBlosc(): Promise<boolean> {
+  if (wasmInstance === null || wasmInstance === undefined) wasmInstance = await initWasmKernels();
+  return wasmInstance !== undefined;
+}
+
+// The TypeScript container path with WebAssembly filters, for chunks whose codec (snappy, zlib,
+// zstd) has no WebAssembly decoder.
+function filterKernels(wasm: WasmKernels): BloscKernels {
+  if (wasmFilterKernels === undefined) {
+    wasmFilterKernels = {
+      unshuffle: (src, dst, typesize, size) => void wasm.unshuffle(src.length === size ? src : src.subarray(0, size), typesize, dst),
+      bitunshuffle: (src, dst, typesize, size) => void wasm.bitunshuffle(src.length === size ? src : src.subarray(0, size), typesize, dst),
+      codecs: JS_KERNELS.codecs,
+    };
+  }
+  return wasmFilterKernels;
+}
+
+function usesWasmCodec(header: ChunkHeader): boolean {
+  return header.codec === "lz4" || header.codec === "blosclz";
 }
 
 /**
@@ -188,12 +286,12 @@ function checkStreams(chunk: Uint8Array, p: Plan, from: number, to: number, path
     for (let k = 0; k < nsplits; k++) {
       const field = `blosc.blocks[${j}].streams[${k}]`;
       if (pos > cbytes - 4) {
-        throw new FormatError("CORRUPT_STREAM", "stream size prefix lies past cbytes", { path, field: `${field}.csize`, expected: `offset <= ${cbytes - 4}`, actual: pos });
+        throw new FormatError("TRUNCATED", "stream size prefix lies past cbytes", { path, field: `${field}.csize`, expected: `offset <= ${cbytes - 4}`, actual: pos });
       }
       const csize = readI32(chunk, pos);
       pos += 4;
       if (csize < 0 || csize > cbytes - pos) {
-        throw new FormatError("CORRUPT_STREAM", "stream runs past cbytes", { path, field: `${field}.csize`, expected: `0..${cbytes - pos}`, actual: csize >>> 0 });
+        throw new FormatError("TRUNCATED", "stream runs past cbytes", { path, field: `${field}.csize`, expected: `0..${cbytes - pos}`, actual: csize >>> 0 });
       }
       if (csize !== neblock && neblock > csize * expansion[0] + expansion[1]) {
         throw new FormatError("CORRUPT_STREAM", `a ${csize}-byte ${header.codec} stream cannot decode to ${neblock} bytes`, {
@@ -207,7 +305,7 @@ function checkStreams(chunk: Uint8Array, p: Plan, from: number, to: number, path
 
 // Decodes block j into dest (exactly its size). `scratch` holds at least blocksize bytes and
 // receives the still-filtered block when a filter applies.
-function decodeBlock(chunk: Uint8Array, p: Plan, j: number, dest: Uint8Array, scratch: Uint8Array | undefined, path: string | undefined): void {
+function decodeBlock(chunk: Uint8Array, p: Plan, j: number, dest: Uint8Array, scratch: Uint8Array | undefined, path: string | undefined, k: BloscKernels): void {
   const { header, nblocks, leftover } = p;
   const isLeftover = j === nblocks - 1 && leftover > 0;
   const bsize = isLeftover ? leftover : header.blocksize;
@@ -216,7 +314,7 @@ function decodeBlock(chunk: Uint8Array, p: Plan, j: number, dest: Uint8Array, sc
   const neblock = bsize / nsplits;
   const filter = filterOf(header.flags, typesize, bsize);
   const target = filter === 0 ? dest : scratch!;
-  const decode = kernels.codecs[header.codec!];
+  const decode = k.codecs[header.codec!];
   let pos = p.bstarts[j]!;
   for (let k = 0, out = 0; k < nsplits; k++, out += neblock) {
     const csize = readI32(chunk, pos);
@@ -237,8 +335,8 @@ function decodeBlock(chunk: Uint8Array, p: Plan, j: number, dest: Uint8Array, sc
     }
     pos += csize;
   }
-  if (filter === 1) kernels.unshuffle(target, dest, typesize, bsize);
-  else if (filter === 2) kernels.bitunshuffle(target, dest, typesize, bsize);
+  if (filter === 1) k.unshuffle(target, dest, typesize, bsize);
+  else if (filter === 2) k.bitunshuffle(target, dest, typesize, bsize);
 }
 
 function streamError(e: unknown, field: string, path: string | undefined): BcolzError {
@@ -290,12 +388,19 @@ function decodeAll(chunk: Uint8Array, p: Plan, out: Uint8Array, path: string | u
     out.set(chunk.subarray(BLOSC_HEADER_SIZE, BLOSC_HEADER_SIZE + header.nbytes));
     return;
   }
+  const wasm = activeWasm();
+  if (wasm !== undefined && usesWasmCodec(header)) {
+    // Everything structural was validated above; the module re-checks what memory safety needs.
+    wasm.decodeChunk(chunk, { out, path, length: header.nbytes });
+    return;
+  }
+  const k = wasm === undefined ? kernels : filterKernels(wasm);
   const scratch = needsScratch(header) ? new Uint8Array(header.blocksize) : undefined;
   const blocksize = header.blocksize;
   for (let j = 0; j < nblocks; j++) {
     const start = j * blocksize;
     const end = Math.min(start + blocksize, header.nbytes);
-    decodeBlock(chunk, p, j, out.subarray(start, end), scratch, path);
+    decodeBlock(chunk, p, j, out.subarray(start, end), scratch, path, k);
   }
 }
 
@@ -362,6 +467,11 @@ function decodeRange(chunk: Uint8Array, p: Plan, byteStart: number, byteEnd: num
   const first = Math.floor(byteStart / blocksize);
   const last = Math.floor((byteEnd - 1) / blocksize);
   checkStreams(chunk, p, first, last + 1, path);
+  const wasm = activeWasm();
+  if (wasm !== undefined && usesWasmCodec(header)) {
+    return wasm.decodeChunk(chunk, { firstBlock: first, endBlock: last + 1, skip: byteStart - first * blocksize, length, path })!;
+  }
+  const k = wasm === undefined ? kernels : filterKernels(wasm);
   const out = new Uint8Array(length);
   let scratch: Uint8Array | undefined;
   let blockBuf: Uint8Array | undefined;
@@ -370,11 +480,11 @@ function decodeRange(chunk: Uint8Array, p: Plan, byteStart: number, byteEnd: num
     const blockEnd = Math.min(blockStart + blocksize, header.nbytes);
     if (blockStart >= byteStart && blockEnd <= byteEnd) {
       scratch ??= needsScratch(header) ? new Uint8Array(blocksize) : undefined;
-      decodeBlock(chunk, p, j, out.subarray(blockStart - byteStart, blockEnd - byteStart), scratch, path);
+      decodeBlock(chunk, p, j, out.subarray(blockStart - byteStart, blockEnd - byteStart), scratch, path, k);
     } else {
       blockBuf ??= new Uint8Array(blocksize);
       scratch ??= needsScratch(header) ? new Uint8Array(blocksize) : undefined;
-      decodeBlock(chunk, p, j, blockBuf.subarray(0, blockEnd - blockStart), scratch, path);
+      decodeBlock(chunk, p, j, blockBuf.subarray(0, blockEnd - blockStart), scratch, path, k);
       const from = Math.max(byteStart, blockStart);
       const to = Math.min(byteEnd, blockEnd);
       out.set(blockBuf.subarray(from - blockStart, to - blockStart), from - byteStart);

@@ -14,4 +14,9 @@
  */
 export { decompress, decompressInto, decompressRange, getitem } from "./decompress.js";
 export type { DecompressOptions } from "./decompress.js";
+export { getDecodeBackend, initBlosc, setDecodeBackend } from "./decompress.js";
+export type { DecodeBackend } from "./decompress.js";
 export { readChunkHeader } from "@fmt/header";
+export { compress, computeBlocksize, getCodecBackend, initCompression, setCodecBackend, splitsBlocks } from "./compress.js";
+export type { CodecBackend, CompressOptions } from "./compress.js";
+export { initZstd, isZstdReady } from "./zstd-encode.js";

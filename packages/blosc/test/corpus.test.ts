@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readBlpkV1Header, readChunkHeader, BLPK_V1_HEADER_SIZE } from "@fmt/header";
 import { decompress } from "../src/index.js";
+import { BACKENDS, useBackend } from "./backends.js";
 
 const ROOT = fileURLToPath(new URL("../../../conformance/corpus/v1/bcolz-real/", import.meta.url));
 interface Case { name: string; kind: string; rootdir: string; len: number; chunklen?: number; nchunks_full?: number; leftover_rows?: number; data_files?: string[] }
@@ -21,7 +22,8 @@ function blpFiles(dir: string): string[] {
   return out;
 }
 
-describe("real bcolz corpus", () => {
+describe.each(BACKENDS)("real bcolz corpus (%s backend)", (backend) => {
+  useBackend(backend);
   const files = manifest.cases.flatMap((c) => blpFiles(join(ROOT, c.name, c.rootdir)));
 
   it(`decompresses all ${files.length} chunk files`, () => {

@@ -9,6 +9,7 @@ import { BcolzError, FormatError, isBcolzError } from "@fmt/errors";
 import { BLOSC_MAX_BUFFERSIZE } from "@fmt/header";
 import { decompress, decompressRange, getitem } from "../src/index.js";
 import { runOracle, sampleCases } from "./cblosc.js";
+import { BACKENDS, useBackend } from "./backends.js";
 
 const SEED = Number(process.env.BLOSC_FUZZ_SEED ?? Date.now() % 2 ** 31);
 // Debug aid: BLOSC_FUZZ_TRACE=<file> writes each input there before decoding it, so the input of
@@ -34,11 +35,13 @@ export function decodeOutcome(chunk: Uint8Array, f: (c: Uint8Array) => Uint8Arra
 const setI32 = (b: Uint8Array, at: number, v: number): void => new DataView(b.buffer, b.byteOffset).setInt32(at, v | 0, true);
 const getI32 = (b: Uint8Array, at: number): number => new DataView(b.buffer, b.byteOffset).getInt32(at, true);
 
-describe("corrupted chunks", () => {
-  const cases = sampleCases(90, SEED, 40_000).map((c) => ({ ...c, clevel: Math.max(1, c.clevel), size: Math.max(200, c.size) }));
-  const { results } = runOracle(cases);
-  const chunks = results.map((r) => r.chunk);
-  const compressed = chunks.filter((c) => (c[2]! & 2) === 0);
+const cases = sampleCases(90, SEED, 40_000).map((c) => ({ ...c, clevel: Math.max(1, c.clevel), size: Math.max(200, c.size) }));
+const { results } = runOracle(cases);
+const chunks = results.map((r) => r.chunk);
+const compressed = chunks.filter((c) => (c[2]! & 2) === 0);
+
+describe.each(BACKENDS)("corrupted chunks (%s backend)", (backend) => {
+  useBackend(backend);
 
   it("has compressed (non-memcpyed) chunks to mutate", () => {
     expect(compressed.length).toBeGreaterThan(30);

@@ -4,11 +4,13 @@ import fc from "fast-check";
 import { decompress, decompressRange, getitem } from "../src/index.js";
 import { unshuffle, shuffle } from "../src/shuffle.js";
 import { bitunshuffle, bitshuffle } from "../src/bitshuffle.js";
+import { BACKENDS, useBackend } from "./backends.js";
 
 const hex = (s: string): Uint8Array => Uint8Array.from(s.replace(/\s+/g, "").match(/../g)!.map((h) => parseInt(h, 16)));
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 
-describe("format-facts 1.15 worked examples", () => {
+describe.each(BACKENDS)("format-facts 1.15 worked examples (%s backend)", (backend) => {
+  useBackend(backend);
   it("A: memcpyed chunk of int32 1..8 (not unshuffled)", () => {
     const chunk = hex(`02011304 20000000 20000000 30000000
       01000000 02000000 03000000 04000000 05000000 06000000 07000000 08000000`);

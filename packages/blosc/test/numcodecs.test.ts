@@ -5,6 +5,7 @@ import fc from "fast-check";
 import { Blosc } from "numcodecs";
 import { readChunkHeader } from "@fmt/header";
 import { decompress, getitem } from "../src/index.js";
+import { BACKENDS, useBackend } from "./backends.js";
 
 const CNAMES = ["blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"] as const;
 
@@ -29,7 +30,8 @@ const dataArb = fc.oneof(
   }),
 );
 
-describe("decoding chunks from numcodecs' WebAssembly c-blosc", () => {
+describe.each(BACKENDS)("decoding chunks from numcodecs' WebAssembly c-blosc (%s backend)", (backend) => {
+  useBackend(backend);
   it("round-trips random data for every codec, filter and level (property)", async () => {
     let seenTypesize4 = 0;
     await fc.assert(

@@ -7,11 +7,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BcolzError } from "@fmt/errors";
 import { decompress, getitem } from "../src/index.js";
+import { BACKENDS, useBackend } from "./backends.js";
 
 const DIR = fileURLToPath(new URL("../../../conformance/corpus/regressions/blosc/", import.meta.url));
 const files = readdirSync(DIR).filter((f) => f.endsWith(".bin")).sort();
 
-describe("blosc regression inputs", () => {
+describe.each(BACKENDS)("blosc regression inputs (%s backend)", (backend) => {
+  useBackend(backend);
   it("the folder holds regression inputs", () => {
     expect(files.length).toBeGreaterThan(0);
   });

@@ -56,9 +56,11 @@ INLINE void store_u64(u8 *p, u64 v) { __builtin_memcpy(p, &v, 8); }
 /* shuffle.c */
 void fmt_shuffle(u32 typesize, u32 size, const u8 *src, u8 *dst);
 void fmt_unshuffle(u32 typesize, u32 size, const u8 *src, u8 *dst);
+int fmt_unshuffle_planes(u32 typesize, u32 n, const u8 *const *planes, u8 *dst);
 /* bitshuffle.c: tmp must hold `size` bytes */
 void fmt_bitshuffle(u32 typesize, u32 size, const u8 *src, u8 *dst, u8 *tmp);
 void fmt_bitunshuffle(u32 typesize, u32 size, const u8 *src, u8 *dst, u8 *tmp);
+void fmt_bitunshuffle_planes(u32 typesize, u32 n, const u8 *const *planes, u8 *dst, u8 *tmp);
 /* lz4.c */
 i32 fmt_lz4_decode(const u8 *src, u32 srclen, u8 *dst, u32 dstcap);
 u32 fmt_lz4_encode(const u8 *src, u32 srclen, u8 *dst, u32 dstcap, u32 acceleration);

@@ -76,11 +76,27 @@ INLINE void copy_match(u8 *op, u32 dist, u32 len, const u8 *oend) {
     }
     return;
   }
-  if (dist >= len) {
-    __builtin_memcpy(op, m, len);
-    return;
+  /*
+   * Near the end of the destination (typically a match that fills a split up to its last byte):
+   * whole vectors while 16 bytes of the copy remain, then at most 15 single bytes.
+   */
+  u8 *e = op + len;
+  if (len >= 16) {
+    if (dist >= 16) {
+      do {
+        wasm_v128_store(op, wasm_v128_load(op - dist));
+        op += 16;
+      } while ((u32)(e - op) >= 16);
+    } else {
+      v128_t pattern = wasm_i8x16_swizzle(wasm_v128_load(m), wasm_v128_load(PATTERN_INDEX[dist]));
+      u32 step = PATTERN_STEP[dist];
+      do {
+        wasm_v128_store(op, pattern);
+        op += step;
+      } while ((u32)(e - op) >= 16);
+    }
   }
-  for (u32 i = 0; i < len; i++) op[i] = m[i];
+  for (; op < e; op++) *op = *(op - dist);
 }
 
 #endif

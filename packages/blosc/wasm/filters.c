@@ -87,6 +87,35 @@ INLINE void unshuffle_simd(u32 T, u32 n, const u8 *src, u8 *dst) {
   unshuffle_scalar(T, n, groups * 16, src, dst);
 }
 
+/* Like unshuffle_simd, but byte plane k is read from planes[k] (n bytes each). */
+INLINE void unshuffle_planes_simd(u32 T, u32 n, const u8 *const *planes, u8 *dst) {
+  u32 groups = n / 16;
+  for (u32 g = 0; g < groups; g++) {
+    v128_t v[16];
+    for (u32 k = 0; k < T; k++) v[k] = wasm_v128_load(planes[k] + 16 * g);
+    rotate_to_elements(v, T);
+    u8 *out = dst + (size_t)g * 16 * T;
+    for (u32 k = 0; k < T; k++) wasm_v128_store(out + 16 * k, v[k]);
+  }
+  for (u32 k = 0; k < T; k++)
+    for (u32 i = groups * 16; i < n; i++) dst[(size_t)i * T + k] = planes[k][i];
+}
+
+/*
+ * Unshuffle n elements of T bytes whose byte planes lie in separate places (a split block whose raw
+ * streams are read in place instead of being copied next to the decoded ones first).
+ * Returns 0 when T has no SIMD kernel (the caller then gathers the planes and uses fmt_unshuffle).
+ */
+int fmt_unshuffle_planes(u32 T, u32 n, const u8 *const *planes, u8 *dst) {
+  switch (T) {
+    case 2: unshuffle_planes_simd(2, n, planes, dst); return 1;
+    case 4: unshuffle_planes_simd(4, n, planes, dst); return 1;
+    case 8: unshuffle_planes_simd(8, n, planes, dst); return 1;
+    case 16: unshuffle_planes_simd(16, n, planes, dst); return 1;
+    default: return 0;
+  }
+}
+
 void fmt_shuffle(u32 T, u32 size, const u8 *src, u8 *dst) {
   u32 n = T ? size / T : 0;
   if (T <= 1 || n == 0) {
@@ -177,6 +206,15 @@ static void rows_to_bits(const u8 *in, u8 *out, u32 n) {
     for (u32 b = 0; b < 8; b++) x |= (u64)in[(size_t)b * stride + g] << (8 * b);
     store_u64(out + 8 * (size_t)g, transpose_bits(x));
   }
+}
+
+/*
+ * Bit-unshuffle n elements of T bytes (n % 8 == 0, T >= 2) whose T bit-transposed planes lie in
+ * separate places; tmp holds n * T bytes.
+ */
+void fmt_bitunshuffle_planes(u32 T, u32 n, const u8 *const *planes, u8 *dst, u8 *tmp) {
+  for (u32 j = 0; j < T; j++) rows_to_bits(planes[j], tmp + (size_t)j * n, n);
+  fmt_unshuffle(T, n * T, tmp, dst);
 }
 
 void fmt_bitshuffle(u32 T, u32 size, const u8 *src, u8 *dst, u8 *tmp) {

@@ -38,6 +38,15 @@ i32 decode_block(const u8 *src, u32 srclen, u32 bstart, u32 bsize, u32 typesize,
   u32 neblock = bsize / nsplits;
   int filtered = filter_active(filter, typesize, bsize);
   u8 *target = filtered ? scratch : dst;
+  /*
+   * A shuffled block split into one stream per byte plane: raw planes are read in place by the
+   * unfilter instead of being copied into scratch first. (Bit shuffle transposes each plane on its
+   * own only when the element count is a multiple of 8; otherwise the block is stored as is.)
+   */
+  int in_place = filtered && nsplits == typesize && nsplits > 1 &&
+                 (filter == FILTER_SHUFFLE ? (typesize == 2 || typesize == 4 || typesize == 8 || typesize == 16)
+                                           : neblock % 8 == 0);
+  const u8 *planes[16];
   u32 pos = bstart;
   for (u32 s = 0; s < nsplits; s++) {
     if (pos > srclen || srclen - pos < 4) return ERR_SRC_TRUNCATED;
@@ -47,7 +56,8 @@ i32 decode_block(const u8 *src, u32 srclen, u32 bstart, u32 bsize, u32 typesize,
     if (csize > srclen - pos) return ERR_SRC_TRUNCATED;
     u8 *out = target + (size_t)s * neblock;
     if (csize == neblock) {
-      __builtin_memcpy(out, src + pos, neblock);
+      if (in_place) planes[s] = src + pos;
+      else __builtin_memcpy(out, src + pos, neblock);
     } else {
       i32 got;
       if (codec == CODEC_BLOSCLZ) got = fmt_blosclz_decode(src + pos, csize, out, neblock);
@@ -55,10 +65,14 @@ i32 decode_block(const u8 *src, u32 srclen, u32 bstart, u32 bsize, u32 typesize,
       else return ERR_CODEC;
       if (got < 0) return got;
       if ((u32)got != neblock) return ERR_SIZE_MISMATCH;
+      if (in_place) planes[s] = out;
     }
     pos += csize;
   }
-  if (filtered) {
+  if (in_place) {
+    if (filter == FILTER_SHUFFLE) fmt_unshuffle_planes(typesize, neblock, planes, dst);
+    else fmt_bitunshuffle_planes(typesize, neblock, planes, dst, scratch + bsize);
+  } else if (filtered) {
     if (filter == FILTER_SHUFFLE) fmt_unshuffle(typesize, bsize, scratch, dst);
     else fmt_bitunshuffle(typesize, bsize, scratch, dst, scratch + bsize);
   }

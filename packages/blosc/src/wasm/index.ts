@@ -88,6 +88,10 @@ export interface DecodeChunkOptions {
   endBlock?: number;
   /** File or key named in errors. */
   path?: string;
+  /** Bytes of the decoded blocks to skip before copying out (default 0). */
+  skip?: number;
+  /** Bytes to copy out after `skip` (default: the rest of the decoded blocks). */
+  length?: number;
 }
 
 const CODEC_NUMBERS: Record<WasmCodecName, number> = { blosclz: 0, lz4: 1, lz4hc: 8 };
@@ -388,11 +392,10 @@ export class WasmKernels {
   decodeChunk(chunk: Uint8Array, options: DecodeChunkOptions = {}): Uint8Array | undefined {
     const { path } = options;
     if (chunk.length < 16) throw new FormatError("TRUNCATED", "chunk is shorter than its header", { path, field: "blosc.header", expected: 16, actual: chunk.length });
-    const view = new DataView(chunk.buffer, chunk.byteOffset, 16);
-    const flags = chunk[2] ?? 0;
-    const nbytes = view.getInt32(4, true);
-    const blocksize = view.getInt32(8, true);
-    const cbytes = view.getInt32(12, true);
+    const flags = chunk[2]!;
+    const nbytes = readI32(chunk, 4);
+    const blocksize = readI32(chunk, 8);
+    const cbytes = readI32(chunk, 12);
     if (nbytes === 0) return options.out ? options.out.subarray(0, 0) : new Uint8Array(0);
     if (nbytes < 0 || blocksize <= 0 || cbytes < 16) {
       throw new FormatError("BAD_HEADER", "negative or zero size in chunk header", { path, field: "blosc.header", actual: { nbytes, blocksize, cbytes } });
@@ -406,17 +409,32 @@ export class WasmKernels {
       throw new UsageError("OUT_OF_RANGE", "block range outside the chunk", { path, field: "blocks", expected: `0..${nblocks}`, actual: [first, end] });
     }
     const length = Math.min(end * blocksize, nbytes) - first * blocksize;
-    const dest = options.out ?? new Uint8Array(length);
-    if (dest.length < length) throw new UsageError("INVALID_ARGUMENT", "output buffer is too small", { path, field: "out.length", expected: length, actual: dest.length });
+    const skip = options.skip ?? 0;
+    const want = options.length ?? length - skip;
+    if (!Number.isInteger(skip) || !Number.isInteger(want) || skip < 0 || want < 0 || skip + want > length) {
+      throw new UsageError("OUT_OF_RANGE", "byte window outside the decoded blocks", { path, field: "skip", expected: `0..${length}`, actual: [skip, want] });
+    }
+    const dest = options.out ?? new Uint8Array(want);
+    if (dest.length < want) throw new UsageError("INVALID_ARGUMENT", "output buffer is too small", { path, field: "out.length", expected: want, actual: dest.length });
     const srclen = Math.min(chunk.length, cbytes);
-    const scratch = memcpyed ? 0 : 2 * Math.min(blocksize, nbytes);
-    const [ps = 0, pd = 0, pscratch = 0] = this.#reserve(srclen, length, scratch);
-    this.#heap.set(chunk.subarray(0, srclen), ps);
-    const r = this.#exports.decode_chunk(ps, srclen, first, end, pd, length, pscratch);
+    const ex = this.#exports;
+    // One arena layout per call: input, decoded blocks, then two blocks of scratch.
+    ex.reset();
+    const ps = ex.alloc(srclen);
+    const pd = ps === 0 ? 0 : ex.alloc(length);
+    const pscratch = pd === 0 || memcpyed ? pd : ex.alloc(2 * Math.min(blocksize, nbytes));
+    if (pscratch === 0) {
+      throw new FormatError("SIZE_LIMIT", "WebAssembly memory cannot grow to hold the chunk", { path, field: "wasm.memory", actual: srclen + 3 * length });
+    }
+    let heap = this.#heap;
+    if (heap.buffer !== ex.memory.buffer) heap = this.#heap = new Uint8Array(ex.memory.buffer);
+    heap.set(srclen === chunk.length ? chunk : chunk.subarray(0, srclen), ps);
+    const r = ex.decode_chunk(ps, srclen, first, end, pd, length, pscratch);
     if (r === ERR_CODEC) return undefined;
     if (r < 0) throw kernelError(r, "blosc.stream", path);
-    dest.set(this.#heap.subarray(pd, pd + r));
-    return dest.length === r ? dest : dest.subarray(0, r);
+    if (r !== length) throw new FormatError("CORRUPT_STREAM", "chunk decodes to the wrong length", { path, field: "blosc.nbytes", expected: length, actual: r });
+    dest.set(heap.subarray(pd + skip, pd + skip + want));
+    return dest.length === want ? dest : dest.subarray(0, want);
   }
 
   /**
@@ -445,6 +463,10 @@ export class WasmKernels {
     if (r < 0) throw new UsageError("INVALID_ARGUMENT", "block could not be encoded", { field: "block", actual: r });
     return this.#heap.slice(pd, pd + r);
   }
+}
+
+function readI32(bytes: Uint8Array, at: number): number {
+  return bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
 }
 
 /** Worst-case stream size for n input bytes (BloscLZ: one control byte per 32 literals). */

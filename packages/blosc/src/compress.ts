@@ -1,0 +1,407 @@
+/**
+ * Blosc 1.x chunk writer that mirrors c-blosc 1.21's choices: the same block size
+ * (compute_blocksize), the same flags byte (shuffle bit, dont-split bit and codec bits even on
+ * memcpyed chunks), the forward-compatible split rule, per-stream raw storage, and the memcpy
+ * fallback when a chunk would not fit in `nbytes + 16` bytes. Chunks decode with every c-blosc
+ * from 1.14 on (format-facts 1.14).
+ *
+ * Stream codecs run in WebAssembly when the SIMD kernels load (blosclz, lz4, lz4hc and both
+ * shuffles) and in TypeScript otherwise; zlib uses fflate and zstd the official library compiled
+ * to WebAssembly (see {@link initZstd}).
+ *
+ * @example
+ * ```ts
+ * import { compress, decompress } from "@fmt/blosc";
+ * const data = new Uint8Array(new Float64Array(100_000).map((_, i) => Math.sin(i)).buffer);
+ * const chunk = compress(data, { typesize: 8, clevel: 5, shuffle: 1, cname: "lz4" });
+ * decompress(chunk); // equal to data
+ * ```
+ * @module
+ */
+import { UsageError } from "@fmt/errors";
+import {
+  BLOSC_HEADER_SIZE,
+  BLOSC_MAX_BLOCKSIZE,
+  BLOSC_MAX_BUFFERSIZE,
+  BLOSC_MAX_TYPESIZE,
+  BLOSC_VERSION_FORMAT,
+  BLOSC_VERSION_LZ,
+  MAX_SPLITS,
+  MIN_BUFFERSIZE,
+  chunkFlags,
+  writeChunkHeader,
+  type CodecName,
+} from "@fmt/header";
+import { zlibSync } from "fflate";
+import { encodeBlosclz } from "./codecs/blosclz.js";
+import { encodeLz4, encodeLz4hc } from "./codecs/lz4.js";
+import { encodeSnappy } from "./codecs/snappy.js";
+import { bitshuffleBlock, shuffleBlock } from "./shuffle-forward.js";
+import { initWasmKernels, loadWasmKernels, type WasmKernels } from "./wasm/index.js";
+import { encodeZstd, initZstd, isZstdReady, zstdLevelFor } from "./zstd-encode.js";
+
+/**
+ * Compression parameters, as in bcolz's `cparams` plus an optional forced block size.
+ *
+ * @example
+ * ```ts
+ * const options: CompressOptions = { typesize: 8, clevel: 5, shuffle: 1, cname: "lz4" };
+ * ```
+ */
+export interface CompressOptions {
+  /** Element size for the shuffle filters and the split rule; values above 255 are stored as 1. */
+  typesize: number;
+  /** 0 (store uncompressed) to 9. */
+  clevel: number;
+  /** 0 none, 1 byte shuffle, 2 bit shuffle. */
+  shuffle: 0 | 1 | 2;
+  /** Stream codec. `"zstd"` needs {@link initZstd} first. */
+  cname: CodecName;
+  /**
+   * Forced block size in bytes (like `blosc_set_blocksize`); 0 or absent chooses it the way
+   * c-blosc 1.21 does. c-blosc also applies its minimum of 128 bytes and its enlargement for
+   * splitting codecs to a forced size, and so does this function.
+   */
+  blocksize?: number | undefined;
+}
+
+/**
+ * Which implementation runs the shuffles and the blosclz/lz4/lz4hc encoders: `"wasm"` the
+ * WebAssembly SIMD kernels for all of them (an error where they cannot load), `"js"` TypeScript
+ * only, `"auto"` (the default) the kernels for the shuffles and blosclz, TypeScript for lz4 and
+ * lz4hc (closer to real LZ4's ratios), and TypeScript throughout where the kernels cannot load.
+ * All produce chunks that decode to the same bytes; the compressed bytes may differ.
+ *
+ * @example
+ * ```ts
+ * const backend: CodecBackend = "js";
+ * ```
+ */
+export type CodecBackend = "wasm" | "js" | "auto";
+
+const CODEC_NAMES: readonly CodecName[] = ["blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"];
+/** Codecs c-blosc gives twice the base block size ("high compression ratio" codecs). */
+const HIGH_RATIO_CODECS: ReadonlySet<CodecName> = new Set<CodecName>(["lz4hc", "zlib", "zstd"]);
+/**
+ * Codecs whose WebAssembly stream encoder `"auto"` uses. The WebAssembly lz4 and lz4hc encoders
+ * are faster but compress some unshuffled data much worse than real LZ4 (up to 1.6x larger on
+ * int32 0..99), while the TypeScript ones stay within 0.2% (lz4) / 1% (lz4hc); `"wasm"` uses all
+ * three, `"auto"` only blosclz until those encoders catch up.
+ */
+const AUTO_WASM_CODECS: ReadonlySet<CodecName> = new Set<CodecName>(["blosclz"]);
+/** c-blosc's base block size (`L1`). */
+const L1 = 32 * 1024;
+
+let backend: CodecBackend = "auto";
+/** `null`: loading was tried and failed; retried only after {@link initCompression}. */
+let kernels: WasmKernels | null | undefined;
+
+function wasmKernels(): WasmKernels | undefined {
+  if (kernels === undefined) kernels = loadWasmKernels() ?? null;
+  return kernels ?? undefined;
+}
+
+/**
+ * Choose the backend of {@link compress} for the whole module (tests force each one).
+ *
+ * @param choice - `"wasm"`, `"js"` or `"auto"`.
+ * @throws UsageError INVALID_ARGUMENT for another value, or for `"wasm"` where the WebAssembly
+ *   kernels cannot load.
+ * @example
+ * ```ts
+ * setCodecBackend("js");
+ * const chunk = compress(data, { typesize: 4, clevel: 5, shuffle: 1, cname: "blosclz" });
+ * setCodecBackend("auto");
+ * ```
+ */
+export function setCodecBackend(choice: CodecBackend): void {
+  if (choice !== "wasm" && choice !== "js" && choice !== "auto") {
+    throw new UsageError("INVALID_ARGUMENT", "codec backend must be wasm, js or auto", { field: "backend", expected: "wasm | js | auto", actual: choice });
+  }
+  if (choice === "wasm" && wasmKernels() === undefined) {
+    throw new UsageError("INVALID_ARGUMENT", "WebAssembly SIMD kernels are not available here", { field: "backend", expected: "a runtime with WebAssembly SIMD", actual: choice });
+  }
+  backend = choice;
+}
+
+/**
+ * The backend {@link compress} uses now: `"wasm"` or `"js"` (never `"auto"`: that is resolved).
+ *
+ * @example
+ * ```ts
+ * getCodecBackend(); // "wasm" in Node 20
+ * ```
+ */
+export function getCodecBackend(): "wasm" | "js" {
+  if (backend === "js") return "js";
+  return wasmKernels() === undefined ? "js" : "wasm";
+}
+
+/**
+ * Prepare everything {@link compress} can use, for runtimes that refuse synchronous WebAssembly
+ * compilation of large modules (browser main threads): compiles the SIMD kernels asynchronously
+ * and loads the zstd encoder. In Node it is needed only for zstd.
+ *
+ * @example
+ * ```ts
+ * await initCompression();
+ * compress(data, { typesize: 8, clevel: 9, shuffle: 2, cname: "zstd" });
+ * ```
+ */
+export async function initCompression(): Promise<void> {
+  const [loaded] = await Promise.all([initWasmKernels(), initZstd()]);
+  if (loaded !== undefined) kernels = loaded;
+}
+
+/**
+ * Whether c-blosc 1.14–1.21 (forward-compatible split mode) splits the blocks of a chunk into
+ * `typesize` streams: codec not zstd, typesize ≤ 16 and at least 128 elements per block.
+ *
+ * @param cname - codec.
+ * @param typesize - element size as stored (after the >255 → 1 rule).
+ * @param blocksize - the chunk's block size.
+ * @example
+ * ```ts
+ * splitsBlocks("lz4", 8, 262144); // true
+ * splitsBlocks("zstd", 8, 262144); // false
+ * ```
+ */
+export function splitsBlocks(cname: CodecName, typesize: number, blocksize: number): boolean {
+  return cname !== "zstd" && typesize <= MAX_SPLITS && Math.floor(blocksize / typesize) >= MIN_BUFFERSIZE;
+}
+
+/**
+ * The block size c-blosc 1.21 picks (format-facts 1.9): from 32 KiB (64 KiB for lz4hc, zlib and
+ * zstd) scaled by clevel, or the forced size (at least 128); for splitting codecs at clevel > 0
+ * capped at 256 KiB, multiplied by typesize, raised to 64 KiB and capped at 1 MiB; then at most
+ * nbytes and rounded down to a multiple of typesize. `nbytes < typesize` gives 1.
+ *
+ * @param nbytes - uncompressed chunk size.
+ * @param options - typesize (requested; > 255 counts as 1), clevel, cname and optional forced blocksize.
+ * @throws UsageError INVALID_ARGUMENT for out-of-range parameters.
+ * @example
+ * ```ts
+ * computeBlocksize(1 << 20, { typesize: 8, clevel: 5, cname: "lz4" }); // 1048576
+ * computeBlocksize(1 << 20, { typesize: 4, clevel: 5, cname: "zstd" }); // 262144
+ * ```
+ */
+export function computeBlocksize(nbytes: number, options: Pick<CompressOptions, "typesize" | "clevel" | "cname" | "blocksize">): number {
+  checkOptions(options);
+  if (!Number.isInteger(nbytes) || nbytes < 0 || nbytes > BLOSC_MAX_BUFFERSIZE) {
+    throw new UsageError("SIZE_LIMIT", "nbytes must be an integer in 0..2147483631", { field: "nbytes", expected: `0..${BLOSC_MAX_BUFFERSIZE}`, actual: nbytes });
+  }
+  return blocksizeFor(nbytes, storedTypesize(options.typesize), options.clevel, options.cname, options.blocksize ?? 0);
+}
+
+function storedTypesize(typesize: number): number {
+  return typesize > BLOSC_MAX_TYPESIZE ? 1 : typesize;
+}
+
+function blocksizeFor(nbytes: number, typesize: number, clevel: number, cname: CodecName, forced: number): number {
+  if (nbytes < typesize) return 1;
+  let blocksize = nbytes;
+  if (forced > 0) {
+    blocksize = Math.min(Math.max(forced, MIN_BUFFERSIZE), BLOSC_MAX_BLOCKSIZE);
+  } else if (nbytes >= L1) {
+    blocksize = HIGH_RATIO_CODECS.has(cname) ? 2 * L1 : L1;
+    if (clevel === 0) blocksize /= 4;
+    else if (clevel === 1) blocksize /= 2;
+    else if (clevel === 3) blocksize *= 2;
+    else if (clevel === 4 || clevel === 5) blocksize *= 4;
+    else if (clevel >= 6 && clevel <= 8) blocksize *= 8;
+    else if (clevel === 9) blocksize *= HIGH_RATIO_CODECS.has(cname) ? 16 : 8;
+  }
+  if (clevel > 0 && splitsBlocks(cname, typesize, blocksize)) {
+    blocksize = Math.min(blocksize, 1 << 18) * typesize;
+    blocksize = Math.min(Math.max(blocksize, 1 << 16), 1 << 20);
+  }
+  if (blocksize > nbytes) blocksize = nbytes;
+  if (blocksize > typesize) blocksize = Math.floor(blocksize / typesize) * typesize;
+  return blocksize;
+}
+
+function checkOptions(options: Pick<CompressOptions, "typesize" | "clevel" | "cname" | "blocksize"> & { shuffle?: unknown }): void {
+  if (typeof options !== "object" || options === null) {
+    throw new UsageError("INVALID_ARGUMENT", "compression options are required", { field: "cparams", expected: "{typesize, clevel, shuffle, cname}", actual: options });
+  }
+  const { typesize, clevel, cname, blocksize } = options;
+  if (!Number.isInteger(typesize) || typesize < 1 || typesize > BLOSC_MAX_BUFFERSIZE) {
+    throw new UsageError("INVALID_ARGUMENT", "typesize must be a positive integer", { field: "cparams.typesize", expected: ">= 1", actual: typesize });
+  }
+  if (!Number.isInteger(clevel) || clevel < 0 || clevel > 9) {
+    throw new UsageError("INVALID_ARGUMENT", "clevel must be an integer from 0 to 9", { field: "cparams.clevel", expected: "0..9", actual: clevel });
+  }
+  if (!CODEC_NAMES.includes(cname)) {
+    throw new UsageError("INVALID_ARGUMENT", "unknown compressor name", { field: "cparams.cname", expected: CODEC_NAMES.join(", "), actual: cname });
+  }
+  if (blocksize !== undefined && (!Number.isInteger(blocksize) || blocksize < 0)) {
+    throw new UsageError("INVALID_ARGUMENT", "blocksize must be a non-negative integer (0 = automatic)", { field: "cparams.blocksize", expected: ">= 0", actual: blocksize });
+  }
+}
+
+/**
+ * Compress `data` into one Blosc 1.x chunk (16-byte header + body) exactly as c-blosc 1.21 lays
+ * it out: block size, flags, split decision, raw streams and memcpy fallback all follow c-blosc,
+ * so the header matches the one c-blosc would write except `cbytes` (codec output differs). The
+ * chunk is never longer than `data.length + 16`. Empty input, `clevel` 0 and inputs shorter than
+ * 128 bytes give a memcpyed chunk.
+ *
+ * @param data - the bytes to compress (at most 2,147,483,631).
+ * @param options - {@link CompressOptions}.
+ * @returns a new array holding exactly the chunk (`cbytes` bytes).
+ * @throws UsageError INVALID_ARGUMENT for bad options or zstd before {@link initZstd};
+ *   UsageError SIZE_LIMIT for oversized input.
+ * @example
+ * ```ts
+ * const ints = new Int32Array(65536).map((_, i) => i);
+ * const chunk = compress(new Uint8Array(ints.buffer), { typesize: 4, clevel: 5, shuffle: 1, cname: "lz4" });
+ * chunk[2]; // 0x21: shuffle, split allowed, lz4
+ * ```
+ */
+export function compress(data: Uint8Array, options: CompressOptions): Uint8Array {
+  if (!(data instanceof Uint8Array)) {
+    throw new UsageError("INVALID_ARGUMENT", "data must be a Uint8Array", { field: "data", expected: "Uint8Array", actual: typeof data });
+  }
+  checkOptions(options);
+  const { clevel, cname, shuffle } = options;
+  if (shuffle !== 0 && shuffle !== 1 && shuffle !== 2) {
+    throw new UsageError("INVALID_ARGUMENT", "shuffle must be 0, 1 or 2", { field: "cparams.shuffle", expected: "0, 1 or 2", actual: shuffle });
+  }
+  const nbytes = data.length;
+  if (nbytes > BLOSC_MAX_BUFFERSIZE) {
+    throw new UsageError("SIZE_LIMIT", "a Blosc chunk holds at most 2147483631 bytes", { field: "nbytes", expected: `<= ${BLOSC_MAX_BUFFERSIZE}`, actual: nbytes });
+  }
+  if (cname === "zstd" && !isZstdReady()) encodeZstd(data, 1); // throws the "call initZstd" error
+  const typesize = storedTypesize(options.typesize);
+  const blocksize = blocksizeFor(nbytes, typesize, clevel, cname, options.blocksize ?? 0);
+  const dontSplit = !splitsBlocks(cname, typesize, blocksize);
+  const flags = chunkFlags({ shuffle, memcpyed: false, dontSplit, codec: cname });
+  const header = { version: BLOSC_VERSION_FORMAT, versionlz: BLOSC_VERSION_LZ, typesize, nbytes, blocksize };
+  if (clevel > 0 && nbytes >= MIN_BUFFERSIZE) {
+    const job: BlockJob = { data, typesize, blocksize, clevel, cname, shuffle, dontSplit };
+    const wasm = getCodecBackend() === "wasm" ? wasmKernels() : undefined;
+    const wasmCodec = wasm !== undefined && (cname === "blosclz" || cname === "lz4" || cname === "lz4hc") && (backend === "wasm" || AUTO_WASM_CODECS.has(cname));
+    const chunk = compressBlocks(job, wasm, wasmCodec);
+    if (chunk !== undefined) {
+      writeChunkHeader({ ...header, flags, cbytes: chunk.length }, chunk);
+      return chunk;
+    }
+  }
+  const chunk = new Uint8Array(nbytes + BLOSC_HEADER_SIZE);
+  writeChunkHeader({ ...header, flags: flags | 0x02, cbytes: chunk.length }, chunk);
+  chunk.set(data, BLOSC_HEADER_SIZE);
+  return chunk;
+}
+
+interface BlockJob {
+  data: Uint8Array;
+  typesize: number;
+  blocksize: number;
+  clevel: number;
+  cname: CodecName;
+  shuffle: 0 | 1 | 2;
+  dontSplit: boolean;
+}
+
+function writeI32(out: Uint8Array, offset: number, value: number): void {
+  out[offset] = value;
+  out[offset + 1] = value >>> 8;
+  out[offset + 2] = value >>> 16;
+  out[offset + 3] = value >>> 24;
+}
+
+/**
+ * The body of a compressed chunk (header bytes left for the caller), or undefined when it does not
+ * fit in `nbytes + 16` bytes — c-blosc then writes a memcpyed chunk.
+ */
+function compressBlocks(job: BlockJob, wasm: WasmKernels | undefined, wasmCodec: boolean): Uint8Array | undefined {
+  const { data, typesize, blocksize, clevel, cname, shuffle, dontSplit } = job;
+  const nbytes = data.length;
+  const maxbytes = nbytes + BLOSC_HEADER_SIZE;
+  const leftover = nbytes % blocksize;
+  const nblocks = Math.floor(nbytes / blocksize) + (leftover > 0 ? 1 : 0);
+  let ntbytes = BLOSC_HEADER_SIZE + 4 * nblocks;
+  if (ntbytes > maxbytes) return undefined;
+  const out = new Uint8Array(maxbytes);
+  const scratch = shuffle !== 0 && !wasmCodec ? new Uint8Array(Math.min(blocksize, nbytes)) : undefined;
+  for (let j = 0; j < nblocks; j++) {
+    const isLeftover = j === nblocks - 1 && leftover > 0;
+    const bsize = isLeftover ? leftover : blocksize;
+    const block = data.subarray(j * blocksize, j * blocksize + bsize);
+    const nsplits = !dontSplit && !isLeftover ? typesize : 1;
+    writeI32(out, BLOSC_HEADER_SIZE + 4 * j, ntbytes);
+    if (wasmCodec && wasm !== undefined && cname !== "snappy" && cname !== "zlib" && cname !== "zstd") {
+      // One call filters, splits and encodes the block; non-snappy codecs never emit a stream
+      // longer than its split, so checking the total afterwards decides fit exactly as c-blosc's
+      // per-stream limits do.
+      const body = wasm.encodeBlock(block, { typesize, nsplits, codec: cname, shuffle, clevel });
+      if (ntbytes + body.length > maxbytes) return undefined;
+      out.set(body, ntbytes);
+      ntbytes += body.length;
+      continue;
+    }
+    const filtered = filterBlock(block, scratch, typesize, shuffle, wasm);
+    const neblock = Math.floor(bsize / nsplits);
+    for (let s = 0; s < nsplits; s++) {
+      ntbytes += 4;
+      // Snappy gets its worst-case bound, so its stream may be longer than the split.
+      let maxout = cname === "snappy" ? 32 + neblock + Math.floor(neblock / 6) : neblock;
+      if (ntbytes + maxout > maxbytes) {
+        maxout = maxbytes - ntbytes;
+        if (maxout <= 0) return undefined;
+      }
+      const src = filtered.subarray(s * neblock, (s + 1) * neblock);
+      let cbytes = encodeStream(cname, clevel, src, out.subarray(ntbytes, ntbytes + maxout));
+      if (cbytes === 0 || cbytes === neblock) {
+        if (ntbytes + neblock > maxbytes) return undefined;
+        out.set(src, ntbytes);
+        cbytes = neblock;
+      }
+      writeI32(out, ntbytes - 4, cbytes);
+      ntbytes += cbytes;
+    }
+  }
+  return out.slice(0, ntbytes);
+}
+
+function filterBlock(block: Uint8Array, scratch: Uint8Array | undefined, typesize: number, shuffle: 0 | 1 | 2, wasm: WasmKernels | undefined): Uint8Array {
+  if (scratch === undefined) return block;
+  const dst = scratch.subarray(0, block.length);
+  if (shuffle === 1 && typesize > 1) {
+    if (wasm !== undefined) wasm.shuffle(block, typesize, dst);
+    else shuffleBlock(block, dst, typesize);
+    return dst;
+  }
+  if (shuffle === 2 && block.length >= typesize) {
+    if (wasm !== undefined) wasm.bitshuffle(block, typesize, dst);
+    else bitshuffleBlock(block, dst, typesize);
+    return dst;
+  }
+  return block;
+}
+
+/** Encode one split into `dst` (sized to the allowed output); 0 when it does not fit. */
+function encodeStream(cname: CodecName, clevel: number, src: Uint8Array, dst: Uint8Array): number {
+  switch (cname) {
+    case "blosclz":
+      return encodeBlosclz(src, dst, clevel);
+    case "lz4":
+      return encodeLz4(src, dst, 10 - clevel);
+    case "lz4hc":
+      return encodeLz4hc(src, dst, clevel);
+    case "snappy":
+      // c-blosc's snappy wrapper fails (and the split is stored raw) whenever the room left is
+      // below Snappy's worst-case bound, whatever the actual output size would be.
+      return dst.length < 32 + src.length + Math.floor(src.length / 6) ? 0 : encodeSnappy(src, dst);
+    case "zlib":
+      return copyIfFits(zlibSync(src, { level: clevel as 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 }), dst);
+    case "zstd":
+      return copyIfFits(encodeZstd(src, zstdLevelFor(clevel)), dst);
+  }
+}
+
+function copyIfFits(stream: Uint8Array, dst: Uint8Array): number {
+  if (stream.length > dst.length) return 0;
+  dst.set(stream);
+  return stream.length;
+}

@@ -1,0 +1,79 @@
+"""Real c-blosc 1.21 (Debian libblosc1, the library under python3-blosc) as an oracle for the writer.
+
+Usage: /usr/bin/python3 compress-oracle.py jobs.json workdir
+
+jobs.json is {"jobs": [...]}; each job is one of
+  {"op": "compress", "id", "data": "<file in workdir>" | "zeros": n, "typesize", "clevel", "shuffle", "cname", "blocksize"}
+      -> {"id", "header": hex of the 16 header bytes, "cbytes"}
+  {"op": "decompress", "id", "chunk": "<file>", "expected": "<file>"}
+      -> {"id", "ok": bool, "error"?: str}
+The results are printed as one JSON object {"version", "results": [...]} on the last line.
+c-blosc is called through ctypes with the *_ctx entry points (no global state, no environment
+variables), because python-blosc refuses typesize > 255, which c-blosc itself accepts.
+"""
+import ctypes
+import json
+import os
+import sys
+
+import blosc  # noqa: F401  (asserts python3-blosc is installed over the same libblosc)
+
+lib = ctypes.CDLL("libblosc.so.1")
+lib.blosc_compress_ctx.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_size_t, ctypes.c_size_t,
+                                   ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
+                                   ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int]
+lib.blosc_decompress_ctx.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+lib.blosc_cbuffer_sizes.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t),
+                                    ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_size_t)]
+lib.blosc_get_version_string.restype = ctypes.c_char_p
+
+
+def read(workdir, name):
+    with open(os.path.join(workdir, name), "rb") as f:
+        return f.read()
+
+
+def do_compress(job, workdir):
+    data = bytes(job["zeros"]) if "zeros" in job else read(workdir, job["data"])
+    src = ctypes.create_string_buffer(data, len(data) + 1)
+    dest = ctypes.create_string_buffer(len(data) + 16)
+    n = lib.blosc_compress_ctx(job["clevel"], job["shuffle"], job["typesize"], len(data), src, dest,
+                               len(data) + 16, job["cname"].encode(), job.get("blocksize", 0), 1)
+    if n <= 0:
+        raise SystemExit(f"job {job['id']}: blosc_compress_ctx returned {n}")
+    return {"id": job["id"], "header": dest.raw[:16].hex(), "cbytes": n}
+
+
+def do_decompress(job, workdir):
+    chunk = read(workdir, job["chunk"])
+    expected = read(workdir, job["expected"])
+    nbytes, cbytes, blocksize = ctypes.c_size_t(), ctypes.c_size_t(), ctypes.c_size_t()
+    src = ctypes.create_string_buffer(chunk, len(chunk))
+    lib.blosc_cbuffer_sizes(src, ctypes.byref(nbytes), ctypes.byref(cbytes), ctypes.byref(blocksize))
+    if nbytes.value != len(expected) or cbytes.value != len(chunk):
+        return {"id": job["id"], "ok": False, "error": f"header sizes {nbytes.value}/{cbytes.value}"}
+    dest = ctypes.create_string_buffer(len(expected) + 1)
+    m = lib.blosc_decompress_ctx(src, dest, len(expected) + 1, 1)
+    if m != len(expected):
+        return {"id": job["id"], "ok": False, "error": f"blosc_decompress_ctx returned {m}"}
+    if dest.raw[:m] != expected:
+        return {"id": job["id"], "ok": False, "error": "decoded bytes differ"}
+    return {"id": job["id"], "ok": True}
+
+
+def main():
+    with open(sys.argv[1]) as f:
+        jobs = json.load(f)["jobs"]
+    workdir = sys.argv[2]
+    results = []
+    for job in jobs:
+        if job["op"] == "compress":
+            results.append(do_compress(job, workdir))
+        elif job["op"] == "decompress":
+            results.append(do_decompress(job, workdir))
+        else:
+            raise SystemExit(f"unknown op {job['op']}")
+    print(json.dumps({"version": lib.blosc_get_version_string().decode(), "results": results}))
+
+
+main()

@@ -1,0 +1,168 @@
+// The worker pool (@fmt/blosc/pool) against the single-threaded functions, on chunks written by
+// the real c-blosc 1.21: same bytes, same errors, and workers that end with close().
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { BcolzError, FormatError, UsageError } from "@fmt/errors";
+import * as api from "../src/index.js";
+import { decompress } from "../src/index.js";
+import { createBloscPool } from "../src/pool-node.js";
+import type { BloscPool } from "../src/pool-node.js";
+import { runOracle, sampleCases } from "./cblosc.js";
+import type { OracleCase } from "./cblosc.js";
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+const PKG = fileURLToPath(new URL("..", import.meta.url));
+const SEED = Number(process.env.BLOSC_POOL_SEED ?? Date.now() % 2 ** 31);
+
+// Workers run the built JavaScript (Node cannot execute the .ts sources), so build first.
+beforeAll(() => {
+  execFileSync("pnpm", ["exec", "tsc", "-b"], { cwd: PKG, stdio: "pipe" });
+});
+
+const large: OracleCase[] = (["lz4", "blosclz", "zstd", "zlib", "snappy"] as const).flatMap((cname, i) =>
+  ([0, 1, 2] as const).map((shuffle, k) => ({
+    id: 0, seed: 100 + 3 * i + k, size: 150_000 + 40_000 * k, typesize: k === 2 ? 4 : 8, data: "walk_f8" as const,
+    cname, shuffle, clevel: 5, blocksize: k === 1 ? 16_384 : 0, nthreads: 1,
+  })),
+);
+const cases = [...sampleCases(40, SEED, 300_000), ...large].map((c, id) => ({ ...c, id }));
+const { results } = runOracle(cases);
+const chunks = results.map((r) => r.chunk);
+
+// A chunk that passes every header check but whose first stream is corrupt.
+function corruptLargeChunk(): Uint8Array {
+  const r = results.find((x) => x.case.cname === "lz4" && x.data.length >= 100_000 && (x.chunk[2]! & 2) === 0)!;
+  for (let at = 200; at < r.chunk.length; at += 97) {
+    const bad = r.chunk.slice();
+    bad[at] = bad[at]! ^ 0xff;
+    bad[at + 1] = bad[at + 1]! ^ 0x5a;
+    try {
+      decompress(bad, { path: "col/data/__7.blp" });
+    } catch (e) {
+      if (e instanceof FormatError && e.code === "CORRUPT_STREAM") return bad;
+    }
+  }
+  throw new Error("no corrupting mutation found");
+}
+
+describe("createBloscPool (Node worker threads)", () => {
+  let pool: BloscPool;
+  beforeAll(() => {
+    pool = createBloscPool({ threads: 2 });
+  });
+  afterAll(async () => {
+    await pool.close();
+  });
+
+  it("has chunks large enough to go to the workers", () => {
+    expect(results.filter((r) => r.data.length >= 64 * 1024).length).toBeGreaterThanOrEqual(large.length);
+    expect(pool.threads).toBe(2);
+  });
+
+  it("decompressMany returns exactly what decompress returns, for every chunk", async () => {
+    const many = await pool.decompressMany(chunks);
+    expect(many.length).toBe(chunks.length);
+    many.forEach((bytes, i) => {
+      if (!sameBytes(bytes, results[i]!.data) || !sameBytes(bytes, decompress(chunks[i]!))) expect.fail(`chunk ${i} differs, case ${JSON.stringify(results[i]!.case)}`);
+    });
+  });
+
+  it("decompress and decompressInto agree with the original bytes; inputs are not detached", async () => {
+    const got = await Promise.all(chunks.map((c) => pool.decompress(c)));
+    got.forEach((bytes, i) => {
+      if (!sameBytes(bytes, results[i]!.data)) expect.fail(`decompress: chunk ${i} differs`);
+    });
+    for (const [i, c] of chunks.entries()) {
+      const out = new Uint8Array(results[i]!.data.length + 3).fill(0xee);
+      const n = await pool.decompressInto(c, out);
+      expect(n).toBe(results[i]!.data.length);
+      if (!sameBytes(out.subarray(0, n), results[i]!.data)) expect.fail(`decompressInto: chunk ${i} differs`);
+      expect([...out.subarray(n)]).toEqual([0xee, 0xee, 0xee]);
+    }
+    expect(chunks.every((c, i) => c.byteLength === results[i]!.chunk.byteLength && c.byteLength > 0)).toBe(true);
+  });
+
+  it("a worker's FormatError comes back as the same FormatError (code, path, field)", async () => {
+    const bad = corruptLargeChunk();
+    let direct: unknown;
+    try {
+      decompress(bad, { path: "col/data/__7.blp" });
+    } catch (e) {
+      direct = e;
+    }
+    const viaPool = await pool.decompress(bad, { path: "col/data/__7.blp" }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(direct).toBeInstanceOf(FormatError);
+    expect(viaPool).toBeInstanceOf(FormatError);
+    const a = direct as BcolzError;
+    const b = viaPool as BcolzError;
+    expect({ code: b.code, path: b.path, field: b.field, reason: b.reason, message: b.message }).toEqual({
+      code: a.code, path: a.path, field: a.field, reason: a.reason, message: a.message,
+    });
+    // the pool keeps working after a failed task
+    expect(sameBytes(await pool.decompress(chunks[0]!), results[0]!.data)).toBe(true);
+  });
+
+  it("bad calls are UsageErrors, and header errors are the same FormatErrors as decompress throws", async () => {
+    await expect(pool.decompress(new Uint8Array(5), { path: "p" })).rejects.toMatchObject({ name: "FormatError", code: "TRUNCATED", path: "p" });
+    await expect(pool.decompressInto(chunks[0]!, new Uint8Array(0))).rejects.toBeInstanceOf(UsageError);
+    expect(() => createBloscPool({ threads: 0 })).toThrow(UsageError);
+  });
+
+  it("offers compress exactly when the package has compress, with identical output", async () => {
+    const compress = (api as Record<string, unknown>)["compress"] as ((d: Uint8Array, o: object) => Uint8Array) | undefined;
+    expect(typeof pool.compress).toBe(typeof compress === "function" ? "function" : "undefined");
+    if (compress !== undefined && pool.compress !== undefined) {
+      const data = results.find((r) => r.data.length >= 100_000)!.data;
+      const options = { typesize: 8, clevel: 5, shuffle: 1, cname: "lz4" };
+      const viaPool = await pool.compress(data, options);
+      expect(sameBytes(viaPool, compress(data, options))).toBe(true);
+      expect(sameBytes(decompress(viaPool), data)).toBe(true);
+    }
+  });
+
+  it("after close(), calls still work, on the calling thread", async () => {
+    const p = createBloscPool({ threads: 1 });
+    expect(sameBytes(await p.decompress(chunks[0]!), results[0]!.data)).toBe(true);
+    await p.close();
+    const big = chunks.find((c, i) => results[i]!.data.length >= 64 * 1024)!;
+    expect(sameBytes(await p.decompress(big), decompress(big))).toBe(true);
+  });
+});
+
+describe("pool lifetime", () => {
+  const script = (closeIt: boolean): string => `
+    import { createBloscPool } from ${JSON.stringify(new URL("../dist/pool-node.js", import.meta.url).href)};
+    const pool = createBloscPool({ threads: 2 });
+    const { readFileSync } = await import("node:fs");
+    const chunk = new Uint8Array(readFileSync(process.argv[2]));
+    const out = await Promise.all([pool.decompress(chunk), pool.decompress(chunk), pool.decompress(chunk)]);
+    console.log(out.map((o) => o.length).join(","));
+    ${closeIt ? "await pool.close();" : ""}
+  `;
+  const big = results.find((r) => r.data.length >= 64 * 1024)!;
+
+  it.each([true, false])("the process exits once the work is done (close() called: %s)", (closeIt) => {
+    const dir = mkdtempSync(join(tmpdir(), "blosc-pool-"));
+    writeFileSync(join(dir, "chunk.bin"), big.chunk);
+    writeFileSync(join(dir, "main.mjs"), script(closeIt));
+    const r = spawnSync(process.execPath, [join(dir, "main.mjs"), join(dir, "chunk.bin")], {
+      encoding: "utf8", timeout: 20_000,
+    });
+    expect(r.error).toBeUndefined();
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe(Array(3).fill(big.data.length).join(","));
+  });
+});
