@@ -1,7 +1,7 @@
 // The ctable writer: files byte-compared with what real bcolz 1.2.1 wrote (corpus), values read
 // back, the all-or-nothing append with its journal, locks, name rules, and a fast-check command
 // model of append / addColumn / deleteColumn / renameColumn / reopen.
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { ConflictError, FormatError, UsageError } from "@fmt/errors";
 import { MemoryStore } from "@fmt/fs-adapters";
@@ -14,11 +14,6 @@ import type { CtableCase } from "./helpers.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
-vi.mock("@fmt/blosc", async (importOriginal) => {
-  const real = await importOriginal<Record<string, unknown>>();
-  const { memcpyCompress } = await import("./write-setup.js");
-  return { ...real, compress: real.compress ?? memcpyCompress };
-});
 
 const ctables = manifest.cases.filter((c): c is CtableCase => c.kind === "ctable");
 const byName = (name: string): CtableCase => ctables.find((c) => c.name === name)!;

@@ -1,13 +1,8 @@
 // CTable.where and CTable.iterBlocks({columns}) over the real bcolz ctables of the corpus: random
 // expressions are evaluated block by block and compared with the per-row reference evaluator run
 // on the values of expected/*.bin (written by Python bcolz, independent of this code).
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 
-vi.mock("@fmt/blosc", async (importOriginal) => {
-  const real = await importOriginal<Record<string, unknown>>();
-  const { memcpyCompress } = await import("./write-setup.js");
-  return { ...real, compress: real.compress ?? memcpyCompress };
-});
 import fc from "fast-check";
 import { UsageError } from "@fmt/errors";
 import { MemoryStore } from "@fmt/fs-adapters";
