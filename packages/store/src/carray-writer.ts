@@ -61,6 +61,20 @@ export async function readJournal(store: ReadableStore, key: string): Promise<Se
 }
 
 /**
+ * What an {@link AttrStore} needs from the dataset that owns it: a way to replace `__attrs__`.
+ * A carray's writer and a ctable both provide it.
+ *
+ * @example
+ * ```ts
+ * const writer: AttrsWriter = { writeAttrs: async (value) => store.put("__attrs__", encodeMetadata(serializeAttrs(value))) };
+ * ```
+ */
+export interface AttrsWriter {
+  /** Replace the attributes file with `value`, atomically. */
+  writeAttrs(value: JsonObject): Promise<void>;
+}
+
+/**
  * The user attributes of a carray (its `__attrs__` file). Reading works on every array;
  * `set`/`delete` rewrite `__attrs__` at once and need an array open for writing (else
  * `UsageError` `READ_ONLY`). `toJSON()`/`valueOf()` give a plain ordered object.
@@ -76,10 +90,10 @@ export async function readJournal(store: ReadableStore, key: string): Promise<Se
 export class AttrStore {
   #data: JsonObject;
   readonly #path: string;
-  readonly #writer: () => CarrayWriter | undefined;
+  readonly #writer: () => AttrsWriter | undefined;
 
   /** @internal */
-  constructor(initial: { [key: string]: JsonValue }, path: string, writer: () => CarrayWriter | undefined) {
+  constructor(initial: { [key: string]: JsonValue }, path: string, writer: () => AttrsWriter | undefined) {
     this.#data = initial as JsonObject;
     this.#path = path;
     this.#writer = writer;
@@ -176,7 +190,7 @@ export class AttrStore {
     return this.#data;
   }
 
-  #require(): CarrayWriter {
+  #require(): AttrsWriter {
     const writer = this.#writer();
     if (writer === undefined) throw new UsageError("READ_ONLY", "attributes of a read-only array cannot change", { path: this.#path, field: "mode", expected: "a", actual: "r" });
     return writer;

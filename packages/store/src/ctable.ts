@@ -9,7 +9,7 @@ import type { CarrayCreateOptions } from "./carray-create.js";
 import type { ArrayInput, ElementInput } from "./carray-encode.js";
 import { collectRows } from "./carray-input.js";
 import { AttrStore } from "./carray-writer.js";
-import type { CarrayWriter } from "./carray-writer.js";
+import type { AttrsWriter } from "./carray-writer.js";
 import { DatasetLock } from "./lock.js";
 import {
   APPEND_JOURNAL_FILE,
@@ -127,8 +127,8 @@ export class CTable {
     this.#columns = [...columns];
     this.#writer = writer;
     this.#options = options;
-    // The table's __attrs__ is written by the table, not by a carray writer; AttrStore only needs writeAttrs.
-    const attrsWriter = { writeAttrs: (value: JsonObject) => this.#writeAttrs(value) } as unknown as CarrayWriter;
+    // The table's __attrs__ is written by the table itself, not by a column's writer.
+    const attrsWriter: AttrsWriter = { writeAttrs: (value: JsonObject) => this.#writeAttrs(value) };
     this.attrs = new AttrStore(attrs, path, () => (this.#writer === undefined ? undefined : attrsWriter));
   }
 
