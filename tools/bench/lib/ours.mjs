@@ -18,6 +18,14 @@ export async function loadOurs() {
     return { loaded: false, error: firstLine(error), exportsList: [] };
   }
   const fn = (name) => (typeof mod[name] === "function" ? mod[name] : undefined);
+  // Initialise as an application would before writing (zstd's encoder loads asynchronously) and
+  // before decoding on a browser-like main thread; neither is timed.
+  try {
+    if (fn("initCompression")) await mod.initCompression();
+    if (fn("initBlosc")) await mod.initBlosc();
+  } catch (error) {
+    return { loaded: false, error: `initialisation failed: ${firstLine(error)}`, exportsList: Object.keys(mod).sort() };
+  }
   const ours = {
     loaded: true,
     exportsList: Object.keys(mod).sort(),
