@@ -4,7 +4,10 @@
  * `@fmt/blosc/pool`.
  *
  * Inputs are copied (never detached): the copy is transferred to a worker, the result transferred
- * back. Chunks that decode to less than `minWorkerBytes` (64 KiB) are handled on the calling thread,
+ * back. Decompression calls made in the same tick are gathered into runs: each engaged worker gets
+ * one message with a contiguous run of chunks and answers with one buffer holding all of their
+ * outputs, while the calling thread decodes its own share meanwhile (so results of one tick may be
+ * views into a shared output buffer). Chunks that decode to less than `minWorkerBytes` (64 KiB) are handled on the calling thread,
  * where a round trip would cost more than the work. Errors come back as the same
  * `FormatError`/`UsageError` (code, path, field, expected, actual) the functions throw directly.
  *
@@ -27,7 +30,7 @@ import { readChunkHeader } from "@fmt/header";
 import * as api from "./index.js";
 import type { DecompressOptions } from "./index.js";
 import { reviveError } from "./pool-protocol.js";
-import type { PoolReply, PoolRequest, PoolTask } from "./pool-protocol.js";
+import type { PoolDecodeReply, PoolDecodeRequest, PoolReply, PoolRequest, PoolTask } from "./pool-protocol.js";
 
 /**
  * Options of {@link createBloscPool}.
@@ -61,6 +64,13 @@ export interface BloscPool {
   decompressInto(chunk: Uint8Array, out: Uint8Array, options?: DecompressOptions): Promise<number>;
   /** Decompress many chunks spread over the workers; results in input order. */
   decompressMany(chunks: readonly Uint8Array[], options?: DecompressOptions): Promise<Uint8Array[]>;
+  /**
+   * Decompress many chunks into `out`, back to back in input order (each takes its header's
+   * nbytes); resolves to the views of `out` holding each chunk. The calling thread decodes a share
+   * itself. When `out` is backed by a SharedArrayBuffer, workers write into it directly; otherwise
+   * their part is copied in, so a reused shared `out` is the fastest way to read many chunks.
+   */
+  decompressManyInto(chunks: readonly Uint8Array[], out: Uint8Array, options?: DecompressOptions): Promise<Uint8Array[]>;
   /** Like the package's `compress`, on a worker (present only when the package has `compress`). */
   compress?(data: Uint8Array, options: Record<string, unknown>): Promise<Uint8Array>;
   /** Stop the workers; tasks still queued are rejected. */
@@ -74,12 +84,41 @@ interface Pending {
   reject(error: unknown): void;
 }
 
+interface InFlight {
+  reply(message: PoolReply | PoolDecodeReply): void;
+  fail(error: unknown): void;
+}
+
 interface WorkerSlot {
   worker: Worker;
-  inflight: Map<number, Pending[]>;
+  inflight: Map<number, InFlight>;
+  /**
+   * Input memory of shared runs, kept across runs: a transferred staging buffer comes back only
+   * after this thread has finished its share, too late for a caller's next run, and fresh memory
+   * costs page faults.
+   */
+  sharedInput?: SharedArrayBuffer | undefined;
+  /** The run still reading `sharedInput`, if any. */
+  sharedInputRun?: number | undefined;
+}
+
+interface DecodeJob {
+  chunk: Uint8Array;
+  length: number;
+  nbytes: number;
+  options: DecompressOptions | undefined;
+  /** Where the caller wants the bytes (decompressManyInto); otherwise the pool provides memory. */
+  dest?: Uint8Array | undefined;
+  /** Already resolved or rejected (by the calling thread, in a shared run). */
+  settled?: boolean;
+  resolve(value: Uint8Array): void;
+  reject(error: unknown): void;
 }
 
 const DEFAULT_MIN_WORKER_BYTES = 64 * 1024;
+// In a shared run the worker is offered this fraction of the chunks beyond its expected share, so
+// that it can take more when this thread is slowed down.
+const SHARE_MARGIN = 0.15;
 // A batch is closed at this many tasks or bytes of output; two batches per worker stay in flight so
 // that a worker never waits for the next message.
 const BATCH_TASKS = 8;
@@ -118,12 +157,17 @@ class StagingBuffers {
   readonly #free = new Map<number, ArrayBuffer[]>();
   #kept = 0;
 
-  acquire(bytes: Uint8Array, length: number): ArrayBuffer {
+  take(length: number): ArrayBuffer {
     let size = STAGING_MIN;
     while (size < length) size *= 2;
-    let buffer = this.#free.get(size)?.pop();
-    if (buffer !== undefined) this.#kept -= size;
-    else buffer = new ArrayBuffer(size);
+    const buffer = this.#free.get(size)?.pop();
+    if (buffer === undefined) return new ArrayBuffer(size);
+    this.#kept -= size;
+    return buffer;
+  }
+
+  acquire(bytes: Uint8Array, length: number): ArrayBuffer {
+    const buffer = this.take(length);
     new Uint8Array(buffer, 0, length).set(length === bytes.length ? bytes : bytes.subarray(0, length));
     return buffer;
   }
@@ -173,6 +217,11 @@ export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
   const compressFn = (api as Record<string, unknown>)["compress"] as ((data: Uint8Array, options: unknown) => Uint8Array) | undefined;
 
   const queue: Pending[] = [];
+  const cores = availableParallelism();
+  let pendingDecodes: DecodeJob[] = [];
+  let flushScheduled = false;
+  // Fraction of a run's bytes decoded on the calling thread; adjusted after every run.
+  let hereShare = 1 / (Math.max(1, Math.min(threads, cores - 1)) + 1);
   const staging = new StagingBuffers();
   const slots: WorkerSlot[] = [];
   let nextBatch = 1;
@@ -181,7 +230,7 @@ export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
 
   function failSlot(slot: WorkerSlot, error: unknown): void {
     lastFailure = error;
-    for (const batch of slot.inflight.values()) for (const p of batch) p.reject(error);
+    for (const run of slot.inflight.values()) run.fail(error);
     slot.inflight.clear();
     const i = slots.indexOf(slot);
     if (i >= 0) slots.splice(i, 1);
@@ -195,18 +244,12 @@ export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
     // send the worker to the TypeScript sources; the worker needs none of the parent's flags.
     const worker = new Worker(url, { execArgv: workerExecArgv() });
     const slot: WorkerSlot = { worker, inflight: new Map() };
-    worker.on("message", (reply: PoolReply) => {
-      const batch = slot.inflight.get(reply.batch);
-      if (batch === undefined) return;
+    worker.on("message", (reply: PoolReply | PoolDecodeReply) => {
+      const run = slot.inflight.get(reply.batch);
+      if (run === undefined) return;
       slot.inflight.delete(reply.batch);
       if (slot.inflight.size === 0) worker.unref();
-      for (const input of reply.inputs) staging.release(input);
-      batch.forEach((p, k) => {
-        const r = reply.results[k];
-        if (r === undefined) p.reject(new UsageError("INVALID_ARGUMENT", "worker reply is missing a result", { field: "pool.reply" }));
-        else if (r.ok) p.resolve(r.value);
-        else p.reject(reviveError(r.error));
-      });
+      run.reply(reply);
       dispatch();
     });
     worker.on("error", (error) => failSlot(slot, error));
@@ -234,7 +277,21 @@ export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
       const id = nextBatch++;
       const request: PoolRequest = { batch: id, tasks: batch.map((p) => p.task) };
       if (best.inflight.size === 0) best.worker.ref();
-      best.inflight.set(id, batch);
+      best.inflight.set(id, {
+        reply(message) {
+          if (message.kind === "decodeRun") return;
+          for (const input of message.inputs) staging.release(input);
+          batch.forEach((p, k) => {
+            const r = message.results[k];
+            if (r === undefined) p.reject(new UsageError("INVALID_ARGUMENT", "worker reply is missing a result", { field: "pool.reply" }));
+            else if (r.ok) p.resolve(r.value);
+            else p.reject(reviveError(r.error));
+          });
+        },
+        fail(error) {
+          for (const p of batch) p.reject(error);
+        },
+      });
       best.worker.postMessage(request, batch.map((p) => p.task.input));
     }
   }
@@ -261,8 +318,228 @@ export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
     } catch (error) {
       return Promise.reject(error);
     }
+    if (slots.length === 0) return Promise.reject(lastFailure ?? new UsageError("INVALID_ARGUMENT", "the Blosc pool has no workers", { field: "pool" }));
     const length = Math.min(chunk.length, cbytes);
-    return submit({ op: "decompress", input: staging.acquire(chunk, length), offset: 0, length, options: plainOptions(opts) }, nbytes);
+    return new Promise<Uint8Array>((resolve, reject) => {
+      pendingDecodes.push({ chunk, length, nbytes, options: opts, resolve, reject });
+      if (!flushScheduled) {
+        flushScheduled = true;
+        queueMicrotask(flushDecodes);
+      }
+    });
+  }
+
+  // One fresh buffer for all of this thread's share: one allocation instead of one per chunk.
+  function decodeHere(jobs: readonly DecodeJob[]): void {
+    let total = 0;
+    for (const job of jobs) if (job.dest === undefined) total += job.nbytes;
+    const output = new ArrayBuffer(total);
+    let at = 0;
+    for (const job of jobs) {
+      let out = job.dest;
+      if (out === undefined) {
+        out = new Uint8Array(output, at, job.nbytes);
+        at += job.nbytes;
+      }
+      try {
+        api.decompressInto(job.chunk, out, job.options);
+        job.resolve(out);
+      } catch (error) {
+        job.reject(error);
+      }
+    }
+  }
+
+  function sendRun(slot: WorkerSlot, jobs: DecodeJob[], flushStart: number, onDone: (bytes: number, finish: number) => void, claims?: SharedArrayBuffer): void {
+    let inputBytes = 0;
+    for (const job of jobs) inputBytes += job.length;
+    let input: ArrayBuffer | SharedArrayBuffer;
+    if (claims === undefined) input = staging.take(inputBytes);
+    else {
+      if (slot.sharedInput === undefined || slot.sharedInputRun !== undefined || slot.sharedInput.byteLength < inputBytes) {
+        let size = STAGING_MIN;
+        while (size < inputBytes) size *= 2;
+        slot.sharedInput = new SharedArrayBuffer(size);
+      }
+      input = slot.sharedInput;
+    }
+    const packed = new Uint8Array(input);
+    const offsets: number[] = [];
+    const lengths: number[] = [];
+    const nbytes: number[] = [];
+    let options: (Record<string, unknown> | undefined)[] | undefined;
+    let at = 0;
+    jobs.forEach((job, i) => {
+      packed.set(job.length === job.chunk.length ? job.chunk : job.chunk.subarray(0, job.length), at);
+      offsets.push(at);
+      lengths.push(job.length);
+      nbytes.push(job.nbytes);
+      at += job.length;
+      if (job.options !== undefined) (options ??= [])[i] = plainOptions(job.options);
+    });
+    // Outputs laid out back to back in one shared buffer are written there by the worker itself.
+    const first = jobs[0]?.dest;
+    let target: SharedArrayBuffer | undefined;
+    if (first !== undefined && first.buffer instanceof SharedArrayBuffer) {
+      target = first.buffer;
+      let next = first.byteOffset;
+      for (const job of jobs) {
+        if (job.dest === undefined || job.dest.buffer !== target || job.dest.byteOffset !== next) {
+          target = undefined;
+          break;
+        }
+        next += job.nbytes;
+      }
+    }
+    const id = nextBatch++;
+    if (claims !== undefined) slot.sharedInputRun = id;
+    const request: PoolDecodeRequest = { kind: "decodeRun", batch: id, input, offsets, lengths, nbytes, options, target, targetOffset: target === undefined ? undefined : first!.byteOffset, claims: target === undefined ? undefined : claims };
+    const posted = performance.now();
+    if (slot.inflight.size === 0) slot.worker.ref();
+    slot.inflight.set(id, {
+      reply(message) {
+        if (message.kind !== "decodeRun") return;
+        if (message.input instanceof ArrayBuffer) staging.release(message.input);
+        else if (slot.sharedInputRun === message.batch) slot.sharedInputRun = undefined;
+        const failed = new Map(message.errors);
+        let out = 0;
+        let bytes = 0;
+        jobs.forEach((job, i) => {
+          const error = failed.get(i);
+          if (job.settled === true) { /* decoded on the calling thread */ }
+          else if (error !== undefined) job.reject(reviveError(error));
+          else if (target !== undefined) job.resolve(job.dest!);
+          else if (job.dest !== undefined) {
+            job.dest.set(new Uint8Array(message.output, out, job.nbytes));
+            job.resolve(job.dest);
+          } else job.resolve(new Uint8Array(message.output, out, job.nbytes));
+          if (target === undefined) out += job.nbytes;
+          bytes += job.nbytes;
+        });
+        onDone(bytes, posted - flushStart + message.elapsed);
+      },
+      fail(error) {
+        for (const job of jobs) if (job.settled !== true) job.reject(error);
+      },
+    });
+    slot.worker.postMessage(request, input instanceof ArrayBuffer ? [input] : []);
+  }
+
+  function sharedContiguous(jobs: readonly DecodeJob[]): boolean {
+    const first = jobs[0]?.dest;
+    if (first === undefined || !(first.buffer instanceof SharedArrayBuffer)) return false;
+    let next = first.byteOffset;
+    for (const job of jobs) {
+      if (job.dest === undefined || job.dest.buffer !== first.buffer || job.dest.byteOffset !== next) return false;
+      next += job.nbytes;
+    }
+    return true;
+  }
+
+  // One worker and this thread decode one run from both ends, taking chunks through shared states,
+  // so that neither waits for the other however the cores are shared. The worker gets the inputs of
+  // its expected part plus a margin; this thread needs none copied.
+  function shareRun(slot: WorkerSlot, jobs: DecodeJob[], total: number, flushStart: number): void {
+    const n = jobs.length;
+    const claimsBuffer = new SharedArrayBuffer(4 * n);
+    const claims = new Int32Array(claimsBuffer);
+    const offered = Math.min(n, Math.ceil(n * (1 - hereShare + SHARE_MARGIN)));
+    sendRun(slot, jobs.slice(0, offered), flushStart, () => {}, claimsBuffer);
+    const runId = slot.sharedInputRun;
+    for (let i = n - 1; i >= 0; i--) {
+      if (i < offered && Atomics.compareExchange(claims, i, 0, 1) !== 0) break;
+      const job = jobs[i]!;
+      job.settled = true;
+      try {
+        api.decompressInto(job.chunk, job.dest!, job.options);
+        job.resolve(job.dest!);
+      } catch (error) {
+        job.reject(error);
+      }
+    }
+    let workerBytes = 0;
+    let workerDone = true;
+    for (let i = 0; i < offered; i++) {
+      const job = jobs[i]!;
+      if (job.settled === true) break;
+      // The worker is at most one chunk (tens of microseconds) from done; a dead worker is
+      // handled by the reply or the failure path instead of blocking here.
+      if (Atomics.load(claims, i) === 1) Atomics.wait(claims, i, 1, 50);
+      const state = Atomics.load(claims, i);
+      if (state === 2) {
+        job.settled = true;
+        job.resolve(job.dest!);
+      } else if (state === 1) workerDone = false;
+      workerBytes += job.nbytes;
+    }
+    // The worker reads no input after its last chunk, so the next run may refill the input at once.
+    if (workerDone && slot.sharedInputRun === runId) slot.sharedInputRun = undefined;
+    hereShare = Math.min(0.95, Math.max(0.05, 0.5 * hereShare + 0.5 * (1 - workerBytes / total)));
+  }
+
+  function flushDecodes(): void {
+    flushScheduled = false;
+    const jobs = pendingDecodes;
+    pendingDecodes = [];
+    if (jobs.length === 0) return;
+    if (closed) return decodeHere(jobs);
+    if (slots.length === 0) {
+      const error = lastFailure ?? new UsageError("INVALID_ARGUMENT", "the Blosc pool has no workers", { field: "pool" });
+      for (const job of jobs) job.reject(error);
+      return;
+    }
+    const flushStart = performance.now();
+    // Engaging more workers than the cores left beside this thread only adds switching.
+    const helpers = slots.slice(0, Math.max(1, Math.min(slots.length, cores - 1)));
+    let total = 0;
+    for (const job of jobs) total += job.nbytes;
+    if (helpers.length === 1 && jobs.length > 1 && sharedContiguous(jobs)) return shareRun(helpers[0]!, jobs, total, flushStart);
+    // A lone chunk goes to a worker (that is what a caller of a pool asks for); a run is shared.
+    let mine = 0;
+    if (jobs.length > 1) {
+      const target = total * hereShare;
+      for (let acc = 0; mine < jobs.length - 1; mine++) {
+        const n = jobs[mine]!.nbytes;
+        if (acc + n / 2 > target) break;
+        acc += n;
+      }
+    }
+    const here = jobs.slice(0, mine);
+    const rest = jobs.slice(mine);
+    let restBytes = 0;
+    for (const job of rest) restBytes += job.nbytes;
+    let hereFinish = 0;
+    let hereBytes = 0;
+    const workerRates: number[] = [];
+    let waiting = 0;
+    const settle = (): void => {
+      // Balance the next runs so that this thread and the workers finish together.
+      if (hereBytes === 0 || workerRates.length === 0 || hereFinish <= 0) return;
+      const hereRate = hereBytes / hereFinish;
+      let workersRate = 0;
+      for (const r of workerRates) workersRate += r;
+      const ideal = hereRate / (hereRate + workersRate);
+      hereShare = Math.min(0.9, Math.max(0.05, 0.5 * hereShare + 0.5 * ideal));
+    };
+    let start = 0;
+    for (let h = 0; h < helpers.length && start < rest.length; h++) {
+      const goal = (restBytes * (h + 1)) / helpers.length;
+      let end = start;
+      let acc = 0;
+      for (const job of rest.slice(0, start)) acc += job.nbytes;
+      while (end < rest.length && (h === helpers.length - 1 || acc + rest[end]!.nbytes / 2 <= goal || end === start)) acc += rest[end++]!.nbytes;
+      waiting++;
+      sendRun(helpers[h]!, rest.slice(start, end), flushStart, (bytes, finish) => {
+        if (finish > 0) workerRates.push(bytes / finish);
+        if (--waiting === 0) settle();
+      });
+      start = end;
+    }
+    if (here.length > 0) {
+      decodeHere(here);
+      hereFinish = performance.now() - flushStart;
+      for (const job of here) hereBytes += job.nbytes;
+    }
   }
 
   const pool: BloscPool = {
@@ -283,7 +560,42 @@ export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
       out.set(bytes);
       return bytes.length;
     },
+    decompressManyInto(chunks, out, opts) {
+      const jobs: DecodeJob[] = [];
+      const done: Promise<Uint8Array>[] = [];
+      try {
+        if (!(out instanceof Uint8Array)) {
+          throw new UsageError("INVALID_ARGUMENT", "out must be a Uint8Array", { path: opts?.path, field: "out", expected: "Uint8Array", actual: typeof out });
+        }
+        let at = 0;
+        for (const chunk of chunks) {
+          const header = readChunkHeader(chunk, opts?.path);
+          if (out.length - at < header.nbytes) {
+            throw new UsageError("INVALID_ARGUMENT", "output buffer is smaller than the chunks' total nbytes", {
+              path: opts?.path, field: "out", expected: `>= ${at + header.nbytes} bytes`, actual: out.length,
+            });
+          }
+          const dest = out.subarray(at, at + header.nbytes);
+          at += header.nbytes;
+          done.push(new Promise<Uint8Array>((resolve, reject) => {
+            jobs.push({ chunk, length: Math.min(chunk.length, header.cbytes), nbytes: header.nbytes, options: opts, dest, resolve, reject });
+          }));
+        }
+        if (at < minWorkerBytes || jobs.length < 2 || closed || slots.length === 0) decodeHere(jobs);
+        else {
+          pendingDecodes.push(...jobs);
+          if (!flushScheduled) {
+            flushScheduled = true;
+            queueMicrotask(flushDecodes);
+          }
+        }
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return Promise.all(done);
+    },
     decompressMany(chunks, opts) {
+      // All calls land in one run (see decompress), laid out back to back.
       return Promise.all(chunks.map((chunk) => decompress(chunk, opts)));
     },
     async close() {
@@ -293,7 +605,7 @@ export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
       for (const p of queue.splice(0)) p.reject(error);
       const all = slots.splice(0);
       for (const s of all) {
-        for (const batch of s.inflight.values()) for (const p of batch) p.reject(error);
+        for (const run of s.inflight.values()) run.fail(error);
         s.inflight.clear();
       }
       await Promise.all(all.map((s) => s.worker.terminate()));

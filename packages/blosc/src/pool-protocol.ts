@@ -45,10 +45,74 @@ export interface PoolTask {
  * ```
  */
 export interface PoolRequest {
+  /** Absent on this kind of message (see `PoolDecodeRequest`). */
+  kind?: undefined;
   /** Batch number, echoed in the reply. */
   batch: number;
   /** Tasks, answered in the same order. */
   tasks: PoolTask[];
+}
+
+/**
+ * A contiguous run of chunks for one worker to decode in one go: all inputs packed into one buffer,
+ * all outputs written into one fresh buffer that travels back with the reply.
+ *
+ * @example
+ * ```ts
+ * const request: PoolDecodeRequest = { kind: "decodeRun", batch: 3, input, offsets: [0], lengths: [n], nbytes: [262144] };
+ * ```
+ */
+export interface PoolDecodeRequest {
+  /** Tells this message from a `PoolRequest`. */
+  kind: "decodeRun";
+  /** Batch number, echoed in the reply. */
+  batch: number;
+  /**
+   * The packed, copied inputs (a recycled staging buffer, never one of the caller's buffers); shared
+   * memory, kept by the pool for the next runs, in a run with `claims`.
+   */
+  input: ArrayBuffer | SharedArrayBuffer;
+  /** Where each chunk starts inside `input`. */
+  offsets: number[];
+  /** Each chunk's length inside `input`. */
+  lengths: number[];
+  /** Each chunk's decoded size, as its header declares; outputs are laid out back to back. */
+  nbytes: number[];
+  /** Per-chunk options (plain data), or undefined when no chunk has any. */
+  options?: (Record<string, unknown> | undefined)[] | undefined;
+  /** When set, outputs go straight into this shared memory from `targetOffset` on, not a new buffer. */
+  target?: SharedArrayBuffer | undefined;
+  /** Where the first output starts inside `target`. */
+  targetOffset?: number | undefined;
+  /**
+   * Shared per-chunk states (Int32: 0 free, 1 taken, 2 done, 3 failed) when the calling thread
+   * decodes the same run from its other end: the worker takes chunks in order and stops at the
+   * first one already taken. Needs `target`.
+   */
+  claims?: SharedArrayBuffer | undefined;
+}
+
+/**
+ * A worker's answer to a `PoolDecodeRequest`.
+ *
+ * @example
+ * ```ts
+ * const reply: PoolDecodeReply = { kind: "decodeRun", batch: 3, input, output, errors: [], elapsed: 4.2 };
+ * ```
+ */
+export interface PoolDecodeReply {
+  /** Tells this message from a `PoolReply`. */
+  kind: "decodeRun";
+  /** The request's batch number. */
+  batch: number;
+  /** The input buffer, handed back for reuse. */
+  input: ArrayBuffer | SharedArrayBuffer;
+  /** The decoded chunks, back to back in request order (empty when the request had a `target`). */
+  output: ArrayBuffer;
+  /** Failures by chunk index (sparse: most runs have none). */
+  errors: [number, SerializedError][];
+  /** Milliseconds the worker spent on the run, which the pool uses to balance the next runs. */
+  elapsed: number;
 }
 
 /**
@@ -89,7 +153,7 @@ export interface SerializedError {
 export type PoolResult = { ok: true; value: Uint8Array } | { ok: false; error: SerializedError };
 
 /**
- * A worker's answer to a {@link PoolRequest}.
+ * A worker's answer to a `PoolRequest`.
  *
  * @example
  * ```ts
@@ -97,6 +161,8 @@ export type PoolResult = { ok: true; value: Uint8Array } | { ok: false; error: S
  * ```
  */
 export interface PoolReply {
+  /** Absent on this kind of message (see `PoolDecodeReply`). */
+  kind?: undefined;
   /** The request's batch number. */
   batch: number;
   /** The tasks' input buffers, handed back for reuse. */

@@ -13,7 +13,7 @@ import { parentPort } from "node:worker_threads";
 import { UsageError } from "@fmt/errors";
 import * as api from "./index.js";
 import { serializeError } from "./pool-protocol.js";
-import type { PoolReply, PoolRequest, PoolResult, PoolTask } from "./pool-protocol.js";
+import type { PoolDecodeReply, PoolDecodeRequest, PoolReply, PoolRequest, PoolResult, PoolTask } from "./pool-protocol.js";
 
 type Compress = (data: Uint8Array, options: unknown) => Uint8Array;
 
@@ -25,9 +25,44 @@ function run(task: PoolTask): Uint8Array {
   return (compress as Compress)(data, task.options);
 }
 
+// One output buffer for the whole run: one allocation (and one transfer) instead of one per chunk.
+function decodeRun(request: PoolDecodeRequest): [PoolDecodeReply, ArrayBuffer[]] {
+  const started = performance.now();
+  let total = 0;
+  for (const n of request.nbytes) total += n;
+  const output = request.target === undefined ? new ArrayBuffer(total) : new ArrayBuffer(0);
+  const into = request.target ?? output;
+  const errors: PoolDecodeReply["errors"] = [];
+  let at = request.target === undefined ? 0 : (request.targetOffset ?? 0);
+  const claims = request.claims === undefined || request.target === undefined ? undefined : new Int32Array(request.claims);
+  for (let i = 0; i < request.nbytes.length; i++) {
+    const n = request.nbytes[i]!;
+    if (claims !== undefined && Atomics.compareExchange(claims, i, 0, 1) !== 0) break;
+    let state = 2;
+    try {
+      const chunk = new Uint8Array(request.input, request.offsets[i]!, request.lengths[i]!);
+      api.decompressInto(chunk, new Uint8Array(into, at, n), request.options?.[i]);
+    } catch (error) {
+      errors.push([i, serializeError(error)]);
+      state = 3;
+    }
+    if (claims !== undefined) {
+      Atomics.store(claims, i, state);
+      Atomics.notify(claims, i);
+    }
+    at += n;
+  }
+  return [{ kind: "decodeRun", batch: request.batch, input: request.input, output, errors, elapsed: performance.now() - started }, request.input instanceof ArrayBuffer ? [request.input, output] : [output]];
+}
+
 const port = parentPort;
 if (port !== null) {
-  port.on("message", (request: PoolRequest) => {
+  port.on("message", (message: PoolRequest | PoolDecodeRequest) => {
+    if (message.kind === "decodeRun") {
+      port.postMessage(...decodeRun(message));
+      return;
+    }
+    const request = message;
     const results: PoolResult[] = [];
     const transfer: ArrayBuffer[] = [];
     for (const task of request.tasks) {

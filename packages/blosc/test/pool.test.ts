@@ -91,6 +91,39 @@ describe("createBloscPool (Node worker threads)", () => {
     expect(chunks.every((c, i) => c.byteLength === results[i]!.chunk.byteLength && c.byteLength > 0)).toBe(true);
   });
 
+  it.each([["SharedArrayBuffer", true], ["ArrayBuffer", false]] as const)("decompressManyInto lays the chunks out back to back in out (%s)", async (_name, shared) => {
+    const total = results.reduce((sum, r) => sum + r.data.length, 0);
+    const memory = shared ? new SharedArrayBuffer(total + 5) : new ArrayBuffer(total + 5);
+    const out = new Uint8Array(memory, 2, total + 3).fill(0xee);
+    for (let round = 0; round < 3; round++) {
+      const views = await pool.decompressManyInto(chunks, out);
+      expect(views.length).toBe(chunks.length);
+      let at = 0;
+      views.forEach((view, i) => {
+        expect(view.buffer).toBe(memory);
+        expect(view.byteOffset).toBe(2 + at);
+        if (!sameBytes(view, results[i]!.data)) expect.fail(`round ${round}: chunk ${i} differs`);
+        at += results[i]!.data.length;
+      });
+      expect([...out.subarray(total)]).toEqual([0xee, 0xee, 0xee]);
+    }
+    await expect(pool.decompressManyInto(chunks, out.subarray(0, total - 1))).rejects.toBeInstanceOf(UsageError);
+  });
+
+  it("decompressManyInto reports a corrupt chunk among many as the same FormatError", async () => {
+    const bad = corruptLargeChunk();
+    const big = chunks.filter((c, i) => results[i]!.data.length >= 64 * 1024);
+    for (const where of [0, Math.floor(big.length / 2), big.length]) {
+      const list = [...big.slice(0, where), bad, ...big.slice(where)];
+      const total = list.reduce((sum, c) => sum + new DataView(c.buffer, c.byteOffset).getUint32(4, true), 0);
+      const out = new Uint8Array(new SharedArrayBuffer(total));
+      await expect(pool.decompressManyInto(list, out, { path: "col/data/__7.blp" })).rejects.toMatchObject({
+        name: "FormatError", code: "CORRUPT_STREAM", path: "col/data/__7.blp",
+      });
+    }
+    expect(sameBytes((await pool.decompressManyInto([chunks[0]!], new Uint8Array(results[0]!.data.length)))[0]!, results[0]!.data)).toBe(true);
+  });
+
   it("a worker's FormatError comes back as the same FormatError (code, path, field)", async () => {
     const bad = corruptLargeChunk();
     let direct: unknown;
