@@ -67,7 +67,27 @@ typedef struct {
 } lz4_out;
 
 /* Append one sequence (literals, then a match unless len == 0). Returns 0 when it does not fit. */
-static int lz4_emit(lz4_out *o, const u8 *lit, u32 nlit, u32 dist, u32 len) {
+static int lz4_emit_general(lz4_out *o, const u8 *lit, u32 nlit, u32 dist, u32 len, const u8 *iend);
+
+/*
+ * Short literal run and short match with room to spare on both sides (the common case): one
+ * 16-byte vector store for the literals, no length extension bytes.
+ */
+INLINE int lz4_emit(lz4_out *o, const u8 *lit, u32 nlit, u32 dist, u32 len, const u8 *iend) {
+  u8 *op = o->op;
+  if (LIKELY(nlit < 15 && len - LZ4_MIN_MATCH < 15 && len != 0 && (u32)(o->oend - op) >= 32 &&
+             (u32)(iend - lit) >= 16)) {
+    *op = (u8)((nlit << 4) | (len - LZ4_MIN_MATCH));
+    wasm_v128_store(op + 1, wasm_v128_load(lit));
+    op += 1 + nlit;
+    store_u16le(op, (u16)dist);
+    o->op = op + 2;
+    return 1;
+  }
+  return lz4_emit_general(o, lit, nlit, dist, len, iend);
+}
+
+static int lz4_emit_general(lz4_out *o, const u8 *lit, u32 nlit, u32 dist, u32 len, const u8 *iend) {
   u32 need = 1 + nlit + nlit / 255 + 1 + (len ? 2 + (len - LZ4_MIN_MATCH) / 255 + 1 : 0);
   if ((u32)(o->oend - o->op) < need) return 0;
   u8 *op = o->op;
@@ -84,7 +104,7 @@ static int lz4_emit(lz4_out *o, const u8 *lit, u32 nlit, u32 dist, u32 len) {
   } else {
     t = nlit << 4;
   }
-  __builtin_memcpy(op, lit, nlit);
+  copy_literals(op, lit, nlit, o->oend, iend);
   op += nlit;
   if (len) {
     store_u16le(op, (u16)dist);
@@ -107,47 +127,93 @@ static int lz4_emit(lz4_out *o, const u8 *lit, u32 nlit, u32 dist, u32 len) {
   return 1;
 }
 
-u32 fmt_lz4_encode(const u8 *src, u32 n, u8 *dst, u32 dstcap, u32 acceleration) {
+/*
+ * Fast encoder, the same algorithm as the TypeScript encodeLz4 (src/codecs/lz4.ts), so both
+ * backends emit identical blocks and real-LZ4 ratios. Like LZ4 on 64-bit targets: a 4-byte hash
+ * over 2^13 slots for inputs below 64 KiB + 11 bytes, and above that a hash that also mixes in the
+ * fifth byte over 2^12 slots (a 4-byte hash finds too many 4-byte matches on small-integer data,
+ * each costing 3 bytes to save 4). One probe per position; the position right after a miss is
+ * probed once, then the step grows by one every 64 misses, scaled by the acceleration.
+ */
+#define LZ4_64K_LIMIT (65536u + 11u)
+#define LZ4_HASH5_MULT 0x27d4eb2fu
+#define LZ4_NO_POS 0xffffffffu
+
+INLINE u32 lz4_hash(const u8 *p, u32 shift, u32 mix5) {
+  return ((load_u32le(p) * 2654435761u) ^ ((u32)p[4] * mix5)) >> shift;
+}
+
+/* Always inlined with a constant `small`, so each table layout gets its own tight loop. */
+INLINE u32 lz4_encode_fast(const u8 *src, u32 n, u8 *dst, u32 dstcap, u32 acceleration, const int small) {
   lz4_out o = {dst, dst + dstcap};
   u32 anchor = 0;
-  if (acceleration < 1) acceleration = 1;
-  if (acceleration > 65537) acceleration = 65537;
-  if (n > LZ4_MFLIMIT) {
-    u32 hashlog = choose_hashlog(n);
-    u32 shift = 32 - hashlog;
-    u32 *table = HASH_TABLE;
-    __builtin_memset(table, 0, sizeof(u32) << hashlog);
-    const u32 start_limit = n - LZ4_MFLIMIT;
+  if (n >= LZ4_MFLIMIT + 1) {
+    const u32 mix5 = small ? 0 : LZ4_HASH5_MULT;
+    const u32 hashlog = small ? 13 : 12;
+    const u32 shift = 32 - hashlog;
+    /*
+     * Below 64 KiB + 11 bytes every position fits in 16 bits (half the table to clear and to keep
+     * in cache), and the empty mark 0xffff exceeds any position, so the distance test rejects it.
+     */
+    u16 *const table16 = (u16 *)HASH_TABLE;
+    u32 *const table32 = HASH_TABLE;
+    __builtin_memset(HASH_TABLE, 0xff, (small ? sizeof(u16) : sizeof(u32)) << hashlog);
+#define TABLE_GET(h) (small ? (u32)table16[h] : table32[h])
+#define TABLE_SET(h, v) (small ? (void)(table16[h] = (u16)(v)) : (void)(table32[h] = (v)))
+#define USABLE(ref) ((small || (ref) != LZ4_NO_POS) && ip - (ref) <= LZ4_MAX_DISTANCE)
+    const u32 mf_limit = n - LZ4_MFLIMIT; /* last position where a match may start */
     const u32 match_limit = n - LZ4_LAST_LITERALS;
+    TABLE_SET(lz4_hash(src, shift, mix5), 0);
     u32 ip = 1;
     for (;;) {
       u32 ref;
-      u32 search = acceleration << 6;
+      u32 probes = acceleration << 6;
+      u32 step = 1; /* the byte right after a miss is probed before accelerating */
       for (;;) {
-        if (ip >= start_limit) goto last_literals;
+        if (ip > mf_limit) goto last_literals;
         u32 seq = load_u32le(src + ip);
-        u32 h = hash4(seq, shift);
-        ref = table[h];
-        table[h] = ip;
-        if (ref < ip && ip - ref <= LZ4_MAX_DISTANCE && load_u32le(src + ref) == seq) break;
-        ip += search++ >> 6;
+        u32 h = ((seq * 2654435761u) ^ ((u32)src[ip + 4] * mix5)) >> shift;
+        ref = TABLE_GET(h);
+        TABLE_SET(h, ip);
+        if (USABLE(ref) && load_u32le(src + ref) == seq) break;
+        ip += step;
+        step = ++probes >> 6;
       }
       while (ip > anchor && ref > 0 && src[ip - 1] == src[ref - 1]) {
         ip--;
         ref--;
       }
-      u32 len = LZ4_MIN_MATCH + match_length(src, ip + LZ4_MIN_MATCH, ref + LZ4_MIN_MATCH, match_limit);
-      if (!lz4_emit(&o, src + anchor, ip - anchor, ip - ref, len)) return 0;
-      ip += len;
-      anchor = ip;
-      if (ip >= start_limit) break;
-      u32 back = ip - 2;
-      table[hash4(load_u32le(src + back), shift)] = back;
+      for (;;) {
+        u32 len = LZ4_MIN_MATCH + match_length(src, ip + LZ4_MIN_MATCH, ref + LZ4_MIN_MATCH, match_limit);
+        if (!lz4_emit(&o, src + anchor, ip - anchor, ip - ref, len, src + n)) return 0;
+        ip += len;
+        anchor = ip;
+        if (ip > mf_limit) goto last_literals;
+        TABLE_SET(lz4_hash(src + ip - 2, shift, mix5), ip - 2);
+        /* a match right at the new position continues without literals */
+        u32 seq = load_u32le(src + ip);
+        u32 h = ((seq * 2654435761u) ^ ((u32)src[ip + 4] * mix5)) >> shift;
+        ref = TABLE_GET(h);
+        TABLE_SET(h, ip);
+        if (USABLE(ref) && load_u32le(src + ref) == seq) continue;
+        ip++;
+        break;
+      }
     }
   }
+#undef TABLE_GET
+#undef TABLE_SET
+#undef USABLE
 last_literals:
-  if (!lz4_emit(&o, src + anchor, n - anchor, 0, 0)) return 0;
+  if (!lz4_emit(&o, src + anchor, n - anchor, 0, 0, src + n)) return 0;
   return (u32)(o.op - dst);
+}
+
+u32 fmt_lz4_encode(const u8 *src, u32 n, u8 *dst, u32 dstcap, u32 acceleration) {
+  if (acceleration < 1) acceleration = 1;
+  if (acceleration > 65537) acceleration = 65537;
+  if (n < LZ4_64K_LIMIT) return lz4_encode_fast(src, n, dst, dstcap, acceleration, 1);
+  return lz4_encode_fast(src, n, dst, dstcap, acceleration, 0);
 }
 
 /*
@@ -198,12 +264,12 @@ u32 fmt_lz4hc_encode(const u8 *src, u32 n, u8 *dst, u32 dstcap, u32 level) {
         ref--;
         best_len++;
       }
-      if (!lz4_emit(&o, src + anchor, ip - anchor, ip - ref, best_len)) return 0;
+      if (!lz4_emit(&o, src + anchor, ip - anchor, ip - ref, best_len, src + n)) return 0;
       ip += best_len;
       anchor = ip;
     }
   }
-  if (!lz4_emit(&o, src + anchor, n - anchor, 0, 0)) return 0;
+  if (!lz4_emit(&o, src + anchor, n - anchor, 0, 0, src + n)) return 0;
   return (u32)(o.op - dst);
 }
 
