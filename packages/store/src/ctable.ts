@@ -182,18 +182,23 @@ export class CTable {
 
   /**
    * Decoded values of rows `start:stop:step` (Python slice semantics, as in
-   * {@link CArray.read}) of every column, keyed by column name.
+   * {@link CArray.read}) of every column, or only of `columns` (in the order given), keyed by
+   * column name. Columns not selected are not read. An unknown name is `UsageError`
+   * `INVALID_ARGUMENT`.
    *
    * @example
    * ```ts
    * const rows = await t.readRows(0, 3);
    * console.log(rows["id"], rows["price"]);
+   * const some = await t.readRows(100, 200, 1, ["price", "qty"]);
    * ```
    */
-  async readRows(start?: number, stop?: number, step?: number): Promise<{ [name: string]: Values }> {
+  async readRows(start?: number, stop?: number, step?: number, columns?: readonly string[]): Promise<{ [name: string]: Values }> {
     const s = normalizeSlice(this.length, start, stop, step);
-    const values = await Promise.all(this.#columns.map((c) => c.read(s.start, s.stop, s.step)));
-    return Object.fromEntries(this.#names.map((name, i) => [name, values[i]!]));
+    const names = columns === undefined ? this.#names : [...columns];
+    const selected = names.map((name) => this.column(name));
+    const values = await Promise.all(selected.map((c) => c.read(s.start, s.stop, s.step)));
+    return Object.fromEntries(names.map((name, i) => [name, values[i]!]));
   }
 
   /**

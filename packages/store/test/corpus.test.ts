@@ -176,6 +176,16 @@ describe("ctable cases", () => {
       expect(asPlain(rows[col.name])).toEqual(expectedValues(expected.get(col.name)!, col.dtype).slice(a, b));
     }
 
+    // A slice of columns, in the order asked for, with a step.
+    const picked = [...c.names].reverse().filter((_, k) => k % 2 === 0);
+    const some = await table.readRows(a, b, 3, picked);
+    expect(Object.keys(some)).toEqual(picked);
+    for (const name of picked) {
+      const dtype = c.columns.find((col) => col.name === name)!.dtype;
+      expect(asPlain(some[name])).toEqual(expectedValues(expected.get(name)!, dtype).slice(a, b).filter((_: unknown, k: number) => k % 3 === 0));
+    }
+    await expect(table.readRows(0, 1, 1, ["nope"])).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+
     for (const blockLen of [undefined, 333]) {
       const parts = new Map<string, Uint8Array[]>(c.names.map((n) => [n, []]));
       let next = 0;
