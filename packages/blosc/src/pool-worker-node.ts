@@ -56,6 +56,9 @@ function decodeRun(request: PoolDecodeRequest): [PoolDecodeReply, ArrayBuffer[]]
 }
 
 const port = parentPort;
+// The zstd encoder loads asynchronously; load it before listening so every compress request can
+// use it (the port queues messages that arrive meanwhile).
+await api.initCompression();
 if (port !== null) {
   port.on("message", (message: PoolRequest | PoolDecodeRequest) => {
     if (message.kind === "decodeRun") {
