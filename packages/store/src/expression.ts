@@ -6,6 +6,9 @@ import { UsageError } from "@fmt/errors";
 import type { DType } from "@fmt/meta";
 import { decodeValues } from "./values.js";
 
+/** One-character escapes inside string literals and the code unit each stands for. */
+const SIMPLE_ESCAPES: Readonly<Record<string, number>> = { "\\": 92, "'": 39, '"': 34, n: 10, r: 13, t: 9, "0": 0 };
+
 /**
  * Limits that keep hostile expressions cheap: the parser refuses longer texts, deeper nesting
  * (parentheses, `~`/`not`/unary minus chains, and the height of the syntax tree) and longer
@@ -358,28 +361,12 @@ class Tokenizer {
       const escStart = i;
       const e = text[i + 1];
       i += 2;
+      const simple = e === undefined ? undefined : SIMPLE_ESCAPES[e];
+      if (simple !== undefined) {
+        parts.push(simple);
+        continue;
+      }
       switch (e) {
-        case "\\":
-          parts.push(92);
-          break;
-        case "'":
-          parts.push(39);
-          break;
-        case '"':
-          parts.push(34);
-          break;
-        case "n":
-          parts.push(10);
-          break;
-        case "r":
-          parts.push(13);
-          break;
-        case "t":
-          parts.push(9);
-          break;
-        case "0":
-          parts.push(0);
-          break;
         case "x": {
           if (!isHex(text.charCodeAt(i)) || !isHex(text.charCodeAt(i + 1))) throw this.error(escStart, i + 2, "malformed \\x escape", "\\x followed by two hex digits");
           parts.push(Number.parseInt(text.slice(i, i + 2), 16));
