@@ -7,7 +7,7 @@ import type { JsonObject, JsonValue } from "@fmt/meta";
 import type { CArray, Selector, SliceSelector } from "./carray.js";
 import { encodeFill, isBlock, isRawRows } from "./carray-encode.js";
 import type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-encode.js";
-import { rowBlocks } from "./carray-input.js";
+import { collectRows, rowBlocks } from "./carray-input.js";
 import { checkInteger, joinKey, normalizeSlice } from "./internal.js";
 import type { DatasetLock } from "./lock.js";
 
@@ -309,7 +309,10 @@ export class CarrayWriter {
   async append(values: ArrayInput): Promise<void> {
     this.#lock.assertHeld(this.#array.path);
     const a = this.#array;
-    for await (const bytes of rowBlocks(values, a.dtype, a.itemsPerRow, a.cparams.quantize)) await this.appendBytes(bytes);
+    // All or nothing: every element is converted and checked (and an iterable drained) before the
+    // first row reaches the array, so a bad value anywhere leaves the length and files unchanged.
+    const bytes = await collectRows(values, a.dtype, a.itemsPerRow, a.cparams.quantize);
+    await this.appendBytes(bytes);
   }
 
   /** Appends rows given as bytes in the dtype layout (length a multiple of atomSize). */

@@ -280,7 +280,9 @@ export class CArray {
    * Appends rows at the end: any {@link ArrayInput} (typed array, array of elements, `{ bytes }`,
    * sync or async iterable of elements or blocks). Multidimensional rows are given flat (C
    * order); the element count must be a multiple of {@link CArray.itemsPerRow}. Values are
-   * checked against the dtype (`UsageError` `INVALID_ARGUMENT` / `OUT_OF_RANGE`). Full chunks
+   * checked against the dtype (`UsageError` `INVALID_ARGUMENT` / `OUT_OF_RANGE`) all at once,
+   * before any row is added (an iterable is drained first): a bad value anywhere leaves the
+   * length and the files as they were. Full chunks
    * are written as they fill; the remaining rows stay in memory until {@link CArray.flush} (or
    * `close`), like bcolz. Read-only arrays throw `UsageError` `READ_ONLY`.
    *
