@@ -6,6 +6,7 @@ import type { Cparams, DType, JsonValue } from "@fmt/meta";
 import { readRange } from "@fmt/fs-adapters";
 import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import { checkDatasetPath, checkInteger, joinKey, normalizeSlice, readText, withPath } from "./internal.js";
+import { selectedChunks, selectedCount } from "./selection.js";
 import { decodeValues, entriesPerElement } from "./values.js";
 import type { Scalar, Values } from "./values.js";
 import { AttrStore, CarrayWriter, JOURNAL_FILE, readJournal } from "./carray-writer.js";
@@ -701,26 +702,31 @@ export class CArray {
     if (blockLen < 1) throw new UsageError("INVALID_ARGUMENT", "blockLen must be at least 1", { field: "blockLen", expected: ">= 1", actual: blockLen });
     this.#checkBounds(start, stop);
     this.#checkAllocation(blockLen);
+    const count = selectedCount(start, stop, step);
+    if (count === 0) return;
     const atom = this.atomSize;
+    const lastRow = start + (count - 1) * step;
     let out = new Uint8Array(0);
-    let count = 0;
+    let filled = 0;
     let first = start;
-    let next = start; // next selected row
-    for await (const chunk of this.iterBlocks(this.chunklen, start, stop)) {
-      while (next < chunk.stop) {
-        if (count === 0) {
-          first = next;
-          out = new Uint8Array(Math.min(blockLen, Math.ceil((stop - next) / step)) * atom);
+    let next = start; // the next selected row; only chunks holding one are read
+    for await (const loaded of this.#chunksInOrder(selectedChunks(start, lastRow, step, this.chunklen))) {
+      const lastSelected = Math.min(lastRow, next + Math.floor((loaded.firstRow + loaded.rows - 1 - next) / step) * step);
+      const rows = this.#decodeRows(loaded, next - loaded.firstRow, lastSelected + 1 - loaded.firstRow);
+      for (let r = next; r <= lastSelected; r += step) {
+        if (filled === 0) {
+          first = r;
+          out = new Uint8Array(Math.min(blockLen, selectedCount(r, stop, step)) * atom);
         }
-        const at = (next - chunk.start) * atom;
-        out.set(chunk.bytes.subarray(at, at + atom), count * atom);
-        count++;
-        next += step;
-        if (count * atom === out.length) {
-          yield { start: first, stop: next - step + 1, step, bytes: out };
-          count = 0;
+        const at = (r - next) * atom;
+        out.set(rows.subarray(at, at + atom), filled * atom);
+        filled++;
+        if (filled * atom === out.length) {
+          yield { start: first, stop: r + 1, step, bytes: out };
+          filled = 0;
         }
       }
+      next = lastSelected + step;
     }
   }
 
@@ -761,19 +767,13 @@ export class CArray {
   }
 
   async #readStepped(start: number, stop: number, step: number): Promise<Uint8Array> {
-    const count = Math.ceil((stop - start) / step);
+    const count = selectedCount(start, stop, step);
     const out = this.#allocate(count);
     if (count === 0 || out.length === 0) return out;
     const lastRow = start + (count - 1) * step;
-    const needed: number[] = [];
-    for (let k = Math.floor(start / this.chunklen); k <= Math.floor(lastRow / this.chunklen); k++) {
-      const chunkStart = k * this.chunklen;
-      const firstSelected = chunkStart <= start ? start : start + Math.ceil((chunkStart - start) / step) * step;
-      if (firstSelected < chunkStart + this.chunklen && firstSelected <= lastRow) needed.push(k);
-    }
-    if (out.length > PRECHECK_BYTES) await this.#precheckChunk(needed[needed.length - 1]!);
+    if (out.length > PRECHECK_BYTES) await this.#precheckChunk(Math.floor(lastRow / this.chunklen));
     const atom = this.atomSize;
-    for await (const loaded of this.#chunksInOrder(needed)) {
+    for await (const loaded of this.#chunksInOrder(selectedChunks(start, lastRow, step, this.chunklen))) {
       const chunkStart = loaded.firstRow;
       const chunkEnd = chunkStart + loaded.rows;
       const firstSelected = chunkStart <= start ? start : start + Math.ceil((chunkStart - start) / step) * step;
