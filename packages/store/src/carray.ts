@@ -6,7 +6,9 @@ import type { Cparams, DType, JsonValue } from "@fmt/meta";
 import { readRange } from "@fmt/fs-adapters";
 import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import { checkDatasetPath, checkInteger, joinKey, normalizeSlice, readText, withPath } from "./internal.js";
-import { selectedChunks, selectedCount } from "./selection.js";
+import { callLimits, checkChunkWork } from "./limits.js";
+import type { CallLimits } from "./limits.js";
+import { chunksTouched, selectedChunks, selectedCount } from "./selection.js";
 import { decodeValues, entriesPerElement } from "./values.js";
 import type { Scalar, Values } from "./values.js";
 import { AttrStore, CarrayWriter, JOURNAL_FILE, readJournal } from "./carray-writer.js";
@@ -24,11 +26,22 @@ import type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-en
  */
 export interface OpenOptions {
   /**
-   * Largest result, in bytes, that one `readBytes`/`read`/`readRows` call or one `iterBlocks`
-   * block may allocate; larger requests throw `UsageError` `SIZE_LIMIT` (read in pieces with
-   * `iterBlocks` instead). Default 2^31 − 1.
+   * Largest result, in bytes, of one call: one `readBytes`/`read`/`readRows` call (for a ctable:
+   * all its columns together) or one `iterBlocks` block (all its columns together). Larger
+   * requests throw `UsageError` `SIZE_LIMIT` (field `maxReadBytes`, naming the limit and the
+   * size) before anything is read; read in pieces with `iterBlocks` instead. Default
+   * {@link DEFAULT_MAX_READ_BYTES} (2^31 − 1).
    */
   maxReadBytes?: number;
+  /**
+   * Most chunk files one call may read: one `read`/`readBytes`/`readRows` call, or a whole
+   * `iterBlocks` iteration (and so `where`, `sum`, `min`, `max`), over all columns it reads.
+   * Counted from the request before the first chunk is fetched; more gives `UsageError`
+   * `SIZE_LIMIT` (field `maxChunksPerCall`). With {@link OpenOptions.maxReadBytes} this bounds
+   * the work and memory of any call, whatever `meta/sizes` claims. Default
+   * {@link DEFAULT_MAX_CHUNKS_PER_CALL} (2^22).
+   */
+  maxChunksPerCall?: number;
   /** How many chunk files are fetched ahead of the one being decoded in sequential reads. Default 4. */
   prefetch?: number;
   /**
@@ -155,7 +168,6 @@ interface CArrayInit {
   writer?: { store: WritableStore; lock: DatasetLock; cbytes: number | bigint };
 }
 
-const DEFAULT_MAX_READ_BYTES = 2 ** 31 - 1;
 /** Above this many bytes, a read first checks that the last chunk it needs exists. */
 const PRECHECK_BYTES = 16 * 1024 * 1024;
 
@@ -213,6 +225,7 @@ export class CArray {
   /** Elements per row: product of the trailing dimensions. */
   readonly itemsPerRow: number;
   readonly #maxReadBytes: number;
+  readonly #limits: CallLimits;
   readonly #prefetch: number;
   #shape: number[];
   readonly #journal: Set<number>;
@@ -234,7 +247,8 @@ export class CArray {
     this.expectedlen = init.expectedlen;
     this.atomSize = init.atomSize;
     this.itemsPerRow = init.shape.slice(1).reduce((a, b) => a * b, 1);
-    this.#maxReadBytes = init.options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
+    this.#limits = callLimits(init.options);
+    this.#maxReadBytes = this.#limits.maxReadBytes;
     this.#prefetch = init.options.prefetch ?? 4;
     this.#journal = init.journal ?? new Set();
     this.#writer = init.writer === undefined ? undefined : new CarrayWriter(this, init.writer.store, init.writer.lock, init.writer.cbytes, {
@@ -319,7 +333,10 @@ export class CArray {
 
   /**
    * Changes the length to `n` rows: growing appends rows filled with `dflt`, shrinking drops
-   * rows from the end; then flushes. When shrinking, `meta/sizes` is written before chunk files
+   * rows from the end; then flushes. `n` must be a safe integer ≥ 0 (`UsageError`
+   * `INVALID_ARGUMENT` / `OUT_OF_RANGE`), and growing is limited to `n × atomSize ≤`
+   * {@link MAX_RESIZE_BYTES} (2^40; `SIZE_LIMIT` otherwise), checked before anything is
+   * written. When shrinking, `meta/sizes` is written before chunk files
    * are rewritten or deleted, so an interruption leaves either length.
    *
    * @example
@@ -549,6 +566,7 @@ export class CArray {
    */
   async readBytes(start = 0, stop: number = this.length): Promise<Uint8Array> {
     this.#checkBounds(start, stop);
+    this.#checkWork(start, stop, 1);
     const out = this.#allocate(stop - start);
     if (out.length === 0) return out;
     const first = Math.floor(start / this.chunklen);
@@ -651,6 +669,7 @@ export class CArray {
     checkInteger(blockLen, "blockLen");
     if (blockLen < 1) throw new UsageError("INVALID_ARGUMENT", "blockLen must be at least 1", { field: "blockLen", expected: ">= 1", actual: blockLen });
     this.#checkBounds(start, stop);
+    this.#checkWork(start, stop, 1);
     this.#checkAllocation(Math.min(blockLen, stop - start));
     if (start === stop) return;
     const first = Math.floor(start / this.chunklen);
@@ -701,7 +720,8 @@ export class CArray {
     checkInteger(blockLen, "blockLen");
     if (blockLen < 1) throw new UsageError("INVALID_ARGUMENT", "blockLen must be at least 1", { field: "blockLen", expected: ">= 1", actual: blockLen });
     this.#checkBounds(start, stop);
-    this.#checkAllocation(blockLen);
+    this.#checkWork(start, stop, step);
+    this.#checkAllocation(Math.min(blockLen, selectedCount(start, stop, step)));
     const count = selectedCount(start, stop, step);
     if (count === 0) return;
     const atom = this.atomSize;
@@ -762,12 +782,18 @@ export class CArray {
     return bytes;
   }
 
+  /** Refuses a call that would read more chunk files than `maxChunksPerCall` allows. */
+  #checkWork(start: number, stop: number, step: number): void {
+    checkChunkWork(this.#limits, chunksTouched(start, stop, step, this.chunklen), this.path);
+  }
+
   #allocate(rows: number): Uint8Array {
     return new Uint8Array(this.#checkAllocation(rows));
   }
 
   async #readStepped(start: number, stop: number, step: number): Promise<Uint8Array> {
     const count = selectedCount(start, stop, step);
+    this.#checkWork(start, stop, step);
     const out = this.#allocate(count);
     if (count === 0 || out.length === 0) return out;
     const lastRow = start + (count - 1) * step;
@@ -1037,6 +1063,9 @@ export function checkOptions(options: OpenOptions): void {
   }
   if (options.maxReadBytes !== undefined && (!Number.isSafeInteger(options.maxReadBytes) || options.maxReadBytes < 0)) {
     throw new UsageError("INVALID_ARGUMENT", "maxReadBytes must be a non-negative integer", { field: "maxReadBytes", actual: options.maxReadBytes });
+  }
+  if (options.maxChunksPerCall !== undefined && (!Number.isSafeInteger(options.maxChunksPerCall) || options.maxChunksPerCall < 0)) {
+    throw new UsageError("INVALID_ARGUMENT", "maxChunksPerCall must be a non-negative integer", { field: "maxChunksPerCall", actual: options.maxChunksPerCall });
   }
   if (options.prefetch !== undefined && (!Number.isSafeInteger(options.prefetch) || options.prefetch < 0 || options.prefetch > 1024)) {
     throw new UsageError("INVALID_ARGUMENT", "prefetch must be an integer in [0, 1024]", { field: "prefetch", actual: options.prefetch });

@@ -10,7 +10,9 @@ import type { ArrayInput, ElementInput } from "./carray-encode.js";
 import { collectRows } from "./carray-input.js";
 import { AttrStore } from "./carray-writer.js";
 import type { AttrsWriter } from "./carray-writer.js";
+import { callLimits, checkChunkWork, checkReadBytes } from "./limits.js";
 import { DatasetLock } from "./lock.js";
+import { chunksTouched, selectedCount } from "./selection.js";
 import {
   APPEND_JOURNAL_FILE,
   attrsText,
@@ -78,7 +80,7 @@ type TableWriter = { store: WritableStore; lock: DatasetLock };
  * const options: AddColumnOptions = { position: 1, dtype: "<i2", cparams: { cname: "zlib", clevel: 9 }, chunklen: 500 };
  * ```
  */
-export interface AddColumnOptions extends Partial<Omit<CarrayCreateOptions, "mode" | "breakLock" | "maxReadBytes" | "prefetch">> {
+export interface AddColumnOptions extends Partial<Omit<CarrayCreateOptions, "mode" | "breakLock" | "maxReadBytes" | "maxChunksPerCall" | "prefetch">> {
   /** Index in the column order (0 = first; default: after the last column). */
   position?: number;
   /** Replace a directory of that name left in the table root (not a listed column). Default false. */
@@ -197,6 +199,10 @@ export class CTable {
     const s = normalizeSlice(this.length, start, stop, step);
     const names = columns === undefined ? this.#names : [...columns];
     const selected = names.map((name) => this.column(name));
+    // The limits hold for the call as a whole, not per column.
+    const limits = callLimits(this.#options);
+    checkReadBytes(limits, selected.reduce((total, c) => total + selectedCount(s.start, s.stop, s.step) * c.atomSize, 0), this.path);
+    checkChunkWork(limits, selected.reduce((total, c) => total + chunksTouched(s.start, s.stop, s.step, c.chunklen), 0), this.path);
     const values = await Promise.all(selected.map((c) => c.read(s.start, s.stop, s.step)));
     return Object.fromEntries(names.map((name, i) => [name, values[i]!]));
   }
@@ -237,6 +243,9 @@ export class CTable {
     if (from < 0 || to > this.length || from > to) {
       throw new UsageError("OUT_OF_RANGE", "row range out of bounds", { path: this.path, field: "start..stop", expected: `0 <= start <= stop <= ${this.length}`, actual: `${from}..${to}` });
     }
+    const limits = callLimits(this.#options);
+    checkReadBytes(limits, selected.reduce((total, c) => total + Math.min(len, to - from) * c.atomSize, 0), this.path);
+    checkChunkWork(limits, selected.reduce((total, c) => total + chunksTouched(from, to, 1, c.chunklen), 0), this.path);
     if (selected.length === 0) {
       for (let pos = from; pos < to; ) {
         const blockStop = Math.min(to, (Math.floor(pos / len) + 1) * len);
@@ -399,6 +408,7 @@ export class CTable {
       cparams: options.cparams ?? (this.#columns[0]?.cparams as Partial<Cparams> | undefined),
       mode: options.overwrite === true ? "w" : "a",
       maxReadBytes: this.#options.maxReadBytes,
+      maxChunksPerCall: this.#options.maxChunksPerCall,
       prefetch: this.#options.prefetch,
     };
     delete (createOptions as { position?: unknown }).position;
@@ -489,7 +499,7 @@ export class CTable {
     }
     const column = this.#columns[i]!;
     const files = column.chunkCount + 1;
-    const openOptions: OpenOptions = { mode: "a", maxReadBytes: this.#options.maxReadBytes, prefetch: this.#options.prefetch };
+    const openOptions: OpenOptions = { mode: "a", maxReadBytes: this.#options.maxReadBytes, maxChunksPerCall: this.#options.maxChunksPerCall, prefetch: this.#options.prefetch };
     await column.close();
     try {
       await copyColumnFiles(writer.store, column.path, target, files);
@@ -748,7 +758,7 @@ export async function openCtableWith(store: ReadableStore, base: string, options
  */
 export async function createCtable(store: WritableStore, path: string, columns: readonly ColumnSpec[], options: CtableCreateOptions = {}): Promise<CTable> {
   const created = await createTableFiles(store, path, columns, options);
-  const openOptions: OpenOptions = { maxReadBytes: options.maxReadBytes, prefetch: options.prefetch };
+  const openOptions: OpenOptions = { maxReadBytes: options.maxReadBytes, maxChunksPerCall: options.maxChunksPerCall, prefetch: options.prefetch };
   return new CTable(created.store, created.base, created.names, created.columns, created.attrs, { store: created.store, lock: created.lock }, openOptions);
 }
 

@@ -37,3 +37,21 @@ export function* selectedChunks(start: number, lastRow: number, step: number, ch
   const last = Math.floor(lastRow / chunklen);
   for (let k = Math.floor(start / chunklen); k <= last; k++) yield k;
 }
+
+/**
+ * Number of chunk files a read of rows `start, start + step, …` below `stop` touches (what
+ * {@link selectedChunks} would yield), computed without iterating.
+ *
+ * @example
+ * ```ts
+ * chunksTouched(0, 1e15, 1e15 - 1, 1000); // 2
+ * chunksTouched(150, 450, 1, 100);        // 4 (chunks 1, 2, 3, 4)
+ * ```
+ */
+export function chunksTouched(start: number, stop: number, step: number, chunklen: number): number {
+  const count = selectedCount(start, stop, step);
+  if (count === 0) return 0;
+  if (step >= chunklen) return count;
+  const lastRow = start + (count - 1) * step;
+  return Math.floor(lastRow / chunklen) - Math.floor(start / chunklen) + 1;
+}

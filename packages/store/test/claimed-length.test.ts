@@ -4,10 +4,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BcolzError } from "@fmt/errors";
-import { MemoryStore } from "@fmt/fs-adapters";
 import { encodeMetadata } from "@fmt/meta";
 import { createCarray, openCarray } from "@fmt/store";
 import { selectedChunks } from "../src/selection.js";
+import { CountingStore } from "./helpers.js";
 
 async function failure(p: Promise<unknown>): Promise<BcolzError> {
   try {
@@ -17,19 +17,6 @@ async function failure(p: Promise<unknown>): Promise<BcolzError> {
     throw e;
   }
   throw new Error("expected a failure");
-}
-
-/** A MemoryStore that records the keys read. */
-class CountingStore extends MemoryStore {
-  readonly reads: string[] = [];
-  override async get(key: string): Promise<Uint8Array | undefined> {
-    this.reads.push(key);
-    return super.get(key);
-  }
-  override async getRange(key: string, range: { offset: number; length: number }): Promise<Uint8Array | undefined> {
-    this.reads.push(key);
-    return super.getRange(key, range);
-  }
 }
 
 const CHUNKLEN = 100;
