@@ -230,6 +230,7 @@ export class CArray {
   #shape: number[];
   readonly #journal: Set<number>;
   #writer: CarrayWriter | undefined;
+  readonly #init: CArrayInit;
 
   /**
    * Use {@link openCarray}, {@link createCarray} or {@link open}; this constructor trusts already
@@ -237,6 +238,7 @@ export class CArray {
    * @internal
    */
   constructor(init: CArrayInit) {
+    this.#init = init;
     this.store = init.store;
     this.path = init.path;
     this.dtype = init.dtype;
@@ -488,6 +490,17 @@ export class CArray {
       }
     }
     return kind === "b" ? best === 1 : best!;
+  }
+
+  /**
+   * A read-only array of the first `length` rows of this one, as if `meta/sizes` said so (how a
+   * ctable reader sees the last committed length while an append is writing the columns).
+   * @internal
+   */
+  committedPrefix(length: number): CArray {
+    const init: CArrayInit = { ...this.#init, shape: [length, ...this.#shape.slice(1)] };
+    delete init.writer;
+    return new CArray(init);
   }
 
   /** Loads the leftover chunk into the writer's memory (after opening for writing). @internal */

@@ -321,7 +321,8 @@ export class CTable {
    * Crash safety: the table root gets a journal (`.append`, holding the old length) while the
    * columns' chunks and then their `meta/sizes` are written, and loses it when all are done. A
    * table interrupted in between is rolled back to the old length when next opened with mode
-   * `"a"`; a read-only open reports `INCONSISTENT` until then. An I/O error during the call rolls
+   * `"a"`; meanwhile (and while an append runs in another process) read-only opens see the
+   * length recorded in the journal, the last committed one. An I/O error during the call rolls
    * back at once as far as the store allows.
    *
    * @example
@@ -622,8 +623,10 @@ function checkColumnName(name: unknown, index: number, key: string): string {
  *
  * Errors: `FormatError` `MISSING_FILE` (no `__rootdirs__`, or a column's metadata), `UNSAFE_NAME`
  * (a column name that is not a single safe path segment), `BAD_METADATA` (duplicate names),
- * `INCONSISTENT` (columns of different lengths, naming the column's `meta/sizes`; the message
- * says so when an interrupted append is the cause), plus every error of {@link openCarray}.
+ * `INCONSISTENT` (columns of different lengths with no append journal to explain them, naming
+ * the column's `meta/sizes`), plus every error of {@link openCarray}. A read-only open during an
+ * append (in this or another process, or after one was interrupted) sees the last committed
+ * length: columns are read up to the length the append journal records.
  * When several columns are bad, the first in order is reported.
  *
  * @example
@@ -684,6 +687,43 @@ function checkLengths(names: string[], columns: CArray[], interrupted: boolean):
   }
 }
 
+/** How often a reader re-reads the columns' `meta/sizes` when it caught a writer between two of them. */
+const READ_ATTEMPTS = 8;
+
+/**
+ * Opens every column read-only and returns them at the table's last committed length (spec v1
+ * §8.5). The append journal is read after the columns: when it exists, its length is committed
+ * and every column holds at least that many rows (rows beyond it belong to the append in
+ * progress and are left out). A journal claiming more rows than some column has, or unequal
+ * columns without a journal, means a writer moved on between the reads: read again. Only
+ * columns that stay unequal with no journal are `INCONSISTENT`.
+ */
+async function committedColumns(store: ReadableStore, base: string, names: string[], options: OpenOptions): Promise<CArray[]> {
+  for (let attempt = 1; ; attempt++) {
+    const settled = await Promise.allSettled(names.map((name) => openCarray(store, joinKey(base, name), options)));
+    const columns: CArray[] = [];
+    for (const result of settled) {
+      if (result.status === "rejected") throw result.reason;
+      columns.push(result.value);
+    }
+    const journalLength = await readAppendJournal(store, base);
+    if (journalLength !== undefined && columns.every((c) => c.length >= journalLength)) {
+      return columns.map((c) => (c.length === journalLength ? c : c.committedPrefix(journalLength)));
+    }
+    if (journalLength === undefined && columns.every((c) => c.length === columns[0]!.length)) return columns;
+    if (attempt === READ_ATTEMPTS) {
+      checkLengths(names, columns, journalLength !== undefined);
+      // Equal columns below the journal's length: the journal is not this table's.
+      throw new FormatError("INCONSISTENT", `the append journal records ${journalLength} rows, the columns have ${columns[0]!.length}`, {
+        path: joinKey(base, APPEND_JOURNAL_FILE),
+        field: "length",
+        expected: `<= ${columns[0]!.length}`,
+        actual: journalLength,
+      });
+    }
+  }
+}
+
 /** {@link openCtable} with the `__rootdirs__` text already read. */
 export async function openCtableWith(store: ReadableStore, base: string, options: OpenOptions, rootdirsText: string): Promise<CTable> {
   checkOptions(options);
@@ -694,13 +734,7 @@ export async function openCtableWith(store: ReadableStore, base: string, options
     const names = readNames(rootKey, rootdirsText);
     const attrsText = await readText(store, attrsKey);
     const attrs = attrsText === undefined ? {} : withPath(attrsKey, () => parseAttrs(attrsText, attrsKey));
-    const settled = await Promise.allSettled(names.map((name) => openCarray(store, joinKey(base, name), options)));
-    const columns: CArray[] = [];
-    for (const result of settled) {
-      if (result.status === "rejected") throw result.reason;
-      columns.push(result.value);
-    }
-    if (columns.some((c) => c.length !== columns[0]!.length)) checkLengths(names, columns, (await readAppendJournal(store, base)) !== undefined);
+    const columns = await committedColumns(store, base, names, options);
     return new CTable(store, base, names, columns, attrs, undefined, options);
   }
   const writable = requireWritableStore(store);
