@@ -734,8 +734,8 @@ export class CArray {
     if (blockLen < 1) throw new UsageError("INVALID_ARGUMENT", "blockLen must be at least 1", { field: "blockLen", expected: ">= 1", actual: blockLen });
     this.#checkBounds(start, stop);
     this.#checkWork(start, stop, step);
-    this.#checkAllocation(Math.min(blockLen, selectedCount(start, stop, step)));
     const count = selectedCount(start, stop, step);
+    this.#checkAllocation(Math.min(blockLen, count));
     if (count === 0) return;
     const atom = this.atomSize;
     const lastRow = start + (count - 1) * step;
