@@ -307,7 +307,10 @@ export class CTable {
   where(query: WhereQuery, options: WhereOptions & { as: "count" }): Promise<number>;
   where(query: WhereQuery, options?: WhereOptions): Promise<WhereResult>;
   async where(query: WhereQuery, options: WhereOptions = {}): Promise<WhereResult> {
-    return runWhere(this as WhereTable, query, options);
+    // The result of where is one call's output: the table's maxReadBytes bounds it too.
+    if (typeof options !== "object" || options === null) return runWhere(this as WhereTable, query, options);
+    const maxResultBytes = options.maxResultBytes ?? callLimits(this.#options).maxReadBytes;
+    return runWhere(this as WhereTable, query, { ...options, maxResultBytes });
   }
 
   /**

@@ -53,6 +53,20 @@ describe("maxReadBytes bounds a whole ctable call", () => {
     expect(blocks).toBe(4);
   });
 
+  it("where's result (rows or indices) counts against the table's maxReadBytes", async () => {
+    const store = await table();
+    const t = await openCtable(store, "t", { maxReadBytes: 10_000 });
+    // 600 matches x 4 columns x 8 bytes = 19200 bytes of rows; 600 x 8 = 4800 bytes of indices.
+    const e = await failure(t.where("a >= 400", { as: "rows" }));
+    expect([e.code, e.field, e.expected]).toEqual(["SIZE_LIMIT", "maxReadBytes", "<= 10000"]);
+    expect((await t.where("a >= 400")).length).toBe(600);
+    expect(Object.keys(await t.where("a >= 400", { as: "rows", columns: ["a", "b"] }))).toEqual(["a", "b"]);
+    expect((await t.where("a >= 400", { as: "rows", limit: 300 }))["d"]!.length).toBe(300);
+    const small = await failure(t.where("a >= 400", { maxResultBytes: 4000 }));
+    expect(small.code).toBe("SIZE_LIMIT");
+    expect(await t.where("a >= 0", { as: "count", maxResultBytes: 0 })).toBe(ROWS);
+  });
+
   it("defaults are documented constants", async () => {
     expect(DEFAULT_MAX_READ_BYTES).toBe(2 ** 31 - 1);
     expect(DEFAULT_MAX_CHUNKS_PER_CALL).toBe(2 ** 22);
