@@ -17,6 +17,20 @@
 import { FormatError, UsageError } from "@fmt/errors";
 
 export { adler32, crc32 } from "./checksum.js";
+export {
+  BLPK_V2_HEADER_SIZE, BLPK_V2_OPTIONS, SUPERCHUNK_MAX_CHUNK_SIZE, readSuperchunkHeader, sniffBlpkVersion, writeSuperchunkHeader,
+  type SuperchunkHeader,
+} from "./superchunk-header.js";
+export {
+  CHECKSUM_KINDS, checksumKind, checksumKindByName, computeChunkChecksum, verifyChunkChecksum,
+  type ChecksumKind, type ChecksumName,
+} from "./superchunk-checksum.js";
+export {
+  buildSuperchunk, checkOffsetEntry, chunkDataStart, offsetsEntryCount, offsetsTableStart, readOffsets, readSuperchunkChunk,
+  readSuperchunkMetadataText, slotCapacities, spareRoom, walkChunkOffsets, writeOffsets,
+  type SuperchunkLayoutOptions,
+} from "./superchunk-layout.js";
+export { SUPERCHUNK_HEADER_SPAN, chunkSlotSpan, offsetsEntrySpan, readChunkByRanges, type ByteSpan } from "./superchunk-plan.js";
 
 /**
  * The four magic bytes `blpk` that open every bcolz chunk file.
