@@ -27,7 +27,7 @@ export {
 } from "./superchunk-checksum.js";
 export {
   buildSuperchunk, checkOffsetEntry, chunkDataStart, offsetsEntryCount, offsetsTableStart, readOffsets, readSuperchunkChunk,
-  readSuperchunkMetadataText, slotCapacities, spareRoom, walkChunkOffsets, writeOffsets,
+  padMetadata, readSuperchunkMetadataText, slotCapacities, spareRoom, walkChunkOffsets, writeOffsets,
   type SuperchunkLayoutOptions,
 } from "./superchunk-layout.js";
 export { SUPERCHUNK_HEADER_SPAN, chunkSlotSpan, offsetsEntrySpan, readChunkByRanges, type ByteSpan } from "./superchunk-plan.js";

@@ -292,8 +292,23 @@ export interface SuperchunkLayoutOptions {
 }
 
 /**
- * Lays out a complete superchunk file: header, metadata, offsets (slots in chunk order), then each
- * chunk followed by its checksum and its spare room (zero bytes).
+ * The metadata text followed by the spaces that make the offsets table start at a multiple of 8
+ * (spec/v2.md §5), or the text unchanged when there is no offsets table.
+ *
+ * @example
+ * ```ts
+ * padMetadata('{"capacity": 4, "first_chunk": 0}', true).length; // 40: 33 bytes + 7 spaces
+ * ```
+ */
+export function padMetadata(text: string, withOffsets = true): string {
+  if (!withOffsets) return text;
+  const length = new TextEncoder().encode(text).length;
+  return text + " ".repeat((8 - ((BLPK_V2_HEADER_SIZE + length) % 8)) % 8);
+}
+
+/**
+ * Lays out a complete superchunk file: header, metadata (padded by {@link padMetadata}), offsets
+ * (slots in chunk order), then each chunk followed by its checksum and its spare room (zero bytes).
  *
  * @throws UsageError INVALID_ARGUMENT for spare room without offsets, chunk sizes that break the
  * chunk-size rule, or header values out of range.
@@ -306,7 +321,8 @@ export function buildSuperchunk(opts: SuperchunkLayoutOptions): Uint8Array {
   const withOffsets = opts.offsets !== false;
   const spare = opts.sparePercent ?? 0;
   if (!withOffsets && spare !== 0) throw new UsageError("INVALID_ARGUMENT", "spare room needs an offsets table", { field: "sparePercent", expected: 0, actual: spare });
-  const metaBytes = opts.metadata === undefined ? new Uint8Array(0) : new TextEncoder().encode(opts.metadata);
+  const capacity = withOffsets ? (opts.capacity ?? opts.chunks.length) : 0;
+  const metaBytes = opts.metadata === undefined ? new Uint8Array(0) : new TextEncoder().encode(padMetadata(opts.metadata, withOffsets));
   const headers = opts.chunks.map((c) => readChunkHeader(c));
   headers.forEach((h, i) => {
     const last = i === headers.length - 1;
@@ -319,7 +335,6 @@ export function buildSuperchunk(opts: SuperchunkLayoutOptions): Uint8Array {
     chunkSize: opts.chunkSize, lastChunk: headers.length === 0 ? 0 : headers[headers.length - 1]!.nbytes, nchunks: opts.chunks.length, metaSize: metaBytes.length,
   };
   const headBytes = writeSuperchunkHeader(header);
-  const capacity = withOffsets ? (opts.capacity ?? opts.chunks.length) : 0;
   const csize = checksumKind(opts.checksumId).size;
   let at = BLPK_V2_HEADER_SIZE + metaBytes.length + ENTRY * capacity;
   const offsets: number[] = [];
