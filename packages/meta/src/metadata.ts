@@ -182,8 +182,16 @@ function isInt(v: JsonValue): boolean {
   return (typeof v === "number" && Number.isInteger(v)) || typeof v === "bigint";
 }
 
-/** Whether `dflt` has the JSON type numpy's `.tolist()` gives for this dtype. */
-function dfltProblem(dtype: DType, dflt: JsonValue): string | undefined {
+/**
+ * Why `dflt` does not have the JSON type numpy's `.tolist()` gives for this dtype (what it should
+ * be, in words), or `undefined` when it fits. Shared by the version-1 and version-2 storage files.
+ *
+ * @example
+ * ```ts
+ * dfltProblem(parseDtype("<i4"), "x"); // "an integer"
+ * ```
+ */
+export function dfltProblem(dtype: DType, dflt: JsonValue): string | undefined {
   switch (dtype.kind) {
     case "b":
       return typeof dflt === "boolean" ? undefined : "a boolean";
