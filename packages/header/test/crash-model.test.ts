@@ -4,8 +4,8 @@
 // deletion; an in-place slot overwrite is split in two to model a torn write). For every prefix of
 // the steps — a writer killed at that moment — a reader that follows §10.3, §10.4, §7.4 and the
 // journal rule of §13.4 must see exactly the old rows before the commit and the new rows after it;
-// a writer opening the dataset afterwards (§13.1) must change nothing a reader sees, and must be
-// able to append. The reader and writer below are written from the spec text, with the header
+// a writer opening the dataset afterwards (§13.1) must change nothing a reader sees, and its own
+// append, killed at every step in turn, must again show the old rows or the new ones. The reader and writer below are written from the spec text, with the header
 // codecs of this package; they are a model, not the store.
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
@@ -347,11 +347,27 @@ describe("spec/v2.md §13 write orders, killed at every step", () => {
           expect(readRows(killed, cfg)).toEqual(want);
           run(killed, openForWriting(killed, cfg));
           expect(readRows(killed, cfg)).toEqual(want);
-          run(killed, appendPlan(killed, cfg, more));
-          expect(readRows(killed, cfg)).toEqual([...want, ...more]);
+          // The next writer's append is itself killed at every step.
+          const follow = appendPlan(killed, cfg, more);
+          for (let j = 0; j <= follow.steps.length; j++) {
+            const again = new Map(killed);
+            run(again, appendPlan(again, cfg, more), j);
+            expect(readRows(again, cfg)).toEqual(j > follow.commit ? [...want, ...more] : want);
+          }
         }
       }),
-      { numRuns: 150 },
+      {
+        numRuns: 150,
+        examples: [
+          // An append killed after its header write leaves nchunks above what the length needs and
+          // a full image of the old partial chunk; the next append keeps that chunk partial, which
+          // is only legal once the reopening writer has reset nchunks (§13.1).
+          [{ chunklen: 3, S: 3, checksumId: 1, spare: 0 }, [{ kind: "append", rows: [1, 2, 3, 4] }], { kind: "append", rows: [5, 6, 7] }, [8]],
+          // A trim that cuts a superchunk back to a partial last chunk must write the header before
+          // the truncated chunk (§13.3).
+          [{ chunklen: 2, S: 3, checksumId: 2, spare: 10 }, [{ kind: "append", rows: [1, 2, 3, 4, 5, 6] }], { kind: "trim", keep: 3 }, [9]],
+        ],
+      },
     );
   });
 });
