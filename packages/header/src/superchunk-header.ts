@@ -53,7 +53,7 @@ export const SUPERCHUNK_MAX_CHUNK_SIZE = 2147483631;
  *
  * @example
  * ```ts
- * const h: SuperchunkHeader = { version: 2, hasOffsets: true, hasMetadata: true, checksumId: 1, typesize: 4, chunkSize: 8, lastChunk: 4, nchunks: 2, metaSize: 33 };
+ * const h: SuperchunkHeader = { version: 2, hasOffsets: true, hasMetadata: true, checksumId: 1, typesize: 4, chunkSize: 8, lastChunk: 4, nchunks: 2, metaSize: 40 };
  * ```
  */
 export interface SuperchunkHeader {
@@ -163,8 +163,8 @@ export function readSuperchunkHeader(bytes: Uint8Array, path?: string): Superchu
  * @throws UsageError INVALID_ARGUMENT for a value outside its field's range.
  * @example
  * ```ts
- * writeSuperchunkHeader({ hasOffsets: true, hasMetadata: true, checksumId: 1, typesize: 4, chunkSize: 8, lastChunk: 4, nchunks: 2, metaSize: 33 });
- * // 62 6C 70 6B 02 03 01 04 08 00 00 00 04 00 00 00 02 00 00 00 00 00 00 00 21 00 00 00 00 00 00 00
+ * writeSuperchunkHeader({ hasOffsets: true, hasMetadata: true, checksumId: 1, typesize: 4, chunkSize: 8, lastChunk: 4, nchunks: 2, metaSize: 40 });
+ * // 62 6C 70 6B 02 03 01 04 08 00 00 00 04 00 00 00 02 00 00 00 00 00 00 00 28 00 00 00 00 00 00 00
  * ```
  */
 export function writeSuperchunkHeader(header: Omit<SuperchunkHeader, "version"> & { version?: 2 }, out: Uint8Array = new Uint8Array(BLPK_V2_HEADER_SIZE)): Uint8Array {

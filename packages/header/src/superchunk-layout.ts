@@ -31,7 +31,7 @@ const ENTRY = 8;
  * @throws FormatError TRUNCATED or BAD_JSON, field `superchunk.meta`.
  * @example
  * ```ts
- * readSuperchunkMetadataText(file, header); // '{"capacity": 4, "first_chunk": 0}'
+ * readSuperchunkMetadataText(file, header); // '{"capacity": 4, "first_chunk": 0}       ' (with the alignment spaces)
  * ```
  */
 export function readSuperchunkMetadataText(bytes: Uint8Array, header: SuperchunkHeader, path?: string): string {

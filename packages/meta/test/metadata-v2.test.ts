@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { FormatError, UsageError } from "@fmt/errors";
 import {
-  createCarrayStorageV2, createJsonObject, defaultSuperchunksize, parseAppendV2, parseDtype, parseJournalV2, parseShapeV2, parseStorageV2,
+  createCarrayStorageV2, createJsonObject, defaultSuperchunksize, parseAppendV2, parseStorage, parseDtype, parseJournalV2, parseShapeV2, parseStorageV2,
   parseSuperchunkMeta, serializeAppendV2, serializeJournalV2, serializeShapeV2, serializeStorageV2, serializeSuperchunkMeta,
   storageFormatVersion, type CarrayStorageV2,
 } from "../src/index.js";
@@ -62,6 +62,14 @@ describe("version dispatch (§3.1)", () => {
     for (const v of ["3", '"2"', "2.0", "null"]) expect(failure(() => storageFormatVersion(`{"format_version": ${v}}`))).toEqual({ code: "UNSUPPORTED_VERSION", field: "/format_version" });
     expect(failure(() => storageFormatVersion("[2]"))).toEqual({ code: "BAD_METADATA", field: "" });
     expect(failure(() => storageFormatVersion("{"))).toMatchObject({ code: "BAD_JSON" });
+  });
+});
+
+describe("the version-1 parser refuses a version-2 meta/storage (§3.1 step 4)", () => {
+  it("UNSUPPORTED_VERSION before reading anything else; format_version 1 is still version 1", () => {
+    expect(failure(() => parseStorage(CARRAY, "meta/storage"))).toEqual({ code: "UNSUPPORTED_VERSION", field: "/format_version" });
+    const v1 = '{"format_version": 1, "dtype": "int32", "cparams": {"clevel": 5, "shuffle": 1}, "chunklen": 8, "expectedlen": 0, "dflt": 0}\n';
+    expect(parseStorage(v1).chunklen).toBe(8);
   });
 });
 
