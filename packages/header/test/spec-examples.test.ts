@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { FormatError } from "@fmt/errors";
 import {
-  buildSuperchunk, chunkSlotSpan, offsetsEntrySpan, readBlpkV1Header, readOffsets, readSuperchunkChunk, readSuperchunkHeader,
+  buildSuperchunk, checkRequiredChunkSize, chunkSlotSpan, offsetsEntrySpan, readBlpkV1Header, readOffsets, readSuperchunkChunk, readSuperchunkHeader,
   readSuperchunkMetadataText, sniffBlpkVersion, slotCapacities, spareRoom, walkChunkOffsets, SUPERCHUNK_HEADER_SPAN,
 } from "../src/index.js";
 
@@ -70,7 +70,7 @@ function codeOf(fn: () => unknown): string | undefined {
 
 describe("spec/v2.md hex examples", () => {
   it("are exactly the ones this test knows (a new example needs its checks here)", () => {
-    expect([...examples.keys()].sort(), JSON.stringify([...examples.keys()])).toEqual(["bloscpack-v3", "blpk-v1", "superchunk-dataset", "superchunk-no-metadata"]);
+    expect([...examples.keys()].sort(), JSON.stringify([...examples.keys()])).toEqual(["bloscpack-v3", "blpk-v1", "superchunk-dataset", "superchunk-no-metadata", "superchunk-relocated"]);
   });
 
   it("§8.1 superchunk-dataset: header, metadata, offsets, chunks, checksums, spare room", () => {
@@ -139,7 +139,39 @@ describe("spec/v2.md hex examples", () => {
     expect([...file.subarray(24, 32)]).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
   });
 
-  it("§8.3 blpk-v1 and bloscpack-v3 are told apart by byte 4", () => {
+  it("§8.3 superchunk-relocated: the §8.1 file after an append by relocation", () => {
+    const before = example("superchunk-dataset");
+    const file = example("superchunk-relocated");
+    expect(file.length).toBe(188);
+    const h = readSuperchunkHeader(file);
+    expect(h).toMatchObject({ checksumId: 1, chunkSize: 8, lastChunk: 8, nchunks: 2, metaSize: 40 });
+    const offsets = readOffsets(file, h, { capacity: 4, fileLength: file.length });
+    expect(offsets).toEqual([104, 160]);
+    expect(i32s(readSuperchunkChunk(file.subarray(104), h, 0).chunk.subarray(16))).toEqual([1, 2]);
+    const c1 = readSuperchunkChunk(file.subarray(160), h, 1);
+    expect(c1.blosc).toMatchObject({ nbytes: 8, cbytes: 24 });
+    expect(i32s(c1.chunk.subarray(16))).toEqual([3, 4]);
+    expect([...file.subarray(184)]).toEqual([0x6a, 0x00, 0x7d, 0x07]);
+    expect(slotCapacities(offsets, file.length)).toEqual([56, 28]);
+    expect(spareRoom(24, 8, 50)).toBe(0);
+    // With the old length 3 the last required chunk needs 1 row and holds 2: allowed (§10.4).
+    expect(() => checkRequiredChunkSize(8, 1, { chunklen: 2, atomsize: 4 })).not.toThrow();
+    // Bytes 32-159 other than the header fields and entry 1 are the §8.1 file unchanged: the old
+    // slot of chunk 1 became dead space.
+    expect(file.subarray(104, 160)).toEqual(before.subarray(104, 160));
+    expect(file.subarray(16, 80)).toEqual(before.subarray(16, 80));
+    expect(file.subarray(88, 104)).toEqual(before.subarray(88, 104));
+    const steps = before.slice();
+    new DataView(steps.buffer).setInt32(12, 8, true); // header: last-chunk 8
+    new DataView(steps.buffer).setBigInt64(80, 160n, true); // offsets[1] = 160
+    const grown = new Uint8Array(188);
+    grown.set(steps);
+    grown.set(c1.chunk, 160);
+    grown.set(Uint8Array.of(0x6a, 0x00, 0x7d, 0x07), 184);
+    expect(grown).toEqual(file);
+  });
+
+  it("§8.4 blpk-v1 and bloscpack-v3 are told apart by byte 4", () => {
     const v1 = example("blpk-v1");
     expect(sniffBlpkVersion(v1)).toBe(1);
     expect(readBlpkV1Header(v1).nchunks).toBe(1n);
