@@ -36,6 +36,7 @@ export {
   checkDatasetSuperchunk, checkRequiredChunkSize, journalChunkFileName, locateChunk, requiredChunks, superchunkFileName,
   type DatasetSuperchunkExpectation,
 } from "./superchunk-dataset.js";
+export { verifySuperchunk, type SuperchunkReport } from "./superchunk-verify.js";
 export { SUPERCHUNK_HEADER_SPAN, chunkSlotSpan, offsetsEntrySpan, readChunkByRanges, type ByteSpan } from "./superchunk-plan.js";
 
 /**

@@ -4,7 +4,7 @@ import { FormatError, UsageError } from "@fmt/errors";
 import {
   buildSuperchunk, checksumKind, checksumKindByName, computeChunkChecksum, chunkDataStart, readChunkByRanges, readOffsets,
   readSuperchunkChunk, readSuperchunkHeader, readSuperchunkMetadataText, slotCapacities, sniffBlpkVersion, spareRoom,
-  verifyChunkChecksum, walkChunkOffsets, writeChunkHeader, writeOffsets, writeSuperchunkHeader, CHECKSUM_KINDS,
+  verifyChunkChecksum, verifySuperchunk, walkChunkOffsets, writeChunkHeader, writeOffsets, writeSuperchunkHeader, CHECKSUM_KINDS,
   type ByteSpan, type SuperchunkHeader,
 } from "../src/index.js";
 
@@ -308,5 +308,34 @@ describe("properties", () => {
         expect(requests[2]!.length).toBeGreaterThanOrEqual(r.chunks[i]!.length + size);
       }),
     );
+  });
+});
+
+describe("verifySuperchunk (spec/v2.md §15)", () => {
+  const chunks = [memcpyChunk(text("abcd")), memcpyChunk(text("efgh")), memcpyChunk(text("ij"))];
+  const file = buildSuperchunk({ chunks, checksumId: 2, typesize: 1, chunkSize: 4, metadata: '{"capacity": 3}', capacity: 3 });
+  const h = readSuperchunkHeader(file);
+  const offsets = readOffsets(file, h, { capacity: 3 });
+
+  it("a clean file has no problems", () => {
+    expect(verifySuperchunk(file, { capacity: 3 })).toMatchObject({ offsets, problems: [] });
+  });
+  it("reports every bad chunk by index, not only the first", () => {
+    const bad = file.slice();
+    bad[offsets[0]! + 17]! ^= 0x01;
+    bad[offsets[2]! + 16]! ^= 0x80;
+    const { problems } = verifySuperchunk(bad, { capacity: 3, path: "data/__1__.bin" });
+    expect(problems.map((p) => [p.code, p.field, p.path])).toEqual([
+      ["CHECKSUM_MISMATCH", "chunk[0].checksum", "data/__1__.bin"],
+      ["CHECKSUM_MISMATCH", "chunk[2].checksum", "data/__1__.bin"],
+    ]);
+    expect(verifySuperchunk(bad, { capacity: 3, chunks: 1 }).problems).toHaveLength(1);
+  });
+  it("reports overlapping live chunks", () => {
+    const overlapping = file.slice();
+    // Entry 2 points at chunk 1: both read fine (a 4-byte last chunk is allowed), but they share bytes.
+    new DataView(overlapping.buffer).setBigInt64(32 + h.metaSize + 16, BigInt(offsets[1]!), true);
+    const { problems } = verifySuperchunk(overlapping, { capacity: 3 });
+    expect(problems.map((p) => [p.code, p.field])).toEqual([["BAD_HEADER", "offsets[2]"]]);
   });
 });
