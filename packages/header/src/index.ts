@@ -19,25 +19,13 @@
 import { FormatError, UsageError } from "@fmt/errors";
 
 export { adler32, crc32 } from "./checksum.js";
-export {
-  BLPK_V2_HEADER_SIZE, BLPK_V2_OPTIONS, SUPERCHUNK_MAX_CHUNK_SIZE, readSuperchunkHeader, sniffBlpkVersion, writeSuperchunkHeader,
-  type SuperchunkHeader,
-} from "./superchunk-header.js";
-export {
-  CHECKSUM_KINDS, checksumKind, checksumKindByName, computeChunkChecksum, verifyChunkChecksum,
-  type ChecksumKind, type ChecksumName,
-} from "./superchunk-checksum.js";
-export {
-  buildSuperchunk, checkOffsetEntry, chunkDataStart, offsetsEntryCount, offsetsTableStart, readOffsets, readSuperchunkChunk,
-  padMetadata, readSuperchunkMetadataText, slotCapacities, spareRoom, walkChunkOffsets, writeOffsets,
-  type SuperchunkLayoutOptions,
-} from "./superchunk-layout.js";
-export {
-  checkDatasetSuperchunk, checkRequiredChunkSize, journalChunkFileName, locateChunk, requiredChunks, superchunkFileName,
-  type DatasetSuperchunkExpectation,
-} from "./superchunk-dataset.js";
-export { verifySuperchunk, type SuperchunkReport } from "./superchunk-verify.js";
-export { SUPERCHUNK_HEADER_SPAN, chunkSlotSpan, offsetsEntrySpan, readChunkByRanges, type ByteSpan } from "./superchunk-plan.js";
+// Format version 2 (spec/v2.md): superchunk header, checksums, layout, dataset rules, verification, range plan.
+export * from "./superchunk-header.js";
+export * from "./superchunk-checksum.js";
+export * from "./superchunk-layout.js";
+export * from "./superchunk-dataset.js";
+export * from "./superchunk-verify.js";
+export * from "./superchunk-plan.js";
 
 /**
  * The four magic bytes `blpk` that open every bcolz chunk file.
