@@ -163,7 +163,7 @@ export function storageFormatVersion(text: string, path?: string): 1 | 2 {
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-function checkColumns(columns: readonly string[], path: string | undefined, onUnsafe: (i: number, why: string) => never, onDuplicate: (i: number) => never): void {
+function checkColumns(columns: readonly string[], onUnsafe: (i: number, why: string) => never, onDuplicate: (i: number) => never): void {
   const seen = new Set<string>();
   columns.forEach((name, i) => {
     const why = columnNameProblem(name) ?? (IDENTIFIER.test(name) ? undefined : "is not an identifier");
@@ -171,7 +171,6 @@ function checkColumns(columns: readonly string[], path: string | undefined, onUn
     if (seen.has(name)) onDuplicate(i);
     seen.add(name);
   });
-  void path;
 }
 
 /**
@@ -213,7 +212,6 @@ export function parseStorageV2(text: string, path?: string): StorageV2 {
       const columns = [...(doc as RawCtableStorageV2).columns];
       checkColumns(
         columns,
-        path,
         (i, why) => {
           throw new FormatError("UNSAFE_NAME", `column name ${why}`, { path, field: `/columns/${i}`, expected: "an identifier [A-Za-z_][A-Za-z0-9_]*", actual: columns[i] });
         },
@@ -275,7 +273,6 @@ export function serializeStorageV2(storage: StorageV2): string {
       checkArgument(v2CtableStorageSchema, doc, "storage");
       checkColumns(
         columns,
-        undefined,
         (i, why) => {
           throw new UsageError("UNSAFE_NAME", `column name ${why}`, { field: `/columns/${i}`, actual: columns[i] });
         },
@@ -404,7 +401,7 @@ export function parseSuperchunkMeta(text: string, path?: string): SuperchunkMeta
     const doc = objectDocument(text, path);
     validateJsonSchema(asSchema(v2SuperchunkMetaSchema), doc, { path });
     const raw = doc as RawSuperchunkMetaV2;
-    return { capacity: raw.capacity, firstChunk: raw.first_chunk === undefined ? undefined : Number(raw.first_chunk) };
+    return { capacity: raw.capacity, firstChunk: raw.first_chunk };
   } catch (e) {
     if (e instanceof FormatError && (e.code === "BAD_JSON" || e.code === "BAD_METADATA")) {
       throw new FormatError(e.code, e.reason, { path, field: `superchunk.meta${e.field ?? ""}`, expected: e.expected, actual: e.actual, cause: e });
