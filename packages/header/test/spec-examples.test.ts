@@ -185,4 +185,17 @@ describe("spec/v2.md hex examples", () => {
     const h = readSuperchunkHeader(asV2);
     expect([h.chunkSize, h.lastChunk, h.nchunks, h.metaSize]).toEqual([262144, 137856, 2, 20]);
   });
+
+  it("§12 the vlarray example's offsets and values are the UTF-8 of its strings", () => {
+    const strings = ["ab", "", "h\u00e9llo"];
+    const bytes = strings.map((t) => new TextEncoder().encode(t));
+    const offsets = [0];
+    for (const b of bytes) offsets.push(offsets[offsets.length - 1]! + b.length);
+    expect(offsets).toEqual([0, 2, 2, 8]);
+    const values = Uint8Array.from(bytes.flatMap((b) => [...b]));
+    expect([...values]).toEqual([0x61, 0x62, 0x68, 0xc3, 0xa9, 0x6c, 0x6c, 0x6f]);
+    expect(new TextDecoder().decode(values.subarray(offsets[2], offsets[3]))).toBe("h\u00e9llo");
+    // chunklen 4: element 2 starts in values chunk 0 and ends in chunk 1.
+    expect([Math.floor(offsets[2]! / 4), Math.floor((offsets[3]! - 1) / 4)]).toEqual([0, 1]);
+  });
 });
