@@ -168,8 +168,10 @@ class Carray:
             raise _meta_error(self.prefix, ".journal", "journal.chunks", "not a list of chunk numbers")
         return set(chunks)
 
-    def read_values(self, length, out, offset):
-        """Decode rows [0, length) into bytearray `out` at `offset`."""
+    def read_values(self, length):
+        """Decode rows [0, length); returns their bytes. Nothing is allocated ahead of decoding,
+        so a chunk that claims more than its streams hold fails before much memory is used."""
+        pieces = []
         nfull, rest, nfiles = self.chunk_plan(length)
         chunksize = self.chunklen * self.atomsize
         journal = self._journal() if nfiles else set()
@@ -190,8 +192,8 @@ class Carray:
                 want = rest * self.atomsize
                 payload = decode_chunk_file(buf, self.prefix + rel, want,
                                             leftover_max=(self.atomsize, chunksize))
-            start = offset + k * chunksize
-            out[start:start + want] = payload[:want]
+            pieces.append(payload if len(payload) == want else payload[:want])
+        return b"".join(pieces)
 
 
 def _check_names(names):
@@ -241,8 +243,7 @@ def read_dataset(root):
     nfiles = carray.chunk_plan(carray.len)[2]
     total = carray.len * carray.atomsize
     _check_allowance(total, nfiles)
-    out = bytearray(total)
-    carray.read_values(carray.len, out, 0)
+    out = carray.read_values(carray.len)
     result = {"kind": "carray"}
     result.update(_column_info(carray, carray.len))
     result["columns"] = []
@@ -288,8 +289,7 @@ def _read_ctable(root):
     _check_allowance(total, nfiles)
     files = []
     for i, c in enumerate(columns):
-        out = bytearray(length * c.atomsize)
-        c.read_values(length, out, 0)
+        out = c.read_values(length)
         files.append(("col-%d.bin" % i, _swap_to_little(out, c.dtype)))
 
     col_infos = []
