@@ -2,7 +2,7 @@
  * The command line of `fmt-conformance`: parsing and checking it, and the help text. Kept apart
  * from the program so that every bad argument can be tested to give a message and exit status 2.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -53,7 +53,8 @@ Options:
   --help                 print this text
   --version              print the runner's version
 
-Exit status: 0 every case passed, 1 a case failed (or adapter info failed), 2 bad arguments.
+Exit status: 0 every case passed, 1 a case failed (or adapter info failed, or no case matched),
+2 bad arguments.
 The last line printed is "N passed, M failed" (", K skipped" when cases were skipped).
 `;
 
@@ -134,6 +135,7 @@ export function parseCommandLine(argv: string[]): ParsedCommand {
   if (!existsSync(adapter) || !statSync(adapter).isFile()) return { kind: "error", message: `--adapter: no such file: ${adapter}` };
   const corpus = resolve(values.corpus ?? defaultCorpusDir());
   if (!existsSync(corpus)) return { kind: "error", message: `--corpus: no such directory: ${corpus}` };
+  if (!readdirSync(corpus).some((name) => /^v\d+$/.test(name))) return { kind: "error", message: `--corpus: ${corpus} holds no format folder (v1/, v2/, …)` };
   let formats: number[] | undefined;
   if (values.format !== undefined) {
     if (values.format !== "1" && values.format !== "2") return { kind: "error", message: `--format wants 1 or 2, got ${JSON.stringify(values.format)}` };

@@ -197,6 +197,7 @@ describe("the fmt-conformance command (built)", () => {
     [["--adapter", referenceAdapter, "--format", "3"], /--format wants 1 or 2/],
     [["--adapter", referenceAdapter, "--reporter", "xml"], /--reporter wants one of table, json, junit/],
     [["--adapter", referenceAdapter, "--known-failures", "/no/such/file"], /--known-failures: .*no such file/],
+    [["--adapter", referenceAdapter, "--corpus", import.meta.dirname], /--corpus: .* holds no format folder/],
   ])("bad arguments %j: a clear message and exit 2, no stack trace", (args, message) => {
     const r = fmt(...args);
     expect(r.status).toBe(2);
@@ -209,6 +210,13 @@ describe("the fmt-conformance command (built)", () => {
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/\| bcolz-broken\/blpk_bad_magic \| malformed \| CRASH .* exit 1: TypeError: cannot read properties/);
     expect(lastLine(r.stdout)).toBe("0 passed, 1 failed");
+  });
+
+  it("a run in which no case matched fails instead of passing on nothing", () => {
+    const r = fmt("--adapter", referenceAdapter, "--corpus", corpus, "--filter", "no-such-set/*");
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain("no case matched the filters no-such-set/*: nothing was checked");
+    expect(lastLine(r.stdout)).toBe("0 passed, 0 failed");
   });
 
   it("json on stdout stays parseable; the totals line goes to stderr", () => {
