@@ -101,6 +101,13 @@ export interface WritableStore extends ReadableStore {
    * stale lock can be recognised (e.g. `{ pid: 4242, hostname: "build-7" }`). Optional.
    */
   writerIdentity?(): { [key: string]: string | number };
+  /**
+   * Deletes what writers killed mid-`put` left behind (temporary files that never became a
+   * key) under the directory `path` (`""`: everywhere) and resolves to the keys removed. Only
+   * safe while holding the lock of the dataset at `path`. Optional: stores whose `put` leaves
+   * nothing behind omit it.
+   */
+  removeStaleTemporaries?(path: string): Promise<string[]>;
 }
 
 /**
