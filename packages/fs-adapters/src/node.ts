@@ -170,6 +170,7 @@ export class FileSystemStore implements WritableStore {
 
   /** Only the requested bytes of the file (clipped at its end); `undefined` if missing. */
   async getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined> {
+    validateKey(key);
     resolveRange(range, 0);
     const opened = await this.#openRegularFile(key);
     if (opened === undefined) return undefined;
