@@ -82,10 +82,13 @@ function fileKind(info: { isFIFO(): boolean; isSocket(): boolean; isCharacterDev
  *   `IO_ERROR` without reading a byte. `get` reads at most the size `fstat` reported and refuses
  *   files over `maxValueBytes` (`FormatError` `SIZE_LIMIT`); `getRange` reads only the requested
  *   bytes. That is one open, one fstat, the reads and one close per call.
- * - `list(prefix)` walks the directories recursively and returns the keys of regular files (and
- *   of symbolic links to them), sorted; a missing root gives `[]`. Temporary files of unfinished
- *   `put`s (`*.fmt-tmp-<16 hex>`) are not listed. A directory reached a second time (through
- *   links) is not walked again, so link cycles end.
+ * - `list(prefix)` walks the real directories recursively and returns, sorted, the key of every
+ *   other entry: regular files, and symbolic links as themselves, whatever they point to (a link
+ *   to a directory is one key, its contents are not walked). So a link cycle or a link to `/`
+ *   costs one entry, and a writer that deletes every listed key of a tree removes links, never
+ *   files outside the root. A missing root gives `[]`. Temporary files of unfinished `put`s
+ *   (`*.fmt-tmp-<16 hex>`) are not listed. The directory of the prefix itself is reached like
+ *   any read path (links there are followed).
  * - `put` creates parent directories, writes a uniquely named temporary file next to the target,
  *   flushes it to disk (fsync) and renames it over the target, so readers see the old or the new
  *   content, never a partial one. If a file stands where a directory is needed, or a directory
@@ -211,13 +214,14 @@ export class FileSystemStore implements WritableStore {
     const cut = prefix.lastIndexOf("/");
     const dirKey = cut < 0 ? "" : prefix.slice(0, cut);
     const keys: string[] = [];
-    await this.#walk(dirKey === "" ? this.root : this.pathOf(dirKey), dirKey, prefix, keys, new Set());
+    await this.#walk(dirKey === "" ? this.root : this.pathOf(dirKey), dirKey, prefix, keys);
     return keys.sort();
   }
 
-  // `linkedDirs` holds "device:inode" of every directory entered through a link, so that link
-  // cycles end and a directory that many links share is walked once, not once per path to it.
-  async #walk(dir: string, dirKey: string, prefix: string, out: string[], linkedDirs: Set<string>): Promise<void> {
+  // Entry types come from the directory itself (lstat semantics): a link is never descended,
+  // so a link to "/" or a link cycle costs one entry, and deleting what list returned removes
+  // links, never what they point to.
+  async #walk(dir: string, dirKey: string, prefix: string, out: string[]): Promise<void> {
     let entries;
     try {
       entries = await readdir(dir, { withFileTypes: true });
@@ -225,33 +229,14 @@ export class FileSystemStore implements WritableStore {
       if (isMissing(error)) return;
       throw storageFailure(error, dirKey === "" ? "." : dirKey, "list the directory");
     }
-    // Name order makes the choice of which link path reaches a shared directory repeatable.
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       const name = entry.name;
       if (TEMP_PATTERN.test(name)) continue;
       const key = dirKey === "" ? name : `${dirKey}/${name}`;
       // Skip subtrees that cannot contain a match: the key must extend the prefix or vice versa.
       if (!key.startsWith(prefix) && !prefix.startsWith(`${key}/`)) continue;
-      let isDir = entry.isDirectory();
-      let isFile = entry.isFile();
-      if (entry.isSymbolicLink()) {
-        try {
-          const target = await stat(nodePath.join(dir, name));
-          isDir = target.isDirectory();
-          isFile = target.isFile();
-          if (isDir) {
-            const identity = `${target.dev}:${target.ino}`;
-            if (linkedDirs.has(identity)) continue;
-            linkedDirs.add(identity);
-          }
-        } catch (error) {
-          if (isMissing(error) || errorCode(error) === "ELOOP") continue;
-          throw storageFailure(error, key, "follow the link");
-        }
-      }
-      if (isDir) await this.#walk(nodePath.join(dir, name), key, prefix, out, linkedDirs);
-      else if (isFile && key.startsWith(prefix)) out.push(key);
+      if (entry.isDirectory()) await this.#walk(nodePath.join(dir, name), key, prefix, out);
+      else if (key.startsWith(prefix)) out.push(key);
     }
   }
 

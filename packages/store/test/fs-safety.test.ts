@@ -1,7 +1,7 @@
 // Writers on a FileSystemStore whose dataset holds planted symbolic links or leftovers of killed
 // writers (issue 9, item 10 and the temporary-file cleanup): nothing outside the dataset root is
 // ever written or deleted, and opening for writing sweeps stale temporary files.
-import { mkdtemp, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { lstat, mkdtemp, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -95,7 +95,7 @@ describe("writers never write or delete through a planted symbolic link", () => 
     expect(reopened.names).toEqual(["a"]);
   });
 
-  it("replacing a dataset (mode w) whose column directory is a link never deletes outside", async () => {
+  it("replacing a dataset (mode w) whose column directory is a link removes the link, never its target", async () => {
     const root = await freshDir();
     const store = new FileSystemStore(root);
     const outside = await outsideDir();
@@ -103,9 +103,24 @@ describe("writers never write or delete through a planted symbolic link", () => 
     await writeFile(join(root, "t", "__rootdirs__"), '{"names": ["c"]}\n');
     await symlink(outside, join(root, "t", "c"));
     const before = await snapshot(outside);
-    const error = await rejection(createCtable(store, "t", [{ name: "c", data: new Int32Array([1]) }], { mode: "w" }));
-    expect(error.code).toBe("UNSAFE_NAME");
+    await (await createCtable(store, "t", [{ name: "c", data: new Int32Array([7]) }], { mode: "w" })).close();
     expect(await snapshot(outside)).toEqual(before);
+    expect((await lstat(join(root, "t", "c"))).isDirectory()).toBe(true);
+    expect(Array.from(await (await openCtable(store, "t")).columns[0]!.read())).toEqual([7]);
+  });
+
+  it("renaming a column that holds a planted link copies the link's name at most, never the outside files", async () => {
+    const root = await freshDir();
+    const store = new FileSystemStore(root);
+    const t = await createCtable(store, "t", [{ name: "a", data: new Int32Array([1, 2]) }]);
+    const outside = await outsideDir();
+    await symlink(outside, join(root, "t", "a", "stolen"));
+    const before = await snapshot(outside);
+    await t.renameColumn("a", "b");
+    await t.close();
+    expect(await snapshot(outside)).toEqual(before);
+    expect(await readdir(join(root, "t", "b"))).not.toContain("stolen");
+    expect(await snapshot(join(root, "t"))).not.toHaveProperty("/b/stolen/__attrs__");
   });
 });
 
