@@ -152,7 +152,7 @@ export class FileSystemStore implements WritableStore {
     const relative = nodePath.relative(this.root, full);
     const climbs = relative === ".." || relative.startsWith(`..${nodePath.sep}`);
     if (relative === "" || climbs || nodePath.isAbsolute(relative)) {
-      throw new UsageError("UNSAFE_NAME", "store key resolves outside the store root", { field: "key", actual: key });
+      throw new UsageError("UNSAFE_NAME", "store key resolves outside the store root", { path: key, field: "key", actual: key });
     }
     return full;
   }
@@ -208,7 +208,7 @@ export class FileSystemStore implements WritableStore {
     throw new StorageError("IO_ERROR", "the key names something other than a regular file", { path: key, field: "key", expected: "a regular file", actual: fileKind(info) });
   }
 
-  /** Sorted keys of the files whose key starts with `prefix`; `[]` when none. */
+  /** Sorted keys of the files and links (not walked into) whose key starts with `prefix`; `[]` when none. */
   async list(prefix: string): Promise<string[]> {
     validatePrefix(prefix);
     const cut = prefix.lastIndexOf("/");
