@@ -124,6 +124,24 @@ describe("writers never write or delete through a planted symbolic link", () => 
   });
 });
 
+describe("names longer than the file system allows", () => {
+  it("addColumn and renameColumn with a 300-character name give UNSAFE_NAME and leave the table as it was", async () => {
+    const root = await freshDir();
+    const store = new FileSystemStore(root);
+    const t = await createCtable(store, "t", [{ name: "a", data: new Int32Array([1, 2]) }]);
+    const long = "c".repeat(300);
+    const added = await rejection(t.addColumn(long, new Int32Array([3, 4])));
+    expect(added.code).toBe("UNSAFE_NAME");
+    const renamed = await rejection(t.renameColumn("a", long));
+    expect(renamed.code).toBe("UNSAFE_NAME");
+    expect(t.names).toEqual(["a"]);
+    await t.close();
+    const reopened = await openCtable(store, "t");
+    expect(reopened.names).toEqual(["a"]);
+    expect(Array.from(await reopened.columns[0]!.read())).toEqual([1, 2]);
+  });
+});
+
 describe("opening for writing removes temporary files of killed writers", () => {
   it("carray: a leftover *.fmt-tmp-* next to a chunk is gone after open with mode a", async () => {
     const root = await freshDir();
