@@ -101,11 +101,12 @@ function fileKind(info: { isFIFO(): boolean; isSocket(): boolean; isCharacterDev
  *
  * Keys are checked with {@link validateKey} and the resolved path must stay inside `root`
  * (`UsageError` `UNSAFE_NAME` otherwise); only a real `..` segment climbs, so `..foo` is an
- * ordinary name. Reads follow symbolic links inside the root. Writes never do: `put`,
- * `putExclusive`, `delete` and `createDirectory` `lstat` every existing directory between the
- * root and the target and refuse (`UsageError` `UNSAFE_NAME`) when one is a link, so a link
- * planted in a dataset cannot make a write or a delete land outside the root. (The root itself
- * may be a link.)
+ * ordinary name. Reads follow symbolic links, wherever they point (only regular files are read,
+ * and at most the size `fstat` reports, so a link to `/proc/self/environ` reads as empty).
+ * Writes never do: `put`, `putExclusive`, `delete` and `createDirectory` `lstat` every existing
+ * directory between the root and the target and refuse (`UsageError` `UNSAFE_NAME`) when one is
+ * a link, so a link planted in a dataset cannot make a write or a delete land outside the root.
+ * (The root itself may be a link.)
  *
  * Operating-system failures never escape as plain `Error`s: a name too long for the file system
  * is `UsageError` `UNSAFE_NAME`; a link loop, permission denied, a device error or a full disk is

@@ -73,6 +73,14 @@ describe("special files are refused without reading or blocking (item 3)", () =>
     await rejection(store.getRange("data/__0.blp", { suffixLength: 4 }), "IO_ERROR");
   });
 
+  it("reads at most the size fstat reports: a link to a /proc file that claims 0 bytes reads as empty", async () => {
+    const root = await freshDir();
+    await symlink("/proc/self/environ", join(root, "__attrs__"));
+    const store = new FileSystemStore(root);
+    expect(await store.get("__attrs__")).toEqual(new Uint8Array(0));
+    expect(await store.getRange("__attrs__", { offset: 0, length: 100 })).toEqual(new Uint8Array(0));
+  });
+
   it("a directory is still a missing key, not an error", async () => {
     const root = await freshDir();
     await mkdir(join(root, "meta", "sizes"), { recursive: true });
