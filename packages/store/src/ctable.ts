@@ -8,8 +8,8 @@ import { createCarray } from "./carray-create.js";
 import type { CarrayCreateOptions } from "./carray-create.js";
 import type { ArrayInput, ElementInput } from "./carray-encode.js";
 import { collectRows } from "./carray-input.js";
-import { AttrStore } from "./carray-writer.js";
-import type { AttrsWriter } from "./carray-writer.js";
+import { AttrStore } from "./attr-store.js";
+import type { AttrsWriter } from "./attr-store.js";
 import { DatasetLock } from "./lock.js";
 import {
   APPEND_JOURNAL_FILE,
