@@ -2,6 +2,7 @@ import { UsageError } from "@fmt/errors";
 import type { DType } from "@fmt/meta";
 import { ElementEncoder, isBlock, isRawRows, quantizeBytes } from "./carray-encode.js";
 import type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-encode.js";
+import { typedBlockBytes } from "./typed-input.js";
 
 /** Elements gathered before encoding when the input comes one element at a time. */
 const ELEMENT_BATCH = 65536;
@@ -32,7 +33,8 @@ export function knownElementCount(input: ArrayInput, dtype: DType, atomSize: num
 /**
  * Turns any {@link ArrayInput} into row-aligned byte blocks in the dtype's layout. Elements that
  * arrive one at a time are batched; the total element count must be a multiple of
- * `itemsPerRow`.
+ * `itemsPerRow`. A block may be a view of the caller's memory (typed arrays and `{ bytes }` that
+ * need no conversion): consumers copy what they keep beyond the current write.
  */
 export async function* rowBlocks(input: ArrayInput, dtype: DType, itemsPerRow: number, quantize: number): AsyncGenerator<Uint8Array, void, undefined> {
   const encoder = new ElementEncoder(dtype, quantize);
@@ -59,10 +61,13 @@ export async function* rowBlocks(input: ArrayInput, dtype: DType, itemsPerRow: n
   function encodeBlock(block: ValuesBlock | RawRows): Uint8Array {
     if (isRawRows(block)) {
       if (block.bytes.length % size !== 0) invalid("raw bytes are not a whole number of elements", "bytes", block.bytes.length);
+      if (quantize <= 0 || dtype.kind !== "f") return block.bytes;
       const copy = block.bytes.slice();
       quantizeBytes(copy, dtype, quantize);
       return copy;
     }
+    const direct = ArrayBuffer.isView(block) ? typedBlockBytes(block, dtype, quantize) : undefined;
+    if (direct !== undefined) return direct;
     const out = new Uint8Array(block.length * size);
     encoder.encode(block, out, 0);
     return out;

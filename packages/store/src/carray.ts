@@ -1,6 +1,7 @@
 import { FormatError, UsageError } from "@fmt/errors";
 import { BLPK_V1_HEADER_SIZE, readBlpkV1Header, readChunkHeader } from "@fmt/header";
 import { decompress, decompressInto, decompressRange, initCompression } from "@fmt/blosc";
+import type { ChunkCodecPool } from "@fmt/blosc";
 import { atomSize as rowSize, parseAttrs, parseSizes, parseStorage } from "@fmt/meta";
 import type { Cparams, DType, JsonValue } from "@fmt/meta";
 import { readRange } from "@fmt/fs-adapters";
@@ -8,7 +9,9 @@ import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import { checkDatasetPath, checkInteger, joinKey, normalizeSlice, readText, withPath } from "./internal.js";
 import { decodeValues, entriesPerElement } from "./values.js";
 import type { Scalar, Values } from "./values.js";
-import { AttrStore, CarrayWriter, JOURNAL_FILE, readJournal } from "./carray-writer.js";
+import { AttrStore } from "./attr-store.js";
+import { CarrayWriter, JOURNAL_FILE, readJournal } from "./carray-writer.js";
+import { checkCodecPool } from "./chunk-writes.js";
 import type { LockOptions } from "./lock.js";
 import { DatasetLock } from "./lock.js";
 import type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-encode.js";
@@ -30,6 +33,13 @@ export interface OpenOptions {
   maxReadBytes?: number;
   /** How many chunk files are fetched ahead of the one being decoded in sequential reads. Default 4. */
   prefetch?: number;
+  /**
+   * A pool of worker threads (`createBloscPool` of `@fmt/blosc/pool` in Node, `createWebBloscPool`
+   * of `@fmt/blosc/pool-web` in browsers) that compresses the chunks this array writes, several
+   * at once; without it chunks are compressed on the calling thread. The files are the same
+   * either way. The caller owns the pool and closes it after the array.
+   */
+  workers?: ChunkCodecPool;
   /**
    * `"r"` (default) reads only and takes no lock. `"a"` opens for reading and writing: takes the
    * dataset's `.lock`, finishes an interrupted multi-chunk update, and loads the leftover chunk
@@ -236,13 +246,17 @@ export class CArray {
     this.#maxReadBytes = init.options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
     this.#prefetch = init.options.prefetch ?? 4;
     this.#journal = init.journal ?? new Set();
-    this.#writer = init.writer === undefined ? undefined : new CarrayWriter(this, init.writer.store, init.writer.lock, init.writer.cbytes, {
+    this.#writer = init.writer === undefined ? undefined : new CarrayWriter(this, {
       setLength: (n) => {
         this.#shape[0] = n;
       },
-      loadChunk: (i) => this.#loadChunk(i),
-      decodeRows: (loaded, from, to) => this.#decodeRows(loaded, from, to),
-    });
+      readChunkRows: async (index, rows) => {
+        const loaded = await this.#loadChunk(index);
+        return { bytes: this.#decodeRows(loaded, 0, rows), storedNbytes: loaded.storedNbytes };
+      },
+      // Nothing decoded is kept between reads yet, so there is nothing to drop.
+      chunkChanged: () => {},
+    }, { ...init.writer, workers: init.options.workers });
     this.attrs = new AttrStore(init.attrs, this.path, () => this.#writer);
   }
 
@@ -1039,6 +1053,7 @@ export function checkOptions(options: OpenOptions): void {
   if (options.prefetch !== undefined && (!Number.isSafeInteger(options.prefetch) || options.prefetch < 0 || options.prefetch > 1024)) {
     throw new UsageError("INVALID_ARGUMENT", "prefetch must be an integer in [0, 1024]", { field: "prefetch", actual: options.prefetch });
   }
+  checkCodecPool(options.workers);
   if (options.mode !== undefined && options.mode !== "r" && options.mode !== "a" && options.mode !== "w") {
     throw new UsageError("INVALID_ARGUMENT", 'mode must be "r", "a" or "w"', { field: "mode", actual: options.mode });
   }
