@@ -42,27 +42,6 @@ function isMissing(error: unknown): boolean {
 }
 
 /**
- * Options of {@link FileSystemStore}.
- *
- * @example
- * ```ts
- * const store = new FileSystemStore("/data/x.bcolz", { flushAheadBytes: 64 * 1024 * 1024 });
- * ```
- */
-export interface FileSystemStoreOptions {
-  /**
-   * Once more than this many bytes of non-durable puts wait for {@link FileSystemStore.sync},
-   * the oldest files start being flushed in the background (one at a time), so that the disk
-   * works while the writer computes and `sync` has at most about this much left to do. It
-   * changes when data reaches the disk, never what `sync` promises. Default 8 MiB; `Infinity`
-   * leaves every flush to `sync`.
-   */
-  flushAheadBytes?: number;
-}
-
-const DEFAULT_FLUSH_AHEAD_BYTES = 8 * 1024 * 1024;
-
-/**
  * A {@link WritableStore} over a directory of the local file system: key `"data/__0.blp"` is the
  * file `<root>/data/__0.blp`.
  *
@@ -95,31 +74,16 @@ const DEFAULT_FLUSH_AHEAD_BYTES = 8 * 1024 * 1024;
 export class FileSystemStore implements WritableStore {
   /** The absolute root directory. */
   readonly root: string;
-  readonly #flushAheadBytes: number;
-  /**
-   * Files renamed into place by non-durable puts and not flushed yet, oldest first, with their
-   * sizes; their directories; and the total size.
-   */
-  readonly #unsyncedFiles = new Map<string, number>();
-  readonly #unsyncedDirectories = new Set<string>();
-  #unsyncedBytes = 0;
-  /** The flush started ahead of `sync` (see {@link FileSystemStoreOptions.flushAheadBytes}). */
-  #flushingAhead: Promise<void> | undefined;
+  /** Files renamed into place by non-durable puts since the last sync, and their directories. */
+  #unsyncedFiles = new Set<string>();
+  #unsyncedDirectories = new Set<string>();
 
   /** Uses `root` (resolved to an absolute path; it need not exist yet) as the store root. */
-  constructor(root: string, options: FileSystemStoreOptions = {}) {
+  constructor(root: string) {
     if (typeof root !== "string" || root === "" || root.includes("\0")) {
       throw new UsageError("INVALID_ARGUMENT", "root must be a non-empty path", { field: "root", actual: root });
     }
-    if (typeof options !== "object" || options === null) {
-      throw new UsageError("INVALID_ARGUMENT", "options must be an object", { field: "options", actual: options });
-    }
-    const ahead = options.flushAheadBytes ?? DEFAULT_FLUSH_AHEAD_BYTES;
-    if (typeof ahead !== "number" || !(ahead >= 0)) {
-      throw new UsageError("INVALID_ARGUMENT", "flushAheadBytes must be a non-negative number", { field: "options.flushAheadBytes", expected: ">= 0 or Infinity", actual: ahead });
-    }
     this.root = nodePath.resolve(root);
-    this.#flushAheadBytes = ahead;
   }
 
   /**
@@ -271,48 +235,14 @@ export class FileSystemStore implements WritableStore {
       }
       throw error;
     }
-    this.#forgetUnsynced(file);
     if (durable) {
       // An earlier non-durable put of this key is covered now; its directory entry is too.
+      this.#unsyncedFiles.delete(file);
       await syncDirectory(dir);
       return;
     }
-    this.#unsyncedFiles.set(file, value.length);
-    this.#unsyncedBytes += value.length;
+    this.#unsyncedFiles.add(file);
     this.#unsyncedDirectories.add(dir);
-    if (this.#unsyncedBytes > this.#flushAheadBytes && this.#flushingAhead === undefined) {
-      this.#flushingAhead = this.#flushAhead().finally(() => {
-        this.#flushingAhead = undefined;
-      });
-    }
-  }
-
-  #forgetUnsynced(file: string): void {
-    const size = this.#unsyncedFiles.get(file);
-    if (size === undefined) return;
-    this.#unsyncedFiles.delete(file);
-    this.#unsyncedBytes -= size;
-  }
-
-  // Flushes the oldest pending files, one at a time, while more than flushAheadBytes wait, so
-  // that the disk works while the writer computes and sync() finds little left. A failure puts
-  // the file back for sync() to retry and report.
-  async #flushAhead(): Promise<void> {
-    while (this.#unsyncedBytes > this.#flushAheadBytes) {
-      const oldest = this.#unsyncedFiles.entries().next();
-      if (oldest.done === true) return;
-      const [file, size] = oldest.value;
-      this.#forgetUnsynced(file);
-      try {
-        await syncFile(file);
-      } catch {
-        if (!this.#unsyncedFiles.has(file)) {
-          this.#unsyncedFiles.set(file, size);
-          this.#unsyncedBytes += size;
-        }
-        return;
-      }
-    }
   }
 
   /**
@@ -328,12 +258,9 @@ export class FileSystemStore implements WritableStore {
    * ```
    */
   async sync(): Promise<void> {
-    await this.#flushingAhead;
-    const files = [...this.#unsyncedFiles.keys()];
-    const sizes = [...this.#unsyncedFiles.values()];
+    const files = [...this.#unsyncedFiles];
     const directories = [...this.#unsyncedDirectories];
     this.#unsyncedFiles.clear();
-    this.#unsyncedBytes = 0;
     this.#unsyncedDirectories.clear();
     try {
       let next = 0;
@@ -344,11 +271,7 @@ export class FileSystemStore implements WritableStore {
       for (const dir of directories) await syncDirectory(dir);
     } catch (error) {
       // Nothing is known to be durable: keep everything for the next attempt.
-      files.forEach((f, i) => {
-        if (this.#unsyncedFiles.has(f)) return;
-        this.#unsyncedFiles.set(f, sizes[i]!);
-        this.#unsyncedBytes += sizes[i]!;
-      });
+      for (const f of files) this.#unsyncedFiles.add(f);
       for (const d of directories) this.#unsyncedDirectories.add(d);
       throw error;
     }

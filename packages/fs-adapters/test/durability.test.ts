@@ -92,16 +92,6 @@ describe("FileSystemStore durability", () => {
     expect(flushedPaths()).toEqual([root]);
   });
 
-  it("flushing ahead of sync still flushes every file exactly once, and the directory once", async () => {
-    const root = freshRoot();
-    const store = new FileSystemStore(root, { flushAheadBytes: 0 });
-    const keys = Array.from({ length: 6 }, (_, k) => `data/__${k}.blp`);
-    for (const key of keys) await store.put(key, new Uint8Array(100).fill(1), { durable: false });
-    await store.sync();
-    expect(flushedPaths()).toEqual([join(root, "data"), ...keys.map((k) => join(root, ...k.split("/")))].sort());
-    expect(() => new FileSystemStore(root, { flushAheadBytes: -1 })).toThrow(/flushAheadBytes/);
-  });
-
   it("rejects malformed options before writing anything", async () => {
     const store = new FileSystemStore(freshRoot());
     for (const options of [null, 5, { durable: "no" }]) {
