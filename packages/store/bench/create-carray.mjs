@@ -33,14 +33,21 @@ function median(list) {
   return s[Math.floor(s.length / 2)];
 }
 
-async function time(label, fn) {
-  await fn(); // warm-up
+// `setup` and `teardown` (making and removing a scratch directory) stay outside the timing.
+async function time(label, fn, setup = () => undefined, teardown = () => undefined) {
+  const once = async () => {
+    const context = setup();
+    try {
+      const t = performance.now();
+      await fn(context);
+      return performance.now() - t;
+    } finally {
+      teardown(context);
+    }
+  };
+  await once(); // warm-up
   const runs = [];
-  for (let r = 0; r < reps; r++) {
-    const t = performance.now();
-    await fn();
-    runs.push(performance.now() - t);
-  }
+  for (let r = 0; r < reps; r++) runs.push(await once());
   console.log(`${label.padEnd(34)} median ${median(runs).toFixed(0).padStart(5)} ms   runs ${runs.map((v) => v.toFixed(0)).join(" ")}`);
 }
 
@@ -57,14 +64,14 @@ for (const workers of values.workers.split(",").map(Number)) {
     const a = await createCarray(new MemoryStore(), "a", data, options);
     await a.close();
   });
-  await time(`FileSystemStore create (${tag})`, async () => {
-    const dir = mkdtempSync(join(values.dir, "create-bench-"));
-    try {
+  await time(
+    `FileSystemStore create (${tag})`,
+    async (dir) => {
       const a = await createCarray(new FileSystemStore(dir), "a", data, options);
       await a.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    },
+    () => mkdtempSync(join(values.dir, "create-bench-")),
+    (dir) => rmSync(dir, { recursive: true, force: true }),
+  );
   await pool?.close();
 }

@@ -134,7 +134,7 @@ export class CarrayWriter implements AttrsWriter {
     this.#cbytes = init.cbytes;
     this.#leftover = new Uint8Array(0);
     this.#fileCount = Math.ceil(array.length / array.chunklen);
-    this.#chunks = new ChunkWrites(init.store, { typesize: array.dtype.bloscTypesize, clevel: array.cparams.clevel, shuffle: array.cparams.shuffle, cname: array.cparams.cname }, init.workers);
+    this.#chunks = new ChunkWrites(init.store, { typesize: array.dtype.bloscTypesize, clevel: array.cparams.clevel, shuffle: array.cparams.shuffle, cname: array.cparams.cname }, init.workers, array.chunklen * array.atomSize);
   }
 
   /** Finishes an interrupted journaled update (roll forward), then removes the journal. */

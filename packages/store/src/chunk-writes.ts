@@ -13,9 +13,12 @@ const WINDOW_PER_THREAD = 8;
 
 const BLPK_HEADER = writeBlpkV1Header();
 
-/** A chunk file's bytes: the 16-byte blpk v1 header and one Blosc chunk of `cbytes` bytes. */
-export function chunkFile(chunk: Uint8Array): Uint8Array {
-  const file = new Uint8Array(BLPK_V1_HEADER_SIZE + chunk.length);
+/**
+ * A chunk file's bytes, the 16-byte blpk v1 header and one Blosc chunk, laid out in `room` (which
+ * must hold them) or in a new array.
+ */
+export function chunkFile(chunk: Uint8Array, room: Uint8Array = new Uint8Array(BLPK_V1_HEADER_SIZE + chunk.length)): Uint8Array {
+  const file = room.subarray(0, BLPK_V1_HEADER_SIZE + chunk.length);
   file.set(BLPK_HEADER);
   file.set(chunk, BLPK_V1_HEADER_SIZE);
   return file;
@@ -31,14 +34,22 @@ export class ChunkWrites {
   readonly #options: CompressOptions;
   readonly #pool: ChunkCodecPool | undefined;
   readonly #window: number;
+  /** Size of the largest chunk file: header, Blosc header and the rows stored uncompressed. */
+  readonly #maxFileBytes: number;
+  /**
+   * Buffers chunk files are laid out in, reused once their put has resolved (a store keeps its
+   * own copy): fresh memory for every chunk costs as much as the copy itself.
+   */
+  readonly #spareFiles: Uint8Array[] = [];
   #inflight: Promise<void>[] = [];
   #failure: { error: unknown } | undefined;
 
-  constructor(store: WritableStore, options: CompressOptions, pool: ChunkCodecPool | undefined) {
+  constructor(store: WritableStore, options: CompressOptions, pool: ChunkCodecPool | undefined, chunksize: number) {
     this.#store = store;
     this.#options = options;
     this.#pool = pool;
     this.#window = pool === undefined ? WINDOW_ALONE : Math.max(WINDOW_ALONE, WINDOW_PER_THREAD * pool.threads);
+    this.#maxFileBytes = BLPK_V1_HEADER_SIZE + chunksize + 16;
   }
 
   /** The Blosc chunk of `rows`, compressed here or on the pool. */
@@ -58,7 +69,13 @@ export class ChunkWrites {
     this.#throwFailure();
     const job = (async () => {
       const chunk = await this.compress(rows);
-      await this.#store.put(key, chunkFile(chunk), { durable });
+      const fits = BLPK_V1_HEADER_SIZE + chunk.length <= this.#maxFileBytes;
+      const room = fits ? (this.#spareFiles.pop() ?? new Uint8Array(this.#maxFileBytes)) : undefined;
+      try {
+        await this.#store.put(key, chunkFile(chunk, room), { durable });
+      } finally {
+        if (room !== undefined && this.#spareFiles.length < this.#window) this.#spareFiles.push(room);
+      }
       written(chunk.length);
     })();
     this.#inflight.push(job.catch((error: unknown) => {
