@@ -9,7 +9,7 @@ import { MemoryStore } from "@fmt/fs-adapters";
 import type { PutOptions, WritableStore } from "@fmt/fs-adapters";
 import { createBloscPool } from "@fmt/blosc/pool";
 import type { BloscPool } from "@fmt/blosc/pool";
-import { createCarray, openCarray } from "@fmt/store";
+import { createCarray, createCtable, openCarray } from "@fmt/store";
 import type { ArrayInput } from "@fmt/store";
 import { equalBytes, rng } from "./helpers.js";
 
@@ -128,6 +128,23 @@ describe("chunks compressed on a worker pool", () => {
       results.push(await filesOf(store));
     }
     expect(results[0]!.size).toBeGreaterThan(5);
+    expect(sameFiles(results[0]!, results[1]!)).toEqual([]);
+  });
+
+  it("a ctable created with workers has the files of one created without", async () => {
+    const results: Map<string, Uint8Array>[] = [];
+    for (const workers of [undefined, pool]) {
+      const store = new MemoryStore();
+      const columns = [
+        { name: "f", data: walk(20000, 21) },
+        { name: "i", data: new Int32Array(20000).map((_, k) => k * 7) },
+      ];
+      const t = await createCtable(store, "t", columns, { chunklen: 4096, ...(workers === undefined ? {} : { workers }) });
+      await t.append({ f: walk(5000, 22), i: new Int32Array(5000).fill(3) });
+      await t.close();
+      results.push(await filesOf(store));
+    }
+    expect([...results[0]!.keys()].filter((k) => k.includes("/data/")).length).toBeGreaterThan(8);
     expect(sameFiles(results[0]!, results[1]!)).toEqual([]);
   });
 
