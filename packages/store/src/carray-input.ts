@@ -33,8 +33,10 @@ export function knownElementCount(input: ArrayInput, dtype: DType, atomSize: num
 /**
  * Turns any {@link ArrayInput} into row-aligned byte blocks in the dtype's layout. Elements that
  * arrive one at a time are batched; the total element count must be a multiple of
- * `itemsPerRow`. A block may be a view of the caller's memory (typed arrays and `{ bytes }` that
- * need no conversion): consumers copy what they keep beyond the current write.
+ * `itemsPerRow`. When `input` itself is one block that needs no conversion (a typed array of the
+ * dtype's own type, `{ bytes }`), the result is a view of the caller's memory, read until the
+ * write returns; blocks from an iterable are always copied, since an iterable may refill one
+ * buffer for every item.
  */
 export async function* rowBlocks(input: ArrayInput, dtype: DType, itemsPerRow: number, quantize: number): AsyncGenerator<Uint8Array, void, undefined> {
   const encoder = new ElementEncoder(dtype, quantize);
@@ -83,7 +85,11 @@ export async function* rowBlocks(input: ArrayInput, dtype: DType, itemsPerRow: n
   function* take(item: unknown): Generator<Uint8Array> {
     if (isBlock(item, dtype)) {
       yield* flushPending();
-      yield* emit(encodeBlock(item as ValuesBlock | RawRows));
+      const block = item as ValuesBlock | RawRows;
+      const bytes = encodeBlock(block);
+      // An iterable may refill one buffer for every item: keep a copy, not a view of it.
+      const source = isRawRows(block) ? block.bytes.buffer : ArrayBuffer.isView(block) ? block.buffer : undefined;
+      yield* emit(bytes.buffer === source ? bytes.slice() : bytes);
       return;
     }
     pending.push(item as ElementInput);

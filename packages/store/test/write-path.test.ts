@@ -7,6 +7,8 @@ import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { MemoryStore } from "@fmt/fs-adapters";
 import type { PutOptions, WritableStore } from "@fmt/fs-adapters";
+import { compress, decompress } from "@fmt/blosc";
+import type { ChunkCodecPool } from "@fmt/blosc";
 import { createBloscPool } from "@fmt/blosc/pool";
 import type { BloscPool } from "@fmt/blosc/pool";
 import { createCarray, createCtable, openCarray } from "@fmt/store";
@@ -79,6 +81,40 @@ describe("typed arrays without the element encoder", () => {
     await a.close();
     expect(equalBytes(await (await openCarray(store, "a")).readBytes(), new Uint8Array(kept.buffer))).toBe(true);
   });
+});
+
+it("an iterable that refills one typed array for every item gets each item's rows written, even through a pool that reads late", async () => {
+  const buffer = new Float64Array(300);
+  function* refilled(): Generator<Float64Array> {
+    for (let round = 0; round < 5; round++) {
+      buffer.fill(round);
+      yield buffer;
+    }
+  }
+  // A pool that reads its inputs only on a later turn, as the interface allows: the rows it is
+  // given must not change until then.
+  const lazy: ChunkCodecPool = {
+    threads: 1,
+    async compressMany(inputs, options) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      return inputs.map((data) => compress(data, options));
+    },
+    async decompressManyInto(chunks, out) {
+      let at = 0;
+      return chunks.map((chunk) => {
+        const view = out.subarray(at, at + decompress(chunk).length);
+        view.set(decompress(chunk));
+        at += view.length;
+        return view;
+      });
+    },
+    async close() {},
+  };
+  const store = new MemoryStore();
+  const a = await createCarray(store, "a", refilled(), { dtype: "<f8", chunklen: 128, workers: lazy });
+  await a.close();
+  const values = await (await openCarray(store, "a")).read();
+  expect(Array.from(values as Float64Array, (v, i) => v === Math.floor(i / 300))).not.toContain(false);
 });
 
 describe("append is all or nothing", () => {
