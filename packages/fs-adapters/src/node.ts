@@ -77,6 +77,7 @@ export class FileSystemStore implements WritableStore {
   /** Files renamed into place by non-durable puts since the last sync, and their directories. */
   #unsyncedFiles = new Set<string>();
   #unsyncedDirectories = new Set<string>();
+  #lastSync: Promise<void> = Promise.resolve();
 
   /** Uses `root` (resolved to an absolute path; it need not exist yet) as the store root. */
   constructor(root: string) {
@@ -258,6 +259,14 @@ export class FileSystemStore implements WritableStore {
    * ```
    */
   async sync(): Promise<void> {
+    // One sync at a time, each flushing what is pending when it starts: a sync that resolves has
+    // seen every earlier put flushed, even those an overlapping sync had taken (or failed on).
+    const run = this.#lastSync.catch(() => undefined).then(() => this.#flushPending());
+    this.#lastSync = run;
+    await run;
+  }
+
+  async #flushPending(): Promise<void> {
     const files = [...this.#unsyncedFiles];
     const directories = [...this.#unsyncedDirectories];
     this.#unsyncedFiles.clear();

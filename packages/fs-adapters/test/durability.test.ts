@@ -16,13 +16,14 @@ vi.mock("node:fs/promises", async (importOriginal) => {
     const path = String(args[0]);
     const sync = handle.sync.bind(handle);
     const datasync = handle.datasync.bind(handle);
+    // Recorded once done: a flush counts when it has completed.
     handle.sync = async () => {
+      await sync();
       flushes.push({ path, kind: "sync" });
-      return sync();
     };
     handle.datasync = async () => {
+      await datasync();
       flushes.push({ path, kind: "datasync" });
-      return datasync();
     };
     return handle;
   };
@@ -90,6 +91,17 @@ describe("FileSystemStore durability", () => {
     await store.sync();
     // Only the directory of the non-durable puts remains to flush.
     expect(flushedPaths()).toEqual([root]);
+  });
+
+  it("a sync that overlaps another resolves only once the files the other took are flushed too", async () => {
+    const root = freshRoot();
+    const store = new FileSystemStore(root);
+    const keys = ["a", "b", "c"];
+    for (const key of keys) await store.put(key, new Uint8Array([1]), { durable: false });
+    const first = store.sync();
+    await store.sync(); // finds nothing pending of its own, but the first sync's files count
+    expect(flushedPaths()).toEqual([root, ...keys.map((k) => join(root, k))].sort());
+    await first;
   });
 
   it("rejects malformed options before writing anything", async () => {
