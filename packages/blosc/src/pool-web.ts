@@ -19,7 +19,7 @@
  */
 import { UsageError } from "@fmt/errors";
 import { readChunkHeader } from "@fmt/header";
-import type { ChunkCodecPool } from "./codec-pool.js";
+import type { ChunkCodecPool } from "./pool-api.js";
 import { compress } from "./compress.js";
 import type { CompressOptions } from "./compress.js";
 import { decompressInto } from "./decompress.js";
