@@ -10,6 +10,7 @@ import type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-en
 import { rowBlocks } from "./carray-input.js";
 import { ChunkWrites } from "./chunk-writes.js";
 import { checkInteger, joinKey, normalizeSlice } from "./internal.js";
+import { MAX_RESIZE_BYTES } from "./limits.js";
 import type { DatasetLock } from "./lock.js";
 
 /**
@@ -349,7 +350,14 @@ export class CarrayWriter implements AttrsWriter {
     const a = this.#array;
     checkInteger(n, "n");
     if (n < 0) throw new UsageError("OUT_OF_RANGE", "length cannot be negative", { path: a.path, field: "n", expected: ">= 0", actual: n });
-    if (!Number.isSafeInteger(n * a.atomSize)) throw new UsageError("SIZE_LIMIT", "array size would exceed 2^53 bytes", { path: a.path, field: "n", actual: n });
+    if (n > a.length && n * a.atomSize > MAX_RESIZE_BYTES) {
+      throw new UsageError("SIZE_LIMIT", `resize would grow the array to ${n * a.atomSize} bytes, more than MAX_RESIZE_BYTES (${MAX_RESIZE_BYTES})`, {
+        path: a.path,
+        field: "n",
+        expected: `n x ${a.atomSize} <= ${MAX_RESIZE_BYTES}`,
+        actual: n,
+      });
+    }
     if (n > a.length) {
       const fill = encodeFill(a.dtype, a.dflt);
       const rowsPerBlock = Math.max(1, a.chunklen);

@@ -145,6 +145,8 @@ export interface CtableCreateOptions extends LockOptions {
   attrs?: Record<string, JsonValue>;
   /** Largest read allowed per call, as in {@link OpenOptions}. */
   maxReadBytes?: number;
+  /** Most chunk files read per call, as in {@link OpenOptions}. */
+  maxChunksPerCall?: number;
   /** Chunk files fetched ahead, as in {@link OpenOptions}. */
   prefetch?: number;
   /** Pool that compresses the chunks of every column, as in {@link OpenOptions}. */
@@ -251,6 +253,7 @@ function columnOptions(spec: ColumnSpec, table: CtableCreateOptions, index: numb
   if (own.chunklen === undefined && table.chunklen !== undefined) out.chunklen = table.chunklen;
   if (own.expectedlen === undefined && table.expectedlen !== undefined) out.expectedlen = table.expectedlen;
   if (own.maxReadBytes === undefined && table.maxReadBytes !== undefined) out.maxReadBytes = table.maxReadBytes;
+  if (own.maxChunksPerCall === undefined && table.maxChunksPerCall !== undefined) out.maxChunksPerCall = table.maxChunksPerCall;
   if (own.prefetch === undefined && table.prefetch !== undefined) out.prefetch = table.prefetch;
   if (own.workers === undefined && table.workers !== undefined) out.workers = table.workers;
   return out;

@@ -33,6 +33,7 @@ export { AttrStore } from "./attr-store.js";
 export type { AttrsWriter } from "./attr-store.js";
 export { JOURNAL_FILE, readJournal } from "./carray-writer.js";
 export { DatasetLock, LOCK_FILE } from "./lock.js";
+export { DEFAULT_MAX_CHUNKS_PER_CALL, DEFAULT_MAX_READ_BYTES, MAX_RESIZE_BYTES } from "./limits.js";
 export type { LockOptions } from "./lock.js";
 export { CTable, createCtable, open, openCtable } from "./ctable.js";
 export type { AddColumnOptions, TableBlock, TableBlockOptions } from "./ctable.js";
