@@ -19,10 +19,10 @@ import type { FileHandle } from "node:fs/promises";
 import * as nodePath from "node:path";
 import { ConflictError, FormatError, StorageError, UsageError } from "@fmt/errors";
 import { isMissing, refuseLinksBetween, removeTemporaryFiles, storageFailure, systemErrorCode as errorCode, TEMP_MARKER, TEMP_PATTERN } from "./file-safety-node.js";
-import { resolveRange, validateKey, validatePrefix } from "./index.js";
-import type { ByteRange, WritableStore } from "./index.js";
+import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./index.js";
+import type { ByteRange, PutOptions, WritableStore } from "./index.js";
 
-export type { ByteRange, ReadableStore, WritableStore } from "./index.js";
+export type { ByteRange, PutOptions, ReadableStore, WritableStore } from "./index.js";
 
 // O_NONBLOCK makes opening a FIFO return at once instead of waiting for a writer; the fstat that
 // follows then refuses it. Windows has no such flag and no FIFOs to open by path.
@@ -90,9 +90,12 @@ function fileKind(info: { isFIFO(): boolean; isSocket(): boolean; isCharacterDev
  *   (`*.fmt-tmp-<16 hex>`) are not listed. The directory of the prefix itself is reached like
  *   any read path (links there are followed).
  * - `put` creates parent directories, writes a uniquely named temporary file next to the target,
- *   flushes it to disk (fsync) and renames it over the target, so readers see the old or the new
- *   content, never a partial one. If a file stands where a directory is needed, or a directory
- *   where the file should go, it throws `ConflictError` `ALREADY_EXISTS`.
+ *   flushes it to disk (fsync) and renames it over the target, then flushes the directory, so
+ *   readers see the old or the new content, never a partial one, and the new content survives a
+ *   power loss once `put` resolves. With `{ durable: false }` both flushes are left to the next
+ *   {@link FileSystemStore.sync}, which flushes each such file and each touched directory once
+ *   (the replacement is as atomic for readers either way). If a file stands where a directory is
+ *   needed, or a directory where the file should go, it throws `ConflictError` `ALREADY_EXISTS`.
  * - `delete` unlinks the file; a missing file (or a directory) is not an error. Directories are
  *   kept even when they become empty. A key that is itself a symbolic link loses the link, never
  *   the file it points to.
@@ -125,6 +128,10 @@ export class FileSystemStore implements WritableStore {
   readonly root: string;
   /** Largest file `get` reads; see {@link FileSystemStoreOptions.maxValueBytes}. */
   readonly maxValueBytes: number;
+  /** Files renamed into place by non-durable puts since the last sync, and their directories. */
+  #unsyncedFiles = new Set<string>();
+  #unsyncedDirectories = new Set<string>();
+  #lastSync: Promise<void> = Promise.resolve();
 
   /** Uses `root` (resolved to an absolute path; it need not exist yet) as the store root. */
   constructor(root: string, options: FileSystemStoreOptions = {}) {
@@ -241,12 +248,16 @@ export class FileSystemStore implements WritableStore {
     }
   }
 
-  /** Atomically replaces the file of `key` with `value` (temp file, fsync, rename). */
-  async put(key: string, value: Uint8Array): Promise<void> {
+  /**
+   * Atomically replaces the file of `key` with `value` (temp file, fsync, rename, directory
+   * fsync); with `{ durable: false }` the fsyncs wait for {@link FileSystemStore.sync}.
+   */
+  async put(key: string, value: Uint8Array, options?: PutOptions): Promise<void> {
     const file = this.pathOf(key);
     if (!(value instanceof Uint8Array)) {
       throw new UsageError("INVALID_ARGUMENT", "a stored value must be a Uint8Array", { field: "value", expected: "Uint8Array", actual: typeof value });
     }
+    const durable = checkPutOptions(options);
     const dir = nodePath.dirname(file);
     const parentsExist = await refuseLinksBetween(this.root, key, false);
     // A top-level key has no parent to check, but the root itself may not exist yet.
@@ -270,7 +281,7 @@ export class FileSystemStore implements WritableStore {
         const { bytesWritten } = await handle.write(value, written, value.length - written, written);
         written += bytesWritten;
       }
-      await handle.sync();
+      if (durable) await handle.sync();
       await handle.close();
       handle = undefined;
       await rename(temp, file);
@@ -286,7 +297,54 @@ export class FileSystemStore implements WritableStore {
       }
       throw storageFailure(error, key, "write the file");
     }
-    await syncDirectory(dir);
+    if (durable) {
+      // An earlier non-durable put of this key is covered now; its directory entry is too.
+      this.#unsyncedFiles.delete(file);
+      await syncDirectory(dir);
+      return;
+    }
+    this.#unsyncedFiles.add(file);
+    this.#unsyncedDirectories.add(dir);
+  }
+
+  /**
+   * Flushes to disk every file stored by a non-durable `put` since the last sync (each once,
+   * a few in parallel), then each directory those files were renamed into (each once). Files
+   * deleted meanwhile are skipped. Afterwards those puts are as durable as default ones.
+   *
+   * @example
+   * ```ts
+   * for (const [key, bytes] of chunks) await store.put(key, bytes, { durable: false });
+   * await store.sync();                   // one fsync per file, one per directory
+   * await store.put("meta/sizes", sizes); // the commit, durable on its own
+   * ```
+   */
+  async sync(): Promise<void> {
+    // One sync at a time, each flushing what is pending when it starts: a sync that resolves has
+    // seen every earlier put flushed, even those an overlapping sync had taken (or failed on).
+    const run = this.#lastSync.catch(() => undefined).then(() => this.#flushPending());
+    this.#lastSync = run;
+    await run;
+  }
+
+  async #flushPending(): Promise<void> {
+    const files = [...this.#unsyncedFiles];
+    const directories = [...this.#unsyncedDirectories];
+    this.#unsyncedFiles.clear();
+    this.#unsyncedDirectories.clear();
+    try {
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        while (next < files.length) await syncFile(files[next++]!);
+      };
+      await Promise.all(Array.from({ length: Math.min(SYNC_PARALLELISM, files.length) }, worker));
+      for (const dir of directories) await syncDirectory(dir);
+    } catch (error) {
+      // Nothing is known to be durable: keep everything for the next attempt.
+      for (const f of files) this.#unsyncedFiles.add(f);
+      for (const d of directories) this.#unsyncedDirectories.add(d);
+      throw error;
+    }
   }
 
   /**
@@ -416,6 +474,28 @@ async function readAt(handle: FileHandle, length: number, position: number, key:
     throw storageFailure(error, key, "read the file");
   }
   return filled === length ? out : out.slice(0, filled);
+}
+
+// fsyncs in flight at once during sync(): enough to keep a disk queue busy without taking every
+// thread of libuv's pool (4 by default) away from other I/O.
+const SYNC_PARALLELISM = 3;
+
+// Flushes a file's data (and the metadata needed to read it back) through any descriptor of it.
+async function syncFile(file: string): Promise<void> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, "r");
+  } catch (error) {
+    if (isMissing(error)) return; // deleted or replaced meanwhile: nothing of ours to flush
+    throw storageFailure(error, file, "open the file to flush it");
+  }
+  try {
+    await handle.datasync();
+  } catch (error) {
+    throw storageFailure(error, file, "flush the file");
+  } finally {
+    await handle.close();
+  }
 }
 
 // Makes the rename itself durable. Not every platform can open a directory (Windows cannot),
