@@ -1,0 +1,157 @@
+/**
+ * `bcolz-ts info`: what a dataset is, how it is stored and how well it compresses.
+ */
+import type { ReadableStore } from "@fmt/fs-adapters";
+import { parsePythonJson, storageFormatVersion } from "@fmt/meta";
+import type { CArray, CTable } from "@fmt/store";
+import { toStrictJson } from "./output.js";
+
+/** The description of one carray (or ctable column) that `info` prints. */
+export interface ArrayInfo {
+  /** Column name (ctable columns only). */
+  name?: string;
+  /** Format version from `meta/storage` (1 when absent). */
+  formatVersion: number;
+  /** numpy dtype string, e.g. `<f8`. */
+  dtype: string;
+  /** Shape, `[length, ...trailing]`. */
+  shape: number[];
+  /** Rows per chunk. */
+  chunklen: number;
+  /** Chunk files, the leftover included. */
+  nchunks: number;
+  /** Uncompressed bytes (length × row size). */
+  nbytes: number;
+  /** Compressed bytes as `meta/sizes` records them (null when unreadable). */
+  cbytes: number | null;
+  /** nbytes / cbytes (null when cbytes is unknown or zero). */
+  ratio: number | null;
+  /** Codec name. */
+  cname: string;
+  /** Compression level. */
+  clevel: number;
+  /** Shuffle filter: 0 none, 1 byte, 2 bit. */
+  shuffle: number;
+  /** Default value for new rows. */
+  dflt: unknown;
+}
+
+/** What `bcolz-ts info --json` prints. */
+export interface DatasetInfo {
+  /** `"carray"` or `"ctable"`. */
+  kind: "carray" | "ctable";
+  /** Rows. */
+  length: number;
+  /** Sum over the columns (ctable) or the array's own values. */
+  nbytes: number;
+  /** Compressed bytes (sum over columns), null when any is unknown. */
+  cbytes: number | null;
+  /** nbytes / cbytes. */
+  ratio: number | null;
+  /** User attributes. */
+  attrs: unknown;
+  /** The carray itself, or one entry per column. */
+  arrays: ArrayInfo[];
+}
+
+async function readJson(store: ReadableStore, key: string): Promise<{ text: string; doc: unknown } | undefined> {
+  try {
+    const bytes = await store.get(key);
+    if (bytes === undefined) return undefined;
+    const text = new TextDecoder().decode(bytes);
+    return { text, doc: parsePythonJson(text) };
+  } catch {
+    return undefined;
+  }
+}
+
+async function describeArray(a: CArray, name?: string): Promise<ArrayInfo> {
+  const prefix = a.path === "" ? "" : `${a.path}/`;
+  const storage = await readJson(a.store, `${prefix}meta/storage`);
+  const sizes = await readJson(a.store, `${prefix}meta/sizes`);
+  let formatVersion = 1;
+  if (storage !== undefined) formatVersion = storageFormatVersion(storage.text);
+  const raw = (sizes?.doc as { cbytes?: unknown } | undefined)?.cbytes;
+  const cbytes = typeof raw === "number" ? raw : typeof raw === "bigint" ? Number(raw) : null;
+  const info: ArrayInfo = {
+    formatVersion,
+    dtype: a.dtype.str,
+    shape: [...a.shape],
+    chunklen: a.chunklen,
+    nchunks: a.chunkCount,
+    nbytes: a.nbytes,
+    cbytes,
+    ratio: cbytes !== null && cbytes > 0 ? a.nbytes / cbytes : null,
+    cname: a.cparams.cname,
+    clevel: a.cparams.clevel,
+    shuffle: a.cparams.shuffle,
+    dflt: a.dflt,
+  };
+  return name === undefined ? info : { name, ...info };
+}
+
+/**
+ * Gathers the {@link DatasetInfo} of an opened dataset.
+ *
+ * @example
+ * ```ts
+ * const info = await describeDataset(await open(new FileSystemStore(dir), ""));
+ * console.log(info.kind, info.ratio);
+ * ```
+ */
+export async function describeDataset(dataset: CArray | CTable): Promise<DatasetInfo> {
+  const arrays = dataset.kind === "carray" ? [await describeArray(dataset)] : await Promise.all(dataset.columns.map((c, i) => describeArray(c, dataset.names[i])));
+  const nbytes = arrays.reduce((s, a) => s + a.nbytes, 0);
+  const cbytes = arrays.every((a) => a.cbytes !== null) ? arrays.reduce((s, a) => s + (a.cbytes ?? 0), 0) : null;
+  return {
+    kind: dataset.kind,
+    length: dataset.length,
+    nbytes,
+    cbytes,
+    ratio: cbytes !== null && cbytes > 0 ? nbytes / cbytes : null,
+    attrs: dataset.attrs.toJSON(),
+    arrays,
+  };
+}
+
+const fmtRatio = (r: number | null): string => (r === null ? "?" : r.toFixed(2));
+const shuffleName = (s: number): string => (s === 0 ? "noshuffle" : s === 1 ? "shuffle" : s === 2 ? "bitshuffle" : String(s));
+
+/**
+ * Renders a {@link DatasetInfo} for people: key/value lines, then a column table for ctables.
+ *
+ * @example
+ * ```ts
+ * process.stdout.write(renderInfo(await describeDataset(dataset)));
+ * ```
+ */
+export function renderInfo(info: DatasetInfo): string {
+  const lines: string[] = [];
+  const kv = (k: string, v: string): void => void lines.push(`${`${k}:`.padEnd(16)}${v}`);
+  kv("kind", info.kind);
+  kv("format version", [...new Set(info.arrays.map((a) => a.formatVersion))].join(", ") || "1");
+  if (info.kind === "carray") {
+    const a = info.arrays[0]!;
+    kv("dtype", a.dtype);
+    kv("shape", `(${a.shape.join(", ")}${a.shape.length === 1 ? "," : ""})`);
+    kv("chunklen", String(a.chunklen));
+    kv("nchunks", String(a.nchunks));
+    kv("codec", `${a.cname} clevel=${a.clevel} ${shuffleName(a.shuffle)}`);
+    kv("dflt", toStrictJson(a.dflt));
+  } else {
+    kv("length", String(info.length));
+    kv("columns", String(info.arrays.length));
+  }
+  kv("nbytes", String(info.nbytes));
+  kv("cbytes", info.cbytes === null ? "?" : String(info.cbytes));
+  kv("ratio", fmtRatio(info.ratio));
+  kv("attrs", toStrictJson(info.attrs));
+  if (info.kind === "ctable") {
+    const header = ["name", "dtype", "shape", "chunklen", "nchunks", "nbytes", "cbytes", "ratio", "codec", "dflt"];
+    const rows = info.arrays.map((a) => [a.name ?? "", a.dtype, `(${a.shape.join(", ")})`, String(a.chunklen), String(a.nchunks), String(a.nbytes), a.cbytes === null ? "?" : String(a.cbytes), fmtRatio(a.ratio), `${a.cname}/${a.clevel}/${shuffleName(a.shuffle)}`, toStrictJson(a.dflt)]);
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+    lines.push("");
+    for (const r of [header, ...rows]) lines.push(r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd());
+  }
+  return `${lines.join("\n")}\n`;
+}

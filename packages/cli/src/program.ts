@@ -1,0 +1,216 @@
+/**
+ * The `bcolz-ts` command line: commands, options, help texts and exit codes, built on commander.
+ *
+ * Exit codes: 0 success (also when the reader of stdout closes the pipe early), 1 internal
+ * error, 2 bad usage (unknown command or option, bad argument value, bad expression), 3 a
+ * format or data error (printed as `error CODE: message`; `validate` exits 3 when it finds any
+ * problem).
+ */
+import { readFileSync } from "node:fs";
+import { Command, CommanderError, Option } from "commander";
+import { isBcolzError, UsageError } from "@fmt/errors";
+import { FileSystemStore } from "@fmt/fs-adapters/node";
+import { open } from "@fmt/store";
+import type { CArray, CTable } from "@fmt/store";
+import { parseCount, parseInteger, parseList, parsePositive, resolveSlice } from "./args.js";
+import { describeDataset, renderInfo } from "./info.js";
+import { ClosedPipe, LineSink } from "./output-stream.js";
+import { toStrictJson } from "./output.js";
+import { makeProgress } from "./progress.js";
+import { streamRows } from "./rows.js";
+import { runUnlockCommand } from "./unlock.js";
+import { renderReport, validateDataset } from "./validate.js";
+import { runWhereCommand } from "./where-command.js";
+
+/** Where the CLI writes; the process streams in the bin, capturing streams in tests. */
+export interface CliStreams {
+  /** Standard output. */
+  stdout: NodeJS.WritableStream;
+  /** Standard error. */
+  stderr: NodeJS.WritableStream;
+}
+
+/** Thrown inside actions to end with a given exit code after output was written. */
+class ExitCode extends Error {
+  constructor(readonly code: number) {
+    super(`exit ${code}`);
+  }
+}
+
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version?: string };
+    return pkg.version ?? "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}
+
+const EXIT_CODES_HELP = `
+Exit codes:
+  0  success (also when the reader closes the output pipe early, e.g. "| head")
+  1  internal error
+  2  bad usage: unknown command or option, bad argument value, bad expression
+  3  format or data error, printed as "error CODE: message" (validate: problems found)`;
+
+async function openDataset(dir: string): Promise<CArray | CTable> {
+  return open(new FileSystemStore(dir), "");
+}
+
+function sliceOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option("--start <n>", "first row; negative counts from the end").argParser(parseInteger))
+    .addOption(new Option("--stop <n>", "one past the last row; negative counts from the end").argParser(parseInteger))
+    .addOption(new Option("--step <n>", "take every n-th row (>= 1)").argParser(parsePositive))
+    .option("--columns <list>", "ctable: comma-separated columns to print", parseList)
+    .option("--json", "one JSON value (carray) or object (ctable) per line");
+}
+
+interface RowOptions {
+  start?: number;
+  stop?: number;
+  step?: number;
+  columns?: string[];
+  json?: boolean;
+}
+
+async function printRows(dir: string, opts: RowOptions, out: LineSink, limit?: number): Promise<void> {
+  const dataset = await openDataset(dir);
+  if (opts.columns !== undefined && dataset.kind === "carray") throw new UsageError("INVALID_ARGUMENT", "--columns applies to a ctable only", { field: "columns" });
+  let slice = resolveSlice(dataset.length, opts.start, opts.stop, opts.step ?? 1);
+  if (limit !== undefined && slice.count > limit) slice = resolveSlice(dataset.length, slice.start, slice.start + limit * slice.step, slice.step);
+  for await (const text of streamRows(dataset, slice, opts.json === true ? "json" : "text", opts.columns)) await out.write(text);
+}
+
+/**
+ * Builds the commander program; `exit` receives each action's exit code.
+ *
+ * @example
+ * ```ts
+ * const code = await runCli(["info", "/data/prices.bcolz"], { stdout: process.stdout, stderr: process.stderr });
+ * ```
+ */
+export async function runCli(argv: readonly string[], streams: CliStreams): Promise<number> {
+  if (argv[0] === "adapter") {
+    const { runAdapterCommand } = await import("./adapter.js");
+    return runAdapterCommand(argv.slice(1));
+  }
+  const out = new LineSink(streams.stdout);
+  const program = new Command("bcolz-ts");
+  program
+    .description("Inspect, dump, query and validate bcolz datasets (carray and ctable directories).")
+    .version(packageVersion(), "-V, --version", "print the version")
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => streams.stdout.write(s), writeErr: (s) => streams.stderr.write(s) })
+    .showSuggestionAfterError(true)
+    .addHelpText("after", EXIT_CODES_HELP);
+
+  program
+    .command("info")
+    .description("print what a dataset is: kind, format version, dtype, shape, chunks, sizes, codec, attrs; a column table for ctables")
+    .argument("<dir>", "dataset directory")
+    .option("--json", "print the description as JSON")
+    .addHelpText("after", EXIT_CODES_HELP)
+    .action(async (dir: string, opts: { json?: boolean }) => {
+      const info = await describeDataset(await openDataset(dir));
+      await out.write(opts.json === true ? `${toStrictJson(info)}\n` : renderInfo(info));
+    });
+
+  sliceOptions(
+    program
+      .command("cat")
+      .description("print rows (one per line, ctable columns tab-separated), optionally a slice with Python semantics")
+      .argument("<dir>", "dataset directory")
+      .argument("[start]", "first row (same as --start)", parseInteger)
+      .argument("[stop]", "one past the last row (same as --stop)", parseInteger),
+  )
+    .addHelpText("after", EXIT_CODES_HELP)
+    .action(async (dir: string, start: number | undefined, stop: number | undefined, opts: RowOptions) => {
+      await printRows(dir, { ...opts, start: opts.start ?? start, stop: opts.stop ?? stop }, out);
+    });
+
+  sliceOptions(
+    program
+      .command("head")
+      .description("print the first rows (10 by default)")
+      .argument("<dir>", "dataset directory")
+      .addOption(new Option("-n, --lines <n>", "number of rows").argParser(parseCount).default(10)),
+  )
+    .addHelpText("after", EXIT_CODES_HELP)
+    .action(async (dir: string, opts: RowOptions & { lines: number }) => {
+      await printRows(dir, opts, out, opts.lines);
+    });
+
+  program
+    .command("validate")
+    .description("check metadata, decode every chunk, compare sizes; report every problem (exit 3 if any)")
+    .argument("<dir>", "dataset directory")
+    .option("--json", "print the report as JSON")
+    .option("--no-progress", "never show a progress bar")
+    .addHelpText("after", EXIT_CODES_HELP)
+    .action(async (dir: string, opts: { json?: boolean; progress: boolean }) => {
+      const progress = makeProgress("validating", opts.progress && opts.json !== true);
+      let report;
+      try {
+        report = await validateDataset(new FileSystemStore(dir), progress);
+      } finally {
+        progress.stop();
+      }
+      await out.write(opts.json === true ? `${toStrictJson(report)}\n` : renderReport(report));
+      if (!report.ok) throw new ExitCode(3);
+    });
+
+  program
+    .command("where")
+    .description("print the rows of a ctable that satisfy an expression, e.g. 'price > 10 & qty < 5'")
+    .argument("<dir>", "ctable directory")
+    .argument("<expr>", "expression over column names (comparisons, & | ~, arithmetic)")
+    .option("--columns <list>", "comma-separated columns to print (default: all)", parseList)
+    .addOption(new Option("--limit <n>", "stop after n matches").argParser(parseCount))
+    .option("--count", "print only the number of matches")
+    .option("--json", "one JSON object per matching row, with its row number in _row")
+    .addHelpText("after", EXIT_CODES_HELP)
+    .action(async (dir: string, expr: string, opts: { columns?: string[]; limit?: number; count?: boolean; json?: boolean }) => {
+      await runWhereCommand(await openDataset(dir), expr, opts, out);
+    });
+
+  program
+    .command("unlock")
+    .description("remove the write locks a killed writer left behind (refuses while the holder runs)")
+    .argument("<dir>", "dataset directory")
+    .option("--force", "remove the locks even when their holder may be alive")
+    .action(async (dir: string, opts: { force?: boolean }) => {
+      await out.flush();
+      const code = await runUnlockCommand([dir, ...(opts.force === true ? ["--force"] : [])], (text) => void streams.stdout.write(text));
+      if (code !== 0) throw new ExitCode(code);
+    });
+
+  try {
+    if (argv.length === 0) {
+      program.outputHelp({ error: true });
+      return 2;
+    }
+    await program.parseAsync([...argv], { from: "user" });
+    await out.flush();
+    return 0;
+  } catch (err) {
+    // Whatever was printed before the failure still reaches the reader.
+    if (!(err instanceof ClosedPipe)) await out.flush().catch(() => undefined);
+    return handleError(err, streams);
+  }
+}
+
+function handleError(err: unknown, streams: CliStreams): number {
+  if (err instanceof ClosedPipe) return 0;
+  if (err instanceof ExitCode) return err.code;
+  if (err instanceof CommanderError) {
+    if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help") return 0;
+    return 2; // commander already printed a one-line "error: …" message
+  }
+  if (isBcolzError(err)) {
+    streams.stderr.write(`error ${err.code}: ${err.message}\n`);
+    return err instanceof UsageError ? 2 : 3;
+  }
+  streams.stderr.write(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  return 1;
+}
