@@ -37,7 +37,7 @@ export function swapBytesInPlace(bytes: Uint8Array, unit: number): Uint8Array {
 
 /**
  * Render a metadata value as strict JSON: non-finite floats become the strings "NaN",
- * "Infinity" and "-Infinity", big integers keep every digit.
+ * "Infinity" and "-Infinity", negative zero stays `-0`, big integers keep every digit.
  *
  * @example
  * ```ts
@@ -51,6 +51,7 @@ export function toStrictJson(value: JsonValue | unknown): string {
     if (typeof v === "number") {
       if (Number.isNaN(v)) return '"NaN"';
       if (!Number.isFinite(v)) return v > 0 ? '"Infinity"' : '"-Infinity"';
+      if (Object.is(v, -0)) return "-0"; // JSON.stringify would drop the sign
       return JSON.stringify(v);
     }
     if (typeof v === "string" || typeof v === "boolean") return JSON.stringify(v);

@@ -44,6 +44,7 @@ export function formatEntry(dtype: DType, value: unknown): string {
   }
   if (dtype.kind === "b") return value === 1 || value === true ? "True" : "False";
   if ((dtype.kind === "M" || dtype.kind === "m") && typeof value === "bigint") return `${value}${dtype.unit ?? ""}`;
+  if (Object.is(value, -0)) return "-0";
   return String(value);
 }
 

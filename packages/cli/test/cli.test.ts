@@ -1,0 +1,269 @@
+// End-to-end tests of the `bcolz-ts` bin on corpus datasets: the built bin is spawned as a user
+// would run it, and its output is checked against the corpus's expected values and manifests.
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const pkgDir = join(dirname(fileURLToPath(import.meta.url)), "..");
+const repo = join(pkgDir, "../..");
+const bin = join(pkgDir, "dist/bin.js");
+const real = join(repo, "conformance/corpus/v1/bcolz-real");
+const broken = join(repo, "conformance/corpus/v1/bcolz-broken");
+const data = (name: string): string => join(real, name, "data.bcolz");
+const tmp = mkdtempSync(join(tmpdir(), "cli-e2e-"));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(...args: string[]): Run {
+  const r = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", maxBuffer: 64 << 20 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const lines = (text: string): string[] => text.split("\n").filter((l) => l !== "");
+const jsonLines = (text: string): unknown[] => lines(text).map((l) => JSON.parse(l) as unknown);
+
+function expectedBytes(name: string, file: string): Uint8Array {
+  const buf = readFileSync(join(real, name, "expected", file));
+  return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+}
+const int32s = (b: Uint8Array): number[] => Array.from(new Int32Array(b.slice().buffer));
+const float64s = (b: Uint8Array): number[] => Array.from(new Float64Array(b.slice().buffer));
+function byteStrings(b: Uint8Array, size: number): string[] {
+  const out: string[] = [];
+  // The CLI's documented display: trailing NULs dropped, other bytes outside printable ASCII
+  // (and the backslash) as \xNN.
+  const show = (c: number): string => (c >= 0x20 && c <= 0x7e && c !== 0x5c ? String.fromCharCode(c) : `\\x${c.toString(16).padStart(2, "0")}`);
+  for (let i = 0; i < b.length; i += size) {
+    let row = Array.from(b.subarray(i, i + size));
+    while (row.length > 0 && row[row.length - 1] === 0) row = row.slice(0, -1);
+    out.push(row.map(show).join(""));
+  }
+  return out;
+}
+
+interface RealCase {
+  name: string;
+  dtype: string;
+  shape: number[];
+  chunklen: number;
+  cparams: { clevel: number; shuffle: number; cname: string };
+  sizes: { nbytes: number; cbytes: number };
+}
+const realManifest = JSON.parse(readFileSync(join(real, "manifest.json"), "utf8")) as { cases: RealCase[] };
+const realCase = (name: string): RealCase => realManifest.cases.find((c) => c.name === name)!;
+
+beforeAll(() => {
+  // The tests run the bin as shipped: compile it (incremental, quick when up to date).
+  execFileSync(process.execPath, [join(repo, "node_modules/typescript/bin/tsc"), "-b", pkgDir], { stdio: "inherit" });
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe("bcolz-ts: help, version, usage errors", () => {
+  it.each(["info", "cat", "head", "validate", "where", "unlock"])("%s --help prints usage and the exit codes, exit 0", (cmd) => {
+    const r = run(cmd, "--help");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Usage: bcolz-ts ${cmd}`);
+    if (cmd !== "unlock") expect(r.stdout).toContain("Exit codes:");
+  });
+
+  it("--version prints the package version", () => {
+    const pkg = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")) as { version: string };
+    const r = run("--version");
+    expect([r.code, r.stdout.trim()]).toEqual([0, pkg.version]);
+  });
+
+  it.each([
+    [["cat", data("carray_i4_n5000_cl1024"), "abc"], "abc"],
+    [["cat", data("carray_i4_n5000_cl1024"), "--step", "0"], "step"],
+    [["cat", data("carray_i4_n5000_cl1024"), "--step", "-2"], "step"],
+    [["cat", data("carray_i4_n5000_cl1024"), "--start", "1.5"], "1.5"],
+    [["head", data("carray_i4_n5000_cl1024"), "-n", "-1"], "-1"],
+    [["info"], "dir"],
+    [["frobnicate"], "frobnicate"],
+    [["cat", data("carray_i4_n5000_cl1024"), "--bogus"], "--bogus"],
+  ])("%j → one-line message, exit 2, nothing on stdout", (args, mention) => {
+    const r = run(...args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(lines(r.stderr)[0]).toMatch(/^error: /);
+    expect(r.stderr).toContain(mention);
+  });
+
+  it("a missing dataset is a format error: exit 3 with its code", () => {
+    const r = run("info", join(tmp, "nothing-here"));
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/^error [A-Z_]+: /);
+  });
+});
+
+describe("bcolz-ts info", () => {
+  it("describes a carray as the manifest does", () => {
+    const c = realCase("carray_i4_n5000_cl1024");
+    const r = run("info", data(c.name), "--json");
+    expect(r.code).toBe(0);
+    const info = JSON.parse(r.stdout) as { kind: string; length: number; cbytes: number; nbytes: number; arrays: Record<string, unknown>[] };
+    expect([info.kind, info.length, info.nbytes, info.cbytes]).toEqual(["carray", c.shape[0], c.sizes.nbytes, c.sizes.cbytes]);
+    const a = info.arrays[0]!;
+    expect(a).toMatchObject({ formatVersion: 1, dtype: c.dtype, shape: c.shape, chunklen: c.chunklen, nchunks: Math.ceil(c.shape[0]! / c.chunklen), cname: c.cparams.cname, clevel: c.cparams.clevel, shuffle: c.cparams.shuffle });
+    expect(a["ratio"]).toBeCloseTo(c.sizes.nbytes / c.sizes.cbytes, 10);
+    const text = run("info", data(c.name));
+    expect(text.stdout).toMatch(/^kind: +carray$/m);
+    expect(text.stdout).toMatch(new RegExp(`^chunklen: +${c.chunklen}$`, "m"));
+  });
+
+  it("lists every column of a ctable in a table", () => {
+    const r = run("info", data("blosc114_ctable_mixed"));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^kind: +ctable$/m);
+    expect(r.stdout).toMatch(/^name +dtype +shape +chunklen/m);
+    for (const [name, dtype] of [["i", "<i4"], ["f", "<f8"], ["s", "|S5"]]) expect(r.stdout).toMatch(new RegExp(`^${name} +${dtype.replace("|", "\\|")} +\\(2500\\)`, "m"));
+  });
+});
+
+describe("bcolz-ts cat / head", () => {
+  const i4 = int32s(expectedBytes("carray_i4_n5000_cl1024", "values.bin"));
+
+  it("cat --json prints every value of a carray", () => {
+    const r = run("cat", data("carray_i4_n5000_cl1024"), "--json");
+    expect(r.code).toBe(0);
+    expect(jsonLines(r.stdout)).toEqual(i4);
+  });
+
+  it("cat of 60,000 float64 rows equals the expected values exactly", () => {
+    const r = run("cat", data("autochunk_f8_n60000"), "--json");
+    expect(r.code).toBe(0);
+    // Strict JSON: non-finite floats are printed as the strings "NaN", "Infinity", "-Infinity".
+    const strict = (v: number): number | string => (Number.isNaN(v) ? "NaN" : v === Infinity ? "Infinity" : v === -Infinity ? "-Infinity" : v);
+    const want = float64s(expectedBytes("autochunk_f8_n60000", "values.bin"));
+    expect(want.some((v) => !Number.isFinite(v))).toBe(true);
+    expect(jsonLines(r.stdout)).toEqual(want.map(strict));
+  });
+
+  it("slices follow Python semantics: cat DIR -3 is the last three rows", () => {
+    expect(lines(run("cat", data("carray_i4_n5000_cl1024"), "-3").stdout)).toEqual(i4.slice(-3).map(String));
+    expect(lines(run("cat", data("carray_i4_n5000_cl1024"), "--start=-3").stdout)).toEqual(i4.slice(-3).map(String));
+    expect(lines(run("cat", data("carray_i4_n5000_cl1024"), "10", "20").stdout)).toEqual(i4.slice(10, 20).map(String));
+    expect(lines(run("cat", data("carray_i4_n5000_cl1024"), "--stop=-4990").stdout)).toEqual(i4.slice(0, 10).map(String));
+    expect(run("cat", data("carray_i4_n5000_cl1024"), "--start", "6000").stdout).toBe("");
+  });
+
+  it("--step selects every n-th row across chunk boundaries", () => {
+    const r = run("cat", data("carray_i4_n5000_cl1024"), "--start", "100", "--stop", "4000", "--step", "37", "--json");
+    expect(jsonLines(r.stdout)).toEqual(i4.filter((_, k) => k >= 100 && k < 4000 && (k - 100) % 37 === 0));
+  });
+
+  it("head -n prints the first rows of a ctable, as JSON objects with every column", () => {
+    const name = "blosc114_ctable_mixed";
+    const r = run("head", data(name), "-n", "5", "--json");
+    expect(r.code).toBe(0);
+    const i = int32s(expectedBytes(name, "i.bin"));
+    const f = float64s(expectedBytes(name, "f.bin"));
+    const s = byteStrings(expectedBytes(name, "s.bin"), 5);
+    expect(jsonLines(r.stdout)).toEqual([0, 1, 2, 3, 4].map((k) => ({ i: i[k], f: f[k], s: s[k] })));
+    expect(lines(run("head", data(name)).stdout)).toHaveLength(10);
+  });
+
+  it("prints a whole ctable as tab-separated text, --columns chooses and orders columns", () => {
+    const name = "blosc114_ctable_mixed";
+    const i = int32s(expectedBytes(name, "i.bin"));
+    const s = byteStrings(expectedBytes(name, "s.bin"), 5);
+    const r = run("cat", data(name), "--columns", "s,i");
+    expect(r.code).toBe(0);
+    expect(lines(r.stdout)).toEqual(i.map((v, k) => `${s[k]}\t${v}`));
+  });
+
+  it("a closed pipe (| head -1) ends quietly with exit 0", () => {
+    const script = `"${process.execPath}" "${bin}" cat "${data("bigchunk_f8_randwalk_cl40000")}"; echo "rc=$?" >&2`;
+    const r = spawnSync("sh", ["-c", `(${script}) | head -1`], { encoding: "utf8" });
+    expect(lines(r.stdout)).toHaveLength(1);
+    expect(r.stderr).toBe("rc=0\n");
+  });
+});
+
+describe("bcolz-ts validate", () => {
+  interface BrokenCase {
+    name: string;
+    rootdir: string;
+    category: string;
+    expect?: { error?: string };
+  }
+  const cases = (JSON.parse(readFileSync(join(broken, "manifest.json"), "utf8")) as { cases: BrokenCase[] }).cases;
+  const bad = cases.filter((c) => c.expect?.error !== undefined);
+  const good = cases.filter((c) => c.category === "valid");
+
+  it("the corpus has both broken and valid cases to check", () => {
+    expect(bad.length).toBeGreaterThan(10);
+    expect(good.length).toBeGreaterThan(0);
+  });
+
+  it.each(bad.map((c) => [c.name, c] as const))("%s: reports the expected error code, exit 3", (_, c) => {
+    const r = run("validate", join(broken, c.name, c.rootdir), "--json");
+    expect(r.code).toBe(3);
+    const report = JSON.parse(r.stdout) as { ok: boolean; problems: { code: string }[] };
+    expect(report.ok).toBe(false);
+    expect(report.problems.map((p) => p.code)).toContain(c.expect!.error);
+  });
+
+  it.each(good.map((c) => [c.name, c] as const))("%s: valid, exit 0", (_, c) => {
+    const r = run("validate", join(broken, c.name, c.rootdir));
+    expect([r.code, r.stdout]).toEqual([0, expect.stringMatching(/^ok: /)]);
+  });
+
+  it("reports every broken chunk, not only the first", () => {
+    const dir = join(tmp, "two-bad-chunks");
+    cpSync(data("carray_i4_n5000_cl1024"), dir, { recursive: true });
+    writeFileSync(join(dir, "data/__1.blp"), "not a chunk");
+    const chunk3 = readFileSync(join(dir, "data/__3.blp"));
+    chunk3[0] = 0x78; // break the blpk magic
+    writeFileSync(join(dir, "data/__3.blp"), chunk3);
+    const r = run("validate", dir, "--json");
+    expect(r.code).toBe(3);
+    const report = JSON.parse(r.stdout) as { problems: { code: string; path: string }[]; chunksOk: number };
+    expect(report.problems.map((p) => p.path)).toEqual(["data/__1.blp", "data/__3.blp"]);
+    expect(report.chunksOk).toBe(3);
+    const text = run("validate", dir);
+    expect(lines(text.stdout).filter((l) => l.startsWith("problem "))).toHaveLength(2);
+    expect(text.stdout).toMatch(/^invalid: 2 problem\(s\)/m);
+  });
+
+  it("a real ctable is valid", () => {
+    const r = run("validate", data("blosc114_ctable_mixed"));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("ok: ctable, 3 array(s), 12 chunk(s) decoded\n");
+  });
+});
+
+describe("bcolz-ts where", () => {
+  const name = "blosc114_ctable_mixed";
+  const i = int32s(expectedBytes(name, "i.bin"));
+  const f = float64s(expectedBytes(name, "f.bin"));
+  const s = byteStrings(expectedBytes(name, "s.bin"), 5);
+  const hits = i.map((v, k) => (v > 5 && f[k]! < 9 ? k : -1)).filter((k) => k >= 0);
+
+  it("--count counts the matches", () => {
+    const r = run("where", data(name), "i > 5 & f < 9", "--count");
+    expect([r.code, r.stdout]).toEqual([0, `${hits.length}\n`]);
+  });
+
+  it("prints the matching rows with their row numbers, --columns and --limit apply", () => {
+    const r = run("where", data(name), "i > 5 & f < 9", "--columns", "s,i", "--limit", "7");
+    expect(r.code).toBe(0);
+    expect(lines(r.stdout)).toEqual(hits.slice(0, 7).map((k) => `${k}\t${s[k]}\t${i[k]}`));
+    const json = run("where", data(name), "i > 5 & f < 9", "--json");
+    expect(jsonLines(json.stdout)).toEqual(hits.map((k) => ({ _row: k, i: i[k], f: f[k], s: s[k] })));
+  });
+
+  it("a bad expression or a carray is a usage error (exit 2, code printed)", () => {
+    const r = run("where", data(name), "i >> 5");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error INVALID_ARGUMENT: /);
+    expect(run("where", data("carray_i4_n5000_cl1024"), "x > 1").code).toBe(2);
+  });
+});
