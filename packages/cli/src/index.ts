@@ -16,6 +16,14 @@ export { swapBytesInPlace, toStrictJson } from "./output.js";
 export { runUnlockCommand, UNLOCK_HELP, unlockDataset } from "./unlock.js";
 export type { LockState } from "./unlock.js";
 export type { ArrayDescription } from "./output.js";
+export { runCli } from "./program.js";
+export type { CliStreams } from "./program.js";
+export { describeDataset, renderInfo } from "./info.js";
+export type { ArrayInfo, DatasetInfo } from "./info.js";
+export { validateDataset, renderReport } from "./validate.js";
+export type { Problem, ValidateProgress, ValidationReport } from "./validate.js";
+export { resolveSlice } from "./args.js";
+export type { ResolvedSlice } from "./args.js";
 
 /**
  * A JSON-friendly summary of a dataset: what `bcolz-ts info` prints.

@@ -18,7 +18,7 @@ import { ClosedPipe, LineSink } from "./output-stream.js";
 import { toStrictJson } from "./output.js";
 import { makeProgress } from "./progress.js";
 import { streamRows } from "./rows.js";
-import { runUnlockCommand } from "./unlock.js";
+import { runUnlockCommand, UNLOCK_HELP } from "./unlock.js";
 import { renderReport, validateDataset } from "./validate.js";
 import { runWhereCommand } from "./where-command.js";
 
@@ -83,7 +83,8 @@ async function printRows(dir: string, opts: RowOptions, out: LineSink, limit?: n
 }
 
 /**
- * Builds the commander program; `exit` receives each action's exit code.
+ * Runs `bcolz-ts` with `argv` (the arguments after the program name) and resolves to the exit
+ * code; output goes to `streams`.
  *
  * @example
  * ```ts
@@ -103,7 +104,7 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
     .exitOverride()
     .configureOutput({ writeOut: (s) => streams.stdout.write(s), writeErr: (s) => streams.stderr.write(s) })
     .showSuggestionAfterError(true)
-    .addHelpText("after", EXIT_CODES_HELP);
+    .addHelpText("after", `${EXIT_CODES_HELP}\n\nThe conformance adapter (spec/conformance.md): bcolz-ts adapter info | read DIR OUT | write CASE_JSON DIR`);
 
   program
     .command("info")
@@ -179,6 +180,7 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
     .description("remove the write locks a killed writer left behind (refuses while the holder runs)")
     .argument("<dir>", "dataset directory")
     .option("--force", "remove the locks even when their holder may be alive")
+    .addHelpText("after", `\n${UNLOCK_HELP.split("\n").slice(2).join("\n")}${EXIT_CODES_HELP}`)
     .action(async (dir: string, opts: { force?: boolean }) => {
       await out.flush();
       const code = await runUnlockCommand([dir, ...(opts.force === true ? ["--force"] : [])], (text) => void streams.stdout.write(text));
