@@ -233,6 +233,19 @@ describe("bcolz-ts validate", () => {
     expect(text.stdout).toMatch(/^invalid: 2 problem\(s\)/m);
   });
 
+  it("shows a progress bar in a terminal (a pty through script(1)), none when piped", () => {
+    const dir = data("bigchunk_f8_randwalk_cl40000");
+    const tty = spawnSync("script", ["-qec", `"${process.execPath}" "${bin}" validate "${dir}"`, "/dev/null"], { encoding: "utf8" });
+    expect(tty.status).toBe(0);
+    expect(tty.stdout).toContain("validating [");
+    expect(tty.stdout).toContain("3/3");
+    expect(tty.stdout).toContain("ok: carray, 1 array(s), 3 chunk(s) decoded");
+    const piped = run("validate", dir);
+    expect([piped.stdout, piped.stderr]).toEqual(["ok: carray, 1 array(s), 3 chunk(s) decoded\n", ""]);
+    const off = spawnSync("script", ["-qec", `"${process.execPath}" "${bin}" validate --no-progress "${dir}"`, "/dev/null"], { encoding: "utf8" });
+    expect(off.stdout).not.toContain("validating [");
+  });
+
   it("a real ctable is valid", () => {
     const r = run("validate", data("blosc114_ctable_mixed"));
     expect(r.code).toBe(0);
