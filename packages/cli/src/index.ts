@@ -23,6 +23,8 @@ export type { ArrayInfo, DatasetInfo } from "./info.js";
 export { validateDataset, renderReport } from "./validate.js";
 export type { Problem, ValidateProgress, ValidationReport } from "./validate.js";
 export { resolveSlice } from "./args.js";
+export { exportDataset, exportFormat, npyHeader } from "./export.js";
+export type { ExportFormat, ExportOptions } from "./export.js";
 export type { ResolvedSlice } from "./args.js";
 
 /**

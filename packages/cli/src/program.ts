@@ -13,6 +13,7 @@ import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { open } from "@fmt/store";
 import type { CArray, CTable } from "@fmt/store";
 import { parseCount, parseInteger, parseList, parsePositive, resolveSlice } from "./args.js";
+import { exportDataset } from "./export.js";
 import { describeDataset, renderInfo } from "./info.js";
 import { ClosedPipe, LineSink } from "./output-stream.js";
 import { toStrictJson } from "./output.js";
@@ -173,6 +174,26 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
     .addHelpText("after", EXIT_CODES_HELP)
     .action(async (dir: string, expr: string, opts: { columns?: string[]; limit?: number; count?: boolean; json?: boolean }) => {
       await runWhereCommand(await openDataset(dir), expr, opts, out);
+    });
+
+  program
+    .command("export")
+    .description("write a dataset to .npy (a ctable as a structured array), .csv or .jsonl")
+    .argument("<dir>", "dataset directory")
+    .requiredOption("--to <file>", "output file; the extension (.npy, .csv, .jsonl) picks the format")
+    .option("--columns <list>", "ctable: comma-separated columns to write", parseList)
+    .option("--force", "replace an existing output file")
+    .option("--no-progress", "never show a progress bar")
+    .addHelpText("after", EXIT_CODES_HELP)
+    .action(async (dir: string, opts: { to: string; columns?: string[]; force?: boolean; progress: boolean }) => {
+      const progress = makeProgress("exporting", opts.progress);
+      try {
+        const rows = await exportDataset(await openDataset(dir), { to: opts.to, force: opts.force === true, progress, ...(opts.columns === undefined ? {} : { columns: opts.columns }) });
+        progress.stop();
+        streams.stderr.write(`wrote ${rows} row(s) to ${opts.to}\n`);
+      } finally {
+        progress.stop();
+      }
     });
 
   program

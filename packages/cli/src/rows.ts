@@ -44,6 +44,7 @@ export function formatEntry(dtype: DType, value: unknown): string {
   }
   if (dtype.kind === "b") return value === 1 || value === true ? "True" : "False";
   if ((dtype.kind === "M" || dtype.kind === "m") && typeof value === "bigint") return `${value}${dtype.unit ?? ""}`;
+  if (typeof value === "string") return value.replace(/[\x00-\x1f\x7f\\]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
   if (Object.is(value, -0)) return "-0";
   return String(value);
 }

@@ -280,3 +280,59 @@ describe("bcolz-ts where", () => {
     expect(run("where", data("carray_i4_n5000_cl1024"), "x > 1").code).toBe(2);
   });
 });
+
+describe("bcolz-ts export", () => {
+  /** Splits a .npy file into its header dictionary text and its data bytes. */
+  function readNpy(path: string): { header: string; body: Uint8Array } {
+    const buf = new Uint8Array(readFileSync(path));
+    expect(Array.from(buf.subarray(0, 8))).toEqual([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]);
+    const len = buf[8]! | (buf[9]! << 8);
+    expect((10 + len) % 64).toBe(0);
+    return { header: Buffer.from(buf.subarray(10, 10 + len)).toString("latin1"), body: buf.subarray(10 + len) };
+  }
+
+  it("a carray to .npy: header with dtype and shape, then exactly the expected bytes", () => {
+    const out = join(tmp, "a.npy");
+    const r = run("export", data("carray_i4_n5000_cl1024"), "--to", out);
+    expect(r.code).toBe(0);
+    const { header, body } = readNpy(out);
+    expect(header).toMatch(/^\{'descr': '<i4', 'fortran_order': False, 'shape': \(5000,\), \} *\n$/);
+    expect(Buffer.from(body).equals(Buffer.from(expectedBytes("carray_i4_n5000_cl1024", "values.bin")))).toBe(true);
+    expect(run("export", data("carray_i4_n5000_cl1024"), "--to", out).code).toBe(2); // exists
+    expect(run("export", data("carray_i4_n5000_cl1024"), "--to", out, "--force").code).toBe(0);
+  });
+
+  it("a ctable to .npy is a structured array whose records interleave the columns", () => {
+    const name = "blosc114_ctable_mixed";
+    const out = join(tmp, "t.npy");
+    expect(run("export", data(name), "--to", out).code).toBe(0);
+    const { header, body } = readNpy(out);
+    expect(header).toContain("'descr': [('i', '<i4'), ('f', '<f8'), ('s', '|S5')], 'fortran_order': False, 'shape': (2500,)");
+    const [i, f, s] = ["i.bin", "f.bin", "s.bin"].map((file) => expectedBytes(name, file));
+    expect(body.length).toBe(2500 * 17);
+    for (const k of [0, 1, 699, 700, 2499]) {
+      expect(Array.from(body.subarray(k * 17, k * 17 + 4))).toEqual(Array.from(i!.subarray(k * 4, k * 4 + 4)));
+      expect(Array.from(body.subarray(k * 17 + 4, k * 17 + 12))).toEqual(Array.from(f!.subarray(k * 8, k * 8 + 8)));
+      expect(Array.from(body.subarray(k * 17 + 12, k * 17 + 17))).toEqual(Array.from(s!.subarray(k * 5, k * 5 + 5)));
+    }
+  });
+
+  it("CSV has a header and the cat text values; JSON lines equal cat --json", () => {
+    const name = "blosc114_ctable_mixed";
+    const csv = join(tmp, "t.csv");
+    const jsonl = join(tmp, "t.jsonl");
+    expect(run("export", data(name), "--to", csv, "--columns", "i,s").code).toBe(0);
+    const i = int32s(expectedBytes(name, "i.bin"));
+    const s = byteStrings(expectedBytes(name, "s.bin"), 5);
+    const quote = (t: string): string => (/[",]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t);
+    expect(lines(readFileSync(csv, "utf8"))).toEqual(["i,s", ...i.map((v, k) => `${v},${quote(s[k]!)}`)]);
+    expect(run("export", data(name), "--to", jsonl).code).toBe(0);
+    expect(readFileSync(jsonl, "utf8")).toBe(run("cat", data(name), "--json").stdout);
+  });
+
+  it("an unknown extension is a usage error", () => {
+    const r = run("export", data("carray_i4_n5000_cl1024"), "--to", join(tmp, "a.txt"));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(".npy, .csv or .jsonl");
+  });
+});

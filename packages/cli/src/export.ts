@@ -1,0 +1,142 @@
+/**
+ * `bcolz-ts export`: writes a dataset to a `.npy` file (a structured array for a ctable), CSV or
+ * JSON lines, streaming block by block.
+ */
+import { once } from "node:events";
+import { createWriteStream, existsSync } from "node:fs";
+import { UsageError } from "@fmt/errors";
+import type { CArray, CTable } from "@fmt/store";
+import { resolveSlice } from "./args.js";
+import { streamRows } from "./rows.js";
+
+/** Output formats of `export`, chosen from the file extension. */
+export type ExportFormat = "npy" | "csv" | "jsonl";
+
+/** Options of {@link exportDataset}. */
+export interface ExportOptions {
+  /** Output file; its extension (`.npy`, `.csv`, `.jsonl`/`.ndjson`) picks the format. */
+  to: string;
+  /** ctable: the columns to write, in this order (default all). */
+  columns?: readonly string[];
+  /** Replace an existing output file. */
+  force?: boolean;
+  /** Called with the number of blocks to write, then after each block. */
+  progress?: { start(total: number): void; tick(): void };
+}
+
+/**
+ * The format an output path asks for, or a `UsageError` for an unknown extension.
+ *
+ * @example
+ * ```ts
+ * exportFormat("out.npy"); // "npy"
+ * ```
+ */
+export function exportFormat(path: string): ExportFormat {
+  const lower = path.toLowerCase();
+  if (lower.endsWith(".npy")) return "npy";
+  if (lower.endsWith(".csv")) return "csv";
+  if (lower.endsWith(".jsonl") || lower.endsWith(".ndjson")) return "jsonl";
+  throw new UsageError("INVALID_ARGUMENT", `cannot tell the format of "${path}": use .npy, .csv or .jsonl`, { field: "to" });
+}
+
+const pyTuple = (dims: readonly number[]): string => `(${dims.join(", ")}${dims.length === 1 ? "," : ""})`;
+
+/**
+ * The `.npy` (format 1.0, or 2.0 for very long headers) header for `descr` and `shape`, padded
+ * so that the data starts at a multiple of 64 bytes.
+ *
+ * @example
+ * ```ts
+ * npyHeader("'<i4'", [3]); // bytes of "\x93NUMPY\x01\x00…{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }   \n"
+ * ```
+ */
+export function npyHeader(descr: string, shape: readonly number[]): Uint8Array {
+  const dict = `{'descr': ${descr}, 'fortran_order': False, 'shape': ${pyTuple(shape)}, }`;
+  const build = (lenBytes: number, major: number): Uint8Array => {
+    const prefix = 6 + 2 + lenBytes;
+    const total = Math.ceil((prefix + dict.length + 1) / 64) * 64;
+    const text = `${dict}${" ".repeat(total - prefix - dict.length - 1)}\n`;
+    const out = new Uint8Array(total);
+    out.set([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, major, 0]);
+    const view = new DataView(out.buffer);
+    if (lenBytes === 2) view.setUint16(8, text.length, true);
+    else view.setUint32(8, text.length, true);
+    for (let i = 0; i < text.length; i++) out[prefix + i] = text.charCodeAt(i);
+    return out;
+  };
+  const v1 = build(2, 1);
+  return v1.length - 10 <= 0xffff ? v1 : build(4, 2);
+}
+
+function fieldDescr(name: string, a: CArray): string {
+  const trailing = a.shape.slice(1);
+  const quoted = `'${name.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
+  return trailing.length === 0 ? `(${quoted}, '${a.dtype.str}')` : `(${quoted}, '${a.dtype.str}', ${pyTuple(trailing)})`;
+}
+
+const csvCell = (text: string): string => (/[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+
+/**
+ * Writes the dataset to `options.to`. `.npy`: the stored bytes (byte order kept), a ctable as a
+ * structured array with one field per column; `.csv`: the `cat` text form, comma-separated and
+ * quoted where needed, with a header line of column names for a ctable; `.jsonl`: the
+ * `cat --json` lines. Resolves to the number of rows written.
+ *
+ * @example
+ * ```ts
+ * await exportDataset(await open(new FileSystemStore("/data/t.bcolz")), { to: "/tmp/t.npy" });
+ * ```
+ */
+export async function exportDataset(dataset: CArray | CTable, options: ExportOptions): Promise<number> {
+  const format = exportFormat(options.to);
+  if (options.columns !== undefined && dataset.kind === "carray") throw new UsageError("INVALID_ARGUMENT", "--columns applies to a ctable only", { field: "columns" });
+  if (options.force !== true && existsSync(options.to)) throw new UsageError("INVALID_ARGUMENT", `${options.to} exists (use --force to replace it)`, { field: "to" });
+  const names = dataset.kind === "ctable" ? [...(options.columns ?? dataset.names)] : [];
+  const arrays = dataset.kind === "carray" ? [dataset] : names.map((n) => dataset.column(n));
+  const blockLen = Math.max(1, Math.min(arrays[0]?.chunklen ?? 1024, 65536));
+  options.progress?.start(Math.ceil(dataset.length / blockLen));
+  const file = createWriteStream(options.to);
+  const failed = once(file, "error").then(([err]) => {
+    throw err;
+  });
+  failed.catch(() => undefined);
+  const write = async (chunk: string | Uint8Array): Promise<void> => {
+    if (!file.write(chunk)) await Promise.race([once(file, "drain"), failed]);
+  };
+  if (format === "npy") {
+    if (dataset.kind === "carray") {
+      await write(npyHeader(`'${dataset.dtype.str}'`, dataset.shape));
+      for await (const block of dataset.iterBlocks(blockLen)) {
+        await write(block.bytes);
+        options.progress?.tick();
+      }
+    } else {
+      await write(npyHeader(`[${names.map((n, i) => fieldDescr(n, arrays[i]!)).join(", ")}]`, [dataset.length]));
+      const rowSize = arrays.reduce((s, a) => s + a.atomSize, 0);
+      for await (const block of dataset.iterBlocks({ columns: names, blockLen })) {
+        const rows = block.stop - block.start;
+        const out = new Uint8Array(rows * rowSize);
+        let offset = 0;
+        names.forEach((n, i) => {
+          const size = arrays[i]!.atomSize;
+          const src = block.columns[n]!;
+          for (let r = 0; r < rows; r++) out.set(src.subarray(r * size, (r + 1) * size), r * rowSize + offset);
+          offset += size;
+        });
+        await write(out);
+        options.progress?.tick();
+      }
+    }
+  } else {
+    if (format === "csv" && dataset.kind === "ctable") await write(`${names.map(csvCell).join(",")}\n`);
+    const slice = resolveSlice(dataset.length);
+    for await (const text of streamRows(dataset, slice, format === "jsonl" ? "json" : "text", dataset.kind === "ctable" ? names : undefined)) {
+      await write(format === "csv" ? text.split("\n").map((line) => (line === "" ? line : line.split("\t").map(csvCell).join(","))).join("\n") : text);
+      options.progress?.tick();
+    }
+  }
+  file.end();
+  await Promise.race([once(file, "finish"), failed]);
+  return dataset.length;
+}
