@@ -62,7 +62,14 @@ export function parseList(text: string): string[] {
   return names;
 }
 
-/** A row selection resolved against a length, like Python's `slice(start, stop, step).indices(n)`. */
+/**
+ * A row selection resolved against a length, like Python's `slice(start, stop, step).indices(n)`.
+ *
+ * @example
+ * ```ts
+ * const s: ResolvedSlice = resolveSlice(100, -10); // { start: 90, stop: 100, step: 1, count: 10 }
+ * ```
+ */
 export interface ResolvedSlice {
   /** First row. */
   start: number;

@@ -9,10 +9,24 @@ import type { CArray, CTable } from "@fmt/store";
 import { resolveSlice } from "./args.js";
 import { streamRows } from "./rows.js";
 
-/** Output formats of `export`, chosen from the file extension. */
+/**
+ * Output formats of `export`, chosen from the file extension.
+ *
+ * @example
+ * ```ts
+ * const f: ExportFormat = exportFormat("out.csv"); // "csv"
+ * ```
+ */
 export type ExportFormat = "npy" | "csv" | "jsonl";
 
-/** Options of {@link exportDataset}. */
+/**
+ * Options of {@link exportDataset}.
+ *
+ * @example
+ * ```ts
+ * const o: ExportOptions = { to: "/tmp/out.npy", columns: ["id", "price"], force: true };
+ * ```
+ */
 export interface ExportOptions {
   /** Output file; its extension (`.npy`, `.csv`, `.jsonl`/`.ndjson`) picks the format. */
   to: string;

@@ -6,7 +6,14 @@ import { parsePythonJson, storageFormatVersion } from "@fmt/meta";
 import type { CArray, CTable } from "@fmt/store";
 import { toStrictJson } from "./output.js";
 
-/** The description of one carray (or ctable column) that `info` prints. */
+/**
+ * The description of one carray (or ctable column) that `info` prints.
+ *
+ * @example
+ * ```ts
+ * const first: ArrayInfo = (await describeDataset(dataset)).arrays[0]!;
+ * ```
+ */
 export interface ArrayInfo {
   /** Column name (ctable columns only). */
   name?: string;
@@ -36,7 +43,14 @@ export interface ArrayInfo {
   dflt: unknown;
 }
 
-/** What `bcolz-ts info --json` prints. */
+/**
+ * What `bcolz-ts info --json` prints.
+ *
+ * @example
+ * ```ts
+ * const info: DatasetInfo = await describeDataset(dataset);
+ * ```
+ */
 export interface DatasetInfo {
   /** `"carray"` or `"ctable"`. */
   kind: "carray" | "ctable";

@@ -3,7 +3,14 @@
  * (`bcolz-ts cat … | head -1`).
  */
 
-/** Thrown by {@link LineSink.write} once the reader has closed the pipe; the CLI exits 0 on it. */
+/**
+ * Thrown by {@link LineSink.write} once the reader has closed the pipe; the CLI exits 0 on it.
+ *
+ * @example
+ * ```ts
+ * if (err instanceof ClosedPipe) process.exitCode = 0;
+ * ```
+ */
 export class ClosedPipe extends Error {
   constructor() {
     super("output closed by the reader");
@@ -11,7 +18,14 @@ export class ClosedPipe extends Error {
   }
 }
 
-/** The small part of a Node writable stream that {@link LineSink} needs. */
+/**
+ * The small part of a Node writable stream that {@link LineSink} needs.
+ *
+ * @example
+ * ```ts
+ * const s: SinkStream = process.stdout;
+ * ```
+ */
 export interface SinkStream {
   write(chunk: string): boolean;
   once(event: "drain" | "error", listener: (...args: unknown[]) => void): unknown;

@@ -23,7 +23,14 @@ import { runUnlockCommand, UNLOCK_HELP } from "./unlock.js";
 import { renderReport, validateDataset } from "./validate.js";
 import { runWhereCommand } from "./where-command.js";
 
-/** Where the CLI writes; the process streams in the bin, capturing streams in tests. */
+/**
+ * Where the CLI writes; the process streams in the bin, capturing streams in tests.
+ *
+ * @example
+ * ```ts
+ * const streams: CliStreams = { stdout: process.stdout, stderr: process.stderr };
+ * ```
+ */
 export interface CliStreams {
   /** Standard output. */
   stdout: NodeJS.WritableStream;

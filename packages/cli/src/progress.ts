@@ -4,7 +4,14 @@
  */
 import cliProgress from "cli-progress";
 
-/** A started-or-not progress indicator. */
+/**
+ * A started-or-not progress indicator.
+ *
+ * @example
+ * ```ts
+ * const p: Progress = makeProgress("chunks", true);
+ * ```
+ */
 export interface Progress {
   /** Sets the total amount of work and shows the bar. */
   start(total: number): void;

@@ -7,7 +7,14 @@ import type { CArray, CTable, Values } from "@fmt/store";
 import type { ResolvedSlice } from "./args.js";
 import { toStrictJson } from "./output.js";
 
-/** How `cat`, `head` and `where` print rows. */
+/**
+ * How `cat`, `head` and `where` print rows.
+ *
+ * @example
+ * ```ts
+ * const f: RowFormat = "json";
+ * ```
+ */
 export type RowFormat = "text" | "json";
 
 /** One column's decoded values for a piece of rows, plus how many entries make one row. */

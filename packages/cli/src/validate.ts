@@ -8,7 +8,14 @@ import { parsePythonJson, parseRootdirs } from "@fmt/meta";
 import { open, openCarray } from "@fmt/store";
 import type { CArray } from "@fmt/store";
 
-/** One problem that `validate` found. */
+/**
+ * One problem that `validate` found.
+ *
+ * @example
+ * ```ts
+ * const p: Problem = { code: "BAD_MAGIC", path: "data/__2.blp", message: "not a blpk file" };
+ * ```
+ */
 export interface Problem {
   /** Error code (see spec/errors.md), e.g. `BAD_MAGIC`. */
   code: string;
@@ -18,7 +25,14 @@ export interface Problem {
   message: string;
 }
 
-/** What `validate` reports. */
+/**
+ * What `validate` reports.
+ *
+ * @example
+ * ```ts
+ * const report: ValidationReport = await validateDataset(store);
+ * ```
+ */
 export interface ValidationReport {
   /** True when no problem was found. */
   ok: boolean;
@@ -32,7 +46,14 @@ export interface ValidationReport {
   problems: Problem[];
 }
 
-/** Progress callbacks (a progress bar, when the CLI runs in a terminal). */
+/**
+ * Progress callbacks (a progress bar, when the CLI runs in a terminal).
+ *
+ * @example
+ * ```ts
+ * const progress: ValidateProgress = { start: (n) => console.log(n, "chunks"), tick: () => {} };
+ * ```
+ */
 export interface ValidateProgress {
   /** Called once the total number of chunks is known. */
   start(total: number): void;

@@ -7,7 +7,14 @@ import type { CArray, CTable } from "@fmt/store";
 import type { LineSink } from "./output-stream.js";
 import { entriesPerRow, renderRows } from "./rows.js";
 
-/** Options of `bcolz-ts where`. */
+/**
+ * Options of `bcolz-ts where`.
+ *
+ * @example
+ * ```ts
+ * const o: WhereCommandOptions = { columns: ["id"], limit: 10 };
+ * ```
+ */
 export interface WhereCommandOptions {
   /** Columns to print (default: all). */
   columns?: string[];
