@@ -12,8 +12,10 @@
  * ```
  * @packageDocumentation
  */
-export { decompress, decompressInto, decompressRange, getitem } from "./decompress.js";
-export type { DecompressOptions } from "./decompress.js";
+export { decodeBlockInto, decompress, decompressInto, decompressPlannedInto, decompressRange, decompressRangePlannedInto, getitem } from "./decompress.js";
+export { blockExtent, chunkHeadLength, planChunk, planChunkHead } from "./plan.js";
+export type { ChunkPlan, DecompressOptions } from "./plan.js";
+export type { ChunkCodecPool } from "./pool-api.js";
 export { getDecodeBackend, initBlosc, setDecodeBackend } from "./decompress.js";
 export type { DecodeBackend } from "./decompress.js";
 export { readChunkHeader } from "@fmt/header";
