@@ -14,7 +14,7 @@
  */
 export { decodeBlockInto, decompress, decompressInto, decompressPlannedInto, decompressRange, decompressRangePlannedInto, getitem } from "./decompress.js";
 export { blockExtent, chunkHeadLength, planChunk, planChunkHead } from "./plan.js";
-export type { ChunkPlan, DecompressOptions } from "./plan.js";
+export type { ChunkPlan, DecompressOptions, PlanOptions } from "./plan.js";
 export type { ChunkCodecPool } from "./pool-api.js";
 export { getDecodeBackend, initBlosc, setDecodeBackend } from "./decompress.js";
 export type { DecodeBackend } from "./decompress.js";

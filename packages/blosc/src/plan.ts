@@ -62,6 +62,23 @@ export interface DecompressOptions {
   maxBytes?: number;
 }
 
+/**
+ * Options of {@link planChunk} and {@link planChunkHead}.
+ *
+ * @example
+ * ```ts
+ * planChunk(chunk, { path, checkHeader: (h) => { if (h.nbytes !== expected) throw new Error("size"); } });
+ * ```
+ */
+export interface PlanOptions extends DecompressOptions {
+  /**
+   * Called with the header right after it is read, before the block starts and streams are
+   * looked at: the place for a caller's own expectations (a store knows each chunk's nbytes), so
+   * that a wrong chunk is reported as such rather than as whatever its layout breaks first.
+   */
+  checkHeader?: (header: ChunkHeader) => void;
+}
+
 // Plans this module made; decoders refuse look-alike objects, whose numbers nobody checked.
 const issued = new WeakSet<ChunkPlan>();
 
@@ -93,7 +110,7 @@ function checkChunkArgument(chunk: Uint8Array): void {
   }
 }
 
-function makePlan(chunk: Uint8Array, options: DecompressOptions | undefined, available: number, streams: boolean): ChunkPlan {
+function makePlan(chunk: Uint8Array, options: PlanOptions | undefined, available: number, streams: boolean): ChunkPlan {
   const path = options?.path;
   const maxBytes = checkMaxBytes(options?.maxBytes);
   const header = readChunkHeader(chunk, path, available);
@@ -102,6 +119,7 @@ function makePlan(chunk: Uint8Array, options: DecompressOptions | undefined, ava
       path, field: "blosc.nbytes", expected: `<= ${maxBytes} (maxBytes)`, actual: header.nbytes,
     });
   }
+  options?.checkHeader?.(header);
   const { nblocks, leftover } = blockLayout(header);
   const bstarts = readBstarts(chunk, header, path);
   const plan: ChunkPlan = { header, bstarts, nblocks, leftover, path, streamsChecked: streams || header.memcpyed || header.nbytes === 0 };
@@ -116,7 +134,7 @@ function makePlan(chunk: Uint8Array, options: DecompressOptions | undefined, ava
  * small for the bytes they must produce). Nothing is decoded.
  *
  * @param chunk - the chunk, starting at its header; bytes after `cbytes` are ignored.
- * @param options - path for messages and the `maxBytes` bomb guard.
+ * @param options - path for messages, the `maxBytes` bomb guard and the caller's `checkHeader`.
  * @throws FormatError TRUNCATED, UNSUPPORTED_VERSION, BAD_HEADER, UNKNOWN_CODEC, SIZE_LIMIT, CORRUPT_STREAM.
  * @example
  * ```ts
@@ -124,7 +142,7 @@ function makePlan(chunk: Uint8Array, options: DecompressOptions | undefined, ava
  * decompressPlannedInto(chunk, plan, out);
  * ```
  */
-export function planChunk(chunk: Uint8Array, options?: DecompressOptions): ChunkPlan {
+export function planChunk(chunk: Uint8Array, options?: PlanOptions): ChunkPlan {
   checkChunkArgument(chunk);
   return makePlan(chunk, options, chunk.length, true);
 }
@@ -157,7 +175,7 @@ export function planChunkLazily(chunk: Uint8Array, options?: DecompressOptions):
  * const plan = planChunkHead(first4k, fileSize - 16, { path: "data/__7.blp" });
  * ```
  */
-export function planChunkHead(head: Uint8Array, chunkLength: number, options?: DecompressOptions): ChunkPlan {
+export function planChunkHead(head: Uint8Array, chunkLength: number, options?: PlanOptions): ChunkPlan {
   checkChunkArgument(head);
   if (!Number.isSafeInteger(chunkLength) || chunkLength < head.length) {
     throw new UsageError("INVALID_ARGUMENT", "chunkLength must be an integer no smaller than the head", { path: options?.path, field: "chunkLength", expected: `>= ${head.length}`, actual: chunkLength });
