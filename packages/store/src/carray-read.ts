@@ -102,6 +102,9 @@ export class ChunkReader {
   readonly #journal: Set<number>;
   readonly #workers: ChunkCodecPool | undefined;
   readonly #geometry: ArrayGeometry;
+  // Set once a full chunk turned out to be a single Blosc block: a writer uses one blocksize for
+  // all full chunks, so range reads of the others would only add a request.
+  #singleBlockChunks = false;
 
   constructor(settings: ReaderSettings, geometry: ArrayGeometry) {
     this.store = settings.store;
@@ -349,11 +352,15 @@ export class ChunkReader {
     const offset = (row - index * this.chunklen) * atom;
     const cached = this.cache.chunk(index) ?? this.#memoryRows(index);
     if (cached !== undefined) return cached.slice(offset, offset + atom);
-    if (this.#journal.has(index) || this.store.getRange === undefined) return this.#rowFromWholeChunk(index, offset);
+    const full = index < this.#nchunks;
+    if (this.#journal.has(index) || this.store.getRange === undefined || (full && this.#singleBlockChunks)) return this.#rowFromWholeChunk(index, offset);
     const key = this.chunkKey(index);
     const plan = this.cache.plan(index) ?? (await this.#fetchPlan(index, key));
     if (plan.header.memcpyed) return this.#memcpyedRow(key, offset);
-    if (plan.nblocks <= 1) return this.#rowFromWholeChunk(index, offset);
+    if (plan.nblocks <= 1) {
+      if (full) this.#singleBlockChunks = true;
+      return this.#rowFromWholeChunk(index, offset);
+    }
     const out = new Uint8Array(atom);
     const blocksize = plan.header.blocksize;
     for (let j = Math.floor(offset / blocksize); j * blocksize < offset + atom; j++) {
