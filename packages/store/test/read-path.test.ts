@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { BcolzError } from "@fmt/errors";
 import { MemoryStore } from "@fmt/fs-adapters";
 import type { ByteRange, ReadableStore } from "@fmt/fs-adapters";
-import { createCarray, createCtable, openCarray } from "@fmt/store";
+import { createCarray, createCtable, openCarray, openCtable } from "@fmt/store";
 
 /** A store that counts the requests and bytes that reach `inner`. */
 class CountingStore implements ReadableStore {
@@ -201,5 +201,27 @@ describe("readInto", () => {
     const s = await createCarray(new MemoryStore(), "s", ["ab", "cd"], { dtype: "|S2" });
     await expect(s.readInto(new Uint8Array(4), 0, 2)).rejects.toMatchObject({ code: "INVALID_ARGUMENT", field: "dtype" });
     await s.close();
+  });
+});
+
+describe("ctable reads into buffers and by index", () => {
+  it("readColumnInto and takeRows give what readColumn and a model give", async () => {
+    const store = new MemoryStore();
+    const x = new Int32Array(57).map((_, i) => i * 3);
+    const y = walk(57, 9);
+    await (await createCtable(store, "t", [
+      { name: "x", data: x, options: { dtype: "<i4", chunklen: 10 } },
+      { name: "y", data: y, options: { dtype: "<f8", chunklen: 8 } },
+    ])).close();
+    const t = await openCtable(store, "t");
+    const out = new Float64Array(20);
+    await t.readColumnInto("y", out, 30, 50);
+    expect(Array.from(out)).toEqual(Array.from(y.subarray(30, 50)));
+    await expect(t.readColumnInto("x", new Float64Array(57))).rejects.toMatchObject({ code: "INVALID_ARGUMENT", field: "out" });
+    const picked = await t.takeRows([56, -57, 13, 13]);
+    expect(Array.from(picked["x"] as Int32Array)).toEqual([x[56], x[0], x[13], x[13]]);
+    expect(Array.from(picked["y"] as Float64Array)).toEqual([y[56], y[0], y[13], y[13]]);
+    expect(Object.keys(await t.takeRows([1], ["y"]))).toEqual(["y"]);
+    await expect(t.takeRows([57])).rejects.toMatchObject({ code: "OUT_OF_RANGE" });
   });
 });
