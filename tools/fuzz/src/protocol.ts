@@ -68,6 +68,8 @@ export const STATUS_BYTES = (SLOT.typed + CODES.length) * 4;
  */
 export interface WorkerSetup {
   target: string;
+  /** URL of a module whose `target` export replaces the registry entry (tests of the driver). */
+  targetModule?: string | undefined;
   corpusDir: string;
   status: SharedArrayBuffer;
 }

@@ -65,8 +65,12 @@ export class WatchedWorker {
   #worker: Worker | undefined;
   #statusBuffer: SharedArrayBuffer;
 
-  constructor(target: string, corpusDir: string, limits: Limits, status?: SharedArrayBuffer) {
+  readonly targetModule: string | undefined;
+
+  /** `targetModule`: URL of a module exporting `target`, used instead of the registry entry `target`. */
+  constructor(target: string, corpusDir: string, limits: Limits, status?: SharedArrayBuffer, targetModule?: string) {
     this.target = target;
+    this.targetModule = targetModule;
     this.corpusDir = corpusDir;
     this.limits = limits;
     this.#statusBuffer = status ?? new SharedArrayBuffer(STATUS_BYTES);
@@ -76,9 +80,11 @@ export class WatchedWorker {
   /** Spawns the worker (if none runs) and waits until its target is loaded. */
   async start(): Promise<void> {
     if (this.#worker !== undefined) return;
-    const setup: WorkerSetup = { target: this.target, corpusDir: this.corpusDir, status: this.#statusBuffer };
+    const setup: WorkerSetup = { target: this.target, targetModule: this.targetModule, corpusDir: this.corpusDir, status: this.#statusBuffer };
     const worker = new Worker(new URL("./worker-node.js", import.meta.url), {
       workerData: setup,
+      // The worker loads the built packages whatever export conditions the parent runs with (vitest adds "development").
+      execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: this.limits.memoryMb, maxYoungGenerationSizeMb: 32 },
       stdout: true,
       stderr: true,

@@ -14,12 +14,13 @@ import { classifyError, type Outcome } from "./outcome.js";
 import { CODES, SLOT, type FromWorker, type ToWorker, type WorkerSetup } from "./protocol.js";
 import { inputRng } from "./rng.js";
 import type { FuzzInput } from "./input.js";
+import type { FuzzTarget } from "./target.js";
 import { findTarget } from "./targets/index.js";
 
 const setup = workerData as WorkerSetup;
 const port = parentPort!;
 const status = new Int32Array(setup.status);
-const target = findTarget(setup.target);
+const target = setup.targetModule !== undefined ? ((await import(setup.targetModule)) as { target: FuzzTarget }).target : findTarget(setup.target);
 if (target === undefined) throw new Error(`unknown target ${setup.target}`);
 await target.init?.();
 let seeds: FuzzInput[] | undefined;

@@ -12,6 +12,7 @@
 import { MemoryStore } from "@fmt/fs-adapters";
 import { open } from "@fmt/store";
 import type { FuzzInput } from "../input.js";
+import { mutateJson } from "../json-mutate.js";
 import { mutateBytes, tokens } from "../mutate.js";
 import type { Rng } from "../rng.js";
 import type { FuzzTarget } from "../target.js";
@@ -52,11 +53,13 @@ function editDataset(rng: Rng, files: FuzzInput): void {
     const bytes = files.get(key)!;
     // nbytes, blocksize, cbytes, or one bstarts entry.
     const field = rng.chance(0.6) ? 16 + 4 * (1 + rng.below(3)) : 32 + 4 * rng.below(8);
-    const value = rng.chance(0.5) ? rng.pick(INT32_EDGES) : (new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getInt32(Math.min(field, Math.max(0, bytes.length - 4)), true) + rng.below(65) - 32) | 0;
+    const value = rng.chance(0.5) || field + 4 > bytes.length ? rng.pick(INT32_EDGES) : (new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getInt32(field, true) + rng.below(65) - 32) | 0;
     files.set(key, writeInt32(bytes, field, value));
   } else if (kind <= 5 && metaKeys.length > 0) {
     const key = rng.pick(metaKeys);
-    files.set(key, mutateBytes(rng, files.get(key)!, { dictionary: JSON_TOKENS, stack: 3, maxLength: 1 << 16 }));
+    const bytes = files.get(key)!;
+    const structured = rng.chance(0.6) ? mutateJson(rng, bytes) : undefined;
+    files.set(key, structured ?? mutateBytes(rng, bytes, { dictionary: JSON_TOKENS, stack: 3, maxLength: 1 << 16 }));
   } else if (kind === 6) {
     files.delete(rng.pick(keys));
   } else if (kind === 7) {

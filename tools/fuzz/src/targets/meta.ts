@@ -10,6 +10,7 @@
  */
 import { atomSize, decodeMetadata, dtypeFromNumpyStr, parseAttrs, parseDtype, parseRootdirs, parseSizes, parseStorage } from "@fmt/meta";
 import { single, singleBytes } from "../input.js";
+import { mutateJson } from "../json-mutate.js";
 import { mutateBytes, tokens } from "../mutate.js";
 import type { Corpus, CorpusFile, FuzzTarget } from "../target.js";
 
@@ -34,9 +35,13 @@ const decoder = new TextDecoder();
 function metaTarget(name: string, pick: (c: Corpus) => CorpusFile[], parse: (text: string) => unknown): FuzzTarget {
   return {
     name,
-    description: `decodeMetadata + ${parse.name || "parser"} on mutated real ${name.slice(5)} files`,
+    description: `decodeMetadata + parser of ${name.slice(5)} on real files with JSON-structure and byte edits`,
     seeds: (corpus) => pick(corpus).slice(0, 64).map((f) => single(f.bytes)),
-    generate: (rng, seeds) => single(mutateBytes(rng, singleBytes(rng.pick(seeds)), { dictionary: JSON_TOKENS, stack: 6, maxLength: 1 << 16 })),
+    generate(rng, seeds) {
+      const seed = singleBytes(rng.pick(seeds));
+      const structured = rng.chance(0.6) ? mutateJson(rng, seed) : undefined;
+      return single(structured ?? mutateBytes(rng, seed, { dictionary: JSON_TOKENS, stack: 6, maxLength: 1 << 16 }));
+    },
     run(input) {
       parse(decodeMetadata(singleBytes(input), name));
     },
