@@ -45,7 +45,14 @@ export const blpkHeaderTarget: FuzzTarget = {
 export const chunkHeaderTarget: FuzzTarget = {
   name: "chunk-header",
   description: "readChunkHeader + blockLayout + readBstarts + splitCount on mutated real chunk heads",
-  seeds: (corpus) => corpus.chunks.filter((_, i) => i % 4 === 0).map((c) => single(c.bytes.slice(0, 256))),
+  seeds: (corpus) =>
+    corpus.chunks.filter((_, i) => i % 4 === 0).map((c) => {
+      // A chunk's head with cbytes set to the head's length, so the header still parses and the
+      // edits reach the bstarts checks instead of stopping at TRUNCATED.
+      const head = c.bytes.slice(0, 256);
+      if (head.length >= 16) new DataView(head.buffer).setInt32(12, head.length, true);
+      return single(head);
+    }),
   generate: (rng, seeds) => single(mutateBytes(rng, singleBytes(rng.pick(seeds)), { dictionary: HEADER_TOKENS, stack: 4, focus: { start: 0, end: 48 } })),
   run(input) {
     const bytes = singleBytes(input);
