@@ -42,7 +42,11 @@ function editDataset(rng: Rng, files: FuzzInput): void {
   const keys = [...files.keys()];
   const chunkKeys = keys.filter(isChunkKey);
   const metaKeys = keys.filter((k) => !isChunkKey(k));
-  const kind = rng.below(10);
+  const kind = rng.below(11);
+  if (kind === 10) {
+    lieAboutLength(rng, files, rng.pick(keys.filter((k) => k.endsWith("meta/sizes")).concat(keys.slice(0, 1))));
+    return;
+  }
   if (kind <= 2 && chunkKeys.length > 0) {
     // blpk header (16 bytes), Blosc header (16 bytes) and the first bstarts get most edits.
     const key = rng.pick(chunkKeys);
@@ -77,6 +81,25 @@ function editDataset(rng: Rng, files: FuzzInput): void {
   }
 }
 
+// meta/sizes claiming another length with a consistent nbytes: passes the cross-field checks of
+// the sizes file, so readers must bound their work by the chunks that exist.
+function lieAboutLength(rng: Rng, files: FuzzInput, key: string): void {
+  const bytes = files.get(key);
+  if (bytes === undefined || !key.endsWith("meta/sizes")) return;
+  let sizes: { shape?: unknown; nbytes?: unknown };
+  try {
+    sizes = JSON.parse(new TextDecoder().decode(bytes)) as typeof sizes;
+  } catch {
+    return;
+  }
+  if (!Array.isArray(sizes.shape) || typeof sizes.shape[0] !== "number" || typeof sizes.nbytes !== "number" || sizes.shape[0] <= 0) return;
+  const rowBytes = sizes.nbytes / sizes.shape[0];
+  const length = rng.pick([sizes.shape[0] + 1, sizes.shape[0] * 2, 1e6, 1e9, 1e12, 1e15, 2 ** 53 - 1]);
+  sizes.shape[0] = length;
+  sizes.nbytes = length * rowBytes;
+  files.set(key, new TextEncoder().encode(JSON.stringify(sizes)));
+}
+
 /**
  * `open` + full read + strided read (carray) or `readRows` (ctable) of mutated corpus datasets
  * in memory.
@@ -88,7 +111,7 @@ function editDataset(rng: Rng, files: FuzzInput): void {
  */
 export const datasetTarget: FuzzTarget = {
   name: "dataset",
-  description: "open + read (+ strided read / readRows) through @fmt/store on a MemoryStore, mutated corpus datasets",
+  description: "open + read + strided reads (step 7, first and last row) / readRows through @fmt/store on a MemoryStore, mutated corpus datasets",
   timeoutMs: 5000,
   seeds: (corpus) => corpus.datasets.filter((d) => d.size <= MAX_SEED_DATASET_BYTES && d.files.size > 0).map((d) => new Map(d.files)),
   generate(rng, seeds) {
@@ -103,9 +126,12 @@ export const datasetTarget: FuzzTarget = {
     if (dataset.kind === "carray") {
       await dataset.read();
       if (dataset.length > 2) await dataset.read(1, dataset.length, 7);
+      // First and last row only: the work must follow the rows selected, not the claimed length.
+      if (dataset.length > 2) await dataset.read(0, dataset.length, dataset.length - 1);
     } else {
       await dataset.readRows();
       if (dataset.length > 2) await dataset.readRows(0, dataset.length, 5);
+      if (dataset.length > 2) await dataset.readRows(0, dataset.length, dataset.length - 1);
     }
   },
 };
