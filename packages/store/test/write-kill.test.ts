@@ -82,20 +82,29 @@ function sameTable(a: TableState, b: TableState): boolean {
   return sameNumbers(a.names.map((_, i) => i), b.names.map((_, i) => i)) && a.names.every((n, i) => n === b.names[i] && sameNumbers(a.columns[n]!, b.columns[n]!));
 }
 
+// Runs `count` kills; a trial returns the operation it interrupted, or throws when the dataset
+// is not in an allowed state. Every kill runs even after a failure (the next writer's open rolls
+// the dataset back), so a failing run says how many kills went wrong, not only the first.
 async function trials(label: string, count: number, trial: (root: string, round: number, logPath: string) => Promise<string>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), `kill-${label}-`));
   const hit = new Map<string, number>();
+  const failures: string[] = [];
   try {
     for (let round = 0; round < count; round++) {
       const root = join(dir, `root-${Math.floor(round / TRIALS_PER_DATASET)}`);
-      const op = await trial(root, round, join(dir, `log-${round}.jsonl`));
-      hit.set(op, (hit.get(op) ?? 0) + 1);
+      try {
+        const op = await trial(root, round, join(dir, `log-${round}.jsonl`));
+        hit.set(op, (hit.get(op) ?? 0) + 1);
+      } catch (error) {
+        failures.push(`round ${round}: ${error instanceof Error ? error.message : String(error)}`);
+      }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   // The operation each kill interrupted (or was about to start), for the record of long runs.
-  console.log(`kill ${label}: ${count} kills, interrupted ${[...hit].map(([op, n]) => `${op} ${n}`).join(", ")}`);
+  console.log(`kill ${label}: ${count} kills, ${failures.length} failed; interrupted ${[...hit].map(([op, n]) => `${op} ${n}`).join(", ")}`);
+  if (failures.length > 0) throw new Error(`${failures.length} of ${count} kills left a dataset that is not a state the writer reached:\n${failures.join("\n").slice(0, 6000)}`);
 }
 
 const CARRAY_SCENARIOS: [focus: string, count: number][] = [
@@ -122,7 +131,7 @@ describe("a carray writer killed at random moments leaves a state it reached", (
         const array = await openCarray(new FileSystemStore(root), "ds");
         const content = Array.from((await array.read()) as Int32Array);
         if (!allowed.some((a) => sameNumbers(a, content))) {
-          throw new Error(`round ${round}: after "${last.op}" the dataset holds ${JSON.stringify(content)}; allowed ${JSON.stringify(allowed)}`);
+          throw new Error(`after "${last.op}" the dataset holds ${JSON.stringify(content)}; allowed ${JSON.stringify(allowed)}`);
         }
         return last.op.split(" ")[0]!;
       });
@@ -144,11 +153,13 @@ describe("a ctable writer killed at random moments leaves the whole old or the w
         operations += entries.length - 1;
         const last = entries[entries.length - 1]!;
         const before = entries[entries.length - 2] ?? last;
-        const table = await openCtable(new FileSystemStore(root), "tb");
+        const table = await openCtable(new FileSystemStore(root), "tb").catch((error: unknown) => {
+          throw new Error(`after "${last.op}" the table does not open read-only: ${(error as Error).message}`);
+        });
         const rows = await table.readRows();
         const content: TableState = { names: [...table.names], columns: Object.fromEntries(table.names.map((n) => [n, Array.from(rows[n] as ArrayLike<number>)])) };
         if (!sameTable(content, before.state) && !sameTable(content, last.state)) {
-          throw new Error(`round ${round}: after "${last.op}" the table holds ${JSON.stringify(content).slice(0, 2000)}; allowed ${JSON.stringify([before.state, last.state]).slice(0, 4000)}`);
+          throw new Error(`after "${last.op}" the table holds ${JSON.stringify(content).slice(0, 2000)}; allowed ${JSON.stringify([before.state, last.state]).slice(0, 4000)}`);
         }
         return last.op.split(" ")[0]!;
       });
