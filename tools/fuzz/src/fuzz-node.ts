@@ -40,7 +40,7 @@ export interface FuzzOptions {
   outDir: string;
   /** Limits; the time limit defaults to the target's own. */
   limits: Partial<Limits>;
-  /** Replays allowed to minimize one finding. Default 400 (untyped) / 12 (hang, memory). */
+  /** Replays allowed to minimize one finding. Default 400 (untyped) / 40 (hang, memory; a candidate that does not reproduce costs little, one that does costs the time limit). */
   minimizeTries?: number;
 }
 
@@ -189,7 +189,7 @@ async function writeFindings(name: string, options: FuzzOptions, limits: Limits,
       const original = target.generate(inputRng(options.seed, name, index), seeds);
       const same = async (candidate: FuzzInput): Promise<boolean> => signature(await replayer.replay(candidate)) === key;
       const slow = outcome.kind === "hang" || outcome.kind === "memory";
-      const { input } = await minimizeInput(original, same, options.minimizeTries ?? (slow ? 12 : 400));
+      const { input } = await minimizeInput(original, same, options.minimizeTries ?? (slow ? 40 : 400));
       const reproduced = await same(input);
       const dir = join(options.outDir, name, `${slug(key)}-seed${options.seed}-i${index}`);
       const record: FindingRecord = { index, outcome, occurrences, dir, originalBytes: inputSize(original), minimizedBytes: inputSize(input), reproduced };

@@ -22,6 +22,11 @@ const REPLACEMENTS: readonly Json[] = [
   {}, { clevel: 5, shuffle: 1, cname: "lz4" },
 ];
 
+// A fresh copy each time: edits change the tree in place, and must never reach the shared list.
+function replacement(rng: Rng): Json {
+  return structuredClone(rng.pick(REPLACEMENTS));
+}
+
 function paths(value: Json, at: (string | number)[], out: (string | number)[][]): void {
   out.push(at);
   if (Array.isArray(value)) value.forEach((v, i) => paths(v, [...at, i], out));
@@ -32,7 +37,7 @@ function edit(rng: Rng, root: Json): Json {
   const all: (string | number)[][] = [];
   paths(root, [], all);
   const path = rng.pick(all);
-  if (path.length === 0) return rng.chance(0.5) ? rng.pick(REPLACEMENTS) : [root];
+  if (path.length === 0) return rng.chance(0.5) ? replacement(rng) : [root];
   let parent: Json = root;
   for (const step of path.slice(0, -1)) parent = (parent as { [k: string]: Json })[step as string]!;
   const last = path[path.length - 1]!;
@@ -50,9 +55,9 @@ function edit(rng: Rng, root: Json): Json {
     container.splice(last as number, 0, structuredClone(container[last as number]!));
   } else if (action === 3) {
     const value = container[last as string];
-    container[last as string] = typeof value === "number" ? value + rng.pick([-1, 1, 0.5, 1e6, -1e6]) : typeof value === "string" ? value + rng.pick(["x", "\u0000", "/", "'"]) : rng.pick(REPLACEMENTS);
+    container[last as string] = typeof value === "number" ? value + rng.pick([-1, 1, 0.5, 1e6, -1e6]) : typeof value === "string" ? value + rng.pick(["x", "\u0000", "/", "'"]) : replacement(rng);
   } else {
-    container[last as string] = structuredClone(rng.pick(REPLACEMENTS));
+    container[last as string] = replacement(rng);
   }
   return root;
 }

@@ -66,8 +66,14 @@ port.on("message", async (message: ToWorker) => {
     if (message.deadline !== 0 && (ran & 15) === 0 && Date.now() >= message.deadline) break;
     // The index is published before generation too: a generator that hangs is also caught.
     Atomics.store(status, SLOT.index, index);
-    const input = target.generate(inputRng(message.seed, target.name, index), seeds);
-    const outcome = await runOne(input, index);
+    let outcome: Outcome;
+    try {
+      const input = target.generate(inputRng(message.seed, target.name, index), seeds);
+      outcome = await runOne(input, index);
+    } catch (error) {
+      // A bug of the fuzzer itself; still a failed run, but never blamed on the code under test.
+      outcome = { kind: "untyped", message: `fuzzer generator failed: ${String(error)}` };
+    }
     count(outcome);
     if (outcome.kind === "untyped" || outcome.kind === "memory") send({ type: "finding", index, outcome });
   }
