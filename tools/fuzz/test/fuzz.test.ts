@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { FormatError, UsageError } from "@fmt/errors";
 import { beforeAll, describe, expect, it } from "vitest";
 import { classifyError, inputRng, minimizeInput, mutateBytes, Rng, signature } from "../src/index.js";
+import type { fuzzTarget as fuzzTargetType } from "../src/fuzz-node.js";
 import type { WatchedWorker as WatchedWorkerType } from "../src/watched-worker-node.js";
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
@@ -68,9 +69,11 @@ describe("minimizer", () => {
 
 describe("watchdog", () => {
   let WatchedWorker: typeof WatchedWorkerType;
+  let fuzzTarget: typeof fuzzTargetType;
   beforeAll(async () => {
     execFileSync(process.execPath, [fileURLToPath(new URL("../../../node_modules/typescript/bin/tsc", import.meta.url)), "-b", packageDir], { stdio: "inherit" });
     ({ WatchedWorker } = (await import(pathToFileURL(`${packageDir}dist/watched-worker-node.js`).href)) as { WatchedWorker: typeof WatchedWorkerType });
+    ({ fuzzTarget } = (await import(pathToFileURL(`${packageDir}dist/fuzz-node.js`).href)) as { fuzzTarget: typeof fuzzTargetType });
   });
   const one = (b: number) => new Map([["input", Uint8Array.of(b)]]);
 
@@ -111,5 +114,16 @@ describe("watchdog", () => {
     const expected = Array.from({ length: 60 }, (_, i) => i).filter((i) => inputRng(3, "misbehaving", i).below(3) === 0);
     expect(found).toEqual(expected);
     expect(worker.status[3]).toBe(60 - expected.length); // SLOT.ok
+  }, 60_000);
+
+  it("a run split over two workers runs the same inputs as one worker (same counts by class and code)", async () => {
+    const options = { seed: 11, inputs: 2000, seconds: 0, corpusDir, outDir: "/nonexistent-no-findings-expected", limits: {} };
+    const one = await fuzzTarget("dtype", { ...options, jobs: 1 });
+    const two = await fuzzTarget("dtype", { ...options, jobs: 2 });
+    expect(one.inputs).toBe(2000);
+    expect(two.inputs).toBe(2000);
+    expect(two.counts).toEqual(one.counts);
+    expect(two.typedByCode).toEqual(one.typedByCode);
+    expect(one.counts.ok + one.counts.typed).toBe(2000);
   }, 60_000);
 });
