@@ -148,6 +148,10 @@ export async function fuzzTarget(name: string, options: FuzzOptions): Promise<Ta
           ran += end.ran;
           break;
         }
+        if (end.kind === "fatal") {
+          await worker.stop();
+          throw new Error(end.message);
+        }
         if (end.kind !== "killed") break;
         const done = Math.floor((end.index - next) / jobs) + 1;
         ran += done;

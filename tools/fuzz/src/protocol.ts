@@ -99,4 +99,6 @@ export type FromWorker =
   | { type: "ready"; seeds: number }
   | { type: "finding"; index: number; outcome: Outcome }
   | { type: "done"; next: number; ran: number }
-  | { type: "outcome"; outcome: Outcome };
+  | { type: "outcome"; outcome: Outcome }
+  /** The target cannot run at all (no seeds, seeds that fail to build): a fuzzer bug, not a finding. */
+  | { type: "fatal"; message: string };

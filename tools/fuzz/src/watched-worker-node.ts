@@ -44,7 +44,7 @@ export interface Limits {
  * if (end.kind === "killed") console.log(end.index, end.outcome.kind);
  * ```
  */
-export type TaskEnd = { kind: "done"; next: number; ran: number } | { kind: "outcome"; outcome: Outcome } | { kind: "killed"; index: number; outcome: Outcome };
+export type TaskEnd = { kind: "done"; next: number; ran: number } | { kind: "fatal"; message: string } | { kind: "outcome"; outcome: Outcome } | { kind: "killed"; index: number; outcome: Outcome };
 
 const POLL_MS = 25;
 
@@ -159,6 +159,7 @@ export class WatchedWorker {
         if (m.type === "finding") onFinding(m.index, m.outcome);
         else if (m.type === "done") finish({ kind: "done", next: m.next, ran: m.ran }, false);
         else if (m.type === "outcome") finish({ kind: "outcome", outcome: m.outcome }, false);
+        else if (m.type === "fatal") finish({ kind: "fatal", message: m.message }, false);
       };
       const onError = (error: Error): void => {
         const code = (error as { code?: unknown }).code;

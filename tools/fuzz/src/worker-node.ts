@@ -59,7 +59,13 @@ port.on("message", async (message: ToWorker) => {
     send({ type: "outcome", outcome: await runOne(new Map(message.files), -1) });
     return;
   }
-  seeds ??= target.seeds(loadCorpus(setup.corpusDir));
+  try {
+    seeds ??= target.seeds(loadCorpus(setup.corpusDir));
+    if (seeds.length === 0) throw new Error("the target has no seed inputs");
+  } catch (error) {
+    send({ type: "fatal", message: `target ${target.name}: ${String(error)}` });
+    return;
+  }
   let ran = 0;
   let index = message.start;
   for (; ran < message.count; ran++, index += message.stride) {

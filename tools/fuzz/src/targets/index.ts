@@ -15,6 +15,7 @@ import { datasetTarget } from "./dataset.js";
 import { expressionTarget } from "./expression.js";
 import { blpkHeaderTarget, chunkHeaderTarget } from "./headers.js";
 import { dtypeTarget, metaTargets } from "./meta.js";
+import { v2Targets } from "./v2.js";
 
 /**
  * Every target, in report order.
@@ -24,7 +25,7 @@ import { dtypeTarget, metaTargets } from "./meta.js";
  * const target = TARGETS.find((t) => t.name === "dtype");
  * ```
  */
-export const TARGETS: readonly FuzzTarget[] = [blpkHeaderTarget, chunkHeaderTarget, ...codecTargets, ...metaTargets, dtypeTarget, expressionTarget, datasetTarget];
+export const TARGETS: readonly FuzzTarget[] = [blpkHeaderTarget, chunkHeaderTarget, ...codecTargets, ...metaTargets, dtypeTarget, expressionTarget, datasetTarget, ...v2Targets];
 
 /**
  * The target of a name, or undefined.
