@@ -15,20 +15,66 @@
  */
 import { UsageError } from "@fmt/errors";
 
-/** The part of `@hpcc-js/wasm-zstd`'s `Zstd` instance this module uses. */
-interface ZstdLibrary {
+/**
+ * A loaded zstd encoder: the part of `@hpcc-js/wasm-zstd`'s `Zstd` instance this package uses.
+ *
+ * @example
+ * ```ts
+ * const encoder: ZstdEncoder = await loadZstdEncoder();
+ * encoder.compress(bytes, 3);
+ * ```
+ */
+export interface ZstdEncoder {
+  /** One zstd frame with the content size in its header, like `ZSTD_compress`. */
   compress(data: Uint8Array, level: number): Uint8Array;
-  maxCLevel(): number;
-  version(): string;
 }
 
-let library: ZstdLibrary | undefined;
-let loading: Promise<void> | undefined;
+/**
+ * Something that loads a {@link ZstdEncoder}; tests inject failing ones.
+ *
+ * @example
+ * ```ts
+ * const loader: ZstdEncoderLoader = async () => (await import("@hpcc-js/wasm-zstd")).Zstd.load();
+ * ```
+ */
+export type ZstdEncoderLoader = () => Promise<ZstdEncoder>;
+
+const loadLibzstd: ZstdEncoderLoader = async () => (await import("@hpcc-js/wasm-zstd")).Zstd.load();
 
 /**
- * Load the zstd encoder (once; later calls return the same promise). Required before
- * `compress(..., { cname: "zstd" })`; decompression does not need it.
+ * Load a zstd encoder and hand it back, keeping nothing: each call is independent, so a failed
+ * load leaves nothing behind and the next call simply tries again. Pass the result to `compress`
+ * as `zstd`, or use {@link initZstd} to make one the default.
  *
+ * @param loader - where the encoder comes from (default: libzstd 1.5.7 in WebAssembly).
+ * @example
+ * ```ts
+ * const zstd = await loadZstdEncoder();
+ * compress(bytes, { typesize: 8, clevel: 5, shuffle: 1, cname: "zstd", zstd });
+ * ```
+ */
+export async function loadZstdEncoder(loader: ZstdEncoderLoader = loadLibzstd): Promise<ZstdEncoder> {
+  const encoder = await loader();
+  if (typeof encoder?.compress !== "function") {
+    throw new UsageError("INVALID_ARGUMENT", "zstd encoder loader resolved to something without compress()", {
+      field: "loader", expected: "{ compress(data, level) }", actual: typeof encoder,
+    });
+  }
+  return encoder;
+}
+
+// The default encoder of `compress` when it is given none. It is only ever set to a loaded
+// encoder, and a pending load is forgotten when it fails, so a failure never sticks.
+let defaultEncoder: ZstdEncoder | undefined;
+let pending: Promise<void> | undefined;
+
+/**
+ * Load the default zstd encoder of `compress` (once; concurrent calls share one attempt). A failed
+ * attempt rejects and is forgotten, so the next call tries again. Required before
+ * `compress(..., { cname: "zstd" })` unless the call passes its own `zstd` encoder; decompression
+ * never needs it.
+ *
+ * @param loader - where the encoder comes from (default: libzstd 1.5.7 in WebAssembly).
  * @returns a promise that resolves when zstd compression is available.
  * @example
  * ```ts
@@ -36,16 +82,19 @@ let loading: Promise<void> | undefined;
  * isZstdReady(); // true
  * ```
  */
-export function initZstd(): Promise<void> {
-  loading ??= import("@hpcc-js/wasm-zstd")
-    .then(async ({ Zstd }) => {
-      library = await Zstd.load();
-    })
-    .catch((error: unknown) => {
-      loading = undefined;
+export function initZstd(loader?: ZstdEncoderLoader): Promise<void> {
+  if (defaultEncoder !== undefined) return Promise.resolve();
+  pending ??= loadZstdEncoder(loader).then(
+    (encoder) => {
+      defaultEncoder = encoder;
+      pending = undefined;
+    },
+    (error: unknown) => {
+      pending = undefined;
       throw error;
-    });
-  return loading;
+    },
+  );
+  return pending;
 }
 
 /**
@@ -57,7 +106,7 @@ export function initZstd(): Promise<void> {
  * ```
  */
 export function isZstdReady(): boolean {
-  return library !== undefined;
+  return defaultEncoder !== undefined;
 }
 
 /**
@@ -80,6 +129,7 @@ export function zstdLevelFor(clevel: number): number {
  *
  * @param src - the bytes of one Blosc block.
  * @param level - zstd level, 1..22.
+ * @param encoder - the encoder to use (default: the one {@link initZstd} loaded).
  * @returns the frame.
  * @throws UsageError INVALID_ARGUMENT when {@link initZstd} has not completed.
  * @example
@@ -88,13 +138,13 @@ export function zstdLevelFor(clevel: number): number {
  * const frame = encodeZstd(new Uint8Array(1000), 3); // 28 b5 2f fd ...
  * ```
  */
-export function encodeZstd(src: Uint8Array, level: number): Uint8Array {
-  if (library === undefined) {
+export function encodeZstd(src: Uint8Array, level: number, encoder: ZstdEncoder | undefined = defaultEncoder): Uint8Array {
+  if (encoder === undefined) {
     throw new UsageError("INVALID_ARGUMENT", "zstd compression needs `await initZstd()` (or `await initCompression()`) first", {
       field: "cparams.cname",
       expected: "initZstd() resolved",
       actual: "zstd",
     });
   }
-  return library.compress(src, level);
+  return encoder.compress(src, level);
 }

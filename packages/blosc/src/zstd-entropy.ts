@@ -63,8 +63,20 @@ export class BackwardBits {
   /** Consume and return `n` (0..31) bits. */
   read(n: number): number {
     if (n <= 24) {
+      const pos = this.remaining - n;
+      this.remaining = pos;
+      if (pos >= 0) {
+        // fast path: the four bytes from the one holding bit `pos` lie inside the stream
+        const at = this.start + (pos >> 3);
+        if (at + 4 <= this.end) {
+          const s = this.src;
+          const word = s[at]! | (s[at + 1]! << 8) | (s[at + 2]! << 16) | (s[at + 3]! << 24);
+          return (word >>> (pos & 7)) & ((1 << n) - 1);
+        }
+      }
+      this.remaining = pos + n;
       const v = this.peek(n);
-      this.remaining -= n;
+      this.remaining = pos;
       return v;
     }
     const high = this.read(n - 16);

@@ -32,6 +32,8 @@ const LL_BITS = Uint8Array.of(...new Array<number>(16).fill(0), 1, 1, 1, 1, 2, 2
 const ML_BITS = Uint8Array.of(...new Array<number>(32).fill(0), 1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
 const LL_BASE = baselines(LL_BITS, 0);
 const ML_BASE = baselines(ML_BITS, MIN_MATCH);
+/** `2^code`: the offset baseline of each offset code. */
+const OF_BASE = Uint32Array.from({ length: 32 }, (_, code) => 2 ** code);
 const MAX_LL = 35;
 const MAX_ML = 52;
 const MAX_OF = 31;
@@ -387,7 +389,7 @@ function executeSequences(
     const ofCode = ofTable.symbol[ofState]!;
     const mlCode = mlTable.symbol[mlState]!;
     const llCode = llTable.symbol[llState]!;
-    const offsetValue = 2 ** ofCode + bits.read(ofCode);
+    const offsetValue = OF_BASE[ofCode]! + bits.read(ofCode);
     const ml = ML_BASE[mlCode]! + bits.read(ML_BITS[mlCode]!);
     const ll = LL_BASE[llCode]! + bits.read(LL_BITS[llCode]!);
     if (i + 1 < nbSeq) {
@@ -414,14 +416,15 @@ function executeSequences(
     }
     if (ll > litEnd - lit) fail("zstd.sequences", "sequence uses more literals than the block has", litEnd - lit, ll);
     if (ll + ml > blockEnd - out) fail("zstd.length", "sequence writes past the block's room", blockEnd - out, ll + ml);
-    if (ll < 16) {
+    // short runs are copied byte by byte: a subarray costs more than a few dozen byte moves
+    if (ll < 64) {
       for (let k = 0; k < ll; k++) dst[out + k] = litBytes[lit + k]!;
     } else dst.set(litBytes.subarray(lit, lit + ll), out);
     lit += ll;
     out += ll;
     if (offset === 0 || offset > out - frameStart) fail("zstd.sequences", "match offset reaches before the frame's first byte", `1..${out - frameStart}`, offset);
     let from = out - offset;
-    if (offset >= ml && ml >= 32) {
+    if (offset >= ml && ml >= 64) {
       dst.copyWithin(out, from, from + ml);
       out += ml;
     } else {
