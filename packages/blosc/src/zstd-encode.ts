@@ -1,6 +1,6 @@
 /**
  * zstd compression for Blosc streams, through the official zstd library compiled to WebAssembly
- * by `@hpcc-js/wasm-zstd` (its wasm is inlined in the package, so it needs no network or file
+ * by `@hpcc-js/wasm-zstd` (driven through `zstd-libzstd.ts`; its wasm is inlined in the package, so it needs no network or file
  * access at run time and works in Node and browsers). Its loader is asynchronous, so
  * {@link initZstd} must have resolved before a chunk can be compressed with `cname: "zstd"`.
  * The package is imported lazily: callers that never use zstd never load it.
@@ -14,32 +14,31 @@
  * @module
  */
 import { UsageError } from "@fmt/errors";
+import { libzstdEncoder, type ZstdEncoder } from "./zstd-libzstd.js";
 
-/**
- * A loaded zstd encoder: the part of `@hpcc-js/wasm-zstd`'s `Zstd` instance this package uses.
- *
- * @example
- * ```ts
- * const encoder: ZstdEncoder = await loadZstdEncoder();
- * encoder.compress(bytes, 3);
- * ```
- */
-export interface ZstdEncoder {
-  /** One zstd frame with the content size in its header, like `ZSTD_compress`. */
-  compress(data: Uint8Array, level: number): Uint8Array;
-}
+export type { ZstdEncoder } from "./zstd-libzstd.js";
 
 /**
  * Something that loads a {@link ZstdEncoder}; tests inject failing ones.
  *
  * @example
  * ```ts
- * const loader: ZstdEncoderLoader = async () => (await import("@hpcc-js/wasm-zstd")).Zstd.load();
+ * const loader: ZstdEncoderLoader = async () => ({ compress: (data) => myZstd(data) });
  * ```
  */
 export type ZstdEncoderLoader = () => Promise<ZstdEncoder>;
 
-const loadLibzstd: ZstdEncoderLoader = async () => (await import("@hpcc-js/wasm-zstd")).Zstd.load();
+const loadLibzstd: ZstdEncoderLoader = async () => {
+  const { Zstd } = await import("@hpcc-js/wasm-zstd");
+  try {
+    return libzstdEncoder(await Zstd.load());
+  } catch (error) {
+    // Zstd.load() keeps its promise, rejected or not, in a module variable of its own; unloading
+    // clears it so that the next attempt really loads again.
+    await Zstd.unload().catch(() => undefined);
+    throw error;
+  }
+};
 
 /**
  * Load a zstd encoder and hand it back, keeping nothing: each call is independent, so a failed
@@ -124,27 +123,22 @@ export function zstdLevelFor(clevel: number): number {
 }
 
 /**
- * Compress `src` into one zstd frame (frame header with the content size, no checksum), like
- * zstd's one-shot `ZSTD_compress`.
+ * The encoder {@link initZstd} loaded, for `compress` calls that bring none.
  *
- * @param src - the bytes of one Blosc block.
- * @param level - zstd level, 1..22.
- * @param encoder - the encoder to use (default: the one {@link initZstd} loaded).
- * @returns the frame.
  * @throws UsageError INVALID_ARGUMENT when {@link initZstd} has not completed.
  * @example
  * ```ts
  * await initZstd();
- * const frame = encodeZstd(new Uint8Array(1000), 3); // 28 b5 2f fd ...
+ * defaultZstdEncoder().compress(new Uint8Array(1000), 3); // 28 b5 2f fd ...
  * ```
  */
-export function encodeZstd(src: Uint8Array, level: number, encoder: ZstdEncoder | undefined = defaultEncoder): Uint8Array {
-  if (encoder === undefined) {
-    throw new UsageError("INVALID_ARGUMENT", "zstd compression needs `await initZstd()` (or `await initCompression()`) first", {
+export function defaultZstdEncoder(): ZstdEncoder {
+  if (defaultEncoder === undefined) {
+    throw new UsageError("INVALID_ARGUMENT", "zstd compression needs an encoder: pass `zstd: await loadZstdEncoder()` or `await initZstd()` first", {
       field: "cparams.cname",
-      expected: "initZstd() resolved",
+      expected: "options.zstd, or initZstd() resolved",
       actual: "zstd",
     });
   }
-  return encoder.compress(src, level);
+  return defaultEncoder;
 }
