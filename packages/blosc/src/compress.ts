@@ -38,6 +38,7 @@ import { encodeLz4, encodeLz4hc } from "./codecs/lz4.js";
 import { encodeSnappy } from "./codecs/snappy.js";
 import { bitshuffleBlock, shuffleBlock } from "./shuffle-forward.js";
 import { initWasmKernels, loadWasmKernels, type WasmKernels } from "./wasm/index.js";
+import type { ZlibCodec } from "./zlib.js";
 import { defaultZstdEncoder, initZstd, zstdLevelFor, type ZstdEncoder } from "./zstd-encode.js";
 
 /**
@@ -62,6 +63,8 @@ export interface CompressOptions {
    * loaded. Passing it keeps a program free of any shared initialisation state.
    */
   zstd?: ZstdEncoder | undefined;
+  /** zlib implementation for this call (e.g. `nodeZlib` from `@fmt/blosc/node`); default fflate. */
+  zlib?: ZlibCodec | undefined;
   /**
    * Forced block size in bytes (like `blosc_set_blocksize`); 0 or absent chooses it the way
    * c-blosc 1.21 does. c-blosc also applies its minimum of 128 bytes and its enlargement for
@@ -285,7 +288,7 @@ export function compress(data: Uint8Array, options: CompressOptions): Uint8Array
   const flags = chunkFlags({ shuffle, memcpyed: false, dontSplit, codec: cname });
   const header = { version: BLOSC_VERSION_FORMAT, versionlz: BLOSC_VERSION_LZ, typesize, nbytes, blocksize };
   if (clevel > 0 && nbytes >= MIN_BUFFERSIZE) {
-    const job: BlockJob = { data, typesize, blocksize, clevel, cname, shuffle, dontSplit, zstd };
+    const job: BlockJob = { data, typesize, blocksize, clevel, cname, shuffle, dontSplit, zstd, zlib: options.zlib };
     const wasm = getCodecBackend() === "wasm" ? wasmKernels() : undefined;
     const wasmCodec = wasm !== undefined && (cname === "blosclz" || cname === "lz4" || cname === "lz4hc") && (backend === "wasm" || AUTO_WASM_CODECS.has(cname));
     const chunk = compressBlocks(job, wasm, wasmCodec);
@@ -309,6 +312,7 @@ interface BlockJob {
   shuffle: 0 | 1 | 2;
   dontSplit: boolean;
   zstd: ZstdEncoder | undefined;
+  zlib: ZlibCodec | undefined;
 }
 
 function writeI32(out: Uint8Array, offset: number, value: number): void {
@@ -338,7 +342,7 @@ function chunkScratch(size: number): Uint8Array {
  * fit in `nbytes + 16` bytes — c-blosc then writes a memcpyed chunk.
  */
 function compressBlocks(job: BlockJob, wasm: WasmKernels | undefined, wasmCodec: boolean): Uint8Array | undefined {
-  const { data, typesize, blocksize, clevel, cname, shuffle, dontSplit, zstd } = job;
+  const { data, typesize, blocksize, clevel, cname, shuffle, dontSplit, zstd, zlib } = job;
   const nbytes = data.length;
   const maxbytes = nbytes + BLOSC_HEADER_SIZE;
   const leftover = nbytes % blocksize;
@@ -374,7 +378,7 @@ function compressBlocks(job: BlockJob, wasm: WasmKernels | undefined, wasmCodec:
         if (maxout <= 0) return undefined;
       }
       const src = filtered.subarray(s * neblock, (s + 1) * neblock);
-      let cbytes = encodeStream(cname, clevel, src, out.subarray(ntbytes, ntbytes + maxout), zstd);
+      let cbytes = encodeStream(cname, clevel, src, out.subarray(ntbytes, ntbytes + maxout), zstd, zlib);
       if (cbytes === 0 || cbytes === neblock) {
         if (ntbytes + neblock > maxbytes) return undefined;
         out.set(src, ntbytes);
@@ -404,7 +408,7 @@ function filterBlock(block: Uint8Array, scratch: Uint8Array | undefined, typesiz
 }
 
 /** Encode one split into `dst` (sized to the allowed output); 0 when it does not fit. */
-function encodeStream(cname: CodecName, clevel: number, src: Uint8Array, dst: Uint8Array, zstd: ZstdEncoder | undefined): number {
+function encodeStream(cname: CodecName, clevel: number, src: Uint8Array, dst: Uint8Array, zstd: ZstdEncoder | undefined, zlib: ZlibCodec | undefined): number {
   switch (cname) {
     case "blosclz":
       return encodeBlosclz(src, dst, clevel);
@@ -417,7 +421,7 @@ function encodeStream(cname: CodecName, clevel: number, src: Uint8Array, dst: Ui
       // below Snappy's worst-case bound, whatever the actual output size would be.
       return dst.length < 32 + src.length + Math.floor(src.length / 6) ? 0 : encodeSnappy(src, dst);
     case "zlib":
-      return copyIfFits(zlibSync(src, { level: clevel as 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 }), dst);
+      return copyIfFits(zlib !== undefined ? zlib.deflate(src, clevel) : zlibSync(src, { level: clevel as 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 }), dst);
     case "zstd": {
       // compress() resolved the encoder (or threw) before any block was encoded
       const encoder = zstd!;

@@ -416,19 +416,25 @@ function executeSequences(
     }
     if (ll > litEnd - lit) fail("zstd.sequences", "sequence uses more literals than the block has", litEnd - lit, ll);
     if (ll + ml > blockEnd - out) fail("zstd.length", "sequence writes past the block's room", blockEnd - out, ll + ml);
-    // short runs are copied byte by byte: a subarray costs more than a few dozen byte moves
-    if (ll < 64) {
+    // short runs are copied byte by byte: a subarray costs more than a dozen byte moves
+    if (ll < 24) {
       for (let k = 0; k < ll; k++) dst[out + k] = litBytes[lit + k]!;
     } else dst.set(litBytes.subarray(lit, lit + ll), out);
     lit += ll;
     out += ll;
     if (offset === 0 || offset > out - frameStart) fail("zstd.sequences", "match offset reaches before the frame's first byte", `1..${out - frameStart}`, offset);
     let from = out - offset;
-    if (offset >= ml && ml >= 64) {
-      dst.copyWithin(out, from, from + ml);
-      out += ml;
-    } else {
+    if (ml < 24) {
       for (const stop = out + ml; out < stop; ) dst[out++] = dst[from++]!;
+    } else {
+      // An overlapping match repeats its first `offset` bytes: each copyWithin doubles what is
+      // already in place, so a run of n bytes at offset 1 costs log2(n) calls.
+      const stop = out + ml;
+      while (out < stop) {
+        const n = Math.min(out - from, stop - out);
+        dst.copyWithin(out, from, from + n);
+        out += n;
+      }
     }
     if (work !== undefined) work.sequences++;
   }
