@@ -62,25 +62,25 @@ export class BackwardBits {
 
   /** Consume and return `n` (0..31) bits. */
   read(n: number): number {
-    if (n <= 24) {
-      const pos = this.remaining - n;
+    // Kept small so that it inlines into the decoding loops; everything unusual goes to readSlow.
+    const pos = this.remaining - n;
+    const at = this.start + (pos >> 3);
+    if (n <= 24 && pos >= 0 && at + 4 <= this.end) {
       this.remaining = pos;
-      if (pos >= 0) {
-        // fast path: the four bytes from the one holding bit `pos` lie inside the stream
-        const at = this.start + (pos >> 3);
-        if (at + 4 <= this.end) {
-          const s = this.src;
-          const word = s[at]! | (s[at + 1]! << 8) | (s[at + 2]! << 16) | (s[at + 3]! << 24);
-          return (word >>> (pos & 7)) & ((1 << n) - 1);
-        }
-      }
-      this.remaining = pos + n;
-      const v = this.peek(n);
-      this.remaining = pos;
-      return v;
+      const s = this.src;
+      return ((s[at]! | (s[at + 1]! << 8) | (s[at + 2]! << 16) | (s[at + 3]! << 24)) >>> (pos & 7)) & ((1 << n) - 1);
     }
-    const high = this.read(n - 16);
-    return high * 65536 + this.read(16);
+    return this.readSlow(n);
+  }
+
+  private readSlow(n: number): number {
+    if (n > 24) {
+      const high = this.read(n - 16);
+      return high * 65536 + this.read(16);
+    }
+    const v = this.peek(n);
+    this.remaining -= n;
+    return v;
   }
 
   /** Little-endian 32-bit word starting at the byte holding bit `pos` (bytes past the end read 0). */

@@ -88,7 +88,6 @@ interface FrameState {
   huffman: HuffmanTable | undefined;
   /** Repeated offsets 1..3. */
   rep: [number, number, number];
-  literals: Uint8Array | undefined;
 }
 
 function failWith(path: string | undefined): Fail {
@@ -166,7 +165,7 @@ function decodeFrame(src: Uint8Array, start: number, dst: Uint8Array, frameStart
   p += fcsBytes;
   if (contentSize > dst.length - frameStart) fail("zstd.length", "stream decodes to more bytes than expected", dst.length, frameStart + contentSize);
   const frameEnd = frameStart + contentSize;
-  const state: FrameState = { ll: undefined, of: undefined, ml: undefined, huffman: undefined, rep: [1, 4, 8], literals: undefined };
+  const state: FrameState = { ll: undefined, of: undefined, ml: undefined, huffman: undefined, rep: [1, 4, 8] };
   let out = frameStart;
   for (;;) {
     need(p, 3, "block header");
@@ -203,14 +202,12 @@ function decodeFrame(src: Uint8Array, start: number, dst: Uint8Array, frameStart
   return { end: p, out };
 }
 
-/** Where a block's literals are: a range of `bytes`. */
-interface Literals {
-  bytes: Uint8Array;
-  start: number;
-  end: number;
-}
-
-function decodeLiterals(src: Uint8Array, at: number, end: number, room: number, state: FrameState, fail: Fail): { literals: Literals; next: number } {
+// A block's literals are decoded into the last bytes of the block's room in `dst`, so that
+// sequences copy them with copyWithin inside one array; the sequences then fill the room from its
+// start and may never overtake the next unread literal (that would mean the block produces more
+// than its room). Returns the offset in dst where the literals start (they end at blockEnd).
+function decodeLiterals(src: Uint8Array, at: number, end: number, dst: Uint8Array, blockStart: number, blockEnd: number, state: FrameState, fail: Fail): { literals: number; next: number } {
+  const room = blockEnd - blockStart;
   const b0 = src[at]!;
   const type = b0 & 3;
   const sizeFormat = (b0 >> 2) & 3;
@@ -233,12 +230,12 @@ function decodeLiterals(src: Uint8Array, at: number, end: number, room: number, 
     const from = at + header;
     if (type === 0) {
       if (from + regenerated > end) fail("zstd.literals", "raw literals run past the block", regenerated, end - from);
-      return { literals: { bytes: src, start: from, end: from + regenerated }, next: from + regenerated };
+      dst.set(src.subarray(from, from + regenerated), blockEnd - regenerated);
+      return { literals: blockEnd - regenerated, next: from + regenerated };
     }
     if (from + 1 > end) fail("zstd.literals", "RLE literals byte missing", 1, 0);
-    const buffer = literalBuffer(state);
-    buffer.fill(src[from]!, 0, regenerated);
-    return { literals: { bytes: buffer, start: 0, end: regenerated }, next: from + 1 };
+    dst.fill(src[from]!, blockEnd - regenerated, blockEnd);
+    return { literals: blockEnd - regenerated, next: from + 1 };
   }
   const header = sizeFormat <= 1 ? 3 : sizeFormat === 2 ? 4 : 5;
   if (at + header > end) fail("zstd.literals", "literals header runs past the block", header, end - at);
@@ -271,9 +268,9 @@ function decodeLiterals(src: Uint8Array, at: number, end: number, room: number, 
     if (state.huffman === undefined) fail("zstd.literals", "treeless literals without an earlier Huffman table", "a table", "none");
     table = state.huffman;
   }
-  const buffer = literalBuffer(state);
+  const base = blockEnd - regenerated;
   if (sizeFormat === 0) {
-    decodeHuffmanStream(src, p, sectionEnd, table, buffer, 0, regenerated, fail);
+    decodeHuffmanStream(src, p, sectionEnd, table, dst, base, blockEnd, fail);
   } else {
     if (p + 6 > sectionEnd) fail("zstd.literals", "jump table runs past the literals", 6, sectionEnd - p);
     const s1 = src[p]! | (src[p + 1]! << 8);
@@ -286,15 +283,10 @@ function decodeLiterals(src: Uint8Array, at: number, end: number, room: number, 
     if (3 * segment > regenerated) fail("zstd.literals", "too few literals for four streams", `>= ${3 * segment}`, regenerated);
     const bounds = [p, p + s1, p + s1 + s2, p + s1 + s2 + s3, sectionEnd];
     for (let i = 0; i < 4; i++) {
-      decodeHuffmanStream(src, bounds[i]!, bounds[i + 1]!, table, buffer, i * segment, i === 3 ? regenerated : (i + 1) * segment, fail);
+      decodeHuffmanStream(src, bounds[i]!, bounds[i + 1]!, table, dst, base + i * segment, i === 3 ? blockEnd : base + (i + 1) * segment, fail);
     }
   }
-  return { literals: { bytes: buffer, start: 0, end: regenerated }, next: sectionEnd };
-}
-
-function literalBuffer(state: FrameState): Uint8Array {
-  state.literals ??= new Uint8Array(MAX_BLOCK_SIZE);
-  return state.literals;
+  return { literals: base, next: sectionEnd };
 }
 
 function readTable(
@@ -322,7 +314,7 @@ function decodeCompressedBlock(
   state: FrameState, fail: Fail, work: ZstdWork | undefined,
 ): number {
   if (start >= end) fail("zstd.block", "compressed block is empty", ">= 2 bytes", 0);
-  const { literals, next } = decodeLiterals(src, start, end, blockEnd - blockStart, state, fail);
+  const { literals, next } = decodeLiterals(src, start, end, dst, blockStart, blockEnd, state, fail);
   let p = next;
   if (p >= end) fail("zstd.sequences", "sequences section missing", ">= 1 byte", 0);
   const b0 = src[p]!;
@@ -339,9 +331,8 @@ function decodeCompressedBlock(
     nbSeq = src[p + 1]! + (src[p + 2]! << 8) + 0x7f00;
     p += 3;
   }
-  const litBytes = literals.bytes;
-  let lit = literals.start;
-  const litEnd = literals.end;
+  let lit = literals;
+  const litEnd = blockEnd;
   let out = blockStart;
   if (nbSeq === 0) {
     if (p !== end) fail("zstd.sequences", "bytes after an empty sequences section", 0, end - p);
@@ -365,15 +356,15 @@ function decodeCompressedBlock(
     out = done.out;
     lit = done.lit;
   }
+  // out <= lit always holds here, so this moves the remaining literals down to their place
   const tail = litEnd - lit;
-  if (tail > blockEnd - out) fail("zstd.length", "literals write past the block's room", blockEnd - out, tail);
-  dst.set(litBytes.subarray(lit, litEnd), out);
+  dst.copyWithin(out, lit, litEnd);
   return out + tail;
 }
 
 function executeSequences(
   src: Uint8Array, start: number, end: number, nbSeq: number, llTable: FseTable, ofTable: FseTable, mlTable: FseTable,
-  literals: Literals, dst: Uint8Array, frameStart: number, blockStart: number, blockEnd: number, state: FrameState,
+  literals: number, dst: Uint8Array, frameStart: number, blockStart: number, blockEnd: number, state: FrameState,
   fail: Fail, work: ZstdWork | undefined,
 ): { out: number; lit: number } {
   const bits = new BackwardBits(src, start, end, fail);
@@ -381,9 +372,8 @@ function executeSequences(
   let ofState = bits.read(ofTable.accuracy);
   let mlState = bits.read(mlTable.accuracy);
   const rep = state.rep;
-  const litBytes = literals.bytes;
-  let lit = literals.start;
-  const litEnd = literals.end;
+  let lit = literals;
+  const litEnd = blockEnd;
   let out = blockStart;
   for (let i = 0; i < nbSeq; i++) {
     const ofCode = ofTable.symbol[ofState]!;
@@ -415,11 +405,13 @@ function executeSequences(
       }
     }
     if (ll > litEnd - lit) fail("zstd.sequences", "sequence uses more literals than the block has", litEnd - lit, ll);
-    if (ll + ml > blockEnd - out) fail("zstd.length", "sequence writes past the block's room", blockEnd - out, ll + ml);
-    // short runs are copied byte by byte: a subarray costs more than a dozen byte moves
+    // The literals not used yet sit at lit..blockEnd and must stay there, so a sequence may write
+    // up to lit + ll: beyond that the block would produce more than its room.
+    if (out + ml > lit) fail("zstd.length", "sequence writes past the block's room", lit - out, ll + ml + (litEnd - lit));
+    // out <= lit, so copying forward is safe; short runs byte by byte (cheaper than a call)
     if (ll < 24) {
-      for (let k = 0; k < ll; k++) dst[out + k] = litBytes[lit + k]!;
-    } else dst.set(litBytes.subarray(lit, lit + ll), out);
+      for (let k = 0; k < ll; k++) dst[out + k] = dst[lit + k]!;
+    } else dst.copyWithin(out, lit, lit + ll);
     lit += ll;
     out += ll;
     if (offset === 0 || offset > out - frameStart) fail("zstd.sequences", "match offset reaches before the frame's first byte", `1..${out - frameStart}`, offset);
