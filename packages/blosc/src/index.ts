@@ -21,3 +21,4 @@ export { compress, computeBlocksize, getCodecBackend, initCompression, setCodecB
 export type { CodecBackend, CompressOptions } from "./compress.js";
 export { initZstd, isZstdReady, loadZstdEncoder } from "./zstd-encode.js";
 export type { ZstdEncoder, ZstdEncoderLoader } from "./zstd-encode.js";
+export type { ZlibCodec } from "./zlib.js";
