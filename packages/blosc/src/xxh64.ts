@@ -1,7 +1,7 @@
 /**
  * XXH64 with seed 0, the hash behind the optional zstd frame checksum (RFC 8878 §3.1.1: the
- * checksum is its low 32 bits). Written with BigInt: c-blosc never writes checksummed frames, so
- * this runs only on streams from other writers, where correctness matters more than speed.
+ * checksum is its low 32 bits). 64-bit lanes are kept as two unsigned 32-bit halves, because
+ * BigInt arithmetic made a 1 MiB frame cost 0.2 s to verify.
  *
  * @example
  * ```ts
@@ -11,28 +11,70 @@
  * @module
  */
 
-const MASK = (1n << 64n) - 1n;
-const P1 = 0x9e3779b185ebca87n;
-const P2 = 0xc2b2ae3d27d4eb4fn;
-const P3 = 0x165667b19e3779f9n;
-const P4 = 0x85ebca77c2b2ae63n;
-const P5 = 0x27d4eb2f165667c5n;
+/** A 64-bit value as [high, low] unsigned 32-bit halves. */
+type U64 = [number, number];
 
-function rotl(v: bigint, r: bigint): bigint {
-  return ((v << r) | (v >> (64n - r))) & MASK;
+const P1: U64 = [0x9e3779b1, 0x85ebca87];
+const P2: U64 = [0xc2b2ae3d, 0x27d4eb4f];
+const P3: U64 = [0x165667b1, 0x9e3779f9];
+const P4: U64 = [0x85ebca77, 0xc2b2ae63];
+const P5: U64 = [0x27d4eb2f, 0x165667c5];
+
+function add(a: U64, b: U64): U64 {
+  const low = a[1] + b[1];
+  return [(a[0] + b[0] + (low > 0xffffffff ? 1 : 0)) >>> 0, low >>> 0];
 }
 
-function lane(bytes: Uint8Array, at: number): bigint {
-  const view = new DataView(bytes.buffer, bytes.byteOffset + at, 8);
-  return view.getBigUint64(0, true);
+function xor(a: U64, b: U64): U64 {
+  return [(a[0] ^ b[0]) >>> 0, (a[1] ^ b[1]) >>> 0];
 }
 
-function round(acc: bigint, input: bigint): bigint {
-  return (rotl((acc + input * P2) & MASK, 31n) * P1) & MASK;
+/** (a × b) mod 2^64. */
+function mul(a: U64, b: U64): U64 {
+  const [ah, al] = a;
+  const [bh, bl] = b;
+  // al × bl in full, from 16-bit pieces (every partial product stays below 2^32)
+  const a0 = al & 0xffff;
+  const a1 = al >>> 16;
+  const b0 = bl & 0xffff;
+  const b1 = bl >>> 16;
+  const p00 = a0 * b0;
+  const p01 = a0 * b1;
+  const p10 = a1 * b0;
+  const mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
+  const low = (((mid & 0xffff) << 16) | (p00 & 0xffff)) >>> 0;
+  const carry = a1 * b1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16);
+  const high = (carry + Math.imul(al, bh) + Math.imul(ah, bl)) >>> 0;
+  return [high, low];
 }
 
-function merge(acc: bigint, v: bigint): bigint {
-  return (((acc ^ round(0n, v)) * P1) + P4) & MASK;
+function rotl(v: U64, r: number): U64 {
+  const [h, l] = v;
+  if (r === 32) return [l, h];
+  if (r > 32) return rotl([l, h], r - 32);
+  return [((h << r) | (l >>> (32 - r))) >>> 0, ((l << r) | (h >>> (32 - r))) >>> 0];
+}
+
+function shiftRight(v: U64, r: number): U64 {
+  // r is 29, 32 or 33 here
+  if (r >= 32) return [0, v[0] >>> (r - 32)];
+  return [v[0] >>> r, ((v[1] >>> r) | (v[0] << (32 - r))) >>> 0];
+}
+
+function word32(bytes: Uint8Array, at: number): number {
+  return (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0;
+}
+
+function lane(bytes: Uint8Array, at: number): U64 {
+  return [word32(bytes, at + 4), word32(bytes, at)];
+}
+
+function round(acc: U64, input: U64): U64 {
+  return mul(rotl(add(acc, mul(input, P2)), 31), P1);
+}
+
+function merge(acc: U64, v: U64): U64 {
+  return add(mul(xor(acc, round([0, 0], v)), P1), P4);
 }
 
 /**
@@ -46,33 +88,32 @@ function merge(acc: bigint, v: bigint): bigint {
 export function xxh64Low32(bytes: Uint8Array, start: number, end: number): number {
   const length = end - start;
   let p = start;
-  let acc: bigint;
+  let acc: U64;
   if (length >= 32) {
-    let v1 = (P1 + P2) & MASK;
-    let v2 = P2;
-    let v3 = 0n;
-    let v4 = (-P1) & MASK;
+    let v1 = add(P1, P2);
+    let v2: U64 = [P2[0], P2[1]];
+    let v3: U64 = [0, 0];
+    let v4 = mul(P1, [0xffffffff, 0xffffffff]); // −P1
     for (; p + 32 <= end; p += 32) {
       v1 = round(v1, lane(bytes, p));
       v2 = round(v2, lane(bytes, p + 8));
       v3 = round(v3, lane(bytes, p + 16));
       v4 = round(v4, lane(bytes, p + 24));
     }
-    acc = (rotl(v1, 1n) + rotl(v2, 7n) + rotl(v3, 12n) + rotl(v4, 18n)) & MASK;
+    acc = add(add(rotl(v1, 1), rotl(v2, 7)), add(rotl(v3, 12), rotl(v4, 18)));
     acc = merge(merge(merge(merge(acc, v1), v2), v3), v4);
-  } else acc = P5;
-  acc = (acc + BigInt(length)) & MASK;
-  for (; p + 8 <= end; p += 8) acc = ((rotl(acc ^ round(0n, lane(bytes, p)), 27n) * P1) + P4) & MASK;
+  } else acc = [P5[0], P5[1]];
+  acc = add(acc, [Math.floor(length / 2 ** 32), length >>> 0]);
+  for (; p + 8 <= end; p += 8) acc = add(mul(rotl(xor(acc, round([0, 0], lane(bytes, p))), 27), P1), P4);
   if (p + 4 <= end) {
-    const word = BigInt((bytes[p]! | (bytes[p + 1]! << 8) | (bytes[p + 2]! << 16) | (bytes[p + 3]! << 24)) >>> 0);
-    acc = ((rotl((acc ^ ((word * P1) & MASK)), 23n) * P2) + P3) & MASK;
+    acc = add(mul(rotl(xor(acc, mul([0, word32(bytes, p)], P1)), 23), P2), P3);
     p += 4;
   }
-  for (; p < end; p++) acc = (rotl(acc ^ ((BigInt(bytes[p]!) * P5) & MASK), 11n) * P1) & MASK;
-  acc ^= acc >> 33n;
-  acc = (acc * P2) & MASK;
-  acc ^= acc >> 29n;
-  acc = (acc * P3) & MASK;
-  acc ^= acc >> 32n;
-  return Number(acc & 0xffffffffn);
+  for (; p < end; p++) acc = mul(rotl(xor(acc, mul([0, bytes[p]!], P5)), 11), P1);
+  acc = xor(acc, shiftRight(acc, 33));
+  acc = mul(acc, P2);
+  acc = xor(acc, shiftRight(acc, 29));
+  acc = mul(acc, P3);
+  acc = xor(acc, shiftRight(acc, 32));
+  return acc[1];
 }

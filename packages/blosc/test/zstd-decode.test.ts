@@ -7,6 +7,7 @@ import fc from "fast-check";
 import { FormatError } from "@fmt/errors";
 import { decodeZstd } from "../src/zstd.js";
 import { loadZstdEncoder } from "../src/zstd-encode.js";
+import { xxh64Low32 } from "../src/xxh64.js";
 
 function zstdCli(data: Uint8Array, args: string[]): Uint8Array {
   return new Uint8Array(execFileSync("zstd", ["-c", "-q", `--stream-size=${data.length}`, ...args], { input: data, maxBuffer: 64 << 20 }));
@@ -78,6 +79,21 @@ describe("decodeZstd on frames from the zstd command", () => {
     const bad = frame.slice();
     bad[bad.length - 2]! ^= 0x10; // inside the stored checksum
     expect(() => decodeZstd(bad, new Uint8Array(data.length))).toThrow(FormatError);
+  });
+});
+
+describe("xxh64Low32", () => {
+  it("equals the checksum the zstd command stores, for every tail length and several stripes", () => {
+    const data = mixed(70_000, 11);
+    for (const n of [...Array.from({ length: 70 }, (_, i) => i), 1000, 4099, 65_537]) {
+      const frame = zstdCli(data.subarray(0, n), ["-1", "--check"]);
+      const stored = new DataView(frame.buffer, frame.byteOffset + frame.length - 4, 4).getUint32(0, true);
+      expect(xxh64Low32(data, 0, n)).toBe(stored);
+    }
+  });
+
+  it("gives the published XXH64 of the empty input (0xef46db3751d8e999)", () => {
+    expect(xxh64Low32(new Uint8Array(0), 0, 0)).toBe(0x51d8e999);
   });
 });
 
