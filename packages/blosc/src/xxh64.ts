@@ -48,6 +48,31 @@ function mul(a: U64, b: U64): U64 {
   return [high, low];
 }
 
+/** Writes (a × b) mod 2^64 to out[at] (high) and out[at + 1] (low), allocating nothing. */
+function mulInto(out: Uint32Array, at: number, ah: number, al: number, bh: number, bl: number): void {
+  const a0 = al & 0xffff;
+  const a1 = al >>> 16;
+  const b0 = bl & 0xffff;
+  const b1 = bl >>> 16;
+  const p00 = a0 * b0;
+  const p01 = a0 * b1;
+  const p10 = a1 * b0;
+  const mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
+  out[at + 1] = ((mid & 0xffff) << 16) | (p00 & 0xffff);
+  out[at] = a1 * b1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16) + Math.imul(al, bh) + Math.imul(ah, bl);
+}
+
+/** One stripe lane: lanes[at..at+1] = rotl(lanes + input × P2, 31) × P1, in place. */
+function roundInPlace(lanes: Uint32Array, at: number, bytes: Uint8Array, p: number, scratch: Uint32Array): void {
+  mulInto(scratch, 0, word32(bytes, p + 4), word32(bytes, p), P2[0], P2[1]);
+  const low = lanes[at + 1]! + scratch[1]!;
+  const high = (lanes[at]! + scratch[0]! + (low > 0xffffffff ? 1 : 0)) >>> 0;
+  const l = low >>> 0;
+  const rh = ((high << 31) | (l >>> 1)) >>> 0; // rotate left by 31
+  const rl = ((l << 31) | (high >>> 1)) >>> 0;
+  mulInto(lanes, at, rh, rl, P1[0], P1[1]);
+}
+
 function rotl(v: U64, r: number): U64 {
   const [h, l] = v;
   if (r === 32) return [l, h];
@@ -90,16 +115,20 @@ export function xxh64Low32(bytes: Uint8Array, start: number, end: number): numbe
   let p = start;
   let acc: U64;
   if (length >= 32) {
-    let v1 = add(P1, P2);
-    let v2: U64 = [P2[0], P2[1]];
-    let v3: U64 = [0, 0];
-    let v4 = mul(P1, [0xffffffff, 0xffffffff]); // −P1
+    const start1 = add(P1, P2);
+    const start4 = mul(P1, [0xffffffff, 0xffffffff]); // −P1
+    const lanes = Uint32Array.of(start1[0], start1[1], P2[0], P2[1], 0, 0, start4[0], start4[1]);
+    const scratch = new Uint32Array(2);
     for (; p + 32 <= end; p += 32) {
-      v1 = round(v1, lane(bytes, p));
-      v2 = round(v2, lane(bytes, p + 8));
-      v3 = round(v3, lane(bytes, p + 16));
-      v4 = round(v4, lane(bytes, p + 24));
+      roundInPlace(lanes, 0, bytes, p, scratch);
+      roundInPlace(lanes, 2, bytes, p + 8, scratch);
+      roundInPlace(lanes, 4, bytes, p + 16, scratch);
+      roundInPlace(lanes, 6, bytes, p + 24, scratch);
     }
+    const v1: U64 = [lanes[0]!, lanes[1]!];
+    const v2: U64 = [lanes[2]!, lanes[3]!];
+    const v3: U64 = [lanes[4]!, lanes[5]!];
+    const v4: U64 = [lanes[6]!, lanes[7]!];
     acc = add(add(rotl(v1, 1), rotl(v2, 7)), add(rotl(v3, 12), rotl(v4, 18)));
     acc = merge(merge(merge(merge(acc, v1), v2), v3), v4);
   } else acc = [P5[0], P5[1]];
