@@ -66,6 +66,11 @@ export interface CompressOptions {
   /** zlib implementation for this call (e.g. `nodeZlib` from `@fmt/blosc/node`); default fflate. */
   zlib?: ZlibCodec | undefined;
   /**
+   * {@link CodecBackend} for this call; absent: the module default of {@link setCodecBackend}.
+   * `"wasm"` where the kernels cannot load throws INVALID_ARGUMENT.
+   */
+  backend?: CodecBackend | undefined;
+  /**
    * Forced block size in bytes (like `blosc_set_blocksize`); 0 or absent chooses it the way
    * c-blosc 1.21 does. c-blosc also applies its minimum of 128 bytes and its enlargement for
    * splitting codecs to a forced size, and so does this function.
@@ -124,13 +129,17 @@ function wasmKernels(): WasmKernels | undefined {
  * ```
  */
 export function setCodecBackend(choice: CodecBackend): void {
+  checkBackend(choice);
+  backend = choice;
+}
+
+function checkBackend(choice: CodecBackend): void {
   if (choice !== "wasm" && choice !== "js" && choice !== "auto") {
     throw new UsageError("INVALID_ARGUMENT", "codec backend must be wasm, js or auto", { field: "backend", expected: "wasm | js | auto", actual: choice });
   }
   if (choice === "wasm" && wasmKernels() === undefined) {
     throw new UsageError("INVALID_ARGUMENT", "WebAssembly SIMD kernels are not available here", { field: "backend", expected: "a runtime with WebAssembly SIMD", actual: choice });
   }
-  backend = choice;
 }
 
 /**
@@ -273,6 +282,7 @@ export function compress(data: Uint8Array, options: CompressOptions): Uint8Array
     throw new UsageError("INVALID_ARGUMENT", "data must be a Uint8Array", { field: "data", expected: "Uint8Array", actual: typeof data });
   }
   checkOptions(options);
+  if (options.backend !== undefined) checkBackend(options.backend);
   const { clevel, cname, shuffle } = options;
   if (shuffle !== 0 && shuffle !== 1 && shuffle !== 2) {
     throw new UsageError("INVALID_ARGUMENT", "shuffle must be 0, 1 or 2", { field: "cparams.shuffle", expected: "0, 1 or 2", actual: shuffle });
@@ -289,8 +299,9 @@ export function compress(data: Uint8Array, options: CompressOptions): Uint8Array
   const header = { version: BLOSC_VERSION_FORMAT, versionlz: BLOSC_VERSION_LZ, typesize, nbytes, blocksize };
   if (clevel > 0 && nbytes >= MIN_BUFFERSIZE) {
     const job: BlockJob = { data, typesize, blocksize, clevel, cname, shuffle, dontSplit, zstd, zlib: options.zlib };
-    const wasm = getCodecBackend() === "wasm" ? wasmKernels() : undefined;
-    const wasmCodec = wasm !== undefined && (cname === "blosclz" || cname === "lz4" || cname === "lz4hc") && (backend === "wasm" || AUTO_WASM_CODECS.has(cname));
+    const choice = options.backend ?? backend;
+    const wasm = choice === "js" ? undefined : wasmKernels();
+    const wasmCodec = wasm !== undefined && (cname === "blosclz" || cname === "lz4" || cname === "lz4hc") && (choice === "wasm" || AUTO_WASM_CODECS.has(cname));
     const chunk = compressBlocks(job, wasm, wasmCodec);
     if (chunk !== undefined) {
       writeChunkHeader({ ...header, flags, cbytes: chunk.length }, chunk);
