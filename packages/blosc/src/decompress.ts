@@ -24,7 +24,7 @@ import { decodeLz4 } from "./codecs/lz4.js";
 import { decodeSnappy } from "./codecs/snappy.js";
 import { bitunshuffle } from "./bitshuffle.js";
 import { unshuffle } from "./shuffle.js";
-import { decodeZlib } from "./zlib.js";
+import { decodeZlib, zlibDecoderOf, type ZlibCodec } from "./zlib.js";
 import { decodeZstd } from "./zstd.js";
 import { initWasmKernels, loadWasmKernels } from "./wasm/index.js";
 import type { WasmKernels } from "./wasm/index.js";
@@ -186,6 +186,11 @@ function usesWasmCodec(header: ChunkHeader): boolean {
   return header.codec === "lz4" || header.codec === "blosclz";
 }
 
+// The kernels with the caller's zlib, when the call brought one.
+function withZlib(k: BloscKernels, zlib: ZlibCodec | undefined): BloscKernels {
+  return zlib === undefined ? k : { ...k, codecs: { ...k.codecs, zlib: zlibDecoderOf(zlib) } };
+}
+
 function filterOf(flags: number, typesize: number, bsize: number): 0 | 1 | 2 {
   // Same precedence as c-blosc's blosc_d: byte shuffle needs typesize > 1, and only when it does
   // not apply is bit 2 looked at (so both bits with typesize 1 means bit unshuffle).
@@ -316,7 +321,7 @@ export function decompressPlannedInto(chunk: Uint8Array, plan: ChunkPlan, out: U
     wasm.decodeValidated(chunk, header, { out, path, length: header.nbytes });
     return header.nbytes;
   }
-  const k = wasm === undefined ? kernels : filterKernels(wasm);
+  const k = withZlib(wasm === undefined ? kernels : filterKernels(wasm), plan.zlib);
   const scratch = scratchFor(header);
   const blocksize = header.blocksize;
   for (let j = 0; j < plan.nblocks; j++) {
@@ -430,7 +435,7 @@ function decodeRangeInto(chunk: Uint8Array, p: ChunkPlan, byteStart: number, byt
     wasm.decodeValidated(chunk, header, { firstBlock: first, endBlock: last + 1, skip: byteStart - first * blocksize, length, path, out });
     return;
   }
-  const k = wasm === undefined ? kernels : filterKernels(wasm);
+  const k = withZlib(wasm === undefined ? kernels : filterKernels(wasm), p.zlib);
   const scratch = scratchFor(header);
   for (let j = first; j <= last; j++) {
     const blockStart = j * blocksize;
@@ -486,7 +491,7 @@ export function decodeBlockInto(plan: ChunkPlan, j: number, window: Uint8Array, 
     wasm.decodeBlock(window, from, bsize, header.typesize, nsplits, header.codecCode, filter, dest, path);
     return bsize;
   }
-  const k = wasm === undefined ? kernels : filterKernels(wasm);
+  const k = withZlib(wasm === undefined ? kernels : filterKernels(wasm), plan.zlib);
   decodeBlock(window, windowStart, plan, j, dest, scratchFor(header), k);
   return bsize;
 }

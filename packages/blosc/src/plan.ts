@@ -14,6 +14,7 @@
 import { FormatError, UsageError } from "@fmt/errors";
 import { BLOSC_HEADER_SIZE, BLOSC_MAX_BUFFERSIZE, blockLayout, readBstarts, readChunkHeader, splitCount } from "@fmt/header";
 import type { ChunkHeader, CodecFormat } from "@fmt/header";
+import type { ZlibCodec } from "./zlib.js";
 
 /**
  * A chunk's validated layout, made only by {@link planChunk} or {@link planChunkHead}: decoders
@@ -40,6 +41,8 @@ export interface ChunkPlan {
   readonly path: string | undefined;
   /** Whether the stream layout of every block has been checked (plans from a whole chunk). */
   readonly streamsChecked: boolean;
+  /** The zlib implementation the caller chose for this chunk (undefined: the built-in one). */
+  readonly zlib: ZlibCodec | undefined;
 }
 
 /**
@@ -60,6 +63,8 @@ export interface DecompressOptions {
    * it. Default `BLOSC_MAX_BUFFERSIZE`.
    */
   maxBytes?: number;
+  /** zlib implementation for this call (e.g. `nodeZlib` from `@fmt/blosc/node`); default fflate. */
+  zlib?: ZlibCodec | undefined;
 }
 
 /**
@@ -122,7 +127,7 @@ function makePlan(chunk: Uint8Array, options: PlanOptions | undefined, available
   options?.checkHeader?.(header);
   const { nblocks, leftover } = blockLayout(header);
   const bstarts = readBstarts(chunk, header, path);
-  const plan: ChunkPlan = { header, bstarts, nblocks, leftover, path, streamsChecked: streams || header.memcpyed || header.nbytes === 0 };
+  const plan: ChunkPlan = { header, bstarts, nblocks, leftover, path, streamsChecked: streams || header.memcpyed || header.nbytes === 0, zlib: options?.zlib };
   if (streams && !header.memcpyed && header.nbytes > 0) checkStreams(chunk, 0, plan, 0, nblocks, header.cbytes);
   issued.add(plan);
   return plan;

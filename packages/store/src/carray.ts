@@ -15,7 +15,9 @@ import type { Scalar, TypedValues, Values } from "./values.js";
 import { ChunkReader } from "./carray-read.js";
 import type { LoadedChunk } from "./carray-read.js";
 import { checkTakeIndices, checkTypedOut, swapInPlace } from "./carray-take.js";
-import { AttrStore, CarrayWriter, JOURNAL_FILE, readJournal } from "./carray-writer.js";
+import { AttrStore } from "./attr-store.js";
+import { CarrayWriter, JOURNAL_FILE, readJournal } from "./carray-writer.js";
+import { checkCodecPool } from "./chunk-writes.js";
 import type { LockOptions } from "./lock.js";
 import { DatasetLock } from "./lock.js";
 import type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-encode.js";
@@ -60,8 +62,11 @@ export interface OpenOptions {
    */
   cacheBytes?: number;
   /**
-   * A worker pool (`createBloscPool` of `@fmt/blosc/pool`, or any {@link ChunkCodecPool}) that
-   * decodes runs of whole chunks in parallel for multi-chunk reads. The array does not close it.
+   * A pool of worker threads (`createBloscPool` of `@fmt/blosc/pool` in Node, `createWebBloscPool`
+   * of `@fmt/blosc/pool-web` in browsers, or any {@link ChunkCodecPool}) that decodes runs of whole
+   * chunks in parallel for multi-chunk reads and compresses the chunks this array writes, several
+   * at once; without it both happen on the calling thread. Results and files are the same either
+   * way. The caller owns the pool and closes it after the array.
    */
   workers?: ChunkCodecPool;
   /**
@@ -272,13 +277,16 @@ export class CArray {
       },
       { length: () => this.#shape[0]!, leftoverInMemory: () => this.#writer?.leftoverBytes() },
     );
-    this.#writer = init.writer === undefined ? undefined : new CarrayWriter(this, init.writer.store, init.writer.lock, init.writer.cbytes, {
+    this.#writer = init.writer === undefined ? undefined : new CarrayWriter(this, {
       setLength: (n) => {
         this.#shape[0] = n;
       },
-      loadChunk: (i) => this.#reader.loadChunk(i),
-      decodeRows: (loaded, from, to) => this.#reader.decodeRows(loaded, from, to),
-    });
+      readChunkRows: async (index, rows) => {
+        const loaded = await this.#reader.loadChunk(index);
+        return { bytes: this.#reader.decodeRows(loaded, 0, rows), storedNbytes: loaded.storedNbytes };
+      },
+      chunkChanged: (index) => this.#reader.cache.invalidate(index),
+    }, { ...init.writer, workers: init.options.workers });
     this.attrs = new AttrStore(init.attrs, this.path, () => this.#writer);
   }
 
@@ -316,11 +324,13 @@ export class CArray {
    * Appends rows at the end: any {@link ArrayInput} (typed array, array of elements, `{ bytes }`,
    * sync or async iterable of elements or blocks). Multidimensional rows are given flat (C
    * order); the element count must be a multiple of {@link CArray.itemsPerRow}. Values are
-   * checked against the dtype (`UsageError` `INVALID_ARGUMENT` / `OUT_OF_RANGE`) all at once,
-   * before any row is added (an iterable is drained first): a bad value anywhere leaves the
-   * length and the files as they were. Full chunks
-   * are written as they fill; the remaining rows stay in memory until {@link CArray.flush} (or
-   * `close`), like bcolz. Read-only arrays throw `UsageError` `READ_ONLY`.
+   * checked against the dtype (`UsageError` `INVALID_ARGUMENT` / `OUT_OF_RANGE`), and an append
+   * is all or nothing: a bad value anywhere (or a chunk that cannot be written) leaves the length
+   * and the rows as they were, and the files too once flushed (chunk files written beyond the
+   * committed length are never read and the flush removes them). Input is streamed, not drained
+   * first: full chunks are compressed and written as they fill (typed arrays of the dtype's own
+   * type straight from their memory), the remaining rows stay in memory until
+   * {@link CArray.flush} (or `close`), like bcolz. Read-only arrays throw `UsageError` `READ_ONLY`.
    *
    * @example
    * ```ts
@@ -1110,9 +1120,7 @@ export function checkOptions(options: OpenOptions): void {
   if (options.cacheBytes !== undefined && (!Number.isSafeInteger(options.cacheBytes) || options.cacheBytes < 0)) {
     throw new UsageError("INVALID_ARGUMENT", "cacheBytes must be a non-negative integer", { field: "cacheBytes", actual: options.cacheBytes });
   }
-  if (options.workers !== undefined && typeof (options.workers as Partial<ChunkCodecPool> | null)?.decompressManyInto !== "function") {
-    throw new UsageError("INVALID_ARGUMENT", "workers must be a pool with decompressManyInto", { field: "workers", expected: "ChunkCodecPool" });
-  }
+  checkCodecPool(options.workers);
   if (options.mode !== undefined && options.mode !== "r" && options.mode !== "a" && options.mode !== "w") {
     throw new UsageError("INVALID_ARGUMENT", 'mode must be "r", "a" or "w"', { field: "mode", actual: options.mode });
   }
