@@ -38,10 +38,13 @@ describe("reads with a worker pool", () => {
     const plain = await openCarray(store, "a");
     let runs = 0;
     const counted: ChunkCodecPool = {
+      threads: pool.threads,
+      compressMany: (inputs, options) => pool.compressMany(inputs, options),
       decompressManyInto: (chunks, out, options) => {
         runs++;
         return pool.decompressManyInto(chunks, out, options);
       },
+      close: async () => {},
     };
     const pooled = await openCarray(store, "a", { workers: counted });
     expect(Array.from((await pooled.read()) as Float64Array)).toEqual(Array.from(values));
