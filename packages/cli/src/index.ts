@@ -25,6 +25,8 @@ export type { Problem, ValidateProgress, ValidationReport } from "./validate.js"
 export { resolveSlice } from "./args.js";
 export { exportDataset, exportFormat, npyHeader } from "./export.js";
 export type { ExportFormat, ExportOptions } from "./export.js";
+export { importFile } from "./import.js";
+export type { ImportOptions } from "./import.js";
 export type { ResolvedSlice } from "./args.js";
 
 /**

@@ -14,6 +14,7 @@ import { open } from "@fmt/store";
 import type { CArray, CTable } from "@fmt/store";
 import { parseCount, parseInteger, parseList, parsePositive, resolveSlice } from "./args.js";
 import { exportDataset } from "./export.js";
+import { importFile } from "./import.js";
 import { describeDataset, renderInfo } from "./info.js";
 import { ClosedPipe, LineSink } from "./output-stream.js";
 import { toStrictJson } from "./output.js";
@@ -201,6 +202,28 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
       } finally {
         progress.stop();
       }
+    });
+
+  program
+    .command("import")
+    .description("create a carray from a .npy file, or a ctable from a structured .npy or a CSV file with a header line")
+    .argument("<source>", "input file: .npy or .csv")
+    .argument("<dir>", "dataset directory to create")
+    .addOption(new Option("--chunklen <n>", "rows per chunk (default: chosen from the length, like bcolz)").argParser(parsePositive))
+    .addOption(new Option("--cname <codec>", "codec").choices(["blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"]))
+    .addOption(new Option("--clevel <n>", "compression level 0-9").argParser(parseCount))
+    .addOption(new Option("--shuffle <n>", "0 none, 1 byte shuffle, 2 bit shuffle").choices(["0", "1", "2"]))
+    .option("--force", "replace a dataset already at DIR")
+    .addHelpText("after", EXIT_CODES_HELP)
+    .action(async (source: string, dir: string, opts: { chunklen?: number; cname?: string; clevel?: number; shuffle?: string; force?: boolean }) => {
+      if (opts.clevel !== undefined && opts.clevel > 9) throw new UsageError("INVALID_ARGUMENT", "--clevel must be between 0 and 9", { field: "clevel", actual: opts.clevel });
+      const cparams = {
+        ...(opts.cname === undefined ? {} : { cname: opts.cname as "lz4" }),
+        ...(opts.clevel === undefined ? {} : { clevel: opts.clevel }),
+        ...(opts.shuffle === undefined ? {} : { shuffle: Number(opts.shuffle) as 0 | 1 | 2 }),
+      };
+      const dataset = await importFile(source, dir, { force: opts.force === true, cparams, ...(opts.chunklen === undefined ? {} : { chunklen: opts.chunklen }) });
+      streams.stderr.write(`created ${dataset.kind} with ${dataset.length} row(s) at ${dir}\n`);
     });
 
   program

@@ -336,3 +336,58 @@ describe("bcolz-ts export", () => {
     expect(r.stderr).toContain(".npy, .csv or .jsonl");
   });
 });
+
+describe("bcolz-ts import", () => {
+  it("a ctable round trip export .npy → import (chunklen, cparams) → cat keeps every value", () => {
+    const name = "blosc114_ctable_mixed";
+    const npy = join(tmp, "rt.npy");
+    const dir = join(tmp, "rt.bcolz");
+    expect(run("export", data(name), "--to", npy).code).toBe(0);
+    const r = run("import", npy, dir, "--chunklen", "300", "--cname", "zstd", "--clevel", "7", "--shuffle", "2");
+    expect(r.code).toBe(0);
+    const info = JSON.parse(run("info", dir, "--json").stdout) as { kind: string; length: number; arrays: Record<string, unknown>[] };
+    expect([info.kind, info.length]).toEqual(["ctable", 2500]);
+    for (const a of info.arrays) expect(a).toMatchObject({ chunklen: 300, cname: "zstd", clevel: 7, shuffle: 2 });
+    expect(info.arrays.map((a) => [a["name"], a["dtype"]])).toEqual([["i", "<i4"], ["f", "<f8"], ["s", "|S5"]]);
+    expect(run("cat", dir, "--json").stdout).toBe(run("cat", data(name), "--json").stdout);
+    expect(run("validate", dir).code).toBe(0);
+  });
+
+  it("a carray round trip through .npy keeps the bytes", () => {
+    const src = join(tmp, "rt-a.npy");
+    const dir = join(tmp, "rt-a.bcolz");
+    const back = join(tmp, "rt-a2.npy");
+    expect(run("export", data("carray_f8_n6000_cl1600"), "--to", src).code).toBe(0);
+    expect(run("import", src, dir, "--chunklen", "1000").code).toBe(0);
+    expect(run("export", dir, "--to", back).code).toBe(0);
+    expect(readFileSync(back).equals(readFileSync(src))).toBe(true);
+    const again = run("import", src, dir);
+    expect(again.code).toBe(3);
+    expect(again.stderr).toMatch(/^error ALREADY_EXISTS: .*--force/);
+    expect(run("import", src, dir, "--force", "--cname", "zlib").code).toBe(0);
+  });
+
+  it("a CSV with a header becomes a ctable with int64, float64, bool and string columns", () => {
+    const csv = join(tmp, "small.csv");
+    writeFileSync(csv, 'id,price,flag,name\n1,2.5,True,"a, b"\n-7,1e3,False,"say ""hi"""\n9007199254740993,-0.25,True,plain\n');
+    const dir = join(tmp, "small.bcolz");
+    expect(run("import", csv, dir).code).toBe(0);
+    const info = JSON.parse(run("info", dir, "--json").stdout) as { arrays: Record<string, unknown>[] };
+    expect(info.arrays.map((a) => a["dtype"])).toEqual(["<i8", "<f8", "|b1", "<U8"]);
+    expect(jsonLines(run("cat", dir, "--json").stdout)).toEqual([
+      { id: 1, price: 2.5, flag: true, name: "a, b" },
+      { id: -7, price: 1000, flag: false, name: 'say "hi"' },
+      { id: 9007199254740993, price: -0.25, flag: true, name: "plain" },
+    ]);
+    expect(run("cat", dir, "--json").stdout.split("\n")[2]).toContain('"id":9007199254740993');
+  });
+
+  it("bad options and inputs are usage errors", () => {
+    const csv = join(tmp, "ragged.csv");
+    writeFileSync(csv, "a,b\n1,2\n3\n");
+    expect(run("import", csv, join(tmp, "ragged.bcolz")).code).toBe(2);
+    expect(run("import", csv, join(tmp, "x.bcolz"), "--clevel", "12").code).toBe(2);
+    expect(run("import", csv, join(tmp, "x.bcolz"), "--cname", "gzip").code).toBe(2);
+    expect(run("import", join(tmp, "x.txt"), join(tmp, "x.bcolz")).code).toBe(2);
+  });
+});
