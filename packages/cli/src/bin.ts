@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `bcolz-ts`: inspect, dump, query and validate bcolz datasets from the command line. Run
+ * `bcolz-ts`: inspect, dump, query, validate, export and import bcolz datasets from the command line. Run
  * `bcolz-ts --help` (or `bcolz-ts COMMAND --help`) for the commands and exit codes.
  * @packageDocumentation
  */

@@ -108,7 +108,7 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
   const out = new LineSink(streams.stdout);
   const program = new Command("bcolz-ts");
   program
-    .description("Inspect, dump, query and validate bcolz datasets (carray and ctable directories).")
+    .description("Inspect, dump, query, validate, export and import bcolz datasets (carray and ctable directories).")
     .version(packageVersion(), "-V, --version", "print the version")
     .exitOverride()
     .configureOutput({ writeOut: (s) => streams.stdout.write(s), writeErr: (s) => streams.stderr.write(s) })

@@ -53,11 +53,31 @@ export function formatEntry(dtype: DType, value: unknown): string {
   if ((dtype.kind === "M" || dtype.kind === "m") && typeof value === "bigint") return `${value}${dtype.unit ?? ""}`;
   if (typeof value === "string") return value.replace(/[\x00-\x1f\x7f\\]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
   if (Object.is(value, -0)) return "-0";
+  if ((dtype.kind === "f" || dtype.kind === "c") && dtype.itemsize === (dtype.kind === "c" ? 8 : 4) && typeof value === "number") return String(shortestFloat32(value));
   return String(value);
+}
+
+/**
+ * The shortest decimal that reads back as the same float32 (what numpy prints for float32), so
+ * that `1.1` stored as `<f4` prints as `1.1`, not `1.100000023841858`.
+ *
+ * @example
+ * ```ts
+ * shortestFloat32(Math.fround(1.1)); // 1.1
+ * ```
+ */
+export function shortestFloat32(value: number): number {
+  if (!Number.isFinite(value) || value === 0) return value;
+  for (let digits = 1; digits <= 9; digits++) {
+    const candidate = Number(value.toPrecision(digits));
+    if (Math.fround(candidate) === value) return candidate;
+  }
+  return value;
 }
 
 function jsonEntry(dtype: DType, value: unknown): unknown {
   if (value instanceof Uint8Array) return formatEntry(dtype, value);
+  if ((dtype.kind === "f" || dtype.kind === "c") && dtype.itemsize === (dtype.kind === "c" ? 8 : 4) && typeof value === "number") return shortestFloat32(value);
   if (dtype.kind === "b") return value === 1 || value === true;
   return value;
 }

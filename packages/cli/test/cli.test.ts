@@ -146,6 +146,22 @@ describe("bcolz-ts cat / head", () => {
     expect(jsonLines(r.stdout)).toEqual(want.map(strict));
   });
 
+  it("float32 values print as the shortest decimal that reads back as the same float32", () => {
+    const b = expectedBytes("carray_f4_n4800_cl1100", "values.bin");
+    const want = Array.from(new Float32Array(b.slice().buffer));
+    const got = lines(run("cat", data("carray_f4_n4800_cl1100"), "--json").stdout);
+    expect(got).toHaveLength(want.length);
+    got.forEach((text, k) => {
+      const v = JSON.parse(text) as number | string;
+      const w = want[k]!;
+      if (Number.isFinite(w)) {
+        expect(Math.fround(v as number)).toBe(w);
+        expect(text.replace(/^-|e.*$/g, "").replace(".", "").replace(/^0+/, "").length).toBeLessThanOrEqual(9);
+      } else expect(v).toBe(Number.isNaN(w) ? "NaN" : w > 0 ? "Infinity" : "-Infinity");
+    });
+    expect(got.some((t) => t.length < String(want[got.indexOf(t)]).length)).toBe(true);
+  });
+
   it("slices follow Python semantics: cat DIR -3 is the last three rows", () => {
     expect(lines(run("cat", data("carray_i4_n5000_cl1024"), "-3").stdout)).toEqual(i4.slice(-3).map(String));
     expect(lines(run("cat", data("carray_i4_n5000_cl1024"), "--start=-3").stdout)).toEqual(i4.slice(-3).map(String));
