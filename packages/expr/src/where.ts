@@ -1,10 +1,11 @@
-// CTable.where: runs a query (expression text or JS predicate) block by block over chunk-aligned
-// row blocks, reading only the columns the query and the projection need.
+// where queries (CTable.where of @fmt/store): runs a query (expression text or JS predicate)
+// block by block over the row blocks a table hands out, reading only the columns the query and
+// the projection need.
 import { UsageError } from "@fmt/errors";
 import type { DType } from "@fmt/meta";
 import { compileExpression } from "./expression.js";
 import type { ExpressionSchema } from "./expression.js";
-import { checkInteger, normalizeSlice } from "./internal.js";
+import { checkInteger, normalizeSlice } from "./slice.js";
 import { decodeValues, entriesPerElement } from "./values.js";
 import type { Scalar, TypedValues, Values } from "./values.js";
 
@@ -60,7 +61,7 @@ export type BlockPredicate = (block: PredicateBlock) => ArrayLike<boolean | numb
 export type RowPredicate = (row: { [name: string]: Scalar | Values }, index: number) => unknown;
 
 /**
- * What {@link CTable.where} accepts:
+ * What {@link runWhere} (and `CTable.where` of `@fmt/store`) accepts:
  * - an expression string (see {@link compileExpression});
  * - a {@link BlockPredicate} function, given all columns;
  * - `{ block, columns }`: a block predicate given only `columns`;
@@ -79,7 +80,7 @@ export type WhereQuery =
   | { row: RowPredicate; columns?: readonly string[] };
 
 /**
- * Options of {@link CTable.where}.
+ * Options of {@link runWhere} (and `CTable.where` of `@fmt/store`).
  *
  * @example
  * ```ts
@@ -102,7 +103,7 @@ export interface WhereOptions {
 }
 
 /**
- * The table surface {@link runWhere} needs ({@link CTable} provides it; kept small so that
+ * The table surface {@link runWhere} needs (`CTable` of `@fmt/store` provides it; kept small so that
  * other table-like objects can be queried too).
  *
  * @example
@@ -249,7 +250,7 @@ function callBlock(fn: BlockPredicate, block: { start: number; stop: number }, i
 }
 
 /**
- * The result of {@link CTable.where}: `number[]` of row indices for `as: "indices"`,
+ * The result of {@link runWhere} (and `CTable.where` of `@fmt/store`): `number[]` of row indices for `as: "indices"`,
  * `{ [column]: Values }` for `as: "rows"`, a `number` for `as: "count"`.
  *
  * @example
@@ -260,7 +261,7 @@ function callBlock(fn: BlockPredicate, block: { start: number; stop: number }, i
 export type WhereResult = number[] | { [name: string]: Values } | number;
 
 /**
- * Runs `query` over `table`; the implementation of {@link CTable.where}.
+ * Runs `query` over `table`; the implementation of `CTable.where` in `@fmt/store`.
  *
  * @example
  * ```ts
