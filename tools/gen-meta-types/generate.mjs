@@ -27,12 +27,28 @@ const VALIDATION = new Set([
 const TYPES = new Set(["null", "boolean", "integer", "number", "string", "array", "object"]);
 const MAX_SAFE = 9007199254740991;
 
-/** Reads every `*.schema.json` of `dir`, sorted by file name. */
+/** Sub-directories of `spec/schemas/` holding the schemas of later format versions. */
+const VERSION_DIRS = ["v2"];
+
+/**
+ * Reads every `*.schema.json` of `dir` (format version 1), then of each version sub-directory
+ * (`v2/…`, named with that prefix), each group sorted by file name.
+ */
 export function loadSchemas(dir = SCHEMAS_DIR) {
-  return readdirSync(dir)
-    .filter((f) => f.endsWith(".schema.json"))
-    .sort()
-    .map((file) => ({ file, schema: JSON.parse(readFileSync(join(dir, file), "utf8")) }));
+  const read = (sub) => {
+    const here = sub === "" ? dir : join(dir, sub);
+    let names;
+    try {
+      names = readdirSync(here);
+    } catch {
+      return [];
+    }
+    return names
+      .filter((f) => f.endsWith(".schema.json"))
+      .sort()
+      .map((f) => ({ file: sub === "" ? f : `${sub}/${f}`, schema: JSON.parse(readFileSync(join(here, f), "utf8")) }));
+  };
+  return [read(""), ...VERSION_DIRS.map(read)].flat();
 }
 
 function checkKeywords(schema, where) {
@@ -129,7 +145,7 @@ function typeFor(type, schema, ctx, indent) {
 
 function constName(file) {
   const base = file.replace(/\.schema\.json$/, "");
-  return `${base.replace(/[-_.](\w)/g, (_, c) => c.toUpperCase())}Schema`;
+  return `${base.replace(/[-_./](\w)/g, (_, c) => c.toUpperCase())}Schema`;
 }
 
 function docComment(lines) {

@@ -1,7 +1,9 @@
 /**
  * Byte-level headers of bcolz 1.x chunk files: the 16-byte `blpk` version-1 file header and the
  * 16-byte Blosc 1.x chunk header with its flags, block layout, `bstarts` table and split rule
- * (format-facts sections 1 and 4.2). Every reader validates what the bytes alone allow and throws
+ * (format-facts sections 1 and 4.2); and the format-version-2 superchunk structures of
+ * spec/v2.md: the 32-byte header, metadata section, offsets table, per-chunk checksums, slots,
+ * the three-request range plan and the dataset consistency rules. Every reader validates what the bytes alone allow and throws
  * a `FormatError` naming the file and the dotted field (`blosc.cbytes`, `blosc.bstarts[3]`).
  *
  * @example
@@ -17,6 +19,13 @@
 import { FormatError, UsageError } from "@fmt/errors";
 
 export { adler32, crc32 } from "./checksum.js";
+// Format version 2 (spec/v2.md): superchunk header, checksums, layout, dataset rules, verification, range plan.
+export * from "./superchunk-header.js";
+export * from "./superchunk-checksum.js";
+export * from "./superchunk-layout.js";
+export * from "./superchunk-dataset.js";
+export * from "./superchunk-verify.js";
+export * from "./superchunk-plan.js";
 
 /**
  * The four magic bytes `blpk` that open every bcolz chunk file.

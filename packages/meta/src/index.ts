@@ -1,7 +1,8 @@
 /**
  * bcolz 1.x metadata: Python's JSON dialect (byte-exact `json.dumps`), numpy dtype strings, and
  * the four metadata files `meta/sizes`, `meta/storage`, `__attrs__`, `__rootdirs__`, validated
- * against the JSON Schemas of `spec/schemas/`.
+ * against the JSON Schemas of `spec/schemas/`; and the format-version-2 files (`meta/storage` by
+ * kind, `meta/shape`, superchunk metadata, `.journal`, `.append`) against `spec/schemas/v2/`.
  *
  * @example
  * ```ts
@@ -56,4 +57,25 @@ export {
   type Storage,
   type Rootdirs,
 } from "./metadata.js";
+export {
+  storageFormatVersion,
+  parseStorageV2,
+  serializeStorageV2,
+  createCarrayStorageV2,
+  defaultSuperchunksize,
+  parseShapeV2,
+  serializeShapeV2,
+  parseSuperchunkMeta,
+  serializeSuperchunkMeta,
+  parseJournalV2,
+  serializeJournalV2,
+  parseAppendV2,
+  serializeAppendV2,
+  type ChecksumNameV2,
+  type CarrayStorageV2,
+  type CtableStorageV2,
+  type VlarrayStorageV2,
+  type StorageV2,
+  type SuperchunkMeta,
+} from "./metadata-v2.js";
 export * from "./generated/schemas.js";

@@ -182,8 +182,16 @@ function isInt(v: JsonValue): boolean {
   return (typeof v === "number" && Number.isInteger(v)) || typeof v === "bigint";
 }
 
-/** Whether `dflt` has the JSON type numpy's `.tolist()` gives for this dtype. */
-function dfltProblem(dtype: DType, dflt: JsonValue): string | undefined {
+/**
+ * Why `dflt` does not have the JSON type numpy's `.tolist()` gives for this dtype (what it should
+ * be, in words), or `undefined` when it fits. Shared by the version-1 and version-2 storage files.
+ *
+ * @example
+ * ```ts
+ * dfltProblem(parseDtype("<i4"), "x"); // "an integer"
+ * ```
+ */
+export function dfltProblem(dtype: DType, dflt: JsonValue): string | undefined {
   switch (dtype.kind) {
     case "b":
       return typeof dflt === "boolean" ? undefined : "a boolean";
@@ -210,6 +218,7 @@ function dfltProblem(dtype: DType, dflt: JsonValue): string | undefined {
  * (`BAD_METADATA`). Old-file leniencies: `shuffle` true/false → 1/0, missing `cname` →
  * `"blosclz"`, missing `quantize` → 0. `dflt` must have the JSON type of the dtype (boolean for
  * bool, integer for ints, integer or null (NaT) for datetimes, number for floats, string for S/U).
+ * A `format_version` other than 1 (a version-2 root, spec/v2.md §3.1) is `UNSUPPORTED_VERSION`.
  *
  * @example
  * ```ts
@@ -219,6 +228,13 @@ function dfltProblem(dtype: DType, dflt: JsonValue): string | undefined {
  */
 export function parseStorage(text: string, path?: string): Storage {
   const doc = parsePythonJson(text, path);
+  // A root whose meta/storage announces another format version (spec/v2.md §3.1) is refused
+  // before anything of it is read as version 1.
+  if (typeof doc === "object" && doc !== null && !Array.isArray(doc) && !(doc instanceof PyFloat) && doc.format_version !== undefined && doc.format_version !== 1) {
+    throw new FormatError("UNSUPPORTED_VERSION", "meta/storage announces a format version other than 1", {
+      path, field: "/format_version", expected: "absent or 1", actual: stringifyPythonJson(doc.format_version).slice(0, 40),
+    });
+  }
   // The dtype is checked first so that an unsupported dtype is reported as such even when the
   // rest of the document is fine.
   if (typeof doc === "object" && doc !== null && !Array.isArray(doc) && !(doc instanceof PyFloat) && typeof doc.dtype === "string") {
