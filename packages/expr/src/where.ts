@@ -100,6 +100,14 @@ export interface WhereOptions {
   stop?: number;
   /** Rows per evaluated block; blocks start at multiples of it. Default: the chunklen of the first column read. */
   blockLen?: number;
+  /**
+   * Largest result, in bytes: the matching rows' stored bytes of the `columns` for `as: "rows"`,
+   * 8 bytes per match for `"indices"`. Passing it gives `UsageError` `SIZE_LIMIT` (field
+   * `maxReadBytes`) as soon as the matches found exceed it. Default: the table's
+   * `maxReadBytes` (an `OpenOptions` field of `@fmt/store`) through `CTable.where`, else
+   * 2^31 − 1 (`@fmt/store`'s `DEFAULT_MAX_READ_BYTES`).
+   */
+  maxResultBytes?: number;
 }
 
 /**
@@ -120,6 +128,10 @@ export interface WhereTable {
 }
 
 type Evaluate = (block: { start: number; stop: number; columns: { [name: string]: Uint8Array } }, decoded: (name: string) => Values) => Uint8Array;
+
+// Same value as @fmt/store's DEFAULT_MAX_READ_BYTES, which this package cannot import (the store
+// depends on it); CTable.where always passes the table's own limit.
+const DEFAULT_MAX_RESULT_BYTES = 2 ** 31 - 1;
 
 function badOption(field: string, reason: string, expected: string, actual: unknown): never {
   throw new UsageError("INVALID_ARGUMENT", reason, { field, expected, actual });
@@ -287,6 +299,9 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
   const indices: number[] = [];
   const parts = new Map<string, Values[]>(projection.map((name) => [name, []]));
   let count = 0;
+  const maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+  if (!Number.isSafeInteger(maxResultBytes) || maxResultBytes < 0) badOption("maxResultBytes", "maxResultBytes must be a non-negative integer", ">= 0", maxResultBytes);
+  const bytesPerMatch = as === "rows" ? projection.reduce((total, name) => total + table.column(name).dtype.itemsize * table.column(name).itemsPerRow, 0) : as === "indices" ? 8 : 0;
 
   if (limit > 0 && start < stop) {
     const blockOptions: { columns: string[]; blockLen?: number; start: number; stop: number } = { columns: needed, start, stop };
@@ -311,6 +326,13 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
         }
         matches++;
         if (as === "indices") indices.push(block.start + i);
+      }
+      if ((count + matches) * bytesPerMatch > maxResultBytes) {
+        throw new UsageError("SIZE_LIMIT", `the matches found so far take ${(count + matches) * bytesPerMatch} bytes, more than maxReadBytes (${maxResultBytes}); narrow the query, set a limit or raise the option`, {
+          field: "maxReadBytes",
+          expected: `<= ${maxResultBytes}`,
+          actual: (count + matches) * bytesPerMatch,
+        });
       }
       if (as === "rows" && matches > 0) {
         for (const name of projection) parts.get(name)!.push(selectRows(decoded(name), mask, matches, entriesPerRow(table, name)));

@@ -23,7 +23,7 @@ import type { LockOptions } from "./lock.js";
  * const options: CarrayCreateOptions = { dtype: "<f8", shape: [3], chunklen: 1024, cparams: { cname: "zstd" }, dflt: NaN };
  * ```
  */
-export interface CarrayCreateOptions extends LockOptions, Pick<OpenOptions, "maxReadBytes" | "prefetch"> {
+export interface CarrayCreateOptions extends LockOptions, Pick<OpenOptions, "maxReadBytes" | "maxChunksPerCall" | "prefetch"> {
   /**
    * Element type: a numpy name or `dtype.str` (`"float64"`, `"<i4"`, `"|S7"`, `"<U3"`,
    * `"datetime64[ns]"`, `">i2"`) or a parsed {@link DType}. Storable: b1, i1–i8, u1–u8, f2, f4,
@@ -195,7 +195,7 @@ export async function createCarray(store: WritableStore, path: string, data: Arr
     await writable.put(joinKey(base, "__attrs__"), encodeMetadata(attrsText));
     if (mode === "w") await removeOld(writable, base, oldChunkFiles);
     await writable.createDirectory?.(joinKey(base, "data"));
-    const array = await openCarrayWith(writable, base, { maxReadBytes: options.maxReadBytes, prefetch: options.prefetch }, lock);
+    const array = await openCarrayWith(writable, base, { maxReadBytes: options.maxReadBytes, maxChunksPerCall: options.maxChunksPerCall, prefetch: options.prefetch }, lock);
     if (input !== undefined) await array.append(input);
     await array.flush();
     return array;

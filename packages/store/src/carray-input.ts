@@ -110,6 +110,8 @@ export async function collectRows(input: ArrayInput, dtype: DType, itemsPerRow: 
     parts.push(part);
     total += part.length;
   }
+  // The usual case (one typed array or array): the encoded block already is the result.
+  if (parts.length === 1) return parts[0]!;
   const out = new Uint8Array(total);
   let at = 0;
   for (const p of parts) {

@@ -7,8 +7,9 @@ import type { JsonObject, JsonValue } from "@fmt/meta";
 import type { CArray, Selector, SliceSelector } from "./carray.js";
 import { encodeFill, isBlock, isRawRows } from "./carray-encode.js";
 import type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-encode.js";
-import { rowBlocks } from "./carray-input.js";
+import { collectRows, rowBlocks } from "./carray-input.js";
 import { checkInteger, joinKey, normalizeSlice } from "./internal.js";
+import { MAX_RESIZE_BYTES } from "./limits.js";
 import type { DatasetLock } from "./lock.js";
 
 /**
@@ -309,7 +310,10 @@ export class CarrayWriter {
   async append(values: ArrayInput): Promise<void> {
     this.#lock.assertHeld(this.#array.path);
     const a = this.#array;
-    for await (const bytes of rowBlocks(values, a.dtype, a.itemsPerRow, a.cparams.quantize)) await this.appendBytes(bytes);
+    // All or nothing: every element is converted and checked (and an iterable drained) before the
+    // first row reaches the array, so a bad value anywhere leaves the length and files unchanged.
+    const bytes = await collectRows(values, a.dtype, a.itemsPerRow, a.cparams.quantize);
+    await this.appendBytes(bytes);
   }
 
   /** Appends rows given as bytes in the dtype layout (length a multiple of atomSize). */
@@ -397,7 +401,14 @@ export class CarrayWriter {
     const a = this.#array;
     checkInteger(n, "n");
     if (n < 0) throw new UsageError("OUT_OF_RANGE", "length cannot be negative", { path: a.path, field: "n", expected: ">= 0", actual: n });
-    if (!Number.isSafeInteger(n * a.atomSize)) throw new UsageError("SIZE_LIMIT", "array size would exceed 2^53 bytes", { path: a.path, field: "n", actual: n });
+    if (n > a.length && n * a.atomSize > MAX_RESIZE_BYTES) {
+      throw new UsageError("SIZE_LIMIT", `resize would grow the array to ${n * a.atomSize} bytes, more than MAX_RESIZE_BYTES (${MAX_RESIZE_BYTES})`, {
+        path: a.path,
+        field: "n",
+        expected: `n x ${a.atomSize} <= ${MAX_RESIZE_BYTES}`,
+        actual: n,
+      });
+    }
     if (n > a.length) {
       const fill = encodeFill(a.dtype, a.dflt);
       const rowsPerBlock = Math.max(1, a.chunklen);

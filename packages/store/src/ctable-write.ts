@@ -144,6 +144,8 @@ export interface CtableCreateOptions extends LockOptions {
   attrs?: Record<string, JsonValue>;
   /** Largest read allowed per call, as in {@link OpenOptions}. */
   maxReadBytes?: number;
+  /** Most chunk files read per call, as in {@link OpenOptions}. */
+  maxChunksPerCall?: number;
   /** Chunk files fetched ahead, as in {@link OpenOptions}. */
   prefetch?: number;
 }
@@ -248,6 +250,7 @@ function columnOptions(spec: ColumnSpec, table: CtableCreateOptions, index: numb
   if (own.chunklen === undefined && table.chunklen !== undefined) out.chunklen = table.chunklen;
   if (own.expectedlen === undefined && table.expectedlen !== undefined) out.expectedlen = table.expectedlen;
   if (own.maxReadBytes === undefined && table.maxReadBytes !== undefined) out.maxReadBytes = table.maxReadBytes;
+  if (own.maxChunksPerCall === undefined && table.maxChunksPerCall !== undefined) out.maxChunksPerCall = table.maxChunksPerCall;
   if (own.prefetch === undefined && table.prefetch !== undefined) out.prefetch = table.prefetch;
   return out;
 }

@@ -32,6 +32,7 @@ export type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-en
 export { AttrStore, JOURNAL_FILE, readJournal } from "./carray-writer.js";
 export type { AttrsWriter } from "./carray-writer.js";
 export { DatasetLock, LOCK_FILE } from "./lock.js";
+export { DEFAULT_MAX_CHUNKS_PER_CALL, DEFAULT_MAX_READ_BYTES, MAX_RESIZE_BYTES } from "./limits.js";
 export type { LockOptions } from "./lock.js";
 export { CTable, createCtable, open, openCtable } from "./ctable.js";
 export type { AddColumnOptions, TableBlock, TableBlockOptions } from "./ctable.js";
