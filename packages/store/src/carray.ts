@@ -1,6 +1,7 @@
 import { FormatError, UsageError } from "@fmt/errors";
 import { BLPK_V1_HEADER_SIZE, readBlpkV1Header, readChunkHeader } from "@fmt/header";
 import { decompress, decompressInto, decompressRange, initCompression } from "@fmt/blosc";
+import type { ChunkCodecPool } from "@fmt/blosc";
 import { atomSize as rowSize, parseAttrs, parseSizes, parseStorage } from "@fmt/meta";
 import type { Cparams, DType, JsonValue } from "@fmt/meta";
 import { readRange } from "@fmt/fs-adapters";
@@ -11,7 +12,9 @@ import type { CallLimits } from "./limits.js";
 import { chunksTouched, selectedChunks, selectedCount } from "./selection.js";
 import { decodeValues, entriesPerElement } from "@fmt/expr";
 import type { Scalar, Values } from "@fmt/expr";
-import { AttrStore, CarrayWriter, JOURNAL_FILE, readJournal } from "./carray-writer.js";
+import { AttrStore } from "./attr-store.js";
+import { CarrayWriter, JOURNAL_FILE, readJournal } from "./carray-writer.js";
+import { checkCodecPool } from "./chunk-writes.js";
 import type { LockOptions } from "./lock.js";
 import { DatasetLock } from "./lock.js";
 import type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-encode.js";
@@ -44,6 +47,13 @@ export interface OpenOptions {
   maxChunksPerCall?: number;
   /** How many chunk files are fetched ahead of the one being decoded in sequential reads. Default 4. */
   prefetch?: number;
+  /**
+   * A pool of worker threads (`createBloscPool` of `@fmt/blosc/pool` in Node, `createWebBloscPool`
+   * of `@fmt/blosc/pool-web` in browsers) that compresses the chunks this array writes, several
+   * at once; without it chunks are compressed on the calling thread. The files are the same
+   * either way. The caller owns the pool and closes it after the array.
+   */
+  workers?: ChunkCodecPool;
   /**
    * `"r"` (default) reads only and takes no lock. `"a"` opens for reading and writing: takes the
    * dataset's `.lock`, finishes an interrupted multi-chunk update, and loads the leftover chunk
@@ -253,13 +263,17 @@ export class CArray {
     this.#maxReadBytes = this.#limits.maxReadBytes;
     this.#prefetch = init.options.prefetch ?? 4;
     this.#journal = init.journal ?? new Set();
-    this.#writer = init.writer === undefined ? undefined : new CarrayWriter(this, init.writer.store, init.writer.lock, init.writer.cbytes, {
+    this.#writer = init.writer === undefined ? undefined : new CarrayWriter(this, {
       setLength: (n) => {
         this.#shape[0] = n;
       },
-      loadChunk: (i) => this.#loadChunk(i),
-      decodeRows: (loaded, from, to) => this.#decodeRows(loaded, from, to),
-    });
+      readChunkRows: async (index, rows) => {
+        const loaded = await this.#loadChunk(index);
+        return { bytes: this.#decodeRows(loaded, 0, rows), storedNbytes: loaded.storedNbytes };
+      },
+      // Nothing decoded is kept between reads yet, so there is nothing to drop.
+      chunkChanged: () => {},
+    }, { ...init.writer, workers: init.options.workers });
     this.attrs = new AttrStore(init.attrs, this.path, () => this.#writer);
   }
 
@@ -297,11 +311,13 @@ export class CArray {
    * Appends rows at the end: any {@link ArrayInput} (typed array, array of elements, `{ bytes }`,
    * sync or async iterable of elements or blocks). Multidimensional rows are given flat (C
    * order); the element count must be a multiple of {@link CArray.itemsPerRow}. Values are
-   * checked against the dtype (`UsageError` `INVALID_ARGUMENT` / `OUT_OF_RANGE`) all at once,
-   * before any row is added (an iterable is drained first): a bad value anywhere leaves the
-   * length and the files as they were. Full chunks
-   * are written as they fill; the remaining rows stay in memory until {@link CArray.flush} (or
-   * `close`), like bcolz. Read-only arrays throw `UsageError` `READ_ONLY`.
+   * checked against the dtype (`UsageError` `INVALID_ARGUMENT` / `OUT_OF_RANGE`), and an append
+   * is all or nothing: a bad value anywhere (or a chunk that cannot be written) leaves the length
+   * and the rows as they were, and the files too once flushed (chunk files written beyond the
+   * committed length are never read and the flush removes them). Input is streamed, not drained
+   * first: full chunks are compressed and written as they fill (typed arrays of the dtype's own
+   * type straight from their memory), the remaining rows stay in memory until
+   * {@link CArray.flush} (or `close`), like bcolz. Read-only arrays throw `UsageError` `READ_ONLY`.
    *
    * @example
    * ```ts
@@ -1083,6 +1099,7 @@ export function checkOptions(options: OpenOptions): void {
   if (options.prefetch !== undefined && (!Number.isSafeInteger(options.prefetch) || options.prefetch < 0 || options.prefetch > 1024)) {
     throw new UsageError("INVALID_ARGUMENT", "prefetch must be an integer in [0, 1024]", { field: "prefetch", actual: options.prefetch });
   }
+  checkCodecPool(options.workers);
   if (options.mode !== undefined && options.mode !== "r" && options.mode !== "a" && options.mode !== "w") {
     throw new UsageError("INVALID_ARGUMENT", 'mode must be "r", "a" or "w"', { field: "mode", actual: options.mode });
   }
