@@ -49,6 +49,7 @@ export const ERROR_CODES = {
   READ_ONLY: "a write was attempted on a dataset opened read-only",
   LOCKED: "another writer holds the dataset's lock",
   ALREADY_EXISTS: "a dataset already exists where one was to be created",
+  IO_ERROR: "the storage failed or refused an operation (permission, device error, link loop, not a regular file)",
 } as const;
 
 /**
@@ -198,6 +199,18 @@ export class UsageError extends BcolzError {}
  * ```
  */
 export class ConflictError extends BcolzError {}
+
+/**
+ * The storage under a dataset failed or refused: permission denied, a device error, a loop of
+ * symbolic links, a key that names a FIFO or a device instead of a regular file. Says nothing
+ * certain about the dataset's bytes; retrying may help once the storage is repaired.
+ *
+ * @example
+ * ```ts
+ * throw new StorageError("IO_ERROR", "permission denied", { path: "data/__0.blp", field: "key", actual: "EACCES" });
+ * ```
+ */
+export class StorageError extends BcolzError {}
 
 /**
  * Type guard: is `value` a {@link BcolzError}, optionally with the given code?
