@@ -160,6 +160,8 @@ export class S3Store implements WritableStore {
   readonly prefix: string;
   /** Requests and bytes this store has used so far. */
   readonly stats = new RemoteStats();
+  /** Suffix ranges the server answered from the wrong end, repaired with a second request. */
+  suffixRepairs = 0;
   readonly #retry: ReturnType<typeof resolveRetryOptions>;
   readonly #multipartThreshold: number;
   readonly #partSize: number;
@@ -202,8 +204,29 @@ export class S3Store implements WritableStore {
     resolveRange(range, 0);
     const empty = "suffixLength" in range ? range.suffixLength === 0 : range.length === 0;
     if (empty) return (await this.#exists(key)) ? new Uint8Array(0) : undefined;
-    const header = "suffixLength" in range ? `bytes=-${range.suffixLength}` : `bytes=${range.offset}-${range.offset + range.length - 1}`;
-    return this.#getObject(key, header, "getRange");
+    if ("suffixLength" in range) return this.#getSuffix(key, range.suffixLength);
+    return this.#getObject(key, `bytes=${range.offset}-${range.offset + range.length - 1}`, "getRange");
+  }
+
+  /**
+   * A suffix range, checked against the answer's Content-Range: some servers (s3rver) read
+   * `bytes=-n` as `bytes=0-n`. Such an answer still tells the value's size, so one plain range
+   * request repairs it; `stats.suffixRepairs` counts those.
+   */
+  async #getSuffix(key: string, n: number): Promise<Uint8Array | undefined> {
+    let total: number | undefined;
+    let start: number | undefined;
+    const bytes = await this.#getObject(key, `bytes=-${n}`, "getRange", (contentRange) => {
+      const match = /^bytes (\d+)-\d+\/(\d+)$/.exec(contentRange ?? "");
+      if (match !== null) {
+        start = Number(match[1]);
+        total = Number(match[2]);
+      }
+    });
+    if (bytes === undefined || total === undefined || start === Math.max(0, total - n)) return bytes;
+    this.suffixRepairs += 1;
+    if (n >= total) return this.#getObject(key, undefined, "getRange");
+    return this.#getObject(key, `bytes=${total - n}-${total - 1}`, "getRange");
   }
 
   /** Stores `value` under `key` (multipart above the threshold). */
@@ -327,7 +350,7 @@ export class S3Store implements WritableStore {
     }
   }
 
-  async #getObject(key: string, range: string | undefined, operation: string): Promise<Uint8Array | undefined> {
+  async #getObject(key: string, range: string | undefined, operation: string, onContentRange?: (value: string | undefined) => void): Promise<Uint8Array | undefined> {
     try {
       return await this.#send<GetObjectCommandOutput, Uint8Array>(
         key,
@@ -335,6 +358,7 @@ export class S3Store implements WritableStore {
         () => new GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key, Range: range }),
         true,
         async (response) => {
+          onContentRange?.(response.ContentRange);
           const body = response.Body;
           const bytes = body === undefined ? new Uint8Array(0) : await body.transformToByteArray();
           if (response.ContentLength !== undefined && bytes.length !== response.ContentLength) {
