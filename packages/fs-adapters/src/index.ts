@@ -345,6 +345,7 @@ export class CachingStore implements ReadableStore {
   readonly #inflight = new Map<string, Promise<Uint8Array | undefined>>();
   #bytes = 0;
   #generation = 0;
+  readonly #saved = { requests: 0, bytes: 0 };
 
   /** Forwarded to the inner store's `list`; `undefined` when the inner store cannot list. */
   readonly list?: (prefix: string) => Promise<string[]>;
@@ -368,6 +369,19 @@ export class CachingStore implements ReadableStore {
     return this.#bytes;
   }
 
+  /**
+   * What the cache saved the inner store so far: reads answered from memory or shared with a
+   * read already in flight (`requests`), and the bytes those reads did not fetch again.
+   *
+   * @example
+   * ```ts
+   * console.log(cache.saved); // { requests: 12, bytes: 98304 }
+   * ```
+   */
+  get saved(): { requests: number; bytes: number } {
+    return { ...this.#saved };
+  }
+
   /** A copy of the value of `key`, from the cache when possible; `undefined` if missing. */
   async get(key: string): Promise<Uint8Array | undefined> {
     const value = await this.#fetch(validateKey(key));
@@ -380,6 +394,8 @@ export class CachingStore implements ReadableStore {
     const cached = this.#touch(key);
     if (cached !== undefined) {
       const { start, end } = resolveRange(range, cached.length);
+      this.#saved.requests += 1;
+      this.#saved.bytes += end - start;
       return cached.slice(start, end);
     }
     if (this.#inner.getRange !== undefined) return this.#inner.getRange(key, range);
@@ -421,9 +437,19 @@ export class CachingStore implements ReadableStore {
 
   #fetch(key: string): Promise<Uint8Array | undefined> {
     const cached = this.#touch(key);
-    if (cached !== undefined) return Promise.resolve(cached);
+    if (cached !== undefined) {
+      this.#saved.requests += 1;
+      this.#saved.bytes += cached.length;
+      return Promise.resolve(cached);
+    }
     const pending = this.#inflight.get(key);
-    if (pending !== undefined) return pending;
+    if (pending !== undefined) {
+      this.#saved.requests += 1;
+      return pending.then((value) => {
+        this.#saved.bytes += value?.length ?? 0;
+        return value;
+      });
+    }
     const generation = this.#generation;
     const promise = this.#inner.get(key).then(
       (value) => {
@@ -498,6 +524,7 @@ export class RangeCoalescingStore implements ReadableStore {
   readonly #maxRequestBytes: number;
   #queue = new Map<string, PendingRange[]>();
   #scheduled = false;
+  readonly #saved = { requests: 0, bytes: 0 };
 
   /** Forwarded to the inner store's `list`; `undefined` when the inner store cannot list. */
   readonly list?: (prefix: string) => Promise<string[]>;
@@ -516,6 +543,20 @@ export class RangeCoalescingStore implements ReadableStore {
   /** Forwarded to the inner store; `undefined` if missing. */
   get(key: string): Promise<Uint8Array | undefined> {
     return this.#inner.get(validateKey(key));
+  }
+
+  /**
+   * What merging saved so far: `requests` is the number of `getRange` calls that did not need a
+   * request of their own; `bytes` is negative when the gaps fetched between merged ranges cost
+   * more than overlapping ranges saved.
+   *
+   * @example
+   * ```ts
+   * console.log(coalescing.saved); // { requests: 7, bytes: -1024 }
+   * ```
+   */
+  get saved(): { requests: number; bytes: number } {
+    return { ...this.#saved };
   }
 
   /** Part of the value of `key`, possibly fetched together with neighbouring ranges; `undefined` if missing. */
@@ -568,6 +609,8 @@ export class RangeCoalescingStore implements ReadableStore {
   }
 
   #issue(key: string, start: number, end: number, group: PendingRange[]): void {
+    this.#saved.requests += group.length - 1;
+    this.#saved.bytes += group.reduce((sum, item) => sum + (item.end - item.start), 0) - (end - start);
     readRange(this.#inner, key, { offset: start, length: end - start }).then(
       (bytes) => {
         for (const item of group) {

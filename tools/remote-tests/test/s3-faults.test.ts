@@ -125,7 +125,7 @@ describe("nothing committed is lost under random faults", () => {
     const store = viaProxy(2);
     const clean = direct(store);
     const initial = [1, 2, 3];
-    (await createCarray(clean, "ds", initial, { dtype: "<i4", chunklen: 4 }).then((a) => a.close()));
+    await (await createCarray(clean, "ds", initial, { dtype: "<i4", chunklen: 4 })).close();
     let committed = [...initial];
     let failures = 0;
     const steps = fc.sample(fc.tuple(fc.constantFrom("append", "set", "trim"), fc.array(fc.integer({ min: -1000, max: 1000 }), { minLength: 1, maxLength: 6 })), { numRuns: 25, seed: 7 });
