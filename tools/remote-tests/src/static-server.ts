@@ -25,6 +25,13 @@ export interface StaticServer {
   stop(): Promise<void>;
 }
 
+// Browsers run module scripts only when they are served as JavaScript.
+const TYPES: Record<string, string> = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".png": "image/png" };
+function contentType(file: string): string {
+  const dot = file.lastIndexOf(".");
+  return TYPES[file.slice(dot)] ?? "application/octet-stream";
+}
+
 /** Serves `root` on 127.0.0.1 at a free port. */
 export async function startStaticServer(root: string, options: StaticServerOptions = {}): Promise<StaticServer> {
   const counts = { requests: 0, bytes: 0, rangeRequests: 0 };
@@ -50,7 +57,7 @@ export async function startStaticServer(root: string, options: StaticServerOptio
       res.writeHead(404, { "content-length": 0 }).end();
       return;
     }
-    const headers: Record<string, string | number> = { "accept-ranges": options.ignoreRange === true ? "none" : "bytes", "content-type": "application/octet-stream" };
+    const headers: Record<string, string | number> = { "accept-ranges": options.ignoreRange === true ? "none" : "bytes", "content-type": contentType(file) };
     let status = 200;
     let start = 0;
     let end = size;
