@@ -11,7 +11,7 @@ import type { Values } from "@fmt/store";
 export interface DemoResult {
   kind: "carray" | "ctable";
   length: number;
-  columns: { name: string; dtype: string; first: string[]; min: number | null; max: number | null; mean: number | null }[];
+  columns: { name: string; dtype: string; first: string[]; nan: number; min: number | null; max: number | null; mean: number | null }[];
   requests: number;
   bytes: number;
   error?: string;
@@ -26,8 +26,9 @@ function plain(values: Values): (number | string)[] {
 
 function describeColumn(name: string, dtype: string, values: Values): DemoResult["columns"][number] {
   const all = plain(values);
-  const numbers = all.filter((v): v is number => typeof v === "number");
-  const numeric = numbers.length === all.length && all.length > 0;
+  const numeric = all.length > 0 && all.every((v) => typeof v === "number");
+  // NaN is counted apart: it would make min, max and mean NaN and say nothing about the rest.
+  const numbers = all.filter((v): v is number => typeof v === "number" && !Number.isNaN(v));
   let min = Infinity;
   let max = -Infinity;
   let sum = 0;
@@ -40,6 +41,7 @@ function describeColumn(name: string, dtype: string, values: Values): DemoResult
     name,
     dtype,
     first: all.slice(0, SHOWN).map(String),
+    nan: all.length - numbers.length,
     min: numeric ? min : null,
     max: numeric ? max : null,
     mean: numeric ? sum / numbers.length : null,
@@ -70,7 +72,7 @@ function render(result: DemoResult): void {
   for (const column of result.columns) {
     const table = document.createElement("table");
     const caption = table.createCaption();
-    caption.textContent = `${column.name} (${column.dtype})` + (column.mean === null ? "" : ` min ${column.min} max ${column.max} mean ${column.mean.toPrecision(6)}`);
+    caption.textContent = `${column.name} (${column.dtype})` + (column.mean === null ? "" : ` min ${column.min} max ${column.max} mean ${column.mean.toPrecision(6)}, ${column.nan} NaN`);
     for (const [i, value] of column.first.entries()) {
       const row = table.insertRow();
       row.insertCell().textContent = String(i);
