@@ -116,12 +116,25 @@ export class RetryableFailure extends Error {
   }
 }
 
-/** Resolved retry settings. */
-interface RetrySettings {
+/**
+ * {@link RetryOptions} with every default filled in, as {@link resolveRetryOptions} returns them.
+ *
+ * @example
+ * ```ts
+ * const settings: RetrySettings = resolveRetryOptions({ maxAttempts: 3 });
+ * console.log(settings.timeoutMs); // 30000
+ * ```
+ */
+export interface RetrySettings {
+  /** See {@link RetryOptions.maxAttempts}. */
   maxAttempts: number;
+  /** See {@link RetryOptions.baseDelayMs}. */
   baseDelayMs: number;
+  /** See {@link RetryOptions.maxDelayMs}. */
   maxDelayMs: number;
+  /** See {@link RetryOptions.timeoutMs}. */
   timeoutMs: number;
+  /** See {@link RetryOptions.signal}. */
   signal: AbortSignal | undefined;
 }
 
