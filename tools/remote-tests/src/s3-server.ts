@@ -23,7 +23,8 @@ export interface S3Server {
 /** Starts s3rver on 127.0.0.1 on a free port with the bucket {@link TEST_BUCKET}. */
 export async function startS3Server(): Promise<S3Server> {
   const directory = mkdtempSync(join(tmpdir(), "s3rver-"));
-  const main = fileURLToPath(new URL("./s3rver-main.mjs", import.meta.url));
+  // "../src/" works both from src/ and from a bundle in artifacts/ (the bench).
+  const main = fileURLToPath(new URL("../src/s3rver-main.mjs", import.meta.url));
   const child = spawn(process.execPath, ["--openssl-legacy-provider", main, directory, TEST_BUCKET], { stdio: ["ignore", "pipe", "inherit"] });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {
