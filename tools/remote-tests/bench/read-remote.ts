@@ -48,7 +48,7 @@ try {
       await Promise.all(files.slice(i, i + 8).map((f) => upload.put(relative(root, f), new Uint8Array(readFileSync(f)))));
     }
     const stores: [string, () => { store: ReadableStore; stats: () => { requests: number; bytes: number } }][] = [
-      ["local files", () => ({ store: new FileSystemStore(root), stats: () => ({ requests: NaN, bytes: NaN }) })],
+      ["local files", () => ({ store: new FileSystemStore(root), stats: () => ({ requests: 0, bytes: 0 }) })] /* a file system store counts nothing */,
       ["HTTP (static server)", () => { const s = new HttpStore(http.url); return { store: s, stats: () => s.stats.snapshot() }; }],
       ["S3 (s3rver)", () => { const s = new S3Store({ client: makeClient(s3.endpoint), bucket: TEST_BUCKET }); return { store: s, stats: () => s.stats.snapshot() }; }],
     ];
