@@ -6,7 +6,7 @@
 // fast-check makes it from a fixed seed, so a rerun reproduces the set byte for byte.
 //
 // Run: node conformance/generators/v1-broken.mjs   (rewrites the whole set)
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, appendFileSync, unlinkSync, statSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, appendFileSync, unlinkSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
@@ -171,6 +171,19 @@ makeCase({ name: "ctable_names_empty", from: "blosc114_ctable_mixed", category: 
   mutate: (r) => editJson(r, "__rootdirs__", '{"names": []}\n') });
 makeCase({ name: "ctable_missing_column_dir", from: "blosc114_ctable_mixed", category: "malformed", error: "MISSING_FILE", rule: "v1.md §3: every named column exists",
   mutate: (r) => editJson(r, "__rootdirs__", '{"names": ["i", "f", "s", "ghost"]}\n') });
+
+// Issue 9 items 6 and 7 (found by a hostile-input probe): these read with exit 0 (or, for the long
+// name, an untyped ENAMETOOLONG) before readers applied the whole of §10 and §12.2.
+makeCase({ name: "sizes_trailing_dim_zero", from: I4, category: "invalid", error: "BAD_METADATA", rule: "v1.md §10: trailing dimensions are at least 1",
+  mutate: (r) => editJson(r, "meta/sizes", readFileSync(file(r, "meta/sizes"), "utf8").replace('"shape": [5000], "nbytes": 20000', '"shape": [5000, 0], "nbytes": 0')) });
+makeCase({ name: "ctable_name_leading_digit", from: "blosc114_ctable_mixed", category: "invalid", error: "UNSAFE_NAME", rule: "v1.md §12.2: column names are identifiers",
+  mutate: (r) => { renameSync(file(r, "f"), file(r, "1f")); return `column directory f renamed to 1f; ${editJson(r, "__rootdirs__", '{"names": ["i", "1f", "s"]}\n')}`; } });
+makeCase({ name: "ctable_name_with_space", from: "blosc114_ctable_mixed", category: "invalid", error: "UNSAFE_NAME", rule: "v1.md §12.2: column names are identifiers",
+  mutate: (r) => { renameSync(file(r, "f"), file(r, "f x")); return `column directory f renamed to "f x"; ${editJson(r, "__rootdirs__", '{"names": ["i", "f x", "s"]}\n')}`; } });
+makeCase({ name: "ctable_name_control_char", from: "blosc114_ctable_mixed", category: "invalid", error: "UNSAFE_NAME", rule: "v1.md §12.2: column names are identifiers",
+  mutate: (r) => editJson(r, "__rootdirs__", '{"names": ["i", "f\\u0001x", "s"]}\n') });
+makeCase({ name: "ctable_name_too_long", from: "blosc114_ctable_mixed", category: "invalid", error: "UNSAFE_NAME", rule: "v1.md §12.2: column names are at most 255 characters",
+  mutate: (r) => editJson(r, "__rootdirs__", `{"names": ["i", "${"x".repeat(300)}", "s"]}\n`) });
 
 // ---- valid: what readers must tolerate --------------------------------------------------
 makeCase({ name: "valid_trailing_bytes_after_chunk", from: I4, category: "valid", validAsSource: true, rule: "v1.md §4.3: bytes after cbytes are ignored",

@@ -20,3 +20,4 @@ export { readChunkHeader } from "@fmt/header";
 export { compress, computeBlocksize, getCodecBackend, initCompression, setCodecBackend, splitsBlocks } from "./compress.js";
 export type { CodecBackend, CompressOptions } from "./compress.js";
 export { initZstd, isZstdReady } from "./zstd-encode.js";
+export type { ChunkCodecPool } from "./pool-api.js";

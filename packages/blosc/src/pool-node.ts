@@ -28,7 +28,7 @@ import { Worker } from "node:worker_threads";
 import { UsageError } from "@fmt/errors";
 import { readChunkHeader } from "@fmt/header";
 import * as api from "./index.js";
-import type { DecompressOptions } from "./index.js";
+import type { ChunkCodecPool, CompressOptions, DecompressOptions } from "./index.js";
 import { reviveError } from "./pool-protocol.js";
 import type { PoolDecodeReply, PoolDecodeRequest, PoolReply, PoolRequest, PoolTask } from "./pool-protocol.js";
 
@@ -55,7 +55,7 @@ export interface BloscPoolOptions {
  * const bytes = await pool.decompress(chunk, { path: "data/__0.blp" });
  * ```
  */
-export interface BloscPool {
+export interface BloscPool extends ChunkCodecPool {
   /** Number of worker threads. */
   readonly threads: number;
   /** Like `decompress`, on a worker. */
@@ -73,6 +73,11 @@ export interface BloscPool {
   decompressManyInto(chunks: readonly Uint8Array[], out: Uint8Array, options?: DecompressOptions): Promise<Uint8Array[]>;
   /** Like the package's `compress`, on a worker (present only when the package has `compress`). */
   compress?(data: Uint8Array, options: Record<string, unknown>): Promise<Uint8Array>;
+  /**
+   * Like the package's `compress` for each input, spread over the workers (inputs are copied
+   * before this returns); inputs smaller than `minWorkerBytes` are compressed on the calling thread.
+   */
+  compressMany(inputs: readonly Uint8Array[], options: CompressOptions): Promise<Uint8Array[]>;
   /** Stop the workers; tasks still queued are rejected. */
   close(): Promise<void>;
 }
@@ -598,6 +603,12 @@ export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
       // All calls land in one run (see decompress), laid out back to back.
       return Promise.all(chunks.map((chunk) => decompress(chunk, opts)));
     },
+    compressMany(inputs, opts) {
+      if (!Array.isArray(inputs)) {
+        return Promise.reject(new UsageError("INVALID_ARGUMENT", "inputs must be an array of Uint8Array", { field: "inputs", expected: "Uint8Array[]", actual: typeof inputs }));
+      }
+      return Promise.all(inputs.map((data) => compressOne(data, opts)));
+    },
     async close() {
       if (closed) return;
       closed = true;
@@ -612,16 +623,21 @@ export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
     },
   };
   if (typeof compressFn === "function") {
-    pool.compress = (data, opts) => {
-      if (!(data instanceof Uint8Array) || data.length < minWorkerBytes || closed) {
-        try {
-          return Promise.resolve(compressFn(data, opts));
-        } catch (error) {
-          return Promise.reject(error);
-        }
-      }
-      return submit({ op: "compress", input: staging.acquire(data, data.length), offset: 0, length: data.length, options: plainOptions(opts) }, data.length);
-    };
+    pool.compress = compressOne;
   }
   return pool;
+
+  function compressOne(data: Uint8Array, opts: object): Promise<Uint8Array> {
+    if (typeof compressFn !== "function") {
+      return Promise.reject(new UsageError("INVALID_ARGUMENT", "this build of @fmt/blosc has no compress()", { field: "op", actual: "compress" }));
+    }
+    if (!(data instanceof Uint8Array) || data.length < minWorkerBytes || closed) {
+      try {
+        return Promise.resolve(compressFn(data, opts));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return submit({ op: "compress", input: staging.acquire(data, data.length), offset: 0, length: data.length, options: plainOptions(opts) }, data.length);
+  }
 }

@@ -164,6 +164,20 @@ describe("createBloscPool (Node worker threads)", () => {
     }
   });
 
+  it("compressMany gives, in order, the very chunks compress gives here, for many chunks at once", async () => {
+    await api.initCompression();
+    const inputs = results.filter((r) => r.data.length >= 100_000).map((r) => r.data);
+    expect(inputs.length).toBeGreaterThan(4);
+    for (const options of [{ typesize: 8, clevel: 5, shuffle: 1 as const, cname: "lz4" as const }, { typesize: 4, clevel: 9, shuffle: 2 as const, cname: "zstd" as const }]) {
+      const viaPool = await pool.compressMany(inputs, options);
+      expect(viaPool).toHaveLength(inputs.length);
+      inputs.forEach((data, i) => {
+        if (!sameBytes(viaPool[i]!, api.compress(data, options))) expect.fail(`chunk ${i} differs (${options.cname})`);
+      });
+    }
+    await expect(pool.compressMany(inputs, { typesize: 8, clevel: 11, shuffle: 1, cname: "lz4" })).rejects.toMatchObject({ name: "UsageError", code: "INVALID_ARGUMENT", field: "cparams.clevel" });
+  });
+
   it("after close(), calls still work, on the calling thread", async () => {
     const p = createBloscPool({ threads: 1 });
     expect(sameBytes(await p.decompress(chunks[0]!), results[0]!.data)).toBe(true);

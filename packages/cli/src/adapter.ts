@@ -12,13 +12,13 @@
  * ```
  * @packageDocumentation
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { lstat, mkdir, open as openFile, readFile, realpath, writeFile } from "node:fs/promises";
+import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { isBcolzError, UsageError } from "@fmt/errors";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { createJsonObject, encodeMetadata, jsonObjectKeys, parseDtype, parsePythonJson, PyFloat, serializeAttrs, serializeRootdirs } from "@fmt/meta";
 import type { CodecName, JsonObject, JsonValue } from "@fmt/meta";
-import { byteOrderUnit, createCarray, open, type CArray } from "@fmt/store";
+import { byteOrderUnit, createCarray, DEFAULT_MAX_CHUNKS_PER_CALL, DEFAULT_MAX_READ_BYTES, open, type CArray, type OpenOptions } from "@fmt/store";
 import { swapBytesInPlace, toStrictJson, type ArrayDescription } from "./output.js";
 
 /** Name and version the adapter reports. */
@@ -55,16 +55,38 @@ async function littleEndianBytes(array: CArray): Promise<Uint8Array> {
 }
 
 /**
- * Read the dataset at `datasetDir` and write the protocol's output files into `outDir`.
+ * Refuses a read whose output (all columns together) or chunk count exceeds the limits of
+ * `options`: the adapter's read is one call, however many columns it writes out.
+ */
+function checkWholeRead(arrays: readonly CArray[], options: OpenOptions): void {
+  const maxBytes = options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
+  const maxChunks = options.maxChunksPerCall ?? DEFAULT_MAX_CHUNKS_PER_CALL;
+  const bytes = arrays.reduce((total, a) => total + a.nbytes, 0);
+  if (bytes > maxBytes) {
+    throw new UsageError("SIZE_LIMIT", `the dataset expands to ${bytes} bytes, more than maxReadBytes (${maxBytes})`, { field: "maxReadBytes", expected: `<= ${maxBytes}`, actual: bytes });
+  }
+  const chunks = arrays.reduce((total, a) => total + a.chunkCount, 0);
+  if (chunks > maxChunks) {
+    throw new UsageError("SIZE_LIMIT", `the dataset has ${chunks} chunk files to read, more than maxChunksPerCall (${maxChunks})`, { field: "maxChunksPerCall", expected: `<= ${maxChunks}`, actual: chunks });
+  }
+}
+
+/**
+ * Read the dataset at `datasetDir` and write the protocol's output files into `outDir`. The
+ * whole read is one call for the limits of `options` (`maxReadBytes`: all output files
+ * together, default 2^31 − 1 bytes; `maxChunksPerCall`: all chunk files together, default
+ * 2^22), checked before any chunk is read (`UsageError` `SIZE_LIMIT`).
  *
  * @example
  * ```ts
  * await readDatasetToDir("/data/prices.bcolz", "/tmp/out");
+ * await readDatasetToDir("/data/prices.bcolz", "/tmp/out", { maxReadBytes: 64 * 1024 * 1024 });
  * ```
  */
-export async function readDatasetToDir(datasetDir: string, outDir: string): Promise<void> {
+export async function readDatasetToDir(datasetDir: string, outDir: string, options: OpenOptions = {}): Promise<void> {
   const store = new FileSystemStore(datasetDir);
-  const dataset = await open(store, "");
+  const dataset = await open(store, "", options);
+  checkWholeRead(dataset.kind === "carray" ? [dataset] : dataset.columns, options);
   await mkdir(outDir, { recursive: true });
   if (dataset.kind === "carray") {
     const result = { kind: "carray", ...describe(dataset), columns: [] };
@@ -123,14 +145,47 @@ function caseDflt(dtype: string, dflt: JsonValue | undefined): JsonValue | undef
   return dflt;
 }
 
+function unsafeValues(message: string, values: string): never {
+  throw new UsageError("UNSAFE_NAME", `write case: ${message}`, { path: values, field: "values", expected: "a relative path to a regular file inside the case directory", actual: values });
+}
+
+/**
+ * The bytes of a case's value file, which must stay inside the case directory: a relative path
+ * without `..`, naming a regular file (not a device, FIFO or symbolic link; so `/dev/zero` cannot
+ * hang the adapter) of exactly `expected` bytes, checked before it is read.
+ */
+async function readValuesFile(caseDir: string, values: string, expected: number): Promise<Uint8Array> {
+  if (values === "" || values.includes("\0") || isAbsolute(values) || /^[A-Za-z]:/.test(values)) unsafeValues("values must be a relative path", values);
+  if (values.split(/[\\/]/).includes("..")) unsafeValues("values must not climb out of the case directory", values);
+  const full = resolve(caseDir, values);
+  const info = await lstat(full).catch(() => undefined);
+  if (info === undefined) caseError(`values file ${values} does not exist`, "values", values);
+  if (!info.isFile()) caseError(`values file ${values} is not a regular file`, "values", values);
+  const [realDir, realFile] = await Promise.all([realpath(caseDir), realpath(full)]);
+  if (!realFile.startsWith(realDir + sep)) unsafeValues("values resolves outside the case directory", values);
+  if (info.size !== expected) caseError(`${values} holds ${info.size} bytes, shape needs ${expected}`, "values", info.size);
+  const bytes = new Uint8Array(expected);
+  const handle = await openFile(full, "r");
+  try {
+    let at = 0;
+    while (at < expected) {
+      const { bytesRead } = await handle.read(bytes, at, expected - at, at);
+      if (bytesRead === 0) caseError(`${values} shrank while being read`, "values", at);
+      at += bytesRead;
+    }
+  } finally {
+    await handle.close();
+  }
+  return bytes;
+}
+
 async function writeArray(store: FileSystemStore, path: string, spec: WriteArraySpec, caseDir: string): Promise<void> {
   if (typeof spec.dtype !== "string") caseError("dtype must be a string", "dtype", spec.dtype);
   if (!Array.isArray(spec.shape) || spec.shape.length < 1) caseError("shape must be a non-empty list", "shape", spec.shape);
   if (typeof spec.values !== "string") caseError("values must name a file", "values", spec.values);
   const dtype = parseDtype(spec.dtype);
-  const bytes = new Uint8Array(await readFile(resolve(caseDir, spec.values)));
   const expected = spec.shape.reduce((a, b) => a * b, 1) * dtype.itemsize;
-  if (bytes.length !== expected) caseError(`${spec.values} holds ${bytes.length} bytes, shape needs ${expected}`, "values", bytes.length);
+  const bytes = await readValuesFile(caseDir, spec.values, expected);
   // Value files are little-endian; the dataset keeps the dtype's own byte order.
   if (dtype.byteOrder === ">") swapBytesInPlace(bytes, byteOrderUnit(dtype));
   const c = spec.cparams ?? {};

@@ -5,6 +5,7 @@
  * ```
  * bcolz-ts info DATASET_DIR            metadata as JSON
  * bcolz-ts cat DATASET_DIR [START [STOP]]   one value per line (a ctable prints one row per line)
+ * bcolz-ts unlock DIR [--force]       remove a killed writer's locks (see `unlock --help`)
  * bcolz-ts adapter info | read DIR OUT  the conformance adapter
  * ```
  * @packageDocumentation
@@ -14,10 +15,12 @@ import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { open } from "@fmt/store";
 import { runAdapterCommand } from "./adapter.js";
 import { formatValue, summarize } from "./index.js";
+import { runUnlockCommand } from "./unlock.js";
 
 async function main(argv: string[]): Promise<number> {
   const [command, dir, ...rest] = argv;
   if (command === "adapter") return runAdapterCommand(argv.slice(1));
+  if (command === "unlock") return runUnlockCommand(argv.slice(1), (text) => process.stdout.write(text));
   if ((command === "info" || command === "cat") && dir !== undefined) {
     const dataset = await open(new FileSystemStore(dir), "");
     if (command === "info") {
@@ -33,7 +36,7 @@ async function main(argv: string[]): Promise<number> {
     }
     return 0;
   }
-  process.stderr.write("usage: bcolz-ts info DIR | cat DIR [START [STOP]] | adapter …\n");
+  process.stderr.write("usage: bcolz-ts info DIR | cat DIR [START [STOP]] | unlock DIR [--force] | adapter …\n");
   return 2;
 }
 

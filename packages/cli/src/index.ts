@@ -13,6 +13,8 @@ import type { CArray, CTable } from "@fmt/store";
 
 export { ADAPTER_INFO, readDatasetToDir, runAdapterCommand } from "./adapter.js";
 export { swapBytesInPlace, toStrictJson } from "./output.js";
+export { runUnlockCommand, UNLOCK_HELP, unlockDataset } from "./unlock.js";
+export type { LockState } from "./unlock.js";
 export type { ArrayDescription } from "./output.js";
 
 /**

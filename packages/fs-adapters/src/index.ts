@@ -65,6 +65,26 @@ export interface ReadableStore {
 }
 
 /**
+ * Options of {@link WritableStore.put}.
+ *
+ * @example
+ * ```ts
+ * // A chunk file no reader looks at yet: its durability waits for the next sync().
+ * await store.put("data/__7.blp", bytes, { durable: false });
+ * await store.sync?.();
+ * ```
+ */
+export interface PutOptions {
+  /**
+   * `true` (the default): when `put` resolves, the value survives a power loss (on stores where
+   * that means anything). `false`: the replacement is still atomic for readers, but surviving a
+   * power loss is only promised after the next {@link WritableStore.sync}; writers use it for
+   * files that no committed metadata points at yet and sync once before the commit.
+   */
+  durable?: boolean;
+}
+
+/**
  * Read/write access to a key/value store.
  *
  * @example
@@ -81,7 +101,14 @@ export interface WritableStore extends ReadableStore {
    * Stores `value` under `key`, replacing any previous value atomically: a concurrent or later
    * reader sees either the old or the new value, never a mix. The store keeps its own copy.
    */
-  put(key: string, value: Uint8Array): Promise<void>;
+  put(key: string, value: Uint8Array, options?: PutOptions): Promise<void>;
+  /**
+   * Makes every value stored with `{ durable: false }` since the last `sync` durable, like a
+   * `put` with the default options would have (on a file system: each file and each touched
+   * directory flushed once). Optional: stores without a durability notion omit it, and callers
+   * treat a missing `sync` as already done.
+   */
+  sync?(): Promise<void>;
   /** Removes `key`; a key that does not exist is not an error. */
   delete(key: string): Promise<void>;
   /**
@@ -101,6 +128,13 @@ export interface WritableStore extends ReadableStore {
    * stale lock can be recognised (e.g. `{ pid: 4242, hostname: "build-7" }`). Optional.
    */
   writerIdentity?(): { [key: string]: string | number };
+  /**
+   * Deletes what writers killed mid-`put` left behind (temporary files that never became a
+   * key) under the directory `path` (`""`: everywhere) and resolves to the keys removed. Only
+   * safe while holding the lock of the dataset at `path`. Optional: stores whose `put` leaves
+   * nothing behind omit it.
+   */
+  removeStaleTemporaries?(path: string): Promise<string[]>;
 }
 
 /**
@@ -227,6 +261,28 @@ function checkValue(value: unknown): Uint8Array {
 }
 
 /**
+ * Checks the options of {@link WritableStore.put} and returns whether the put must be durable
+ * at once (`UsageError` `INVALID_ARGUMENT` for anything but `undefined` or `{ durable?: boolean }`).
+ *
+ * @example
+ * ```ts
+ * checkPutOptions(undefined);           // true
+ * checkPutOptions({ durable: false });  // false
+ * ```
+ */
+export function checkPutOptions(options: PutOptions | undefined): boolean {
+  if (options === undefined) return true;
+  if (typeof options !== "object" || options === null) {
+    throw new UsageError("INVALID_ARGUMENT", "put options must be an object", { field: "options", expected: "{ durable?: boolean }", actual: options });
+  }
+  const durable = options.durable;
+  if (durable !== undefined && typeof durable !== "boolean") {
+    throw new UsageError("INVALID_ARGUMENT", "put option durable must be a boolean", { field: "options.durable", expected: "boolean", actual: durable });
+  }
+  return durable !== false;
+}
+
+/**
  * A {@link WritableStore} held in memory (a `Map`). Keys are validated like on disk, values are
  * copied on the way in and on the way out, so callers can never alias the stored bytes.
  *
@@ -277,11 +333,23 @@ export class MemoryStore implements WritableStore {
     return [...this.#entries.keys()].filter((k) => k.startsWith(prefix)).sort();
   }
 
-  /** Stores a copy of `value` under `key`. */
-  async put(key: string, value: Uint8Array): Promise<void> {
+  /** Stores a copy of `value` under `key` (memory has no durability, so `options` change nothing). */
+  async put(key: string, value: Uint8Array, options?: PutOptions): Promise<void> {
     validateKey(key);
+    checkPutOptions(options);
     this.#entries.set(key, checkValue(value).slice());
   }
+
+  /**
+   * Nothing to flush in memory; present so that writers call the same API on every store.
+   *
+   * @example
+   * ```ts
+   * await store.put("data/__0.blp", bytes, { durable: false });
+   * await store.sync(); // resolves at once
+   * ```
+   */
+  async sync(): Promise<void> {}
 
   /** Removes `key`; missing keys are ignored. */
   async delete(key: string): Promise<void> {

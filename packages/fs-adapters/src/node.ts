@@ -13,32 +13,62 @@
 
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
+import { constants as fsConstants } from "node:fs";
+import { mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import * as nodePath from "node:path";
-import { ConflictError, UsageError } from "@fmt/errors";
-import { resolveRange, validateKey, validatePrefix } from "./index.js";
-import type { ByteRange, WritableStore } from "./index.js";
+import { ConflictError, FormatError, StorageError, UsageError } from "@fmt/errors";
+import { isMissing, refuseLinksBetween, removeTemporaryFiles, storageFailure, systemErrorCode as errorCode, TEMP_MARKER, TEMP_PATTERN } from "./file-safety-node.js";
+import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./index.js";
+import type { ByteRange, PutOptions, WritableStore } from "./index.js";
 
-export type { ByteRange, ReadableStore, WritableStore } from "./index.js";
+export type { ByteRange, PutOptions, ReadableStore, WritableStore } from "./index.js";
 
-// Temporary files written by `put` end with this marker plus random hex; `list` hides them so
-// that a crash between write and rename never makes a half-written file look like a key.
-const TEMP_MARKER = ".fmt-tmp-";
-const TEMP_PATTERN = /\.fmt-tmp-[0-9a-f]{16}$/;
+// O_NONBLOCK makes opening a FIFO return at once instead of waiting for a writer; the fstat that
+// follows then refuses it. Windows has no such flag and no FIFOs to open by path.
+const READ_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0);
 
-function errorCode(error: unknown): string | undefined {
-  if (typeof error === "object" && error !== null && "code" in error) {
-    const code = (error as { code: unknown }).code;
-    return typeof code === "string" ? code : undefined;
-  }
-  return undefined;
+/**
+ * The largest file `get` reads by default: a little more than the largest chunk file format
+ * version 1 allows (a 16-byte `blpk` header plus a Blosc chunk of at most 2^31 − 1 bytes).
+ *
+ * @example
+ * ```ts
+ * new FileSystemStore("/data/x.bcolz", { maxValueBytes: DEFAULT_MAX_VALUE_BYTES / 2 });
+ * ```
+ */
+export const DEFAULT_MAX_VALUE_BYTES = 2 ** 31 + 16;
+
+/**
+ * Options of {@link FileSystemStore}.
+ *
+ * @example
+ * ```ts
+ * const options: FileSystemStoreOptions = { maxValueBytes: 64 * 1024 * 1024 };
+ * ```
+ */
+export interface FileSystemStoreOptions {
+  /**
+   * `get` refuses (`FormatError` `SIZE_LIMIT`) a file larger than this many bytes before
+   * allocating anything. Default {@link DEFAULT_MAX_VALUE_BYTES}. `getRange` reads at most the
+   * requested length and is not limited.
+   */
+  maxValueBytes?: number;
 }
 
-/** Errors that mean "there is no file at this key". */
-function isMissing(error: unknown): boolean {
-  const code = errorCode(error);
-  return code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR";
+/** A regular file opened for reading, with its size at the time of opening. */
+interface OpenedFile {
+  handle: FileHandle;
+  size: number;
+}
+
+/** How `fstat` describes something that is neither a regular file nor a directory. */
+function fileKind(info: { isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
+  if (info.isFIFO()) return "a FIFO";
+  if (info.isSocket()) return "a socket";
+  if (info.isCharacterDevice()) return "a character device";
+  if (info.isBlockDevice()) return "a block device";
+  return "not a regular file";
 }
 
 /**
@@ -46,20 +76,45 @@ function isMissing(error: unknown): boolean {
  * file `<root>/data/__0.blp`.
  *
  * - `get` / `getRange` give `undefined` when the file is missing, when a parent is not a
- *   directory, or when the key names a directory. `getRange` reads only the requested bytes.
- * - `list(prefix)` walks the directories recursively and returns the keys of regular files (and
- *   of symbolic links to them), sorted; a missing root gives `[]`. Temporary files of unfinished
- *   `put`s (`*.fmt-tmp-<16 hex>`) are not listed.
+ *   directory, or when the key names a directory. Both open the file once without blocking
+ *   (`O_NONBLOCK`), check the opened descriptor with `fstat` and read only a regular file: a key
+ *   that is a FIFO, a socket or a device (or a symbolic link to `/dev/zero`) gives `StorageError`
+ *   `IO_ERROR` without reading a byte. `get` reads at most the size `fstat` reported and refuses
+ *   files over `maxValueBytes` (`FormatError` `SIZE_LIMIT`); `getRange` reads only the requested
+ *   bytes. That is one open, one fstat, the reads and one close per call.
+ * - `list(prefix)` walks the real directories recursively and returns, sorted, the key of every
+ *   other entry: regular files, and symbolic links as themselves, whatever they point to (a link
+ *   to a directory is one key, its contents are not walked). So a link cycle or a link to `/`
+ *   costs one entry, and a writer that deletes every listed key of a tree removes links, never
+ *   files outside the root. A missing root gives `[]`. Temporary files of unfinished `put`s
+ *   (`*.fmt-tmp-<16 hex>`) are not listed. The directory of the prefix itself is reached like
+ *   any read path (links there are followed).
  * - `put` creates parent directories, writes a uniquely named temporary file next to the target,
- *   flushes it to disk (fsync) and renames it over the target, so readers see the old or the new
- *   content, never a partial one. If a file stands where a directory is needed, or a directory
- *   where the file should go, it throws `ConflictError` `ALREADY_EXISTS`.
+ *   flushes it to disk (fsync) and renames it over the target, then flushes the directory, so
+ *   readers see the old or the new content, never a partial one, and the new content survives a
+ *   power loss once `put` resolves. With `{ durable: false }` both flushes are left to the next
+ *   {@link FileSystemStore.sync}, which flushes each such file and each touched directory once
+ *   (the replacement is as atomic for readers either way). If a file stands where a directory is
+ *   needed, or a directory where the file should go, it throws `ConflictError` `ALREADY_EXISTS`.
  * - `delete` unlinks the file; a missing file (or a directory) is not an error. Directories are
- *   kept even when they become empty.
+ *   kept even when they become empty. A key that is itself a symbolic link loses the link, never
+ *   the file it points to.
+ * - {@link FileSystemStore.removeStaleTemporaries} deletes the temporary files killed writers
+ *   left; writers call it once they hold a dataset's lock.
  *
  * Keys are checked with {@link validateKey} and the resolved path must stay inside `root`
- * (`UsageError` `UNSAFE_NAME` otherwise). The check is lexical: symbolic links inside the root are
- * followed. Other I/O failures (permissions, disk full) are passed on as Node's own errors.
+ * (`UsageError` `UNSAFE_NAME` otherwise); only a real `..` segment climbs, so `..foo` is an
+ * ordinary name. Reads follow symbolic links, wherever they point (only regular files are read,
+ * and at most the size `fstat` reports, so a link to `/proc/self/environ` reads as empty).
+ * Writes never do: `put`, `putExclusive`, `delete` and `createDirectory` `lstat` every existing
+ * directory between the root and the target and refuse (`UsageError` `UNSAFE_NAME`) when one is
+ * a link, so a link planted in a dataset cannot make a write or a delete land outside the root.
+ * (The root itself may be a link.)
+ *
+ * Operating-system failures never escape as plain `Error`s: a name too long for the file system
+ * is `UsageError` `UNSAFE_NAME`; a link loop, permission denied, a device error or a full disk is
+ * `StorageError` `IO_ERROR` with the key as `path` and the system code (`ELOOP`, `EACCES`, …) as
+ * `actual`.
  *
  * @example
  * ```ts
@@ -71,13 +126,24 @@ function isMissing(error: unknown): boolean {
 export class FileSystemStore implements WritableStore {
   /** The absolute root directory. */
   readonly root: string;
+  /** Largest file `get` reads; see {@link FileSystemStoreOptions.maxValueBytes}. */
+  readonly maxValueBytes: number;
+  /** Files renamed into place by non-durable puts since the last sync, and their directories. */
+  #unsyncedFiles = new Set<string>();
+  #unsyncedDirectories = new Set<string>();
+  #lastSync: Promise<void> = Promise.resolve();
 
   /** Uses `root` (resolved to an absolute path; it need not exist yet) as the store root. */
-  constructor(root: string) {
+  constructor(root: string, options: FileSystemStoreOptions = {}) {
     if (typeof root !== "string" || root === "" || root.includes("\0")) {
       throw new UsageError("INVALID_ARGUMENT", "root must be a non-empty path", { field: "root", actual: root });
     }
+    const maxValueBytes = options.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES;
+    if (!Number.isSafeInteger(maxValueBytes) || maxValueBytes < 0) {
+      throw new UsageError("INVALID_ARGUMENT", "maxValueBytes must be a non-negative safe integer", { field: "maxValueBytes", actual: maxValueBytes });
+    }
     this.root = nodePath.resolve(root);
+    this.maxValueBytes = maxValueBytes;
   }
 
   /**
@@ -92,58 +158,65 @@ export class FileSystemStore implements WritableStore {
     validateKey(key);
     const full = nodePath.resolve(this.root, ...key.split("/"));
     const relative = nodePath.relative(this.root, full);
-    if (relative === "" || relative.startsWith("..") || nodePath.isAbsolute(relative)) {
-      throw new UsageError("UNSAFE_NAME", "store key resolves outside the store root", { field: "key", actual: key });
+    const climbs = relative === ".." || relative.startsWith(`..${nodePath.sep}`);
+    if (relative === "" || climbs || nodePath.isAbsolute(relative)) {
+      throw new UsageError("UNSAFE_NAME", "store key resolves outside the store root", { path: key, field: "key", actual: key });
     }
     return full;
   }
 
   /** The whole file; `undefined` if missing. */
   async get(key: string): Promise<Uint8Array | undefined> {
-    const file = this.pathOf(key);
+    const opened = await this.#openRegularFile(key);
+    if (opened === undefined) return undefined;
     try {
-      const buffer = await readFile(file);
-      // A Buffer may be a slice of a shared pool; only hand out memory nobody else can see.
-      const whole = buffer.byteOffset === 0 && buffer.byteLength === buffer.buffer.byteLength;
-      return whole ? new Uint8Array(buffer.buffer, 0, buffer.byteLength) : new Uint8Array(buffer);
-    } catch (error) {
-      if (isMissing(error)) return undefined;
-      throw error;
+      if (opened.size > this.maxValueBytes) {
+        throw new FormatError("SIZE_LIMIT", "file is larger than the store's maxValueBytes", { path: key, field: "size", expected: `<= ${this.maxValueBytes}`, actual: opened.size });
+      }
+      return await readAt(opened.handle, opened.size, 0, key);
+    } finally {
+      await opened.handle.close().catch(() => undefined);
     }
   }
 
   /** Only the requested bytes of the file (clipped at its end); `undefined` if missing. */
   async getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined> {
-    const file = this.pathOf(key);
+    validateKey(key);
     resolveRange(range, 0);
-    let handle: FileHandle;
+    const opened = await this.#openRegularFile(key);
+    if (opened === undefined) return undefined;
     try {
-      handle = await open(file, "r");
-    } catch (error) {
-      if (isMissing(error)) return undefined;
-      throw error;
-    }
-    try {
-      const info = await handle.stat();
-      if (!info.isFile()) return undefined;
-      const { start, end } = resolveRange(range, info.size);
-      const out = new Uint8Array(end - start);
-      let filled = 0;
-      while (filled < out.length) {
-        const { bytesRead } = await handle.read(out, filled, out.length - filled, start + filled);
-        if (bytesRead === 0) break; // the file shrank meanwhile: return what exists
-        filled += bytesRead;
-      }
-      return filled === out.length ? out : out.slice(0, filled);
-    } catch (error) {
-      if (isMissing(error)) return undefined;
-      throw error;
+      const { start, end } = resolveRange(range, opened.size);
+      return await readAt(opened.handle, end - start, start, key);
     } finally {
-      await handle.close();
+      await opened.handle.close().catch(() => undefined);
     }
   }
 
-  /** Sorted keys of the files whose key starts with `prefix`; `[]` when none. */
+  // The one place reads open files: without blocking, and only regular files get through.
+  async #openRegularFile(key: string): Promise<OpenedFile | undefined> {
+    const file = this.pathOf(key);
+    let handle: FileHandle;
+    try {
+      handle = await open(file, READ_FLAGS);
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw storageFailure(error, key, "open the file");
+    }
+    let info;
+    try {
+      info = await handle.stat();
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw storageFailure(error, key, "inspect the file");
+    }
+    if (info.isFile()) return { handle, size: info.size };
+    await handle.close().catch(() => undefined);
+    if (info.isDirectory()) return undefined;
+    throw new StorageError("IO_ERROR", "the key names something other than a regular file", { path: key, field: "key", expected: "a regular file", actual: fileKind(info) });
+  }
+
+  /** Sorted keys of the files and links (not walked into) whose key starts with `prefix`; `[]` when none. */
   async list(prefix: string): Promise<string[]> {
     validatePrefix(prefix);
     const cut = prefix.lastIndexOf("/");
@@ -153,13 +226,16 @@ export class FileSystemStore implements WritableStore {
     return keys.sort();
   }
 
+  // Entry types come from the directory itself (lstat semantics): a link is never descended,
+  // so a link to "/" or a link cycle costs one entry, and deleting what list returned removes
+  // links, never what they point to.
   async #walk(dir: string, dirKey: string, prefix: string, out: string[]): Promise<void> {
     let entries;
     try {
       entries = await readdir(dir, { withFileTypes: true });
     } catch (error) {
       if (isMissing(error)) return;
-      throw error;
+      throw storageFailure(error, dirKey === "" ? "." : dirKey, "list the directory");
     }
     for (const entry of entries) {
       const name = entry.name;
@@ -167,38 +243,34 @@ export class FileSystemStore implements WritableStore {
       const key = dirKey === "" ? name : `${dirKey}/${name}`;
       // Skip subtrees that cannot contain a match: the key must extend the prefix or vice versa.
       if (!key.startsWith(prefix) && !prefix.startsWith(`${key}/`)) continue;
-      let isDir = entry.isDirectory();
-      let isFile = entry.isFile();
-      if (entry.isSymbolicLink()) {
-        try {
-          const target = await stat(nodePath.join(dir, name));
-          isDir = target.isDirectory();
-          isFile = target.isFile();
-        } catch (error) {
-          if (isMissing(error) || errorCode(error) === "ELOOP") continue;
-          throw error;
-        }
-      }
-      if (isDir) await this.#walk(nodePath.join(dir, name), key, prefix, out);
-      else if (isFile && key.startsWith(prefix)) out.push(key);
+      if (entry.isDirectory()) await this.#walk(nodePath.join(dir, name), key, prefix, out);
+      else if (key.startsWith(prefix)) out.push(key);
     }
   }
 
-  /** Atomically replaces the file of `key` with `value` (temp file, fsync, rename). */
-  async put(key: string, value: Uint8Array): Promise<void> {
+  /**
+   * Atomically replaces the file of `key` with `value` (temp file, fsync, rename, directory
+   * fsync); with `{ durable: false }` the fsyncs wait for {@link FileSystemStore.sync}.
+   */
+  async put(key: string, value: Uint8Array, options?: PutOptions): Promise<void> {
     const file = this.pathOf(key);
     if (!(value instanceof Uint8Array)) {
       throw new UsageError("INVALID_ARGUMENT", "a stored value must be a Uint8Array", { field: "value", expected: "Uint8Array", actual: typeof value });
     }
+    const durable = checkPutOptions(options);
     const dir = nodePath.dirname(file);
-    try {
-      await mkdir(dir, { recursive: true });
-    } catch (error) {
-      const code = errorCode(error);
-      if (code === "EEXIST" || code === "ENOTDIR") {
-        throw new ConflictError("ALREADY_EXISTS", "a file stands where a directory of the key is needed", { path: key, field: "key", cause: error });
+    const parentsExist = await refuseLinksBetween(this.root, key, false);
+    // A top-level key has no parent to check, but the root itself may not exist yet.
+    if (!parentsExist || !key.includes("/")) {
+      try {
+        await mkdir(dir, { recursive: true });
+      } catch (error) {
+        const code = errorCode(error);
+        if (code === "EEXIST" || code === "ENOTDIR") {
+          throw new ConflictError("ALREADY_EXISTS", "a file stands where a directory of the key is needed", { path: key, field: "key", cause: error });
+        }
+        throw storageFailure(error, key, "create the directories");
       }
-      throw error;
     }
     const temp = `${file}${TEMP_MARKER}${randomBytes(8).toString("hex")}`;
     let handle: FileHandle | undefined;
@@ -209,7 +281,7 @@ export class FileSystemStore implements WritableStore {
         const { bytesWritten } = await handle.write(value, written, value.length - written, written);
         written += bytesWritten;
       }
-      await handle.sync();
+      if (durable) await handle.sync();
       await handle.close();
       handle = undefined;
       await rename(temp, file);
@@ -223,9 +295,56 @@ export class FileSystemStore implements WritableStore {
           throw new ConflictError("ALREADY_EXISTS", "a directory stands where the key's file should go", { path: key, field: "key", cause: error });
         }
       }
+      throw storageFailure(error, key, "write the file");
+    }
+    if (durable) {
+      // An earlier non-durable put of this key is covered now; its directory entry is too.
+      this.#unsyncedFiles.delete(file);
+      await syncDirectory(dir);
+      return;
+    }
+    this.#unsyncedFiles.add(file);
+    this.#unsyncedDirectories.add(dir);
+  }
+
+  /**
+   * Flushes to disk every file stored by a non-durable `put` since the last sync (each once,
+   * a few in parallel), then each directory those files were renamed into (each once). Files
+   * deleted meanwhile are skipped. Afterwards those puts are as durable as default ones.
+   *
+   * @example
+   * ```ts
+   * for (const [key, bytes] of chunks) await store.put(key, bytes, { durable: false });
+   * await store.sync();                   // one fsync per file, one per directory
+   * await store.put("meta/sizes", sizes); // the commit, durable on its own
+   * ```
+   */
+  async sync(): Promise<void> {
+    // One sync at a time, each flushing what is pending when it starts: a sync that resolves has
+    // seen every earlier put flushed, even those an overlapping sync had taken (or failed on).
+    const run = this.#lastSync.catch(() => undefined).then(() => this.#flushPending());
+    this.#lastSync = run;
+    await run;
+  }
+
+  async #flushPending(): Promise<void> {
+    const files = [...this.#unsyncedFiles];
+    const directories = [...this.#unsyncedDirectories];
+    this.#unsyncedFiles.clear();
+    this.#unsyncedDirectories.clear();
+    try {
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        while (next < files.length) await syncFile(files[next++]!);
+      };
+      await Promise.all(Array.from({ length: Math.min(SYNC_PARALLELISM, files.length) }, worker));
+      for (const dir of directories) await syncDirectory(dir);
+    } catch (error) {
+      // Nothing is known to be durable: keep everything for the next attempt.
+      for (const f of files) this.#unsyncedFiles.add(f);
+      for (const d of directories) this.#unsyncedDirectories.add(d);
       throw error;
     }
-    await syncDirectory(dir);
   }
 
   /**
@@ -250,7 +369,7 @@ export class FileSystemStore implements WritableStore {
       handle = await open(file, "wx");
     } catch (error) {
       if (errorCode(error) === "EEXIST") return false;
-      throw error;
+      throw storageFailure(error, key, "create the file");
     }
     try {
       let written = 0;
@@ -259,8 +378,10 @@ export class FileSystemStore implements WritableStore {
         written += bytesWritten;
       }
       await handle.sync();
+    } catch (error) {
+      throw storageFailure(error, key, "write the file");
     } finally {
-      await handle.close();
+      await handle.close().catch(() => undefined);
     }
     await syncDirectory(nodePath.dirname(file));
     return true;
@@ -277,6 +398,7 @@ export class FileSystemStore implements WritableStore {
    */
   async createDirectory(key: string): Promise<void> {
     const dir = key === "" ? this.root : this.pathOf(key);
+    if (key !== "" && (await refuseLinksBetween(this.root, key, true))) return;
     try {
       await mkdir(dir, { recursive: true });
     } catch (error) {
@@ -284,8 +406,27 @@ export class FileSystemStore implements WritableStore {
       if (code === "EEXIST" || code === "ENOTDIR") {
         throw new ConflictError("ALREADY_EXISTS", "a file stands where a directory is needed", { path: key, field: "key", cause: error });
       }
-      throw error;
+      throw storageFailure(error, key === "" ? "." : key, "create the directory");
     }
+  }
+
+  /**
+   * Deletes the temporary files (`*.fmt-tmp-<16 hex>`) that writers killed between writing and
+   * renaming left in the directory of `path` (`""`: the whole store) and below, and resolves to
+   * their keys. Symbolic links are never followed, and a `path` reached through one is refused
+   * (`UsageError` `UNSAFE_NAME`). Call it only while holding the lock of the dataset at `path`:
+   * a temporary file of a live writer is indistinguishable from a dead one's. The dataset writers
+   * of `@fmt/store` call it right after taking the lock.
+   *
+   * @example
+   * ```ts
+   * const removed = await store.removeStaleTemporaries("prices.bcolz"); // ["prices.bcolz/data/__3.blp.fmt-tmp-…"]
+   * ```
+   */
+  async removeStaleTemporaries(path: string): Promise<string[]> {
+    const dir = path === "" ? this.root : this.pathOf(path);
+    if (path !== "" && !(await refuseLinksBetween(this.root, path, true))) return [];
+    return removeTemporaryFiles(dir, path);
   }
 
   /**
@@ -303,6 +444,8 @@ export class FileSystemStore implements WritableStore {
   /** Unlinks the file of `key`; a missing file is ignored, directories are kept. */
   async delete(key: string): Promise<void> {
     const file = this.pathOf(key);
+    // A missing parent (or one that is a file) means there is nothing to delete.
+    if (!(await refuseLinksBetween(this.root, key, false))) return;
     try {
       await unlink(file);
     } catch (error) {
@@ -312,8 +455,46 @@ export class FileSystemStore implements WritableStore {
         const existing = await stat(file).catch(() => undefined);
         if (existing?.isDirectory()) return;
       }
-      throw error;
+      throw storageFailure(error, key, "delete the file");
     }
+  }
+}
+
+// Reads `length` bytes from `position`; a file that shrank meanwhile gives what exists.
+async function readAt(handle: FileHandle, length: number, position: number, key: string): Promise<Uint8Array> {
+  const out = new Uint8Array(length);
+  let filled = 0;
+  try {
+    while (filled < length) {
+      const { bytesRead } = await handle.read(out, filled, length - filled, position + filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+  } catch (error) {
+    throw storageFailure(error, key, "read the file");
+  }
+  return filled === length ? out : out.slice(0, filled);
+}
+
+// fsyncs in flight at once during sync(): enough to keep a disk queue busy without taking every
+// thread of libuv's pool (4 by default) away from other I/O.
+const SYNC_PARALLELISM = 3;
+
+// Flushes a file's data (and the metadata needed to read it back) through any descriptor of it.
+async function syncFile(file: string): Promise<void> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, "r");
+  } catch (error) {
+    if (isMissing(error)) return; // deleted or replaced meanwhile: nothing of ours to flush
+    throw storageFailure(error, file, "open the file to flush it");
+  }
+  try {
+    await handle.datasync();
+  } catch (error) {
+    throw storageFailure(error, file, "flush the file");
+  } finally {
+    await handle.close();
   }
 }
 

@@ -163,13 +163,18 @@ describe("FileSystemStore on real files", () => {
     expect(await store.list("")).toEqual(["a/b"]);
   });
 
-  it("lists files reached through symbolic links and skips dangling ones", async () => {
+  it("lists symbolic links as keys without walking into them; reads follow them", async () => {
     const root = await freshDir();
     const other = await freshDir();
     await writeFile(join(other, "x"), "1");
     await symlink(other, join(root, "linked"));
     await symlink(join(other, "missing"), join(root, "dangling"));
-    expect(await new FileSystemStore(root).list("")).toEqual(["linked/x"]);
+    await symlink(join(other, "x"), join(root, "file-link"));
+    const store = new FileSystemStore(root);
+    expect(await store.list("")).toEqual(["dangling", "file-link", "linked"]);
+    expect(await store.get("linked/x")).toEqual(bytes(49));
+    expect(await store.get("file-link")).toEqual(bytes(49));
+    expect(await store.get("dangling")).toBeUndefined();
   });
 
   it("lists [] for a root that does not exist", async () => {

@@ -49,6 +49,7 @@ export {
   parseRootdirs,
   serializeRootdirs,
   columnNameProblem,
+  MAX_COLUMN_NAME_LENGTH,
   decodeMetadata,
   encodeMetadata,
   type CodecName,

@@ -142,6 +142,10 @@ const NL = "\n";
  */
 export function parseSizes(text: string, path?: string): Sizes {
   const doc = parseDocument(text, sizesSchema, path) as RawSizes;
+  // The schema cannot say "every item after the first is at least 1" (spec v1 §10).
+  doc.shape.forEach((d, i) => {
+    if (i > 0 && d < 1) throw new FormatError("BAD_METADATA", "trailing dimensions of shape must be at least 1", { path, field: `/shape/${i}`, expected: ">= 1", actual: d });
+  });
   return { shape: [...doc.shape], nbytes: doc.nbytes, cbytes: doc.cbytes };
 }
 
@@ -396,23 +400,41 @@ export function serializeAttrs(attrs: { [k: string]: JsonValue }): string {
 const RESERVED_NAMES = new Set(["__attrs__", "__rootdirs__"]);
 
 /**
- * Why `name` cannot be a ctable column directory, or `undefined` if it can: it must be non-empty,
- * not `.` or `..`, free of `/`, `\` and NUL, and not `__attrs__`/`__rootdirs__` (files of the
- * ctable root). Python-identifier rules that bcolz applies on creation are not checked.
+ * Longest column name, in bytes (= characters: names are ASCII), that readers accept and writers
+ * write (spec v1 §12.2). Far below the 255-byte file-name limit of common file systems, so a
+ * column directory name never fails with ENAMETOOLONG.
+ *
+ * @example
+ * ```ts
+ * "x".repeat(MAX_COLUMN_NAME_LENGTH + 1); // refused by columnNameProblem
+ * ```
+ */
+export const MAX_COLUMN_NAME_LENGTH = 255;
+
+const NAME_RULE = `an identifier [A-Za-z_][A-Za-z0-9_]* of at most ${MAX_COLUMN_NAME_LENGTH} characters`;
+
+/**
+ * Why `name` cannot be a ctable column name, or `undefined` if it can (spec v1 §12.2): it must
+ * be an ASCII identifier `[A-Za-z_][A-Za-z0-9_]*` of at most {@link MAX_COLUMN_NAME_LENGTH}
+ * characters, and not `__attrs__`/`__rootdirs__` (files of the ctable root). Python keywords are
+ * not refused here (bcolz reads them); writers refuse them too.
  *
  * @example
  * ```ts
  * columnNameProblem("price");  // undefined
- * columnNameProblem("../etc"); // "contains '/'"
+ * columnNameProblem("../etc"); // "is not an identifier ([A-Za-z_][A-Za-z0-9_]*)"
  * ```
  */
 export function columnNameProblem(name: string): string | undefined {
   if (typeof name !== "string") return "not a string";
   if (name === "") return "empty";
-  if (name === "." || name === "..") return `is "${name}"`;
-  if (name.includes("/")) return "contains '/'";
-  if (name.includes("\\")) return "contains '\\'";
-  if (name.includes("\0")) return "contains NUL";
+  if (name.length > MAX_COLUMN_NAME_LENGTH) return `is longer than ${MAX_COLUMN_NAME_LENGTH} characters (${name.length})`;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    const letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+    const digit = c >= 48 && c <= 57;
+    if (!(letter || (digit && i > 0))) return "is not an identifier ([A-Za-z_][A-Za-z0-9_]*)";
+  }
   if (RESERVED_NAMES.has(name)) return "clashes with a ctable metadata file";
   return undefined;
 }
@@ -443,7 +465,7 @@ export function parseRootdirs(text: string, path?: string): Rootdirs {
   checkNames(
     names,
     (i, why) => {
-      throw new FormatError("UNSAFE_NAME", `column name ${why}`, { path, field: `/names/${i}`, expected: "a plain directory name", actual: names[i] });
+      throw new FormatError("UNSAFE_NAME", `column name ${why}`, { path, field: `/names/${i}`, expected: NAME_RULE, actual: names[i] });
     },
     (i) => {
       throw new FormatError("BAD_METADATA", "duplicate column name", { path, field: `/names/${i}`, expected: "unique names", actual: names[i] });
@@ -470,7 +492,7 @@ export function serializeRootdirs(rootdirs: Rootdirs): string {
   checkNames(
     names,
     (i, why) => {
-      throw new UsageError("UNSAFE_NAME", `column name ${why}`, { field: `/names/${i}`, expected: "a plain directory name", actual: names[i] });
+      throw new UsageError("UNSAFE_NAME", `column name ${why}`, { field: `/names/${i}`, expected: NAME_RULE, actual: names[i] });
     },
     (i) => badArgument("duplicate column name", `/names/${i}`, names[i]),
   );

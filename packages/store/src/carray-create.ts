@@ -11,6 +11,7 @@ import type { CArray, OpenOptions } from "./carray.js";
 import { computeChunklen, normalizeDflt } from "./carray-encode.js";
 import type { ArrayInput } from "./carray-encode.js";
 import { collectRows, knownElementCount } from "./carray-input.js";
+import { checkCodecPool } from "./chunk-writes.js";
 import { checkDatasetPath, joinKey, readText } from "./internal.js";
 import { DatasetLock, LOCK_FILE } from "./lock.js";
 import type { LockOptions } from "./lock.js";
@@ -23,7 +24,7 @@ import type { LockOptions } from "./lock.js";
  * const options: CarrayCreateOptions = { dtype: "<f8", shape: [3], chunklen: 1024, cparams: { cname: "zstd" }, dflt: NaN };
  * ```
  */
-export interface CarrayCreateOptions extends LockOptions, Pick<OpenOptions, "maxReadBytes" | "prefetch"> {
+export interface CarrayCreateOptions extends LockOptions, Pick<OpenOptions, "maxReadBytes" | "maxChunksPerCall" | "prefetch" | "workers"> {
   /**
    * Element type: a numpy name or `dtype.str` (`"float64"`, `"<i4"`, `"|S7"`, `"<U3"`,
    * `"datetime64[ns]"`, `">i2"`) or a parsed {@link DType}. Storable: b1, i1–i8, u1–u8, f2, f4,
@@ -148,6 +149,7 @@ export async function createCarray(store: WritableStore, path: string, data: Arr
   const cparams = resolveCparams(options.cparams);
   const mode = options.mode ?? "a";
   if (mode !== "a" && mode !== "w") invalid('mode must be "a" or "w"', "mode", mode);
+  checkCodecPool(options.workers);
 
   let input = data;
   let dataRows: number | undefined;
@@ -195,7 +197,7 @@ export async function createCarray(store: WritableStore, path: string, data: Arr
     await writable.put(joinKey(base, "__attrs__"), encodeMetadata(attrsText));
     if (mode === "w") await removeOld(writable, base, oldChunkFiles);
     await writable.createDirectory?.(joinKey(base, "data"));
-    const array = await openCarrayWith(writable, base, { maxReadBytes: options.maxReadBytes, prefetch: options.prefetch }, lock);
+    const array = await openCarrayWith(writable, base, { maxReadBytes: options.maxReadBytes, maxChunksPerCall: options.maxChunksPerCall, prefetch: options.prefetch, workers: options.workers }, lock);
     if (input !== undefined) await array.append(input);
     await array.flush();
     return array;

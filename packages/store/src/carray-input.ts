@@ -2,6 +2,7 @@ import { UsageError } from "@fmt/errors";
 import type { DType } from "@fmt/meta";
 import { ElementEncoder, isBlock, isRawRows, quantizeBytes } from "./carray-encode.js";
 import type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-encode.js";
+import { typedBlockBytes } from "./typed-input.js";
 
 /** Elements gathered before encoding when the input comes one element at a time. */
 const ELEMENT_BATCH = 65536;
@@ -32,7 +33,10 @@ export function knownElementCount(input: ArrayInput, dtype: DType, atomSize: num
 /**
  * Turns any {@link ArrayInput} into row-aligned byte blocks in the dtype's layout. Elements that
  * arrive one at a time are batched; the total element count must be a multiple of
- * `itemsPerRow`.
+ * `itemsPerRow`. When `input` itself is one block that needs no conversion (a typed array of the
+ * dtype's own type, `{ bytes }`), the result is a view of the caller's memory, read until the
+ * write returns; blocks from an iterable are always copied, since an iterable may refill one
+ * buffer for every item.
  */
 export async function* rowBlocks(input: ArrayInput, dtype: DType, itemsPerRow: number, quantize: number): AsyncGenerator<Uint8Array, void, undefined> {
   const encoder = new ElementEncoder(dtype, quantize);
@@ -59,10 +63,13 @@ export async function* rowBlocks(input: ArrayInput, dtype: DType, itemsPerRow: n
   function encodeBlock(block: ValuesBlock | RawRows): Uint8Array {
     if (isRawRows(block)) {
       if (block.bytes.length % size !== 0) invalid("raw bytes are not a whole number of elements", "bytes", block.bytes.length);
+      if (quantize <= 0 || dtype.kind !== "f") return block.bytes;
       const copy = block.bytes.slice();
       quantizeBytes(copy, dtype, quantize);
       return copy;
     }
+    const direct = ArrayBuffer.isView(block) ? typedBlockBytes(block, dtype, quantize) : undefined;
+    if (direct !== undefined) return direct;
     const out = new Uint8Array(block.length * size);
     encoder.encode(block, out, 0);
     return out;
@@ -78,7 +85,11 @@ export async function* rowBlocks(input: ArrayInput, dtype: DType, itemsPerRow: n
   function* take(item: unknown): Generator<Uint8Array> {
     if (isBlock(item, dtype)) {
       yield* flushPending();
-      yield* emit(encodeBlock(item as ValuesBlock | RawRows));
+      const block = item as ValuesBlock | RawRows;
+      const bytes = encodeBlock(block);
+      // An iterable may refill one buffer for every item: keep a copy, not a view of it.
+      const source = isRawRows(block) ? block.bytes.buffer : ArrayBuffer.isView(block) ? block.buffer : undefined;
+      yield* emit(bytes.buffer === source ? bytes.slice() : bytes);
       return;
     }
     pending.push(item as ElementInput);
@@ -110,6 +121,8 @@ export async function collectRows(input: ArrayInput, dtype: DType, itemsPerRow: 
     parts.push(part);
     total += part.length;
   }
+  // The usual case (one typed array or array): the encoded block already is the result.
+  if (parts.length === 1) return parts[0]!;
   const out = new Uint8Array(total);
   let at = 0;
   for (const p of parts) {

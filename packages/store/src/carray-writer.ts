@@ -1,14 +1,16 @@
 import { FormatError, UsageError } from "@fmt/errors";
-import { compress } from "@fmt/blosc";
-import { BLPK_V1_HEADER_SIZE, writeBlpkV1Header } from "@fmt/header";
+import type { ChunkCodecPool } from "@fmt/blosc";
 import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
-import { createJsonObject, encodeMetadata, jsonObjectKeys, serializeAttrs, serializeSizes } from "@fmt/meta";
-import type { JsonObject, JsonValue } from "@fmt/meta";
-import type { CArray, Selector, SliceSelector } from "./carray.js";
+import { encodeMetadata, serializeAttrs, serializeSizes } from "@fmt/meta";
+import type { Cparams, DType, JsonObject, JsonValue } from "@fmt/meta";
+import type { AttrsWriter } from "./attr-store.js";
+import type { Selector, SliceSelector } from "./carray.js";
 import { encodeFill, isBlock, isRawRows } from "./carray-encode.js";
 import type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-encode.js";
 import { rowBlocks } from "./carray-input.js";
+import { ChunkWrites } from "./chunk-writes.js";
 import { checkInteger, joinKey, normalizeSlice } from "./internal.js";
+import { MAX_RESIZE_BYTES } from "./limits.js";
 import type { DatasetLock } from "./lock.js";
 
 /**
@@ -22,17 +24,44 @@ import type { DatasetLock } from "./lock.js";
  */
 export const JOURNAL_FILE = ".journal";
 
-/** What a loaded chunk looks like to the writer (the reader's internal record). @internal */
-export interface WriterChunk {
-  rows: number;
-  decoded?: Uint8Array;
+/** What the writer reads of its array: the layout and the current length. @internal */
+export interface CarrayLayout {
+  readonly path: string;
+  readonly dtype: DType;
+  readonly chunklen: number;
+  readonly atomSize: number;
+  readonly itemsPerRow: number;
+  readonly cparams: Cparams;
+  readonly dflt: JsonValue;
+  readonly shape: readonly number[];
+  readonly length: number;
+  readonly nchunks: number;
+  readonly leftoverRows: number;
+  readonly nbytes: number;
+  chunkKey(index: number): string;
 }
 
-/** Privileged access the writer needs to its CArray. @internal */
-export interface WriterHooks {
+/** What the writer may do to its array beyond reading it: the array keeps these private. @internal */
+export interface CarrayWriterAccess {
+  /** Sets the in-memory length (what readers of this array see). */
   setLength(n: number): void;
-  loadChunk(index: number): Promise<WriterChunk & object>;
-  decodeRows(loaded: never, from: number, to: number): Uint8Array;
+  /**
+   * A copy (the writer may change it) of the first `rows` rows of chunk `index` as stored, and
+   * the byte size the stored chunk declares (more than `rows` rows for a lenient leftover).
+   */
+  readChunkRows(index: number, rows: number): Promise<{ bytes: Uint8Array; storedNbytes: number }>;
+  /** Chunk `index` changed on disk or in memory: anything decoded from it before is stale. */
+  chunkChanged(index: number): void;
+}
+
+/** How a writer is set up. @internal */
+export interface CarrayWriterInit {
+  store: WritableStore;
+  lock: DatasetLock;
+  /** cbytes recorded in `meta/sizes` when the array was opened. */
+  cbytes: number | bigint;
+  /** Pool that compresses chunks; without one they are compressed on this thread. */
+  workers?: ChunkCodecPool | undefined;
 }
 
 /**
@@ -60,158 +89,32 @@ export async function readJournal(store: ReadableStore, key: string): Promise<Se
   return new Set(chunks as number[]);
 }
 
-/**
- * What an {@link AttrStore} needs from the dataset that owns it: a way to replace `__attrs__`.
- * A carray's writer and a ctable both provide it.
- *
- * @example
- * ```ts
- * const writer: AttrsWriter = { writeAttrs: async (value) => store.put("__attrs__", encodeMetadata(serializeAttrs(value))) };
- * ```
- */
-export interface AttrsWriter {
-  /** Replace the attributes file with `value`, atomically. */
-  writeAttrs(value: JsonObject): Promise<void>;
-}
-
-/**
- * The user attributes of a carray (its `__attrs__` file). Reading works on every array;
- * `set`/`delete` rewrite `__attrs__` at once and need an array open for writing (else
- * `UsageError` `READ_ONLY`). `toJSON()`/`valueOf()` give a plain ordered object.
- *
- * @example
- * ```ts
- * await a.attrs.set("units", "m/s");
- * a.attrs.get("units");   // "m/s"
- * a.attrs.keys();         // ["units"]
- * await a.attrs.delete("units");
- * ```
- */
-export class AttrStore {
-  #data: JsonObject;
-  readonly #path: string;
-  readonly #writer: () => AttrsWriter | undefined;
-
-  /** @internal */
-  constructor(initial: { [key: string]: JsonValue }, path: string, writer: () => AttrsWriter | undefined) {
-    this.#data = initial as JsonObject;
-    this.#path = path;
-    this.#writer = writer;
-  }
-
-  /**
-   * The value of attribute `key`, or `undefined`.
-   *
-   * @example
-   * ```ts
-   * a.attrs.get("units");
-   * ```
-   */
-  get(key: string): JsonValue | undefined {
-    return Object.prototype.hasOwnProperty.call(this.#data, key) ? this.#data[key] : undefined;
-  }
-
-  /**
-   * Whether attribute `key` exists.
-   *
-   * @example
-   * ```ts
-   * a.attrs.has("units");
-   * ```
-   */
-  has(key: string): boolean {
-    return Object.prototype.hasOwnProperty.call(this.#data, key);
-  }
-
-  /**
-   * Attribute names in file order.
-   *
-   * @example
-   * ```ts
-   * for (const k of a.attrs.keys()) console.log(k, a.attrs.get(k));
-   * ```
-   */
-  keys(): string[] {
-    return jsonObjectKeys(this.#data);
-  }
-
-  /**
-   * Sets attribute `key` (kept in insertion order) and rewrites `__attrs__`.
-   *
-   * @example
-   * ```ts
-   * await a.attrs.set("scale", pyFloat(0.5));
-   * ```
-   */
-  async set(key: string, value: JsonValue): Promise<void> {
-    if (typeof key !== "string") throw new UsageError("INVALID_ARGUMENT", "attribute names are strings", { path: this.#path, field: "key", actual: key });
-    const writer = this.#require();
-    const next = createJsonObject([...this.keys().map((k) => [k, this.#data[k]!] as [string, JsonValue]), [key, value]]);
-    await writer.writeAttrs(next);
-    this.#data = next;
-  }
-
-  /**
-   * Removes attribute `key` (no error if absent) and rewrites `__attrs__`.
-   *
-   * @example
-   * ```ts
-   * await a.attrs.delete("scale");
-   * ```
-   */
-  async delete(key: string): Promise<void> {
-    const writer = this.#require();
-    const next = createJsonObject(this.keys().filter((k) => k !== key).map((k) => [k, this.#data[k]!] as [string, JsonValue]));
-    await writer.writeAttrs(next);
-    this.#data = next;
-  }
-
-  /**
-   * The attributes as a plain ordered JSON object (what `__attrs__` holds).
-   *
-   * @example
-   * ```ts
-   * JSON.stringify(a.attrs); // uses toJSON
-   * ```
-   */
-  toJSON(): JsonObject {
-    return this.#data;
-  }
-
-  /**
-   * Same as {@link AttrStore.toJSON}.
-   *
-   * @example
-   * ```ts
-   * const plain = a.attrs.valueOf();
-   * ```
-   */
-  valueOf(): JsonObject {
-    return this.#data;
-  }
-
-  #require(): AttrsWriter {
-    const writer = this.#writer();
-    if (writer === undefined) throw new UsageError("READ_ONLY", "attributes of a read-only array cannot change", { path: this.#path, field: "mode", expected: "a", actual: "r" });
-    return writer;
-  }
-}
-
 interface SelectionEntry {
   row: number;
   /** Index of the row's values in the encoded value buffer (-1: broadcast). */
   value: number;
 }
 
+/** What an append can roll back to: the in-memory state before it started. */
+interface AppendSnapshot {
+  length: number;
+  leftover: Uint8Array;
+  leftoverDirty: boolean;
+  sizesDirty: boolean;
+  cbytes: number | bigint;
+}
+
 /**
- * The write side of an open {@link CArray}: the in-memory leftover chunk, chunk compression,
- * the write order that keeps the dataset readable at every moment, and the lock. @internal
+ * The write side of an open `CArray`: the in-memory leftover chunk, chunk compression, the write
+ * order that keeps the dataset readable at every moment, durability at its commit points
+ * (spec §8.5), and the lock. @internal
  */
-export class CarrayWriter {
-  readonly #array: CArray;
+export class CarrayWriter implements AttrsWriter {
+  readonly #array: CarrayLayout;
+  readonly #access: CarrayWriterAccess;
   readonly #store: WritableStore;
   readonly #lock: DatasetLock;
-  readonly #hooks: WriterHooks;
+  readonly #chunks: ChunkWrites;
   /** Length recorded in `meta/sizes` on disk. */
   #committed: number;
   /** Rows of the leftover chunk `[nchunks·chunklen, length)`, in a buffer of chunksize bytes. */
@@ -223,15 +126,16 @@ export class CarrayWriter {
   /** One past the highest chunk file number that may exist. */
   #fileCount: number;
 
-  constructor(array: CArray, store: WritableStore, lock: DatasetLock, cbytes: number | bigint, hooks: WriterHooks) {
+  constructor(array: CarrayLayout, access: CarrayWriterAccess, init: CarrayWriterInit) {
     this.#array = array;
-    this.#store = store;
-    this.#lock = lock;
-    this.#hooks = hooks;
+    this.#access = access;
+    this.#store = init.store;
+    this.#lock = init.lock;
     this.#committed = array.length;
-    this.#cbytes = cbytes;
+    this.#cbytes = init.cbytes;
     this.#leftover = new Uint8Array(0);
     this.#fileCount = Math.ceil(array.length / array.chunklen);
+    this.#chunks = new ChunkWrites(init.store, { typesize: array.dtype.bloscTypesize, clevel: array.cparams.clevel, shuffle: array.cparams.shuffle, cname: array.cparams.cname }, init.workers, array.chunklen * array.atomSize);
   }
 
   /** Finishes an interrupted journaled update (roll forward), then removes the journal. */
@@ -242,8 +146,10 @@ export class CarrayWriter {
     for (const k of chunks) {
       const key = joinKey(base, `data/__${k}.blp`);
       const next = await store.get(`${key}.next`);
-      if (next !== undefined) await store.put(key, next);
+      if (next !== undefined) await store.put(key, next, { durable: false });
     }
+    // The installed chunks are durable before their staged copies and the journal go.
+    await store.sync?.();
     for (const k of chunks) await store.delete(joinKey(base, `data/__${k}.blp.next`));
     await store.delete(journalKey);
   }
@@ -263,19 +169,14 @@ export class CarrayWriter {
     const a = this.#array;
     const rows = a.leftoverRows;
     this.#leftover = new Uint8Array(0);
+    const buffer = new Uint8Array(this.#chunksize);
     if (rows > 0) {
-      const loaded = await this.#hooks.loadChunk(a.nchunks);
-      const bytes = this.#hooks.decodeRows(loaded as never, 0, rows);
-      const stored = (loaded as { storedNbytes?: number }).storedNbytes;
-      if (stored !== undefined && stored !== rows * a.atomSize) this.#leftoverDirty = true;
-      this.#leftover = new Uint8Array(this.#chunksize);
-      this.#leftover.set(bytes);
-      return;
+      const { bytes, storedNbytes } = await this.#access.readChunkRows(a.nchunks, rows);
+      if (storedNbytes !== rows * a.atomSize) this.#leftoverDirty = true;
+      buffer.set(bytes);
     }
-    this.#leftover = new Uint8Array(this.#chunksize);
+    this.#leftover = buffer;
   }
-
-
 
   #ensureBuffer(): void {
     if (this.#leftover.length !== this.#chunksize) {
@@ -285,58 +186,99 @@ export class CarrayWriter {
     }
   }
 
-  /** The bytes of a chunk file: the 16-byte blpk v1 header and one Blosc chunk. */
-  encodeChunkFile(rows: Uint8Array): { file: Uint8Array; cbytes: number } {
-    const a = this.#array;
-    const chunk = compress(rows, { typesize: a.dtype.bloscTypesize, clevel: a.cparams.clevel, shuffle: a.cparams.shuffle, cname: a.cparams.cname });
-    const file = new Uint8Array(BLPK_V1_HEADER_SIZE + chunk.length);
-    file.set(writeBlpkV1Header());
-    file.set(chunk, BLPK_V1_HEADER_SIZE);
-    return { file, cbytes: chunk.length };
+  /**
+   * Whether chunk `index` holds rows readers of the committed length already see: its file is
+   * then replaced durably in one step, since no later commit point covers it.
+   */
+  #holdsCommittedRows(index: number): boolean {
+    return index * this.#array.chunklen < this.#committed;
   }
 
-  async #putChunk(index: number, rows: Uint8Array, key = this.#array.chunkKey(index)): Promise<number> {
-    const { file, cbytes } = this.encodeChunkFile(rows);
-    await this.#store.put(key, file);
+  /** Starts writing chunk `index` (see {@link ChunkWrites.add}); its cbytes count once stored. */
+  async #startChunk(index: number, rows: Uint8Array, key = this.#array.chunkKey(index), countCbytes = true): Promise<void> {
     this.#fileCount = Math.max(this.#fileCount, index + 1);
-    return cbytes;
+    this.#access.chunkChanged(index);
+    const durable = this.#holdsCommittedRows(index) && !key.endsWith(".next");
+    await this.#chunks.add(key, rows, durable, (cbytes) => {
+      if (countCbytes) this.#addCbytes(cbytes);
+    });
+  }
+
+  /** Writes chunk `index` and waits until it is stored. */
+  async #writeChunk(index: number, rows: Uint8Array, key = this.#array.chunkKey(index), countCbytes = false): Promise<void> {
+    await this.#startChunk(index, rows, key, countCbytes);
+    await this.#chunks.drain();
   }
 
   #addCbytes(delta: number): void {
     this.#cbytes = typeof this.#cbytes === "bigint" ? this.#cbytes + BigInt(delta) : this.#cbytes + delta;
   }
 
+  /**
+   * Appends any input, all or nothing: when a value is refused or a chunk cannot be written, the
+   * array keeps its previous length and rows (chunk files already written lie beyond the
+   * committed length, where readers never look, and are removed or replaced by the next flush).
+   */
   async append(values: ArrayInput): Promise<void> {
     this.#lock.assertHeld(this.#array.path);
     const a = this.#array;
-    for await (const bytes of rowBlocks(values, a.dtype, a.itemsPerRow, a.cparams.quantize)) await this.appendBytes(bytes);
+    this.#ensureBuffer();
+    const before: AppendSnapshot = {
+      length: a.length,
+      leftover: this.#leftover.slice(0, a.leftoverRows * a.atomSize),
+      leftoverDirty: this.#leftoverDirty,
+      sizesDirty: this.#sizesDirty,
+      cbytes: this.#cbytes,
+    };
+    try {
+      for await (const bytes of rowBlocks(values, a.dtype, a.itemsPerRow, a.cparams.quantize)) await this.#appendRows(bytes);
+      await this.#chunks.drain();
+    } catch (error) {
+      await this.#chunks.drain().catch(() => undefined);
+      this.#restore(before);
+      throw error;
+    }
   }
 
-  /** Appends rows given as bytes in the dtype layout (length a multiple of atomSize). */
-  async appendBytes(bytes: Uint8Array): Promise<void> {
+  #restore(before: AppendSnapshot): void {
+    const a = this.#array;
+    this.#access.setLength(before.length);
+    this.#leftover.fill(0);
+    this.#leftover.set(before.leftover);
+    // The leftover file may now hold a full chunk written meanwhile: its first rows are still
+    // right, but the next flush writes the exact leftover again.
+    this.#leftoverDirty = before.leftoverDirty || a.leftoverRows > 0;
+    this.#sizesDirty = before.sizesDirty;
+    this.#cbytes = before.cbytes;
+    for (let k = Math.floor(before.length / a.chunklen); k < this.#fileCount; k++) this.#access.chunkChanged(k);
+  }
+
+  /** Appends rows given as bytes in the dtype layout (length a multiple of atomSize); they must stay unchanged until the chunks are drained. */
+  async #appendRows(bytes: Uint8Array): Promise<void> {
     const a = this.#array;
     const atom = a.atomSize;
     const chunksize = this.#chunksize;
-    this.#ensureBuffer();
     let off = 0;
     while (off < bytes.length) {
       const rest = a.leftoverRows;
       const index = a.nchunks;
       if (rest === 0 && bytes.length - off >= chunksize) {
-        // A whole chunk straight from the input: it lies beyond the committed rows (or replaces a stale file).
-        this.#addCbytes(await this.#putChunk(index, bytes.subarray(off, off + chunksize)));
+        // Whole chunks straight from the input: they lie beyond the committed rows (or replace a stale file).
+        await this.#startChunk(index, bytes.subarray(off, off + chunksize));
         off += chunksize;
         this.#setLength(a.length + a.chunklen);
         continue;
       }
       const take = Math.min(chunksize - rest * atom, bytes.length - off);
       this.#leftover.set(bytes.subarray(off, off + take), rest * atom);
+      this.#access.chunkChanged(index);
       off += take;
       const filled = rest + take / atom;
       if (filled === a.chunklen) {
         // The leftover became full: its file (whose committed rows are unchanged) is replaced by
         // the full chunk before meta/sizes changes; readers of the old length use its first rows.
-        this.#addCbytes(await this.#putChunk(index, this.#leftover));
+        // The copy frees the leftover buffer for the next rows while the chunk is in flight.
+        await this.#startChunk(index, this.#leftover.slice());
         this.#leftoverDirty = false;
       } else {
         this.#leftoverDirty = true;
@@ -346,32 +288,42 @@ export class CarrayWriter {
   }
 
   #setLength(n: number): void {
-    this.#hooks.setLength(n);
+    this.#access.setLength(n);
     this.#sizesDirty = true;
   }
 
-  /** Writes the leftover and meta/sizes in the order that keeps the old or the new length readable. */
+  /**
+   * Writes the leftover and meta/sizes in the order that keeps the old or the new length
+   * readable. Growing, `meta/sizes` is the commit point: every chunk file written since the last
+   * commit is made durable (one store `sync`) just before it.
+   */
   async flush(): Promise<void> {
     const a = this.#array;
+    await this.#chunks.drain();
     if (!this.#sizesDirty && !this.#leftoverDirty && a.length === this.#committed) return;
     const n = a.length;
     const writeLeftover = async (): Promise<void> => {
-      if (a.leftoverRows > 0 && this.#leftoverDirty) await this.#putChunk(a.nchunks, this.#leftover.subarray(0, a.leftoverRows * a.atomSize));
+      if (a.leftoverRows > 0 && this.#leftoverDirty) await this.#writeChunk(a.nchunks, this.#leftover.subarray(0, a.leftoverRows * a.atomSize));
       this.#leftoverDirty = false;
     };
     if (n >= this.#committed) {
       await writeLeftover();
+      await this.#store.sync?.();
       await this.#writeSizes();
     } else {
       // Shrinking: the new length first; the chunk that becomes the leftover still holds at least
       // the new number of rows, which readers accept. Then the exact leftover, then cleanup.
       await this.#writeSizes();
+      this.#committed = n;
       await writeLeftover();
     }
     this.#committed = n;
     this.#sizesDirty = false;
     const needed = Math.ceil(n / a.chunklen);
-    for (let k = needed; k < this.#fileCount; k++) await this.#store.delete(a.chunkKey(k));
+    for (let k = needed; k < this.#fileCount; k++) {
+      this.#access.chunkChanged(k);
+      await this.#store.delete(a.chunkKey(k));
+    }
     this.#fileCount = needed;
   }
 
@@ -387,6 +339,7 @@ export class CarrayWriter {
     return this.#cbytes;
   }
 
+  /** Replaces `__attrs__` (durably: it is a commit of its own). */
   async writeAttrs(attrs: JsonObject): Promise<void> {
     this.#lock.assertHeld(this.#array.path);
     await this.#store.put(joinKey(this.#array.path, "__attrs__"), encodeMetadata(serializeAttrs(attrs)));
@@ -397,7 +350,14 @@ export class CarrayWriter {
     const a = this.#array;
     checkInteger(n, "n");
     if (n < 0) throw new UsageError("OUT_OF_RANGE", "length cannot be negative", { path: a.path, field: "n", expected: ">= 0", actual: n });
-    if (!Number.isSafeInteger(n * a.atomSize)) throw new UsageError("SIZE_LIMIT", "array size would exceed 2^53 bytes", { path: a.path, field: "n", actual: n });
+    if (n > a.length && n * a.atomSize > MAX_RESIZE_BYTES) {
+      throw new UsageError("SIZE_LIMIT", `resize would grow the array to ${n * a.atomSize} bytes, more than MAX_RESIZE_BYTES (${MAX_RESIZE_BYTES})`, {
+        path: a.path,
+        field: "n",
+        expected: `n x ${a.atomSize} <= ${MAX_RESIZE_BYTES}`,
+        actual: n,
+      });
+    }
     if (n > a.length) {
       const fill = encodeFill(a.dtype, a.dflt);
       const rowsPerBlock = Math.max(1, a.chunklen);
@@ -405,20 +365,23 @@ export class CarrayWriter {
       for (let i = 0; i < a.itemsPerRow; i++) row.set(fill, i * fill.length);
       const block = new Uint8Array(rowsPerBlock * a.atomSize);
       for (let r = 0; r < rowsPerBlock; r++) block.set(row, r * a.atomSize);
-      let remaining = n - a.length;
-      while (remaining > 0) {
+      this.#ensureBuffer();
+      // Every chunk in flight reads the same block of fill rows, which never changes.
+      for (let remaining = n - a.length; remaining > 0; ) {
         const rows = Math.min(remaining, rowsPerBlock);
-        await this.appendBytes(block.subarray(0, rows * a.atomSize));
+        await this.#appendRows(block.subarray(0, rows * a.atomSize));
         remaining -= rows;
       }
+      await this.#chunks.drain();
     } else if (n < a.length) {
       const newFull = Math.floor(n / a.chunklen);
       const rest = n % a.chunklen;
       this.#ensureBuffer();
       if (newFull < a.nchunks && rest > 0) {
-        const loaded = await this.#hooks.loadChunk(newFull);
-        this.#leftover.set(this.#hooks.decodeRows(loaded as never, 0, rest));
+        const { bytes } = await this.#access.readChunkRows(newFull, rest);
+        this.#leftover.set(bytes);
       }
+      this.#access.chunkChanged(newFull);
       this.#leftoverDirty = rest > 0;
       this.#setLength(n);
     }
@@ -515,44 +478,51 @@ export class CarrayWriter {
       if (k === leftoverIndex) {
         this.#ensureBuffer();
         for (const e of g) this.#leftover.set(rowBytes(e.value), (e.row - first) * atom);
+        this.#access.chunkChanged(k);
         this.#leftoverDirty = true;
         if (touchesCommitted(g)) {
           const rows = this.#leftover.subarray(0, a.leftoverRows * atom);
           if (journaled) {
-            await this.#putChunk(k, rows, `${a.chunkKey(k)}.next`);
+            await this.#writeChunk(k, rows, `${a.chunkKey(k)}.next`);
             staged.push(k);
           } else {
-            // One file changes: the atomic replace is enough. Rows beyond the committed length
-            // ride along; readers of the committed length ignore them.
-            await this.#putChunk(k, rows);
+            // One file changes: the atomic (and durable) replace is enough. Rows beyond the
+            // committed length ride along; readers of the committed length ignore them.
+            await this.#writeChunk(k, rows);
           }
           this.#leftoverDirty = a.length !== this.#committed;
         }
         continue;
       }
-      const loaded = await this.#hooks.loadChunk(k);
-      const rows = this.#hooks.decodeRows(loaded as never, 0, a.chunklen);
+      const { bytes: rows } = await this.#access.readChunkRows(k, a.chunklen);
       for (const e of g) rows.set(rowBytes(e.value), (e.row - first) * atom);
       if (journaled && touchesCommitted(g)) {
-        await this.#putChunk(k, rows, `${a.chunkKey(k)}.next`);
+        await this.#writeChunk(k, rows, `${a.chunkKey(k)}.next`);
         staged.push(k);
       } else {
-        await this.#putChunk(k, rows);
+        await this.#writeChunk(k, rows);
       }
     }
     if (staged.length > 0) await this.#install(staged);
   }
 
-  /** Commits staged `.next` chunk files through the journal, installs them, and cleans up. */
+  /**
+   * Commits staged `.next` chunk files through the journal, installs them, and cleans up. The
+   * journal is the commit point: the staged files are made durable just before it; the installed
+   * chunks are made durable before the staged copies and the journal go.
+   */
   async #install(chunks: number[]): Promise<void> {
     const a = this.#array;
     const journalKey = joinKey(a.path, JOURNAL_FILE);
+    await this.#store.sync?.();
     await this.#store.put(journalKey, new TextEncoder().encode(`${JSON.stringify({ format: 1, chunks })}\n`));
     for (const k of chunks) {
       const next = await this.#store.get(`${a.chunkKey(k)}.next`);
       if (next === undefined) throw new FormatError("MISSING_FILE", "a staged chunk vanished", { path: `${a.chunkKey(k)}.next`, field: "file" });
-      await this.#store.put(a.chunkKey(k), next);
+      this.#access.chunkChanged(k);
+      await this.#store.put(a.chunkKey(k), next, { durable: false });
     }
+    await this.#store.sync?.();
     for (const k of chunks) await this.#store.delete(`${a.chunkKey(k)}.next`);
     await this.#store.delete(journalKey);
   }

@@ -1,14 +1,20 @@
 import { FormatError, UsageError } from "@fmt/errors";
 import { BLPK_V1_HEADER_SIZE, readBlpkV1Header, readChunkHeader } from "@fmt/header";
 import { decompress, decompressInto, decompressRange, initCompression } from "@fmt/blosc";
+import type { ChunkCodecPool } from "@fmt/blosc";
 import { atomSize as rowSize, parseAttrs, parseSizes, parseStorage } from "@fmt/meta";
 import type { Cparams, DType, JsonValue } from "@fmt/meta";
 import { readRange } from "@fmt/fs-adapters";
 import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import { checkDatasetPath, checkInteger, joinKey, normalizeSlice, readText, withPath } from "./internal.js";
+import { callLimits, checkChunkWork } from "./limits.js";
+import type { CallLimits } from "./limits.js";
+import { chunksTouched, selectedChunks, selectedCount } from "./selection.js";
 import { decodeValues, entriesPerElement } from "./values.js";
 import type { Scalar, Values } from "./values.js";
-import { AttrStore, CarrayWriter, JOURNAL_FILE, readJournal } from "./carray-writer.js";
+import { AttrStore } from "./attr-store.js";
+import { CarrayWriter, JOURNAL_FILE, readJournal } from "./carray-writer.js";
+import { checkCodecPool } from "./chunk-writes.js";
 import type { LockOptions } from "./lock.js";
 import { DatasetLock } from "./lock.js";
 import type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-encode.js";
@@ -23,13 +29,31 @@ import type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-en
  */
 export interface OpenOptions {
   /**
-   * Largest result, in bytes, that one `readBytes`/`read`/`readRows` call or one `iterBlocks`
-   * block may allocate; larger requests throw `UsageError` `SIZE_LIMIT` (read in pieces with
-   * `iterBlocks` instead). Default 2^31 − 1.
+   * Largest result, in bytes, of one call: one `readBytes`/`read`/`readRows` call (for a ctable:
+   * all its columns together) or one `iterBlocks` block (all its columns together). Larger
+   * requests throw `UsageError` `SIZE_LIMIT` (field `maxReadBytes`, naming the limit and the
+   * size) before anything is read; read in pieces with `iterBlocks` instead. Default
+   * {@link DEFAULT_MAX_READ_BYTES} (2^31 − 1).
    */
   maxReadBytes?: number;
+  /**
+   * Most chunk files one call may read: one `read`/`readBytes`/`readRows` call, or a whole
+   * `iterBlocks` iteration (and so `where`, `sum`, `min`, `max`), over all columns it reads.
+   * Counted from the request before the first chunk is fetched; more gives `UsageError`
+   * `SIZE_LIMIT` (field `maxChunksPerCall`). With {@link OpenOptions.maxReadBytes} this bounds
+   * the work and memory of any call, whatever `meta/sizes` claims. Default
+   * {@link DEFAULT_MAX_CHUNKS_PER_CALL} (2^22).
+   */
+  maxChunksPerCall?: number;
   /** How many chunk files are fetched ahead of the one being decoded in sequential reads. Default 4. */
   prefetch?: number;
+  /**
+   * A pool of worker threads (`createBloscPool` of `@fmt/blosc/pool` in Node, `createWebBloscPool`
+   * of `@fmt/blosc/pool-web` in browsers) that compresses the chunks this array writes, several
+   * at once; without it chunks are compressed on the calling thread. The files are the same
+   * either way. The caller owns the pool and closes it after the array.
+   */
+  workers?: ChunkCodecPool;
   /**
    * `"r"` (default) reads only and takes no lock. `"a"` opens for reading and writing: takes the
    * dataset's `.lock`, finishes an interrupted multi-chunk update, and loads the leftover chunk
@@ -154,7 +178,6 @@ interface CArrayInit {
   writer?: { store: WritableStore; lock: DatasetLock; cbytes: number | bigint };
 }
 
-const DEFAULT_MAX_READ_BYTES = 2 ** 31 - 1;
 /** Above this many bytes, a read first checks that the last chunk it needs exists. */
 const PRECHECK_BYTES = 16 * 1024 * 1024;
 
@@ -212,10 +235,12 @@ export class CArray {
   /** Elements per row: product of the trailing dimensions. */
   readonly itemsPerRow: number;
   readonly #maxReadBytes: number;
+  readonly #limits: CallLimits;
   readonly #prefetch: number;
   #shape: number[];
   readonly #journal: Set<number>;
   #writer: CarrayWriter | undefined;
+  readonly #init: CArrayInit;
 
   /**
    * Use {@link openCarray}, {@link createCarray} or {@link open}; this constructor trusts already
@@ -223,6 +248,7 @@ export class CArray {
    * @internal
    */
   constructor(init: CArrayInit) {
+    this.#init = init;
     this.store = init.store;
     this.path = init.path;
     this.dtype = init.dtype;
@@ -233,16 +259,21 @@ export class CArray {
     this.expectedlen = init.expectedlen;
     this.atomSize = init.atomSize;
     this.itemsPerRow = init.shape.slice(1).reduce((a, b) => a * b, 1);
-    this.#maxReadBytes = init.options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
+    this.#limits = callLimits(init.options);
+    this.#maxReadBytes = this.#limits.maxReadBytes;
     this.#prefetch = init.options.prefetch ?? 4;
     this.#journal = init.journal ?? new Set();
-    this.#writer = init.writer === undefined ? undefined : new CarrayWriter(this, init.writer.store, init.writer.lock, init.writer.cbytes, {
+    this.#writer = init.writer === undefined ? undefined : new CarrayWriter(this, {
       setLength: (n) => {
         this.#shape[0] = n;
       },
-      loadChunk: (i) => this.#loadChunk(i),
-      decodeRows: (loaded, from, to) => this.#decodeRows(loaded, from, to),
-    });
+      readChunkRows: async (index, rows) => {
+        const loaded = await this.#loadChunk(index);
+        return { bytes: this.#decodeRows(loaded, 0, rows), storedNbytes: loaded.storedNbytes };
+      },
+      // Nothing decoded is kept between reads yet, so there is nothing to drop.
+      chunkChanged: () => {},
+    }, { ...init.writer, workers: init.options.workers });
     this.attrs = new AttrStore(init.attrs, this.path, () => this.#writer);
   }
 
@@ -280,9 +311,13 @@ export class CArray {
    * Appends rows at the end: any {@link ArrayInput} (typed array, array of elements, `{ bytes }`,
    * sync or async iterable of elements or blocks). Multidimensional rows are given flat (C
    * order); the element count must be a multiple of {@link CArray.itemsPerRow}. Values are
-   * checked against the dtype (`UsageError` `INVALID_ARGUMENT` / `OUT_OF_RANGE`). Full chunks
-   * are written as they fill; the remaining rows stay in memory until {@link CArray.flush} (or
-   * `close`), like bcolz. Read-only arrays throw `UsageError` `READ_ONLY`.
+   * checked against the dtype (`UsageError` `INVALID_ARGUMENT` / `OUT_OF_RANGE`), and an append
+   * is all or nothing: a bad value anywhere (or a chunk that cannot be written) leaves the length
+   * and the rows as they were, and the files too once flushed (chunk files written beyond the
+   * committed length are never read and the flush removes them). Input is streamed, not drained
+   * first: full chunks are compressed and written as they fill (typed arrays of the dtype's own
+   * type straight from their memory), the remaining rows stay in memory until
+   * {@link CArray.flush} (or `close`), like bcolz. Read-only arrays throw `UsageError` `READ_ONLY`.
    *
    * @example
    * ```ts
@@ -316,7 +351,10 @@ export class CArray {
 
   /**
    * Changes the length to `n` rows: growing appends rows filled with `dflt`, shrinking drops
-   * rows from the end; then flushes. When shrinking, `meta/sizes` is written before chunk files
+   * rows from the end; then flushes. `n` must be a safe integer ≥ 0 (`UsageError`
+   * `INVALID_ARGUMENT` / `OUT_OF_RANGE`), and growing is limited to `n × atomSize ≤`
+   * {@link MAX_RESIZE_BYTES} (2^40; `SIZE_LIMIT` otherwise), checked before anything is
+   * written. When shrinking, `meta/sizes` is written before chunk files
    * are rewritten or deleted, so an interruption leaves either length.
    *
    * @example
@@ -470,6 +508,17 @@ export class CArray {
     return kind === "b" ? best === 1 : best!;
   }
 
+  /**
+   * A read-only array of the first `length` rows of this one, as if `meta/sizes` said so (how a
+   * ctable reader sees the last committed length while an append is writing the columns).
+   * @internal
+   */
+  committedPrefix(length: number): CArray {
+    const init: CArrayInit = { ...this.#init, shape: [length, ...this.#shape.slice(1)] };
+    delete init.writer;
+    return new CArray(init);
+  }
+
   /** Loads the leftover chunk into the writer's memory (after opening for writing). @internal */
   async loadLeftoverForWriting(): Promise<void> {
     await this.#writer?.loadLeftover();
@@ -546,6 +595,7 @@ export class CArray {
    */
   async readBytes(start = 0, stop: number = this.length): Promise<Uint8Array> {
     this.#checkBounds(start, stop);
+    this.#checkWork(start, stop, 1);
     const out = this.#allocate(stop - start);
     if (out.length === 0) return out;
     const first = Math.floor(start / this.chunklen);
@@ -648,6 +698,7 @@ export class CArray {
     checkInteger(blockLen, "blockLen");
     if (blockLen < 1) throw new UsageError("INVALID_ARGUMENT", "blockLen must be at least 1", { field: "blockLen", expected: ">= 1", actual: blockLen });
     this.#checkBounds(start, stop);
+    this.#checkWork(start, stop, 1);
     this.#checkAllocation(Math.min(blockLen, stop - start));
     if (start === stop) return;
     const first = Math.floor(start / this.chunklen);
@@ -698,27 +749,33 @@ export class CArray {
     checkInteger(blockLen, "blockLen");
     if (blockLen < 1) throw new UsageError("INVALID_ARGUMENT", "blockLen must be at least 1", { field: "blockLen", expected: ">= 1", actual: blockLen });
     this.#checkBounds(start, stop);
-    this.#checkAllocation(blockLen);
+    this.#checkWork(start, stop, step);
+    const count = selectedCount(start, stop, step);
+    this.#checkAllocation(Math.min(blockLen, count));
+    if (count === 0) return;
     const atom = this.atomSize;
+    const lastRow = start + (count - 1) * step;
     let out = new Uint8Array(0);
-    let count = 0;
+    let filled = 0;
     let first = start;
-    let next = start; // next selected row
-    for await (const chunk of this.iterBlocks(this.chunklen, start, stop)) {
-      while (next < chunk.stop) {
-        if (count === 0) {
-          first = next;
-          out = new Uint8Array(Math.min(blockLen, Math.ceil((stop - next) / step)) * atom);
+    let next = start; // the next selected row; only chunks holding one are read
+    for await (const loaded of this.#chunksInOrder(selectedChunks(start, lastRow, step, this.chunklen))) {
+      const lastSelected = Math.min(lastRow, next + Math.floor((loaded.firstRow + loaded.rows - 1 - next) / step) * step);
+      const rows = this.#decodeRows(loaded, next - loaded.firstRow, lastSelected + 1 - loaded.firstRow);
+      for (let r = next; r <= lastSelected; r += step) {
+        if (filled === 0) {
+          first = r;
+          out = new Uint8Array(Math.min(blockLen, selectedCount(r, stop, step)) * atom);
         }
-        const at = (next - chunk.start) * atom;
-        out.set(chunk.bytes.subarray(at, at + atom), count * atom);
-        count++;
-        next += step;
-        if (count * atom === out.length) {
-          yield { start: first, stop: next - step + 1, step, bytes: out };
-          count = 0;
+        const at = (r - next) * atom;
+        out.set(rows.subarray(at, at + atom), filled * atom);
+        filled++;
+        if (filled * atom === out.length) {
+          yield { start: first, stop: r + 1, step, bytes: out };
+          filled = 0;
         }
       }
+      next = lastSelected + step;
     }
   }
 
@@ -754,24 +811,24 @@ export class CArray {
     return bytes;
   }
 
+  /** Refuses a call that would read more chunk files than `maxChunksPerCall` allows. */
+  #checkWork(start: number, stop: number, step: number): void {
+    checkChunkWork(this.#limits, chunksTouched(start, stop, step, this.chunklen), this.path);
+  }
+
   #allocate(rows: number): Uint8Array {
     return new Uint8Array(this.#checkAllocation(rows));
   }
 
   async #readStepped(start: number, stop: number, step: number): Promise<Uint8Array> {
-    const count = Math.ceil((stop - start) / step);
+    const count = selectedCount(start, stop, step);
+    this.#checkWork(start, stop, step);
     const out = this.#allocate(count);
     if (count === 0 || out.length === 0) return out;
     const lastRow = start + (count - 1) * step;
-    const needed: number[] = [];
-    for (let k = Math.floor(start / this.chunklen); k <= Math.floor(lastRow / this.chunklen); k++) {
-      const chunkStart = k * this.chunklen;
-      const firstSelected = chunkStart <= start ? start : start + Math.ceil((chunkStart - start) / step) * step;
-      if (firstSelected < chunkStart + this.chunklen && firstSelected <= lastRow) needed.push(k);
-    }
-    if (out.length > PRECHECK_BYTES) await this.#precheckChunk(needed[needed.length - 1]!);
+    if (out.length > PRECHECK_BYTES) await this.#precheckChunk(Math.floor(lastRow / this.chunklen));
     const atom = this.atomSize;
-    for await (const loaded of this.#chunksInOrder(needed)) {
+    for await (const loaded of this.#chunksInOrder(selectedChunks(start, lastRow, step, this.chunklen))) {
       const chunkStart = loaded.firstRow;
       const chunkEnd = chunkStart + loaded.rows;
       const firstSelected = chunkStart <= start ? start : start + Math.ceil((chunkStart - start) / step) * step;
@@ -1036,9 +1093,13 @@ export function checkOptions(options: OpenOptions): void {
   if (options.maxReadBytes !== undefined && (!Number.isSafeInteger(options.maxReadBytes) || options.maxReadBytes < 0)) {
     throw new UsageError("INVALID_ARGUMENT", "maxReadBytes must be a non-negative integer", { field: "maxReadBytes", actual: options.maxReadBytes });
   }
+  if (options.maxChunksPerCall !== undefined && (!Number.isSafeInteger(options.maxChunksPerCall) || options.maxChunksPerCall < 0)) {
+    throw new UsageError("INVALID_ARGUMENT", "maxChunksPerCall must be a non-negative integer", { field: "maxChunksPerCall", actual: options.maxChunksPerCall });
+  }
   if (options.prefetch !== undefined && (!Number.isSafeInteger(options.prefetch) || options.prefetch < 0 || options.prefetch > 1024)) {
     throw new UsageError("INVALID_ARGUMENT", "prefetch must be an integer in [0, 1024]", { field: "prefetch", actual: options.prefetch });
   }
+  checkCodecPool(options.workers);
   if (options.mode !== undefined && options.mode !== "r" && options.mode !== "a" && options.mode !== "w") {
     throw new UsageError("INVALID_ARGUMENT", 'mode must be "r", "a" or "w"', { field: "mode", actual: options.mode });
   }

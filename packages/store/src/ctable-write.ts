@@ -3,6 +3,7 @@
 import { ConflictError, UsageError } from "@fmt/errors";
 import { columnNameProblem, encodeMetadata, serializeAttrs, serializeRootdirs, createJsonObject, jsonObjectKeys } from "@fmt/meta";
 import type { Cparams, JsonObject, JsonValue } from "@fmt/meta";
+import type { ChunkCodecPool } from "@fmt/blosc";
 import type { WritableStore } from "@fmt/fs-adapters";
 import { requireWritableStore } from "./carray.js";
 import type { CArray } from "./carray.js";
@@ -144,8 +145,12 @@ export interface CtableCreateOptions extends LockOptions {
   attrs?: Record<string, JsonValue>;
   /** Largest read allowed per call, as in {@link OpenOptions}. */
   maxReadBytes?: number;
+  /** Most chunk files read per call, as in {@link OpenOptions}. */
+  maxChunksPerCall?: number;
   /** Chunk files fetched ahead, as in {@link OpenOptions}. */
   prefetch?: number;
+  /** Pool that compresses the chunks of every column, as in {@link OpenOptions}. */
+  workers?: ChunkCodecPool;
 }
 
 /** Keys of everything under `prefix/` (and `prefix` itself when it is a key), via list when possible. */
@@ -248,7 +253,9 @@ function columnOptions(spec: ColumnSpec, table: CtableCreateOptions, index: numb
   if (own.chunklen === undefined && table.chunklen !== undefined) out.chunklen = table.chunklen;
   if (own.expectedlen === undefined && table.expectedlen !== undefined) out.expectedlen = table.expectedlen;
   if (own.maxReadBytes === undefined && table.maxReadBytes !== undefined) out.maxReadBytes = table.maxReadBytes;
+  if (own.maxChunksPerCall === undefined && table.maxChunksPerCall !== undefined) out.maxChunksPerCall = table.maxChunksPerCall;
   if (own.prefetch === undefined && table.prefetch !== undefined) out.prefetch = table.prefetch;
+  if (own.workers === undefined && table.workers !== undefined) out.workers = table.workers;
   return out;
 }
 

@@ -8,9 +8,11 @@ import { createCarray } from "./carray-create.js";
 import type { CarrayCreateOptions } from "./carray-create.js";
 import type { ArrayInput, ElementInput } from "./carray-encode.js";
 import { collectRows } from "./carray-input.js";
-import { AttrStore } from "./carray-writer.js";
-import type { AttrsWriter } from "./carray-writer.js";
+import { AttrStore } from "./attr-store.js";
+import type { AttrsWriter } from "./attr-store.js";
+import { callLimits, checkChunkWork, checkReadBytes } from "./limits.js";
 import { DatasetLock } from "./lock.js";
+import { chunksTouched, selectedCount } from "./selection.js";
 import {
   APPEND_JOURNAL_FILE,
   attrsText,
@@ -78,7 +80,7 @@ type TableWriter = { store: WritableStore; lock: DatasetLock };
  * const options: AddColumnOptions = { position: 1, dtype: "<i2", cparams: { cname: "zlib", clevel: 9 }, chunklen: 500 };
  * ```
  */
-export interface AddColumnOptions extends Partial<Omit<CarrayCreateOptions, "mode" | "breakLock" | "maxReadBytes" | "prefetch">> {
+export interface AddColumnOptions extends Partial<Omit<CarrayCreateOptions, "mode" | "breakLock" | "maxReadBytes" | "maxChunksPerCall" | "prefetch">> {
   /** Index in the column order (0 = first; default: after the last column). */
   position?: number;
   /** Replace a directory of that name left in the table root (not a listed column). Default false. */
@@ -197,6 +199,10 @@ export class CTable {
     const s = normalizeSlice(this.length, start, stop, step);
     const names = columns === undefined ? this.#names : [...columns];
     const selected = names.map((name) => this.column(name));
+    // The limits hold for the call as a whole, not per column.
+    const limits = callLimits(this.#options);
+    checkReadBytes(limits, selected.reduce((total, c) => total + selectedCount(s.start, s.stop, s.step) * c.atomSize, 0), this.path);
+    checkChunkWork(limits, selected.reduce((total, c) => total + chunksTouched(s.start, s.stop, s.step, c.chunklen), 0), this.path);
     const values = await Promise.all(selected.map((c) => c.read(s.start, s.stop, s.step)));
     return Object.fromEntries(names.map((name, i) => [name, values[i]!]));
   }
@@ -237,6 +243,9 @@ export class CTable {
     if (from < 0 || to > this.length || from > to) {
       throw new UsageError("OUT_OF_RANGE", "row range out of bounds", { path: this.path, field: "start..stop", expected: `0 <= start <= stop <= ${this.length}`, actual: `${from}..${to}` });
     }
+    const limits = callLimits(this.#options);
+    checkReadBytes(limits, selected.reduce((total, c) => total + Math.min(len, to - from) * c.atomSize, 0), this.path);
+    checkChunkWork(limits, selected.reduce((total, c) => total + chunksTouched(from, to, 1, c.chunklen), 0), this.path);
     if (selected.length === 0) {
       for (let pos = from; pos < to; ) {
         const blockStop = Math.min(to, (Math.floor(pos / len) + 1) * len);
@@ -298,7 +307,10 @@ export class CTable {
   where(query: WhereQuery, options: WhereOptions & { as: "count" }): Promise<number>;
   where(query: WhereQuery, options?: WhereOptions): Promise<WhereResult>;
   async where(query: WhereQuery, options: WhereOptions = {}): Promise<WhereResult> {
-    return runWhere(this as WhereTable, query, options);
+    // The result of where is one call's output: the table's maxReadBytes bounds it too.
+    if (typeof options !== "object" || options === null) return runWhere(this as WhereTable, query, options);
+    const maxResultBytes = options.maxResultBytes ?? callLimits(this.#options).maxReadBytes;
+    return runWhere(this as WhereTable, query, { ...options, maxResultBytes });
   }
 
   /**
@@ -312,7 +324,8 @@ export class CTable {
    * Crash safety: the table root gets a journal (`.append`, holding the old length) while the
    * columns' chunks and then their `meta/sizes` are written, and loses it when all are done. A
    * table interrupted in between is rolled back to the old length when next opened with mode
-   * `"a"`; a read-only open reports `INCONSISTENT` until then. An I/O error during the call rolls
+   * `"a"`; meanwhile (and while an append runs in another process) read-only opens see the
+   * length recorded in the journal, the last committed one. An I/O error during the call rolls
    * back at once as far as the store allows.
    *
    * @example
@@ -399,6 +412,7 @@ export class CTable {
       cparams: options.cparams ?? (this.#columns[0]?.cparams as Partial<Cparams> | undefined),
       mode: options.overwrite === true ? "w" : "a",
       maxReadBytes: this.#options.maxReadBytes,
+      maxChunksPerCall: this.#options.maxChunksPerCall,
       prefetch: this.#options.prefetch,
     };
     delete (createOptions as { position?: unknown }).position;
@@ -489,7 +503,7 @@ export class CTable {
     }
     const column = this.#columns[i]!;
     const files = column.chunkCount + 1;
-    const openOptions: OpenOptions = { mode: "a", maxReadBytes: this.#options.maxReadBytes, prefetch: this.#options.prefetch };
+    const openOptions: OpenOptions = { mode: "a", maxReadBytes: this.#options.maxReadBytes, maxChunksPerCall: this.#options.maxChunksPerCall, prefetch: this.#options.prefetch };
     await column.close();
     try {
       await copyColumnFiles(writer.store, column.path, target, files);
@@ -612,8 +626,10 @@ function checkColumnName(name: unknown, index: number, key: string): string {
  *
  * Errors: `FormatError` `MISSING_FILE` (no `__rootdirs__`, or a column's metadata), `UNSAFE_NAME`
  * (a column name that is not a single safe path segment), `BAD_METADATA` (duplicate names),
- * `INCONSISTENT` (columns of different lengths, naming the column's `meta/sizes`; the message
- * says so when an interrupted append is the cause), plus every error of {@link openCarray}.
+ * `INCONSISTENT` (columns of different lengths with no append journal to explain them, naming
+ * the column's `meta/sizes`), plus every error of {@link openCarray}. A read-only open during an
+ * append (in this or another process, or after one was interrupted) sees the last committed
+ * length: columns are read up to the length the append journal records.
  * When several columns are bad, the first in order is reported.
  *
  * @example
@@ -674,6 +690,43 @@ function checkLengths(names: string[], columns: CArray[], interrupted: boolean):
   }
 }
 
+/** How often a reader re-reads the columns' `meta/sizes` when it caught a writer between two of them. */
+const READ_ATTEMPTS = 8;
+
+/**
+ * Opens every column read-only and returns them at the table's last committed length (spec v1
+ * §8.5). The append journal is read after the columns: when it exists, its length is committed
+ * and every column holds at least that many rows (rows beyond it belong to the append in
+ * progress and are left out). A journal claiming more rows than some column has, or unequal
+ * columns without a journal, means a writer moved on between the reads: read again. Only
+ * columns that stay unequal with no journal are `INCONSISTENT`.
+ */
+async function committedColumns(store: ReadableStore, base: string, names: string[], options: OpenOptions): Promise<CArray[]> {
+  for (let attempt = 1; ; attempt++) {
+    const settled = await Promise.allSettled(names.map((name) => openCarray(store, joinKey(base, name), options)));
+    const columns: CArray[] = [];
+    for (const result of settled) {
+      if (result.status === "rejected") throw result.reason;
+      columns.push(result.value);
+    }
+    const journalLength = await readAppendJournal(store, base);
+    if (journalLength !== undefined && columns.every((c) => c.length >= journalLength)) {
+      return columns.map((c) => (c.length === journalLength ? c : c.committedPrefix(journalLength)));
+    }
+    if (journalLength === undefined && columns.every((c) => c.length === columns[0]!.length)) return columns;
+    if (attempt === READ_ATTEMPTS) {
+      checkLengths(names, columns, journalLength !== undefined);
+      // Equal columns below the journal's length: the journal is not this table's.
+      throw new FormatError("INCONSISTENT", `the append journal records ${journalLength} rows, the columns have ${columns[0]!.length}`, {
+        path: joinKey(base, APPEND_JOURNAL_FILE),
+        field: "length",
+        expected: `<= ${columns[0]!.length}`,
+        actual: journalLength,
+      });
+    }
+  }
+}
+
 /** {@link openCtable} with the `__rootdirs__` text already read. */
 export async function openCtableWith(store: ReadableStore, base: string, options: OpenOptions, rootdirsText: string): Promise<CTable> {
   checkOptions(options);
@@ -684,13 +737,7 @@ export async function openCtableWith(store: ReadableStore, base: string, options
     const names = readNames(rootKey, rootdirsText);
     const attrsText = await readText(store, attrsKey);
     const attrs = attrsText === undefined ? {} : withPath(attrsKey, () => parseAttrs(attrsText, attrsKey));
-    const settled = await Promise.allSettled(names.map((name) => openCarray(store, joinKey(base, name), options)));
-    const columns: CArray[] = [];
-    for (const result of settled) {
-      if (result.status === "rejected") throw result.reason;
-      columns.push(result.value);
-    }
-    if (columns.some((c) => c.length !== columns[0]!.length)) checkLengths(names, columns, (await readAppendJournal(store, base)) !== undefined);
+    const columns = await committedColumns(store, base, names, options);
     return new CTable(store, base, names, columns, attrs, undefined, options);
   }
   const writable = requireWritableStore(store);
@@ -748,7 +795,7 @@ export async function openCtableWith(store: ReadableStore, base: string, options
  */
 export async function createCtable(store: WritableStore, path: string, columns: readonly ColumnSpec[], options: CtableCreateOptions = {}): Promise<CTable> {
   const created = await createTableFiles(store, path, columns, options);
-  const openOptions: OpenOptions = { maxReadBytes: options.maxReadBytes, prefetch: options.prefetch };
+  const openOptions: OpenOptions = { maxReadBytes: options.maxReadBytes, maxChunksPerCall: options.maxChunksPerCall, prefetch: options.prefetch };
   return new CTable(created.store, created.base, created.names, created.columns, created.attrs, { store: created.store, lock: created.lock }, openOptions);
 }
 

@@ -29,9 +29,11 @@ export { createCarray, resolveCparams, writableDtype } from "./carray-create.js"
 export type { CarrayCreateOptions } from "./carray-create.js";
 export { computeChunklen, halfBits, quantizeBits, quantizeValue } from "./carray-encode.js";
 export type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-encode.js";
-export { AttrStore, JOURNAL_FILE, readJournal } from "./carray-writer.js";
-export type { AttrsWriter } from "./carray-writer.js";
+export { AttrStore } from "./attr-store.js";
+export type { AttrsWriter } from "./attr-store.js";
+export { JOURNAL_FILE, readJournal } from "./carray-writer.js";
 export { DatasetLock, LOCK_FILE } from "./lock.js";
+export { DEFAULT_MAX_CHUNKS_PER_CALL, DEFAULT_MAX_READ_BYTES, MAX_RESIZE_BYTES } from "./limits.js";
 export type { LockOptions } from "./lock.js";
 export { CTable, createCtable, open, openCtable } from "./ctable.js";
 export type { AddColumnOptions, TableBlock, TableBlockOptions } from "./ctable.js";

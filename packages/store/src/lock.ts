@@ -67,7 +67,8 @@ export class DatasetLock {
    * Creates `<path>/.lock` exclusively. If it exists: `ConflictError` `LOCKED` whose `path` is
    * the lock key and whose `actual` is the lock file's content (owner, pid, hostname, created),
    * unless `breakLock` is set. Stores without `putExclusive` get a check-then-put, which is not
-   * atomic between processes.
+   * atomic between processes. Once the lock is held, the temporary files killed writers left
+   * under `path` are deleted (`store.removeStaleTemporaries`, when the store has it).
    *
    * @example
    * ```ts
@@ -105,7 +106,15 @@ export class DatasetLock {
         actual: holder,
       });
     }
-    return new DatasetLock(store, key, token);
+    const lock = new DatasetLock(store, key, token);
+    // Holding the lock, nobody else writes here: leftover temporary files are a dead writer's.
+    try {
+      await store.removeStaleTemporaries?.(path);
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
+    return lock;
   }
 
   /** Whether this lock is still held. */

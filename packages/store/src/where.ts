@@ -5,6 +5,7 @@ import type { DType } from "@fmt/meta";
 import { compileExpression } from "./expression.js";
 import type { ExpressionSchema } from "./expression.js";
 import { checkInteger, normalizeSlice } from "./internal.js";
+import { DEFAULT_MAX_READ_BYTES } from "./limits.js";
 import { decodeValues, entriesPerElement } from "./values.js";
 import type { Scalar, TypedValues, Values } from "./values.js";
 
@@ -99,6 +100,14 @@ export interface WhereOptions {
   stop?: number;
   /** Rows per evaluated block; blocks start at multiples of it. Default: the chunklen of the first column read. */
   blockLen?: number;
+  /**
+   * Largest result, in bytes: the matching rows' stored bytes of the `columns` for `as: "rows"`,
+   * 8 bytes per match for `"indices"`. Passing it gives `UsageError` `SIZE_LIMIT` (field
+   * `maxReadBytes`) as soon as the matches found exceed it. Default: the table's
+   * `maxReadBytes` ({@link OpenOptions}) through {@link CTable.where}, else
+   * {@link DEFAULT_MAX_READ_BYTES}.
+   */
+  maxResultBytes?: number;
 }
 
 /**
@@ -286,6 +295,9 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
   const indices: number[] = [];
   const parts = new Map<string, Values[]>(projection.map((name) => [name, []]));
   let count = 0;
+  const maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_READ_BYTES;
+  if (!Number.isSafeInteger(maxResultBytes) || maxResultBytes < 0) badOption("maxResultBytes", "maxResultBytes must be a non-negative integer", ">= 0", maxResultBytes);
+  const bytesPerMatch = as === "rows" ? projection.reduce((total, name) => total + table.column(name).dtype.itemsize * table.column(name).itemsPerRow, 0) : as === "indices" ? 8 : 0;
 
   if (limit > 0 && start < stop) {
     const blockOptions: { columns: string[]; blockLen?: number; start: number; stop: number } = { columns: needed, start, stop };
@@ -310,6 +322,13 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
         }
         matches++;
         if (as === "indices") indices.push(block.start + i);
+      }
+      if ((count + matches) * bytesPerMatch > maxResultBytes) {
+        throw new UsageError("SIZE_LIMIT", `the matches found so far take ${(count + matches) * bytesPerMatch} bytes, more than maxReadBytes (${maxResultBytes}); narrow the query, set a limit or raise the option`, {
+          field: "maxReadBytes",
+          expected: `<= ${maxResultBytes}`,
+          actual: (count + matches) * bytesPerMatch,
+        });
       }
       if (as === "rows" && matches > 0) {
         for (const name of projection) parts.get(name)!.push(selectRows(decoded(name), mask, matches, entriesPerRow(table, name)));

@@ -154,3 +154,16 @@ export function rng(seed: number): () => number {
 export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
 }
+
+/** A MemoryStore that records every key read (get and getRange), to count the chunk files a call touches. */
+export class CountingStore extends MemoryStore {
+  readonly reads: string[] = [];
+  override async get(key: string): Promise<Uint8Array | undefined> {
+    this.reads.push(key);
+    return super.get(key);
+  }
+  override async getRange(key: string, range: { offset: number; length: number }): Promise<Uint8Array | undefined> {
+    this.reads.push(key);
+    return super.getRange(key, range);
+  }
+}

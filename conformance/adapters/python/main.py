@@ -1,0 +1,54 @@
+"""Adapter entry point (spec/conformance.md section 1): `info` and `read DATASET_DIR OUT_DIR`."""
+
+import json
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from pyreader.errors import FormatError  # noqa: E402
+from pyreader.reader import read_dataset  # noqa: E402
+
+INFO = {"name": "bcolz-py independent reader", "version": "0.1.0", "formats": [1],
+        "operations": ["read"]}
+
+
+def _strict(value):
+    """Non-finite floats as the strings of conformance.md section 1.2."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {k: _strict(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_strict(v) for v in value]
+    return value
+
+
+def cmd_read(dataset, out_dir):
+    try:
+        result, files = read_dataset(dataset)
+    except FormatError as exc:
+        sys.stdout.write(json.dumps(exc.to_json()) + "\n")
+        return 3
+    os.makedirs(out_dir, exist_ok=True)
+    for name, data in files:
+        with open(os.path.join(out_dir, name), "wb") as fh:
+            fh.write(data)
+    with open(os.path.join(out_dir, "result.json"), "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(_strict(result), allow_nan=False) + "\n")
+    return 0
+
+
+def main(argv):
+    if len(argv) == 1 and argv[0] == "info":
+        sys.stdout.write(json.dumps(INFO) + "\n")
+        return 0
+    if len(argv) == 3 and argv[0] == "read":
+        return cmd_read(argv[1], argv[2])
+    sys.stderr.write("usage: adapter info | adapter read DATASET_DIR OUT_DIR\n")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

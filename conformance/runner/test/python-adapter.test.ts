@@ -1,0 +1,44 @@
+// The second, independent implementation: a Python reader written from spec/ alone
+// (conformance/adapters/python), run as a separate process exactly like any third-party adapter,
+// must pass every v1 read case except the ones listed, by case name, in its KNOWN-FAILURES.md.
+// Needs /usr/bin/python3 with Debian's python3-numpy and python3-blosc (tools/setup.sh installs
+// them); the runner itself is used from source, so no build is needed.
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { formatTable, judgeAll, loadCorpus, runAdapter } from "../src/index.js";
+
+const root = resolve(import.meta.dirname, "../../..");
+const adapterDir = join(root, "conformance/adapters/python");
+const adapter = join(adapterDir, "adapter");
+const corpus = join(root, "conformance/corpus");
+
+/** Case names (`<set>/<case>`) of the `## \`set/case\`` headings of KNOWN-FAILURES.md. */
+function knownFailures(): string[] {
+  const text = readFileSync(join(adapterDir, "KNOWN-FAILURES.md"), "utf8");
+  return [...text.matchAll(/^## `([^`]+)`/gm)].map((m) => m[1]!);
+}
+
+describe("python adapter (independent implementation)", () => {
+  it("describes itself as a format-1 reader", async () => {
+    const info = await runAdapter(adapter, ["info"]);
+    expect(info.code, info.stderr).toBe(0);
+    const parsed = JSON.parse(info.stdout);
+    expect(parsed.formats).toEqual([1]);
+    expect(parsed.operations).toEqual(["read"]);
+  });
+
+  it("passes every v1 read case except its listed known failures", async () => {
+    const cases = await loadCorpus(corpus, 1);
+    expect(cases.length).toBeGreaterThanOrEqual(113);
+    const known = new Set(knownFailures());
+    const results = await judgeAll(adapter, cases, 2);
+    const failed = results.filter((r) => r.status !== "PASS");
+    const unexpected = failed.filter((r) => !known.has(`${r.set}/${r.name}`));
+    if (unexpected.length > 0) console.log(formatTable(unexpected));
+    expect(unexpected.map((r) => `${r.set}/${r.name}: ${r.status} ${r.detail}`)).toEqual([]);
+    // A listed case that passes again must be removed from the list.
+    const stale = [...known].filter((name) => !failed.some((r) => `${r.set}/${r.name}` === name));
+    expect(stale).toEqual([]);
+  }, 600_000);
+});

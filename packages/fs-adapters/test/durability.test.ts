@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { mkdtemp, readFile, rm, unlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { isBcolzError } from "@fmt/errors";
+import { MemoryStore } from "@fmt/fs-adapters";
+import type { PutOptions } from "@fmt/fs-adapters";
+
+// Every file handle opened by the store is wrapped so that its flushes can be counted, per
+// path: the durability API is about how many fsyncs happen and on what, not about timing.
+const flushes: { path: string; kind: "sync" | "datasync" }[] = [];
+vi.mock("node:fs/promises", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("node:fs/promises")>();
+  const open = async (...args: Parameters<typeof actual.open>) => {
+    const handle = await actual.open(...args);
+    const path = String(args[0]);
+    const sync = handle.sync.bind(handle);
+    const datasync = handle.datasync.bind(handle);
+    // Recorded once done: a flush counts when it has completed.
+    handle.sync = async () => {
+      await sync();
+      flushes.push({ path, kind: "sync" });
+    };
+    handle.datasync = async () => {
+      await datasync();
+      flushes.push({ path, kind: "datasync" });
+    };
+    return handle;
+  };
+  return { ...actual, open, default: { ...actual, open } };
+});
+const { FileSystemStore } = await import("@fmt/fs-adapters/node");
+
+let scratch: string;
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), "fmt-durability-"));
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+beforeEach(() => {
+  flushes.length = 0;
+});
+
+let counter = 0;
+const freshRoot = () => join(scratch, `case-${counter++}`);
+const flushedPaths = () => flushes.map((f) => f.path).sort();
+
+describe("FileSystemStore durability", () => {
+  it("a default put flushes the file (before the rename, so under its temporary name) and its directory", async () => {
+    const root = freshRoot();
+    const store = new FileSystemStore(root);
+    await store.put("meta/sizes", new Uint8Array([1]));
+    expect(flushes).toHaveLength(2);
+    expect(flushes[0]!.path.startsWith(join(root, "meta", "sizes.fmt-tmp-"))).toBe(true);
+    expect(flushes[1]!.path).toBe(join(root, "meta"));
+  });
+
+  it("non-durable puts flush nothing; sync flushes each file and each directory once", async () => {
+    const root = freshRoot();
+    const store = new FileSystemStore(root);
+    for (let k = 0; k < 3; k++) await store.put(`data/__${k}.blp`, new Uint8Array([k]), { durable: false });
+    await store.put("data/__0.blp", new Uint8Array([9]), { durable: false }); // same file twice
+    await store.put("meta/storage", new Uint8Array([7]), { durable: false });
+    expect(flushes).toEqual([]);
+    // Readers see the values at once: durability is the only thing deferred.
+    expect([...(await readFile(join(root, "data", "__0.blp")))]).toEqual([9]);
+
+    await store.sync();
+    expect(flushedPaths()).toEqual([
+      join(root, "data"),
+      join(root, "data", "__0.blp"),
+      join(root, "data", "__1.blp"),
+      join(root, "data", "__2.blp"),
+      join(root, "meta"),
+      join(root, "meta", "storage"),
+    ].sort());
+    flushes.length = 0;
+    await store.sync();
+    expect(flushes).toEqual([]);
+  });
+
+  it("a durable put of a pending key covers it; sync skips files deleted meanwhile", async () => {
+    const root = freshRoot();
+    const store = new FileSystemStore(root);
+    await store.put("a", new Uint8Array([1]), { durable: false });
+    await store.put("b", new Uint8Array([1]), { durable: false });
+    await store.put("a", new Uint8Array([2]));
+    await unlink(join(root, "b"));
+    flushes.length = 0;
+    await store.sync();
+    // Only the directory of the non-durable puts remains to flush.
+    expect(flushedPaths()).toEqual([root]);
+  });
+
+  it("a sync that overlaps another resolves only once the files the other took are flushed too", async () => {
+    const root = freshRoot();
+    const store = new FileSystemStore(root);
+    const keys = ["a", "b", "c"];
+    for (const key of keys) await store.put(key, new Uint8Array([1]), { durable: false });
+    const first = store.sync();
+    await store.sync(); // finds nothing pending of its own, but the first sync's files count
+    expect(flushedPaths()).toEqual([root, ...keys.map((k) => join(root, k))].sort());
+    await first;
+  });
+
+  it("rejects malformed options before writing anything", async () => {
+    const store = new FileSystemStore(freshRoot());
+    for (const options of [null, 5, { durable: "no" }]) {
+      const error = await store.put("k", new Uint8Array([1]), options as unknown as PutOptions).catch((e: unknown) => e);
+      expect(isBcolzError(error) && error.code).toBe("INVALID_ARGUMENT");
+    }
+    expect(await store.get("k")).toBeUndefined();
+  });
+});
+
+describe("MemoryStore durability", () => {
+  it("takes the same options and sync, which change nothing", async () => {
+    const store = new MemoryStore();
+    await store.put("k", new Uint8Array([1]), { durable: false });
+    await store.sync();
+    expect([...(await store.get("k"))!]).toEqual([1]);
+    const error = await store.put("k", new Uint8Array([2]), { durable: 1 } as unknown as PutOptions).catch((e: unknown) => e);
+    expect(isBcolzError(error) && error.code).toBe("INVALID_ARGUMENT");
+  });
+});

@@ -1,0 +1,281 @@
+// FileSystemStore against what a hostile or damaged dataset directory can hold: special files,
+// symbolic-link loops and planted links, over-long names, leftovers of killed writers
+// (issue 9, items 3, 4, 8 and 10, and the temporary-file cleanup).
+import { execFileSync } from "node:child_process";
+import { mkdtemp, mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BcolzError, isBcolzError } from "@fmt/errors";
+import { FileSystemStore } from "@fmt/fs-adapters/node";
+import { storageFailure } from "../src/file-safety-node.js";
+
+let scratch: string;
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), "fmt-fs-hostile-"));
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+let counter = 0;
+async function freshDir(): Promise<string> {
+  const dir = join(scratch, `case-${counter++}`);
+  await mkdir(dir);
+  return dir;
+}
+
+/** The rejection of `promise`, which must be a BcolzError with `code`. */
+async function rejection(promise: Promise<unknown>, code: string): Promise<BcolzError> {
+  let caught: unknown;
+  try {
+    await promise;
+  } catch (e) {
+    caught = e;
+  }
+  expect(caught, `expected a ${code} rejection`).toBeInstanceOf(BcolzError);
+  expect((caught as BcolzError).code).toBe(code);
+  return caught as BcolzError;
+}
+
+/** Every file below `dir` (not following links) with its content, for before/after comparisons. */
+async function snapshot(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    const path = join(entry.parentPath, entry.name);
+    out[path.slice(dir.length)] = entry.isFile() ? await readFile(path, "utf8") : entry.isDirectory() ? "<dir>" : "<other>";
+  }
+  return out;
+}
+
+const bytes = (...values: number[]) => new Uint8Array(values);
+
+describe("special files are refused without reading or blocking (item 3)", () => {
+  it("a FIFO gives IO_ERROR from get and getRange instead of waiting for a writer", async () => {
+    const root = await freshDir();
+    await mkdir(join(root, "meta"));
+    execFileSync("mkfifo", [join(root, "meta", "sizes")]);
+    const store = new FileSystemStore(root);
+    const error = await rejection(store.get("meta/sizes"), "IO_ERROR");
+    expect(error.path).toBe("meta/sizes");
+    expect(error.actual).toBe("a FIFO");
+    await rejection(store.getRange("meta/sizes", { offset: 0, length: 16 }), "IO_ERROR");
+  }, 20_000);
+
+  it("a link to a character device gives IO_ERROR, not the device's bytes", async () => {
+    // /dev/null rather than /dev/zero: the unfixed store would read /dev/zero until memory ran out.
+    const root = await freshDir();
+    await mkdir(join(root, "data"));
+    await symlink("/dev/null", join(root, "data", "__0.blp"));
+    const store = new FileSystemStore(root);
+    const error = await rejection(store.get("data/__0.blp"), "IO_ERROR");
+    expect(error.actual).toBe("a character device");
+    await rejection(store.getRange("data/__0.blp", { suffixLength: 4 }), "IO_ERROR");
+  });
+
+  it("reads at most the size fstat reports: a link to a /proc file that claims 0 bytes reads as empty", async () => {
+    const root = await freshDir();
+    await symlink("/proc/self/environ", join(root, "__attrs__"));
+    const store = new FileSystemStore(root);
+    expect(await store.get("__attrs__")).toEqual(new Uint8Array(0));
+    expect(await store.getRange("__attrs__", { offset: 0, length: 100 })).toEqual(new Uint8Array(0));
+  });
+
+  it("a directory is still a missing key, not an error", async () => {
+    const root = await freshDir();
+    await mkdir(join(root, "meta", "sizes"), { recursive: true });
+    const store = new FileSystemStore(root);
+    expect(await store.get("meta/sizes")).toBeUndefined();
+    expect(await store.getRange("meta/sizes", { offset: 0, length: 1 })).toBeUndefined();
+  });
+
+  it("get refuses a file over maxValueBytes with SIZE_LIMIT and reads one at the limit", async () => {
+    const root = await freshDir();
+    await writeFile(join(root, "big"), new Uint8Array(5));
+    await writeFile(join(root, "fits"), bytes(1, 2, 3, 4));
+    const store = new FileSystemStore(root, { maxValueBytes: 4 });
+    const error = await rejection(store.get("big"), "SIZE_LIMIT");
+    expect(error.path).toBe("big");
+    expect(error.actual).toBe(5);
+    expect(await store.get("fits")).toEqual(bytes(1, 2, 3, 4));
+    expect(await store.getRange("big", { offset: 3, length: 10 })).toEqual(new Uint8Array(2));
+    expect(() => new FileSystemStore(root, { maxValueBytes: -1 })).toThrow(/maxValueBytes/);
+  });
+});
+
+describe("I/O errors are typed and name the key (item 4)", () => {
+  it("a symbolic-link loop gives IO_ERROR ELOOP from every read", async () => {
+    const root = await freshDir();
+    await symlink("b", join(root, "a"));
+    await symlink("a", join(root, "b"));
+    const store = new FileSystemStore(root);
+    const error = await rejection(store.get("a"), "IO_ERROR");
+    expect(error.path).toBe("a");
+    expect(error.actual).toBe("ELOOP");
+    await rejection(store.get("a/meta/sizes"), "IO_ERROR");
+    await rejection(store.getRange("a", { offset: 0, length: 1 }), "IO_ERROR");
+    await rejection(store.list("a/"), "IO_ERROR");
+  });
+
+  it("a name longer than the file system allows is UNSAFE_NAME in every method", async () => {
+    const root = await freshDir();
+    const store = new FileSystemStore(root);
+    const long = "c".repeat(300);
+    for (const key of [`${long}/meta/storage`, long]) {
+      const error = await rejection(store.get(key), "UNSAFE_NAME");
+      expect(error.path).toBe(key);
+      expect(error.actual).toBe("ENAMETOOLONG");
+      await rejection(store.getRange(key, { offset: 0, length: 1 }), "UNSAFE_NAME");
+      await rejection(store.put(key, bytes(1)), "UNSAFE_NAME");
+      await rejection(store.putExclusive(key, bytes(1)), "UNSAFE_NAME");
+      await rejection(store.delete(key), "UNSAFE_NAME");
+      await rejection(store.createDirectory(key), "UNSAFE_NAME");
+    }
+    expect(await readdir(root)).toEqual([]);
+  });
+
+  it("maps permission and device errors to IO_ERROR and leaves other errors alone", () => {
+    // Real EACCES cannot be provoked when the tests run as root, and EIO not at all: the mapping
+    // is checked on errors shaped like Node's system errors.
+    const system = (code: string) => Object.assign(new Error(`${code}: failed`), { code, syscall: "open", errno: -1 });
+    for (const [code, reason] of [["EACCES", /permission denied/], ["EPERM", /permission denied/], ["EIO", /file system failed/], ["ENOSPC", /file system failed/]] as const) {
+      const mapped = storageFailure(system(code), "data/__0.blp", "read the file");
+      expect(isBcolzError(mapped, "IO_ERROR"), code).toBe(true);
+      expect((mapped as BcolzError).path).toBe("data/__0.blp");
+      expect((mapped as BcolzError).actual).toBe(code);
+      expect((mapped as BcolzError).message).toMatch(reason);
+    }
+    const bug = new TypeError("not a syscall");
+    expect(storageFailure(bug, "k", "read")).toBe(bug);
+    const argument = Object.assign(new RangeError("bad"), { code: "ERR_OUT_OF_RANGE" });
+    expect(storageFailure(argument, "k", "read")).toBe(argument);
+  });
+});
+
+describe("keys that merely start with two dots are inside the root (item 8)", () => {
+  it("stores, reads, lists and deletes ..foo, a/..b and ...", async () => {
+    const root = await freshDir();
+    const store = new FileSystemStore(root);
+    for (const key of ["..foo", "a/..b", "...", "..x/y"]) {
+      expect(store.pathOf(key)).toBe(join(root, ...key.split("/")));
+      await store.put(key, bytes(7));
+      expect(await store.get(key)).toEqual(bytes(7));
+    }
+    expect(await store.list("")).toEqual(["...", "..foo", "..x/y", "a/..b"]);
+    await store.delete("..foo");
+    expect(await store.get("..foo")).toBeUndefined();
+    expect(() => store.pathOf("a/../../x")).toThrow(/unsafe store key/);
+  });
+});
+
+describe("writes never follow symbolic links (item 10)", () => {
+  async function plantedLink(): Promise<{ root: string; outside: string; store: FileSystemStore }> {
+    const root = await freshDir();
+    const outside = await freshDir();
+    await writeFile(join(outside, "victim"), "precious");
+    await mkdir(join(outside, "sub"));
+    await writeFile(join(outside, "sub", "x"), "also precious");
+    await mkdir(join(root, "col"));
+    await symlink(outside, join(root, "data"));
+    await symlink(outside, join(root, "col", "data"));
+    return { root, outside, store: new FileSystemStore(root) };
+  }
+
+  it("put, putExclusive, delete and createDirectory refuse a link between the root and the target", async () => {
+    const { outside, store } = await plantedLink();
+    const before = await snapshot(outside);
+    for (const prefix of ["data", "col/data"]) {
+      const error = await rejection(store.put(`${prefix}/__0.blp`, bytes(1)), "UNSAFE_NAME");
+      expect(error.path).toBe(`${prefix}/__0.blp`);
+      expect(String(error.actual)).toContain(`${prefix} is a symbolic link`);
+      await rejection(store.put(`${prefix}/new/deeper`, bytes(1)), "UNSAFE_NAME");
+      await rejection(store.putExclusive(`${prefix}/.lock`, bytes(1)), "UNSAFE_NAME");
+      await rejection(store.delete(`${prefix}/victim`), "UNSAFE_NAME");
+      await rejection(store.delete(`${prefix}/sub/x`), "UNSAFE_NAME");
+      await rejection(store.createDirectory(prefix), "UNSAFE_NAME");
+      await rejection(store.createDirectory(`${prefix}/made`), "UNSAFE_NAME");
+    }
+    expect(await snapshot(outside)).toEqual(before);
+  });
+
+  it("reads still follow links inside the root; list names the link and deleting it spares the target", async () => {
+    const { outside, store } = await plantedLink();
+    expect(new TextDecoder().decode(await store.get("data/victim"))).toBe("precious");
+    expect(await store.list("")).toEqual(["col/data", "data"]);
+    const before = await snapshot(outside);
+    for (const key of await store.list("")) await store.delete(key);
+    expect(await store.list("")).toEqual([]);
+    expect(await snapshot(outside)).toEqual(before);
+  });
+
+  it("a key that is itself a link loses the link, never the file it points to", async () => {
+    const root = await freshDir();
+    const outside = await freshDir();
+    await writeFile(join(outside, "victim"), "precious");
+    await symlink(join(outside, "victim"), join(root, "gone"));
+    await symlink(join(outside, "victim"), join(root, "replaced"));
+    const store = new FileSystemStore(root);
+    await store.delete("gone");
+    await store.put("replaced", bytes(65));
+    expect(await readdir(root)).toEqual(["replaced"]);
+    expect(await readFile(join(root, "replaced"), "utf8")).toBe("A");
+    expect(await readFile(join(outside, "victim"), "utf8")).toBe("precious");
+  });
+
+  it("writes through real directories still create what is missing", async () => {
+    const root = join(await freshDir(), "not-yet");
+    const store = new FileSystemStore(root);
+    await store.put("top", bytes(1));
+    await store.put("a/b/c", bytes(2));
+    await store.createDirectory("a/b/d");
+    expect(await store.putExclusive("a/e/.lock", bytes(3))).toBe(true);
+    expect(await store.list("")).toEqual(["a/b/c", "a/e/.lock", "top"]);
+    expect((await readdir(join(root, "a", "b"))).sort()).toEqual(["c", "d"]);
+  });
+});
+
+describe("list never walks into links", () => {
+  it("a link back to the root is one key", async () => {
+    const root = await freshDir();
+    await writeFile(join(root, "f"), "1");
+    await symlink(root, join(root, "a"));
+    expect(await new FileSystemStore(root).list("")).toEqual(["a", "f"]);
+  });
+
+  it("two links back to the root do not multiply the walk, a link to / is not walked", async () => {
+    const root = await freshDir();
+    await writeFile(join(root, "f"), "1");
+    await symlink(root, join(root, "a"));
+    await symlink(root, join(root, "b"));
+    await symlink("/", join(root, "c"));
+    expect(await new FileSystemStore(root).list("")).toEqual(["a", "b", "c", "f"]);
+  }, 20_000);
+});
+
+describe("removeStaleTemporaries", () => {
+  it("deletes the temporary files of killed writers below the path, and nothing else", async () => {
+    const root = await freshDir();
+    const outside = await freshDir();
+    const temp = ".fmt-tmp-0123456789abcdef";
+    await writeFile(join(outside, `kept${temp}`), "outside");
+    await mkdir(join(root, "t", "c", "data"), { recursive: true });
+    await mkdir(join(root, "other"));
+    await writeFile(join(root, "t", `__attrs__${temp}`), "partial");
+    await writeFile(join(root, "t", "__attrs__"), "{}");
+    await writeFile(join(root, "t", "c", "data", `__0.blp${temp}`), "partial");
+    await writeFile(join(root, "t", "c", "data", "__0.blp"), "whole");
+    await writeFile(join(root, "t", "c", "data", "__1.blp.fmt-tmp-short"), "not ours");
+    await writeFile(join(root, "other", `x${temp}`), "another dataset's");
+    await symlink(outside, join(root, "t", "linked"));
+    const store = new FileSystemStore(root);
+    expect(await store.removeStaleTemporaries("t")).toEqual([`t/__attrs__${temp}`, `t/c/data/__0.blp${temp}`]);
+    expect(await readdir(join(root, "t", "c", "data"))).toEqual(["__0.blp", "__1.blp.fmt-tmp-short"].sort());
+    expect(await readdir(join(root, "other"))).toEqual([`x${temp}`]);
+    expect(await readdir(outside)).toEqual([`kept${temp}`]);
+    expect(await store.removeStaleTemporaries("t")).toEqual([]);
+    expect(await store.removeStaleTemporaries("missing")).toEqual([]);
+    expect(await store.removeStaleTemporaries("")).toEqual([`other/x${temp}`]);
+    await rejection(store.removeStaleTemporaries("t/linked"), "UNSAFE_NAME");
+    expect(await readdir(outside)).toEqual([`kept${temp}`]);
+  });
+});
