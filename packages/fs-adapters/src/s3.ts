@@ -27,12 +27,12 @@ import {
 } from "@aws-sdk/client-s3";
 import type { CreateMultipartUploadCommandOutput, GetObjectCommandOutput, ListObjectsV2CommandOutput, S3ClientConfig, UploadPartCommandOutput } from "@aws-sdk/client-s3";
 import { BcolzError, StorageError, UsageError } from "@fmt/errors";
-import { resolveRange, validateKey, validatePrefix } from "./index.js";
-import type { ByteRange, WritableStore } from "./index.js";
+import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./index.js";
+import type { ByteRange, PutOptions, WritableStore } from "./index.js";
 import { RemoteStats, RetryableFailure, isConnectionError, resolveRetryOptions, withRetries } from "./remote.js";
 import type { RetryOptions } from "./remote.js";
 
-export type { ByteRange, ReadableStore, WritableStore } from "./index.js";
+export type { ByteRange, PutOptions, ReadableStore, WritableStore } from "./index.js";
 export { RemoteStats } from "./remote.js";
 export type { RetryOptions } from "./remote.js";
 
@@ -229,9 +229,13 @@ export class S3Store implements WritableStore {
     return this.#getObject(key, `bytes=${total - n}-${total - 1}`, "getRange");
   }
 
-  /** Stores `value` under `key` (multipart above the threshold). */
-  async put(key: string, value: Uint8Array): Promise<void> {
+  /**
+   * Stores `value` under `key` (multipart above the threshold). S3 has made an object durable
+   * when its PUT answers, so `{ durable: false }` changes nothing.
+   */
+  async put(key: string, value: Uint8Array, options?: PutOptions): Promise<void> {
     validateKey(key);
+    checkPutOptions(options);
     if (!(value instanceof Uint8Array)) {
       throw new UsageError("INVALID_ARGUMENT", "a stored value must be a Uint8Array", { field: "value", expected: "Uint8Array", actual: typeof value });
     }
@@ -239,6 +243,18 @@ export class S3Store implements WritableStore {
     if (body.length > this.#multipartThreshold) return this.#putMultipart(key, body);
     await this.#send(key, "put", () => new PutObjectCommand({ Bucket: this.bucket, Key: this.prefix + key, Body: body }));
   }
+
+  /**
+   * Nothing to flush: every `put` was durable when it resolved. Present so that writers call the
+   * same API on every store.
+   *
+   * @example
+   * ```ts
+   * await store.put("ds/data/__0.blp", bytes, { durable: false });
+   * await store.sync(); // resolves at once
+   * ```
+   */
+  async sync(): Promise<void> {}
 
   /** Removes `key`; a missing key is not an error. */
   async delete(key: string): Promise<void> {
