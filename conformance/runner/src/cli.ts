@@ -1,61 +1,75 @@
 #!/usr/bin/env node
 /**
- * `bcolz-conformance --adapter PATH [--corpus DIR] [--filter TEXT] [--jobs N] [--timeout MS] [--only read|write]`
+ * `fmt-conformance --adapter CMD [options]` (see `--help` and spec/conformance.md §4).
  *
- * Runs the read cases and, when the adapter lists "write" among its operations, the write check
- * (spec/conformance.md) on every valid case; `--only` restricts the run to one of them.
- *
- * Prints one table per operation and a closing "N passed, M failed" line; exits 1 if any case failed.
+ * Exit status 0 when every case passed, 1 when a case failed or `adapter info` failed, 2 on bad
+ * arguments. The last line printed is always the totals line.
  */
-import { resolve } from "node:path";
-import { parseArgs } from "node:util";
-import { loadCorpus } from "./manifest.js";
-import { formatTable, judgeAll, runAdapter, type CaseResult } from "./run.js";
-import { judgeWriteAll } from "./write.js";
+import { writeFileSync } from "node:fs";
+import { HELP, PROGRAM, parseCommandLine, runnerVersion } from "./args.js";
+import { formatJson, formatJunit, formatTable, totalsLine, countResults } from "./report.js";
+import type { CaseResult } from "./run.js";
+import { AdapterInfoError, runSuite } from "./suite.js";
 
-const { values } = parseArgs({
-  options: {
-    adapter: { type: "string" },
-    corpus: { type: "string", default: "conformance/corpus" },
-    filter: { type: "string" },
-    jobs: { type: "string", default: "2" },
-    timeout: { type: "string", default: "60000" },
-    only: { type: "string" },
-  },
-});
-if (!values.adapter) {
-  console.error("usage: bcolz-conformance --adapter PATH [--corpus DIR] [--filter TEXT] [--jobs N]");
+const parsed = parseCommandLine(process.argv.slice(2));
+if (parsed.kind === "help") {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+if (parsed.kind === "version") {
+  console.log(runnerVersion());
+  process.exit(0);
+}
+if (parsed.kind === "error") {
+  console.error(`${PROGRAM}: ${parsed.message}\nRun "${PROGRAM} --help" for usage.`);
   process.exit(2);
 }
-const adapter = resolve(values.adapter);
-const info = await runAdapter(adapter, ["info"], 30_000);
-if (info.code !== 0) {
-  console.error(`adapter info failed (exit ${info.code}): ${info.stderr}`);
+const options = parsed.options;
+let report;
+try {
+  report = await runSuite(options);
+} catch (err) {
+  // An adapter that cannot describe itself, or a corpus that cannot be read: one line, not a trace.
+  const what = err instanceof AdapterInfoError ? "" : "cannot run the suite: ";
+  console.error(`${PROGRAM}: ${what}${(err as Error).message}`);
   process.exit(1);
 }
-const described = JSON.parse(info.stdout) as { name: string; version: string; formats: number[]; operations: string[] };
-console.log(`adapter: ${described.name} ${described.version} — formats ${described.formats.join(",")}; operations ${described.operations.join(",")}`);
-const wanted = values.only === undefined ? ["read", "write"] : [values.only];
-const all: CaseResult[] = [];
-if (wanted.includes("read")) {
-  let cases = await loadCorpus(resolve(values.corpus!), 1);
-  if (values.filter) cases = cases.filter((c) => `${c.set}/${c.name}`.includes(values.filter!));
-  const results = await judgeAll(adapter, cases, Number(values.jobs), Number(values.timeout));
-  console.log(`\n## read\n\n${formatTable(results)}`);
-  all.push(...results);
-}
-if (wanted.includes("write")) {
-  if (described.operations.includes("write")) {
-    const results = await judgeWriteAll(adapter, resolve(values.corpus!), values.filter, Number(values.timeout));
-    console.log(`\n## write\n\n${formatTable(results)}`);
-    all.push(...results);
-  } else if (values.only === "write") {
-    console.error("the adapter does not implement write");
-    process.exit(1);
-  } else {
-    console.log("\n## write\n\nnot run: the adapter does not list the write operation");
+const { info, results, unmatchedKnown } = report;
+
+// With json or junit on standard output, the document stays alone there (so it can be piped to
+// a parser) and the human lines go to standard error.
+const documentOnStdout = options.reporter !== "table" && options.output === undefined;
+const say = (line: string): void => {
+  if (documentOnStdout) console.error(line);
+  else console.log(line);
+};
+
+function tableReport(): string {
+  const sections: string[] = [];
+  for (const operation of ["read", "write"] as const) {
+    const mine = results.filter((r: CaseResult) => (r.operation ?? "read") === operation);
+    if (mine.length > 0) sections.push(`## ${operation}\n\n${formatTable(mine)}`);
   }
+  return sections.join("\n\n");
 }
-const passed = all.filter((r) => r.status === "PASS").length;
-console.log(`\nall operations: ${passed} passed, ${all.length - passed} failed`);
-process.exit(passed === all.length ? 0 : 1);
+
+const document = options.reporter === "json" ? formatJson(info, results) : options.reporter === "junit" ? formatJunit(info, results) : tableReport();
+say(`adapter: ${info.name} ${info.version} (formats ${info.formats.join(",")}; operations ${info.operations.join(",")})`);
+say(`corpus: ${options.corpus}`);
+if (options.output !== undefined) {
+  writeFileSync(options.output, `${document}\n`);
+  say(`report (${options.reporter}) written to ${options.output}`);
+} else if (documentOnStdout) {
+  console.log(document);
+} else {
+  console.log(`\n${document}\n`);
+}
+for (const entry of unmatchedKnown)
+  console.error(`warning: ${options.knownFailuresFile}: ${entry.operation} ${entry.id} matched no case that ran (filtered out, skipped or not in the corpus)`);
+const totals = countResults(results);
+// An empty run is most likely a mistyped filter; passing it would let CI go green on nothing.
+if (results.length === 0) say(`no case matched ${options.filters.length > 0 ? `the filters ${options.filters.join(", ")}` : "the chosen formats and operations"}: nothing was checked`);
+if (totals.known > 0) say(`${totals.known} known failure(s) listed in ${options.knownFailuresFile}, not counted as failed`);
+if (totals.crashed > 0) say(`${totals.crashed} of the failures are crashes (exit status, signal or timeout)`);
+say(totalsLine(results));
+process.exit(totals.failed === 0 && results.length > 0 ? 0 : 1);

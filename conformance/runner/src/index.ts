@@ -12,6 +12,17 @@
  */
 export { loadCorpus } from "./manifest.js";
 export type { CorpusCase, ColumnExpectation } from "./manifest.js";
-export { judgeCase, judgeAll, formatTable, runAdapter, sameJson } from "./run.js";
+export { judgeCase, judgeAll, runAdapter, runPool, crashDetail, sameJson } from "./run.js";
+export type { AdapterExec } from "./run.js";
+export { formatTable, formatJson, formatJunit, totalsLine, countResults, REPORTERS } from "./report.js";
+export type { AdapterInfo, ReporterName, Totals } from "./report.js";
+export { globMatcher, parseKnownFailures, applyKnownFailures } from "./select.js";
+export type { KnownFailure } from "./select.js";
+export { runSuite, readAdapterInfo, AdapterInfoError } from "./suite.js";
+export type { SuiteOptions, SuiteReport } from "./suite.js";
+export { parseCommandLine, defaultCorpusDir, runnerVersion, HELP, PROGRAM } from "./args.js";
+export type { ParsedCommand, RunnerOptions } from "./args.js";
+export { listFiles, snapshotTree, describeTreeChanges } from "./files.js";
 export type { CaseResult } from "./run.js";
-export { buildWriteCase, fileSetExemption, judgeWriteAll, judgeWriteCase } from "./write.js";
+export { buildWriteCase, fileSetExemption, judgeWriteAll, judgeWriteCase, loadWriteCases, strayFiles } from "./write.js";
+export type { WriteCase } from "./write.js";

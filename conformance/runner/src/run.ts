@@ -7,18 +7,27 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CorpusCase } from "./manifest.js";
+import { describeTreeChanges, listFiles, snapshotTree } from "./files.js";
 
 /** The verdict on one case. */
 export interface CaseResult {
   set: string;
   name: string;
   category: CorpusCase["category"];
-  status: "PASS" | "FAIL" | "CRASH";
+  /** Which protocol call the case exercises; read when absent. */
+  operation?: "read" | "write";
+  /**
+   * PASS; FAIL (wrong answer); CRASH (other exit status, signal or timeout); SKIP (not run: the
+   * adapter lacks the capability, the detail says which); KNOWN (failed, and listed in the
+   * known-failures file, so it does not fail the run).
+   */
+  status: "PASS" | "FAIL" | "CRASH" | "SKIP" | "KNOWN";
   detail: string;
   ms: number;
 }
 
-interface Exec {
+/** What one adapter call did. */
+export interface AdapterExec {
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: string;
@@ -26,28 +35,72 @@ interface Exec {
   timedOut: boolean;
 }
 
-/** Run `adapter args…` with a time limit, collecting output. */
-export function runAdapter(adapter: string, args: string[], timeoutMs = 60_000): Promise<Exec> {
+/** Output kept per stream: enough for error lines and diagnostics, bounded against a flood. */
+const MAX_CAPTURE = 1 << 20;
+
+/**
+ * Run `adapter args…` with a time limit, collecting output.
+ *
+ * The adapter runs in its own process group and the whole group is killed on timeout: a script
+ * adapter's children would otherwise keep the output pipes open and the call would never end.
+ *
+ * @example
+ * ```ts
+ * const info = await runAdapter("conformance/adapters/reference/adapter", ["info"], 30_000);
+ * if (info.code === 0) console.log(JSON.parse(info.stdout).name);
+ * ```
+ */
+export function runAdapter(adapter: string, args: string[], timeoutMs = 60_000): Promise<AdapterExec> {
   return new Promise((resolve) => {
-    const child = spawn(adapter, args, { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     let timedOut = false;
+    let settled = false;
+    const finish = (code: number | null, signal: NodeJS.Signals | null, extra = ""): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr: stderr + extra, timedOut });
+    };
+    const child = spawn(adapter, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
     const timer = setTimeout(() => {
       timedOut = true;
-      child.kill("SIGKILL");
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
+      // Descendants that escaped the group may still hold the pipes; do not wait for them.
+      child.stdout.destroy();
+      child.stderr.destroy();
+      finish(null, "SIGKILL");
     }, timeoutMs);
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", (err) => {
-      clearTimeout(timer);
-      resolve({ code: null, signal: null, stdout, stderr: stderr + String(err), timedOut });
+    child.stdout.on("data", (d: Buffer) => {
+      if (stdout.length < MAX_CAPTURE) stdout += d.toString();
     });
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, timedOut });
+    child.stderr.on("data", (d: Buffer) => {
+      if (stderr.length < MAX_CAPTURE) stderr += d.toString();
     });
+    child.on("error", (err) => finish(null, null, String(err)));
+    child.on("close", (code, signal) => finish(code, signal));
   });
+}
+
+/**
+ * The crash line of a report: the exit status or signal and the line of the adapter's output that
+ * names the error (a stack trace's first lines are usually a source location, not the reason).
+ *
+ * @example
+ * ```ts
+ * crashDetail({ code: 1, signal: null, stdout: "", stderr: "file.js:3\nTypeError: x is undefined\n    at f", timedOut: false });
+ * // "exit 1: TypeError: x is undefined"
+ * ```
+ */
+export function crashDetail(exec: AdapterExec, call = ""): string {
+  const lines = `${exec.stderr}\n${exec.stdout}`.split("\n").map((l) => l.trim()).filter((l) => l !== "");
+  const reason = lines.find((l) => /(^\w*(Error|Exception)\b)|Traceback|panic|error:/i.test(l)) ?? lines[0] ?? "no output";
+  const status = exec.code !== null ? `exit ${exec.code}` : `killed by ${exec.signal ?? "an unknown cause"}`;
+  return `${call}${status}: ${reason}`.slice(0, 300);
 }
 
 function sha256(bytes: Uint8Array): string {
@@ -89,15 +142,15 @@ function field(name: string, got: unknown, want: unknown): string | undefined {
 export async function judgeCase(adapter: string, c: CorpusCase, timeoutMs = 60_000): Promise<CaseResult> {
   const started = Date.now();
   const out = await mkdtemp(join(tmpdir(), "bcolz-conf-"));
-  const base = { set: c.set, name: c.name, category: c.category };
+  const base = { set: c.set, name: c.name, category: c.category, operation: "read" as const };
   const done = (status: CaseResult["status"], detail: string): CaseResult => ({ ...base, status, detail, ms: Date.now() - started });
   try {
+    const before = await snapshotTree(c.datasetDir);
     const exec = await runAdapter(adapter, ["read", c.datasetDir, out], timeoutMs);
-    if (exec.timedOut) return done("CRASH", `timed out after ${timeoutMs} ms`);
-    if (exec.code !== 0 && exec.code !== 3) {
-      const tail = (exec.stderr || exec.stdout).trim().split("\n").slice(0, 2).join(" | ");
-      return done("CRASH", `exit ${exec.code ?? exec.signal}: ${tail}`.slice(0, 300));
-    }
+    if (exec.timedOut) return done("CRASH", `timed out after ${timeoutMs} ms (hang)`);
+    if (exec.code !== 0 && exec.code !== 3) return done("CRASH", crashDetail(exec));
+    const touched = describeTreeChanges(before, await snapshotTree(c.datasetDir));
+    if (touched !== undefined) return done("FAIL", `wrote into the dataset directory it was asked to read: ${touched}`);
     if (exec.code === 3) {
       let reported: { code?: string; message?: string } = {};
       try {
@@ -111,6 +164,8 @@ export async function judgeCase(adapter: string, c: CorpusCase, timeoutMs = 60_0
     }
     if (c.expectError !== undefined) return done("FAIL", `accepted a dataset that must fail with ${c.expectError}`);
     const result = JSON.parse(await readFile(join(out, "result.json"), "utf8")) as Record<string, unknown>;
+    const allowed = new Set(["result.json", ...(c.kind === "carray" ? ["values.bin"] : c.columns!.map((_, i) => `col-${i}.bin`))]);
+    const extra = (await listFiles(out)).filter((f) => !allowed.has(f));
     const problems: (string | undefined)[] = [
       field("kind", result.kind, c.kind),
       field("dtype", result.dtype, c.dtype),
@@ -146,6 +201,7 @@ export async function judgeCase(adapter: string, c: CorpusCase, timeoutMs = 60_0
           problems.push(`col-${i}.bin (${want.name}): ${bytes.length} bytes, sha256 differs from expected (${want.bytes} bytes)`);
       }
     }
+    if (extra.length > 0) problems.push(`output files the protocol does not define: ${extra.slice(0, 5).join(", ")}`);
     const failed = problems.filter((p): p is string => p !== undefined);
     return failed.length === 0 ? done("PASS", "values and metadata match") : done("FAIL", failed.join("; ").slice(0, 400));
   } catch (err) {
@@ -156,6 +212,27 @@ export async function judgeCase(adapter: string, c: CorpusCase, timeoutMs = 60_0
 }
 
 /**
+ * Apply `judge` to every item, at most `parallel` at a time, keeping the input order in the result.
+ *
+ * @example
+ * ```ts
+ * const lengths = await runPool(["a", "bb"], 2, async (s) => s.length); // [1, 2]
+ * ```
+ */
+export async function runPool<T, R>(items: readonly T[], parallel: number, judge: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await judge(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(parallel, items.length)) }, worker));
+  return results;
+}
+
+/**
  * Judge many cases, `parallel` at a time, keeping the input order in the result.
  *
  * @example
@@ -163,36 +240,6 @@ export async function judgeCase(adapter: string, c: CorpusCase, timeoutMs = 60_0
  * const results = await judgeAll(adapter, cases, 2);
  * ```
  */
-export async function judgeAll(adapter: string, cases: CorpusCase[], parallel = 2, timeoutMs = 60_000): Promise<CaseResult[]> {
-  const results: CaseResult[] = new Array(cases.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < cases.length) {
-      const i = next++;
-      results[i] = await judgeCase(adapter, cases[i]!, timeoutMs);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, parallel) }, worker));
-  return results;
-}
-
-/**
- * Render results as the table spec/conformance.md describes, ending with the totals line.
- *
- * @example
- * ```ts
- * console.log(formatTable(results));
- * ```
- */
-export function formatTable(results: CaseResult[]): string {
-  const rows = results.map((r) => [`${r.set}/${r.name}`, r.category, r.status, `${r.ms}`, r.detail]);
-  const header = ["case", "category", "result", "ms", "detail"];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => Math.min(r[i]!.length, i === 4 ? 60 : 80))));
-  const line = (cells: string[]): string => `| ${cells.map((c, i) => (i === 4 ? c : c.padEnd(widths[i]!))).join(" | ")} |`;
-  const out = [line(header), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.map(line)];
-  const passed = results.filter((r) => r.status === "PASS").length;
-  const crashed = results.filter((r) => r.status === "CRASH").length;
-  out.push("");
-  out.push(`${passed} passed, ${results.length - passed} failed${crashed > 0 ? ` (${crashed} crashed)` : ""}`);
-  return out.join("\n");
+export function judgeAll(adapter: string, cases: CorpusCase[], parallel = 2, timeoutMs = 60_000): Promise<CaseResult[]> {
+  return runPool(cases, parallel, (c) => judgeCase(adapter, c, timeoutMs));
 }

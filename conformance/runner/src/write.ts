@@ -7,9 +7,10 @@
 import { createHash } from "node:crypto";
 import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
+import { listFiles } from "./files.js";
 import type { CaseResult } from "./run.js";
-import { runAdapter } from "./run.js";
+import { crashDetail, runAdapter, runPool } from "./run.js";
 
 type Json = Record<string, unknown>;
 
@@ -29,19 +30,6 @@ export function fileSetExemption(raw: Json): string | undefined {
   const ops = (raw.ops as string[] | undefined) ?? [];
   const deriving = ops.filter((op) => DERIVING_OPS.test(op));
   return deriving.length === 0 ? undefined : `produced by ${deriving.join(", ")}: bcolz may keep stale chunk files, so only values and metadata are compared`;
-}
-
-async function listFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  const walk = async (d: string): Promise<void> => {
-    for (const entry of await readdir(d, { withFileTypes: true })) {
-      const full = join(d, entry.name);
-      if (entry.isDirectory()) await walk(full);
-      else out.push(relative(dir, full).split(sep).join("/"));
-    }
-  };
-  await walk(dir);
-  return out.sort();
 }
 
 async function readText(path: string): Promise<string | undefined> {
@@ -145,6 +133,27 @@ async function compareArrayMeta(written: string, real: string, label: string, pr
   }
 }
 
+/** Files of a written carray directory that a bcolz reader knows (v1.md §3.1, §4.1, §14). */
+const CARRAY_FILE = /^(meta\/storage|meta\/sizes|__attrs__|data\/__\d+\.blp)$/;
+
+/**
+ * Files of a written dataset that v1.md §14 does not allow: leftover `.lock`/`.journal` files,
+ * temporaries, or anything else outside the carray/ctable layout.
+ *
+ * @example
+ * ```ts
+ * strayFiles(["meta/storage", "meta/sizes", "__attrs__", "data/__0.blp", "data/__0.blp.tmp"], "carray", []); // ["data/__0.blp.tmp"]
+ * ```
+ */
+export function strayFiles(files: string[], kind: "carray" | "ctable", columnNames: string[]): string[] {
+  if (kind === "carray") return files.filter((f) => !CARRAY_FILE.test(f));
+  return files.filter((f) => {
+    if (f === "__rootdirs__" || f === "__attrs__") return false;
+    const slash = f.indexOf("/");
+    return slash < 0 || !columnNames.includes(f.slice(0, slash)) || !CARRAY_FILE.test(f.slice(slash + 1));
+  });
+}
+
 /**
  * Runs the write check of one valid case: `adapter write`, then file set, headers, metadata and
  * values (through `adapter read`).
@@ -157,17 +166,24 @@ async function compareArrayMeta(written: string, real: string, label: string, pr
 export async function judgeWriteCase(adapter: string, raw: Json, setDir: string, set: string, timeoutMs = 60_000): Promise<CaseResult> {
   const started = Date.now();
   const work = await mkdtemp(join(tmpdir(), "bcolz-write-"));
-  const base = { set, name: raw.name as string, category: "valid" as const };
+  const base = { set, name: raw.name as string, category: "valid" as const, operation: "write" as const };
   const done = (status: CaseResult["status"], detail: string): CaseResult => ({ ...base, status, detail, ms: Date.now() - started });
   try {
     const caseJson = await buildWriteCase(raw, setDir, join(work, "case"));
     const out = join(work, "out.bcolz");
     const exec = await runAdapter(adapter, ["write", caseJson, out], timeoutMs);
-    if (exec.timedOut) return done("CRASH", `write timed out after ${timeoutMs} ms`);
-    if (exec.code !== 0) return done(exec.code === 3 ? "FAIL" : "CRASH", `write exit ${exec.code ?? exec.signal}: ${(exec.stdout + exec.stderr).trim().slice(0, 300)}`);
+    if (exec.timedOut) return done("CRASH", `write timed out after ${timeoutMs} ms (hang)`);
+    if (exec.code === 3) return done("FAIL", `write refused a valid case: ${exec.stdout.trim().split("\n").pop() ?? ""}`.slice(0, 300));
+    if (exec.code !== 0) return done("CRASH", crashDetail(exec, "write "));
     const problems: string[] = [];
+    const outside = (await listFiles(work)).filter((f) => !f.startsWith("case/") && !f.startsWith("out.bcolz/"));
+    if (outside.length > 0) problems.push(`wrote outside DATASET_DIR: ${outside.slice(0, 3).join(", ")}`);
     const real = join(setDir, raw.name as string, (raw.rootdir as string | undefined) ?? "data.bcolz");
     const files = await listFiles(out);
+    if (files.length === 0) return done("FAIL", "exit 0 but DATASET_DIR holds no files");
+    const columnNames = ((raw.columns as Json[] | undefined) ?? []).map((col) => col.name as string);
+    const stray = strayFiles(files, raw.kind as "carray" | "ctable", columnNames);
+    if (stray.length > 0) problems.push(`files a bcolz reader does not expect (v1.md §14): ${stray.slice(0, 5).join(", ")}`);
     const exemption =
       fileSetExemption(raw) ?? (raw.files === undefined ? "the set records no reference file list, so only values and metadata are compared" : undefined);
     const expectedFiles = [...((raw.files as string[]) ?? [])].sort();
@@ -187,8 +203,9 @@ export async function judgeWriteCase(adapter: string, raw: Json, setDir: string,
     }
     const readOut = join(work, "read");
     const back = await runAdapter(adapter, ["read", out, readOut], timeoutMs);
-    if (back.code !== 0) {
-      problems.push(`read of the written dataset failed (exit ${back.code}): ${back.stdout.trim().slice(0, 200)}`);
+    if (back.timedOut || back.code !== 0) {
+      const why = back.code === 3 ? back.stdout.trim().split("\n").pop() ?? "" : crashDetail(back);
+      problems.push(`the written dataset does not read back (adapter read, exit ${back.code ?? "timeout"}): ${why}`.slice(0, 300));
     } else if (raw.kind === "carray") {
       const want = (raw.expected as Record<string, { sha256: string; bytes: number }>)["values.bin"]!;
       const got = await readFile(join(readOut, "values.bin"));
@@ -208,17 +225,25 @@ export async function judgeWriteCase(adapter: string, raw: Json, setDir: string,
   }
 }
 
+/** One write case of the corpus: the manifest entry and where its set lives. */
+export interface WriteCase {
+  set: string;
+  setDir: string;
+  raw: Record<string, unknown>;
+}
+
 /**
- * The write check over every valid case of every set under `corpusRoot/v1`.
+ * The write cases of `corpusRoot/v1`: every valid case of every set, in set and manifest order.
  *
  * @example
  * ```ts
- * console.log(formatTable(await judgeWriteAll(adapter, "conformance/corpus")));
+ * const cases = await loadWriteCases("conformance/corpus");
+ * console.log(cases.map((c) => `${c.set}/${c.raw.name}`));
  * ```
  */
-export async function judgeWriteAll(adapter: string, corpusRoot: string, filter?: string, timeoutMs = 60_000): Promise<CaseResult[]> {
+export async function loadWriteCases(corpusRoot: string): Promise<WriteCase[]> {
   const base = join(corpusRoot, "v1");
-  const results: CaseResult[] = [];
+  const cases: WriteCase[] = [];
   for (const set of (await readdir(base)).sort()) {
     const manifestPath = join(base, set, "manifest.json");
     if (!(await stat(manifestPath).catch(() => undefined))) continue;
@@ -228,9 +253,22 @@ export async function judgeWriteAll(adapter: string, corpusRoot: string, filter?
       // mutation that keeps their content (bcolz-broken's leniency cases) would only repeat
       // their source's write check.
       if (raw.expect !== undefined || raw.derived_from !== undefined) continue;
-      if (filter !== undefined && !`${set}/${raw.name as string}`.includes(filter)) continue;
-      results.push(await judgeWriteCase(adapter, raw, join(base, set), set, timeoutMs));
+      cases.push({ set, setDir: join(base, set), raw });
     }
   }
-  return results;
+  return cases;
+}
+
+/**
+ * The write check over every valid case of every set under `corpusRoot/v1` (those whose
+ * `set/case` name contains `filter`, when given), `parallel` at a time.
+ *
+ * @example
+ * ```ts
+ * console.log(formatTable(await judgeWriteAll(adapter, "conformance/corpus")));
+ * ```
+ */
+export async function judgeWriteAll(adapter: string, corpusRoot: string, filter?: string, timeoutMs = 60_000, parallel = 2): Promise<CaseResult[]> {
+  const cases = (await loadWriteCases(corpusRoot)).filter((c) => filter === undefined || `${c.set}/${c.raw.name as string}`.includes(filter));
+  return runPool(cases, parallel, (c) => judgeWriteCase(adapter, c.raw, c.setDir, c.set, timeoutMs));
 }

@@ -24,7 +24,7 @@ import { decodeLz4 } from "./codecs/lz4.js";
 import { decodeSnappy } from "./codecs/snappy.js";
 import { bitunshuffle } from "./bitshuffle.js";
 import { unshuffle } from "./shuffle.js";
-import { decodeZlib } from "./zlib.js";
+import { decodeZlib, zlibDecoderOf, type ZlibCodec } from "./zlib.js";
 import { decodeZstd } from "./zstd.js";
 import { initWasmKernels, loadWasmKernels } from "./wasm/index.js";
 import type { WasmKernels } from "./wasm/index.js";
@@ -204,6 +204,13 @@ export interface DecompressOptions {
    * it. Default `BLOSC_MAX_BUFFERSIZE`.
    */
   maxBytes?: number;
+  /** zlib implementation for this call (e.g. `nodeZlib` from `@fmt/blosc/node`); default fflate. */
+  zlib?: ZlibCodec | undefined;
+}
+
+// The kernels with the caller's zlib, when the call brought one.
+function withZlib(k: BloscKernels, zlib: ZlibCodec | undefined): BloscKernels {
+  return zlib === undefined ? k : { ...k, codecs: { ...k.codecs, zlib: zlibDecoderOf(zlib) } };
 }
 
 // Upper bounds on how many output bytes one input byte of each stream format can produce, plus a
@@ -376,12 +383,12 @@ export function decompressInto(chunk: Uint8Array, out: Uint8Array, options?: Dec
     });
   }
   if (!p.header.memcpyed && p.header.nbytes > 0) checkStreams(chunk, p, 0, p.nblocks, options?.path);
-  decodeAll(chunk, p, out, options?.path);
+  decodeAll(chunk, p, out, options?.path, options?.zlib);
   return p.header.nbytes;
 }
 
 // The caller has run checkStreams over every block.
-function decodeAll(chunk: Uint8Array, p: Plan, out: Uint8Array, path: string | undefined): void {
+function decodeAll(chunk: Uint8Array, p: Plan, out: Uint8Array, path: string | undefined, zlib?: ZlibCodec): void {
   const { header, nblocks } = p;
   if (header.nbytes === 0) return;
   if (header.memcpyed) {
@@ -394,7 +401,7 @@ function decodeAll(chunk: Uint8Array, p: Plan, out: Uint8Array, path: string | u
     wasm.decodeChunk(chunk, { out, path, length: header.nbytes });
     return;
   }
-  const k = wasm === undefined ? kernels : filterKernels(wasm);
+  const k = withZlib(wasm === undefined ? kernels : filterKernels(wasm), zlib);
   const scratch = needsScratch(header) ? new Uint8Array(header.blocksize) : undefined;
   const blocksize = header.blocksize;
   for (let j = 0; j < nblocks; j++) {
@@ -420,7 +427,7 @@ export function decompress(chunk: Uint8Array, options?: DecompressOptions): Uint
   const p = plan(chunk, options);
   if (!p.header.memcpyed && p.header.nbytes > 0) checkStreams(chunk, p, 0, p.nblocks, options?.path);
   const out = new Uint8Array(p.header.nbytes);
-  decodeAll(chunk, p, out, options?.path);
+  decodeAll(chunk, p, out, options?.path, options?.zlib);
   return out;
 }
 
@@ -448,10 +455,10 @@ function checkIndex(value: number, field: string): void {
 export function decompressRange(chunk: Uint8Array, byteStart: number, byteEnd: number, options?: DecompressOptions): Uint8Array {
   checkIndex(byteStart, "byteStart");
   checkIndex(byteEnd, "byteEnd");
-  return decodeRange(chunk, plan(chunk, options), byteStart, byteEnd, options?.path);
+  return decodeRange(chunk, plan(chunk, options), byteStart, byteEnd, options?.path, options?.zlib);
 }
 
-function decodeRange(chunk: Uint8Array, p: Plan, byteStart: number, byteEnd: number, path: string | undefined): Uint8Array {
+function decodeRange(chunk: Uint8Array, p: Plan, byteStart: number, byteEnd: number, path: string | undefined, zlib?: ZlibCodec): Uint8Array {
   const { header } = p;
   if (byteStart > byteEnd || byteEnd > header.nbytes) {
     throw new UsageError("OUT_OF_RANGE", "byte range lies outside the chunk", {
@@ -471,7 +478,7 @@ function decodeRange(chunk: Uint8Array, p: Plan, byteStart: number, byteEnd: num
   if (wasm !== undefined && usesWasmCodec(header)) {
     return wasm.decodeChunk(chunk, { firstBlock: first, endBlock: last + 1, skip: byteStart - first * blocksize, length, path })!;
   }
-  const k = wasm === undefined ? kernels : filterKernels(wasm);
+  const k = withZlib(wasm === undefined ? kernels : filterKernels(wasm), zlib);
   const out = new Uint8Array(length);
   let scratch: Uint8Array | undefined;
   let blockBuf: Uint8Array | undefined;
@@ -521,5 +528,5 @@ export function getitem(chunk: Uint8Array, start: number, count: number, options
       path: options?.path, field: "items", expected: `(start + count) * ${ts} <= ${header.nbytes}`, actual: `start ${start}, count ${count}`,
     });
   }
-  return decodeRange(chunk, p, byteStart, byteEnd, options?.path);
+  return decodeRange(chunk, p, byteStart, byteEnd, options?.path, options?.zlib);
 }

@@ -19,5 +19,7 @@ export type { DecodeBackend } from "./decompress.js";
 export { readChunkHeader } from "@fmt/header";
 export { compress, computeBlocksize, getCodecBackend, initCompression, setCodecBackend, splitsBlocks } from "./compress.js";
 export type { CodecBackend, CompressOptions } from "./compress.js";
-export { initZstd, isZstdReady } from "./zstd-encode.js";
+export { initZstd, isZstdReady, loadZstdEncoder } from "./zstd-encode.js";
+export type { ZstdEncoder, ZstdEncoderLoader } from "./zstd-encode.js";
+export type { ZlibCodec } from "./zlib.js";
 export type { ChunkCodecPool } from "./pool-api.js";

@@ -1,0 +1,132 @@
+/**
+ * One conformance run: ask the adapter what it implements, choose the cases, judge them in
+ * parallel, and apply the known-failures list.
+ */
+import { readdir } from "node:fs/promises";
+
+import { loadCorpus } from "./manifest.js";
+import type { AdapterInfo } from "./report.js";
+import { judgeAll, runAdapter, runPool, type CaseResult } from "./run.js";
+import { applyKnownFailures, globMatcher, type KnownFailure } from "./select.js";
+import { judgeWriteCase, loadWriteCases } from "./write.js";
+
+/** The choices of one run (the checked form of the command line). */
+export interface SuiteOptions {
+  adapter: string;
+  corpus: string;
+  /** Format versions to run; `undefined` = every `v<N>/` directory of the corpus. */
+  formats?: number[] | undefined;
+  /** `set/case` globs (see {@link globMatcher}); a case runs when it matches any; all run when empty. */
+  filters?: string[];
+  jobs?: number;
+  timeoutMs?: number;
+  only?: "read" | "write" | undefined;
+  knownFailures?: KnownFailure[];
+}
+
+/** The outcome of a run. */
+export interface SuiteReport {
+  info: AdapterInfo;
+  /** Read cases (by format, set, manifest order), then write cases. */
+  results: CaseResult[];
+  /** Known-failures entries that matched no case that ran. */
+  unmatchedKnown: KnownFailure[];
+}
+
+/** `adapter info` failed or did not answer as spec/conformance.md §1.1 says. */
+export class AdapterInfoError extends Error {}
+
+/**
+ * Run `adapter info` and check its answer.
+ *
+ * @example
+ * ```ts
+ * const info = await readAdapterInfo("conformance/adapters/reference/adapter");
+ * info.operations.includes("write");
+ * ```
+ */
+export async function readAdapterInfo(adapter: string, timeoutMs = 30_000): Promise<AdapterInfo> {
+  const exec = await runAdapter(adapter, ["info"], timeoutMs);
+  if (exec.timedOut) throw new AdapterInfoError(`adapter info did not finish within ${timeoutMs} ms`);
+  if (exec.code !== 0) throw new AdapterInfoError(`adapter info failed (exit ${exec.code ?? exec.signal}): ${exec.stderr.trim().slice(0, 300)}`);
+  let parsed: Partial<AdapterInfo>;
+  try {
+    parsed = JSON.parse(exec.stdout) as Partial<AdapterInfo>;
+  } catch {
+    throw new AdapterInfoError(`adapter info did not print one JSON object: ${JSON.stringify(exec.stdout.slice(0, 200))}`);
+  }
+  const ok =
+    typeof parsed.name === "string" &&
+    typeof parsed.version === "string" &&
+    Array.isArray(parsed.formats) &&
+    parsed.formats.every((f) => Number.isInteger(f)) &&
+    Array.isArray(parsed.operations) &&
+    parsed.operations.every((o) => typeof o === "string");
+  if (!ok) throw new AdapterInfoError(`adapter info lacks name, version, formats (integers) or operations (strings): ${exec.stdout.trim().slice(0, 200)}`);
+  return parsed as AdapterInfo;
+}
+
+/** Format versions the corpus holds (its `v<N>/` directories), ascending. */
+async function corpusFormats(corpus: string): Promise<number[]> {
+  const names = await readdir(corpus).catch(() => [] as string[]);
+  return names
+    .map((n) => /^v(\d+)$/.exec(n))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => Number(m[1]))
+    .sort((a, b) => a - b);
+}
+
+/**
+ * Run the suite: the read cases of every chosen format and, for format 1, the write check.
+ * Cases the adapter cannot take part in (a format or operation its `info` does not list) are
+ * reported as SKIP with the reason.
+ *
+ * @example
+ * ```ts
+ * const { results } = await runSuite({ adapter: "./adapter", corpus: "conformance/corpus", jobs: 2 });
+ * console.log(totalsLine(results));
+ * ```
+ */
+export async function runSuite(options: SuiteOptions): Promise<SuiteReport> {
+  const info = await readAdapterInfo(options.adapter);
+  const jobs = options.jobs ?? 2;
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const matchers = (options.filters ?? []).map(globMatcher);
+  const selected = (id: string): boolean => matchers.length === 0 || matchers.some((m) => m(id));
+  const formats = options.formats ?? (await corpusFormats(options.corpus));
+  const results: CaseResult[] = [];
+  const skip = (set: string, name: string, category: CaseResult["category"], operation: "read" | "write", why: string): CaseResult => ({
+    set,
+    name,
+    category,
+    operation,
+    status: "SKIP",
+    detail: why,
+    ms: 0,
+  });
+  if (options.only !== "write") {
+    for (const format of formats) {
+      const cases = (await loadCorpus(options.corpus, format)).filter((c) => selected(`${c.set}/${c.name}`));
+      if (!info.formats.includes(format) || !info.operations.includes("read")) {
+        const why = info.formats.includes(format) ? "adapter info does not list the read operation" : `adapter info does not list format ${format}`;
+        results.push(...cases.map((c) => skip(c.set, c.name, c.category, "read", why)));
+        continue;
+      }
+      results.push(...(await judgeAll(options.adapter, cases, jobs, timeoutMs)));
+    }
+  }
+  // The write check exists for format 1 only (spec/conformance.md §1.3).
+  if (options.only !== "read" && formats.includes(1)) {
+    const cases = (await loadWriteCases(options.corpus)).filter((c) => selected(`${c.set}/${c.raw.name as string}`));
+    const why = !info.formats.includes(1) ? "adapter info does not list format 1" : !info.operations.includes("write") ? "adapter info does not list the write operation" : undefined;
+    if (why !== undefined) {
+      results.push(...cases.map((c) => skip(c.set, c.raw.name as string, "valid", "write", why)));
+    } else {
+      results.push(...(await runPool(cases, jobs, (c) => judgeWriteCase(options.adapter, c.raw, c.setDir, c.set, timeoutMs))));
+    }
+  }
+  const known = applyKnownFailures(results, options.knownFailures ?? []);
+  return { info, results: known.results, unmatchedKnown: known.unmatched };
+}
+
+

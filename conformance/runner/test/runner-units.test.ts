@@ -1,0 +1,124 @@
+// The runner's pure parts: filters, known-failures files, the checks on what an adapter wrote,
+// crash lines, the totals line and the command-line checks that need no adapter run.
+import { describe, expect, it } from "vitest";
+import {
+  applyKnownFailures,
+  crashDetail,
+  describeTreeChanges,
+  globMatcher,
+  parseCommandLine,
+  parseKnownFailures,
+  strayFiles,
+  totalsLine,
+  type CaseResult,
+} from "../src/index.js";
+
+const result = (name: string, status: CaseResult["status"], operation: "read" | "write" = "read"): CaseResult => ({
+  set: "s",
+  name,
+  category: "valid",
+  operation,
+  status,
+  detail: "why",
+  ms: 1,
+});
+
+describe("globMatcher", () => {
+  it("* spans any characters, ? one; a plain pattern is a substring", () => {
+    expect(globMatcher("bcolz-real/*ctable*")("bcolz-real/blosc114_ctable_mixed")).toBe(true);
+    expect(globMatcher("bcolz-real/*ctable*")("bcolz-broken/ctable_names_empty")).toBe(false);
+    expect(globMatcher("*/edge_f8_len?")("bcolz-real/edge_f8_len0")).toBe(true);
+    expect(globMatcher("*/edge_f8_len?")("bcolz-real/edge_f8_len10")).toBe(false);
+    expect(globMatcher("broken/")("bcolz-broken/blpk_bad_magic")).toBe(true);
+    expect(globMatcher("a.b")("axb")).toBe(false);
+  });
+});
+
+describe("known-failures files", () => {
+  it("plain text: one case a line, an optional operation, comments and blank lines", () => {
+    expect(parseKnownFailures("# why\n\nset/a  # trailing\nwrite set/b\nread set/c\n", "k.txt")).toEqual([
+      { operation: "read", id: "set/a" },
+      { operation: "write", id: "set/b" },
+      { operation: "read", id: "set/c" },
+    ]);
+  });
+
+  it("Markdown: only the headings naming a case in a code span", () => {
+    const md = "# Known failures\n\nProse with set/x in it.\n\n## `bcolz-broken/attrs_duplicate_key`\n\nspec §9.2 is unclear.\n";
+    expect(parseKnownFailures(md, "KNOWN-FAILURES.md")).toEqual([{ operation: "read", id: "bcolz-broken/attrs_duplicate_key" }]);
+  });
+
+  it("an unreadable line is an error naming it", () => {
+    expect(() => parseKnownFailures("set/a set/b\n", "k.txt")).toThrow(/k\.txt: cannot read the line "set\/a set\/b"/);
+  });
+
+  it("failures become KNOWN, passes become stale FAILs, skips stay, unmatched entries are returned", () => {
+    const { results, unmatched } = applyKnownFailures(
+      [result("f", "FAIL"), result("c", "CRASH"), result("p", "PASS"), result("k", "SKIP"), result("w", "FAIL", "write")],
+      [
+        { operation: "read", id: "s/f" },
+        { operation: "read", id: "s/c" },
+        { operation: "read", id: "s/p" },
+        { operation: "read", id: "s/k" },
+        { operation: "read", id: "s/w" },
+      ],
+    );
+    expect(results.map((r) => `${r.name} ${r.status}`)).toEqual(["f KNOWN", "c KNOWN", "p FAIL", "k SKIP", "w FAIL"]);
+    expect(results[1]!.detail).toBe("known failure (CRASH): why");
+    expect(unmatched.map((k) => k.id)).toEqual(["s/k", "s/w"]);
+  });
+});
+
+describe("totalsLine", () => {
+  it("counts FAIL and CRASH as failed, KNOWN in neither, SKIP apart", () => {
+    expect(totalsLine([result("a", "PASS"), result("b", "FAIL"), result("c", "CRASH"), result("d", "KNOWN")])).toBe("1 passed, 2 failed");
+    expect(totalsLine([result("a", "PASS"), result("b", "SKIP")])).toBe("1 passed, 0 failed, 1 skipped");
+  });
+});
+
+describe("checks on what an adapter wrote", () => {
+  it("strayFiles: only the carray/ctable layout is allowed", () => {
+    const carray = ["__attrs__", "data/__0.blp", "data/__12.blp", "meta/sizes", "meta/storage"];
+    expect(strayFiles(carray, "carray", [])).toEqual([]);
+    expect(strayFiles([...carray, ".lock", "data/__1.blp.tmp", "meta/storage~"], "carray", [])).toEqual([".lock", "data/__1.blp.tmp", "meta/storage~"]);
+    const ctable = ["__attrs__", "__rootdirs__", "a/__attrs__", "a/data/__0.blp", "a/meta/sizes", "a/meta/storage"];
+    expect(strayFiles(ctable, "ctable", ["a"])).toEqual([]);
+    expect(strayFiles([...ctable, "b/meta/storage", "a/.journal", "notes.txt"], "ctable", ["a"])).toEqual(["b/meta/storage", "a/.journal", "notes.txt"]);
+  });
+
+  it("describeTreeChanges names added, removed and modified files", () => {
+    const before = new Map([
+      ["a", "1:0"],
+      ["b", "2:0"],
+    ]);
+    expect(describeTreeChanges(before, new Map(before))).toBeUndefined();
+    expect(describeTreeChanges(before, new Map([["a", "1:5"], ["c", "0:0"]]))).toBe("added c; removed b; modified a");
+  });
+
+  it("crashDetail picks the error line of a stack trace, or says what killed the adapter", () => {
+    const stack = "file:///x/adapter.mjs:4\nthrow new TypeError('bad');\n^\n\nTypeError: bad\n    at file:///x/adapter.mjs:4:7\n";
+    expect(crashDetail({ code: 1, signal: null, stdout: "", stderr: stack, timedOut: false })).toBe("exit 1: TypeError: bad");
+    expect(crashDetail({ code: null, signal: "SIGSEGV", stdout: "", stderr: "", timedOut: false }, "write ")).toBe("write killed by SIGSEGV: no output");
+    expect(crashDetail({ code: 2, signal: null, stdout: "half a line", stderr: "", timedOut: false })).toBe("exit 2: half a line");
+  });
+});
+
+describe("parseCommandLine", () => {
+  it("help and version win over everything else", () => {
+    expect(parseCommandLine(["--help"]).kind).toBe("help");
+    expect(parseCommandLine(["--version", "--adapter", "x"]).kind).toBe("version");
+  });
+
+  it("positional arguments and a --timeout of zero are refused", () => {
+    expect(parseCommandLine(["adapter"])).toMatchObject({ kind: "error", message: expect.stringMatching(/Unexpected argument 'adapter'/) });
+    expect(parseCommandLine(["--adapter", import.meta.filename, "--timeout", "0"])).toEqual({ kind: "error", message: '--timeout wants a positive integer, got "0"' });
+  });
+
+  it("defaults: table reporter, 2 jobs, 60 s, every format, the repository's corpus", () => {
+    const parsed = parseCommandLine(["--adapter", import.meta.filename]);
+    expect(parsed.kind).toBe("run");
+    if (parsed.kind !== "run") return;
+    expect(parsed.options).toMatchObject({ reporter: "table", jobs: 2, timeoutMs: 60_000, formats: undefined, filters: [], knownFailures: [] });
+    expect(parsed.options.corpus).toMatch(/conformance\/corpus$/);
+  });
+});
