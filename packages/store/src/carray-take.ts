@@ -11,8 +11,8 @@
  */
 import { UsageError } from "@fmt/errors";
 import type { DType } from "@fmt/meta";
-import { byteOrderUnit } from "./values.js";
-import type { TypedValues } from "./values.js";
+import { byteOrderUnit } from "@fmt/expr";
+import type { TypedValues } from "@fmt/expr";
 
 /**
  * Normalizes row indices: integers in `[-length, length)`, negative ones counted from the end.

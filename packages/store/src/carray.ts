@@ -10,8 +10,8 @@ import { checkDatasetPath, checkInteger, joinKey, normalizeSlice, readText, with
 import { callLimits, checkChunkWork } from "./limits.js";
 import type { CallLimits } from "./limits.js";
 import { chunksTouched, selectedChunks, selectedCount } from "./selection.js";
-import { decodeValues, entriesPerElement } from "./values.js";
-import type { Scalar, TypedValues, Values } from "./values.js";
+import { decodeValues, entriesPerElement } from "@fmt/expr";
+import type { Scalar, TypedValues, Values } from "@fmt/expr";
 import { ChunkReader } from "./carray-read.js";
 import type { LoadedChunk } from "./carray-read.js";
 import { checkTakeIndices, checkTypedOut, swapInPlace } from "./carray-take.js";

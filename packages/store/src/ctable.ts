@@ -28,9 +28,8 @@ import {
 } from "./ctable-write.js";
 import type { ColumnSpec, CtableCreateOptions } from "./ctable-write.js";
 import { checkDatasetPath, checkInteger, joinKey, normalizeSlice, readText, requireText, withPath } from "./internal.js";
-import type { TypedValues, Values } from "./values.js";
-import { runWhere } from "./where.js";
-import type { WhereOptions, WhereQuery, WhereResult, WhereTable } from "./where.js";
+import { runWhere } from "@fmt/expr";
+import type { TypedValues, Values, WhereOptions, WhereQuery, WhereResult, WhereTable } from "@fmt/expr";
 
 /**
  * One block of rows produced by {@link CTable.iterBlocks}: rows `[start, stop)` of every
