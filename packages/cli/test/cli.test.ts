@@ -123,7 +123,7 @@ describe("bcolz-ts info", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^kind: +ctable$/m);
     expect(r.stdout).toMatch(/^name +dtype +shape +chunklen/m);
-    for (const [name, dtype] of [["i", "<i4"], ["f", "<f8"], ["s", "|S5"]]) expect(r.stdout).toMatch(new RegExp(`^${name} +${dtype.replace("|", "\\|")} +\\(2500\\)`, "m"));
+    for (const [name, dtype] of [["i", "<i4"], ["f", "<f8"], ["s", "|S5"]] as const) expect(r.stdout).toMatch(new RegExp(`^${name} +${dtype.replace("|", "\\|")} +\\(2500\\)`, "m"));
   });
 });
 
