@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command (`pnpm test`): build, package lints, freshness checks of committed
-# generated files, every vitest test, the API docs build, then one closing summary line.
+# generated files, every vitest test, the API docs build, a short fixed-seed fuzz run of every
+# target (tools/fuzz; findings under tools/fuzz/findings), then one closing summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pnpm exec turbo run build lint
@@ -10,8 +11,12 @@ report="$(mktemp -d)/vitest.json"
 status=0
 pnpm exec vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
 pnpm exec typedoc --logLevel Warn || status=$?
+fuzz_status=0
+node tools/fuzz/dist/cli-node.js --inputs 3000 --seed 20261123 --out tools/fuzz/findings || fuzz_status=$?
+[ "$fuzz_status" -eq 0 ] || status=$fuzz_status
 node -e '
   const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
   console.log(`\nvitest: ${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
-' "$report"
+  console.log(`fuzz: ${process.argv[2] === "0" ? "0 findings" : "FINDINGS (see above)"}`);
+' "$report" "$fuzz_status"
 exit $status

@@ -38,7 +38,8 @@ import { encodeLz4, encodeLz4hc } from "./codecs/lz4.js";
 import { encodeSnappy } from "./codecs/snappy.js";
 import { bitshuffleBlock, shuffleBlock } from "./shuffle-forward.js";
 import { initWasmKernels, loadWasmKernels, type WasmKernels } from "./wasm/index.js";
-import { encodeZstd, initZstd, isZstdReady, zstdLevelFor } from "./zstd-encode.js";
+import type { ZlibCodec } from "./zlib.js";
+import { defaultZstdEncoder, initZstd, zstdLevelFor, type ZstdEncoder } from "./zstd-encode.js";
 
 /**
  * Compression parameters, as in bcolz's `cparams` plus an optional forced block size.
@@ -55,8 +56,20 @@ export interface CompressOptions {
   clevel: number;
   /** 0 none, 1 byte shuffle, 2 bit shuffle. */
   shuffle: 0 | 1 | 2;
-  /** Stream codec. `"zstd"` needs {@link initZstd} first. */
+  /** Stream codec. `"zstd"` needs an encoder: `zstd` below, or {@link initZstd} first. */
   cname: CodecName;
+  /**
+   * zstd encoder for this call (from `loadZstdEncoder()`); absent: the one {@link initZstd}
+   * loaded. Passing it keeps a program free of any shared initialisation state.
+   */
+  zstd?: ZstdEncoder | undefined;
+  /** zlib implementation for this call (e.g. `nodeZlib` from `@fmt/blosc/node`); default fflate. */
+  zlib?: ZlibCodec | undefined;
+  /**
+   * {@link CodecBackend} for this call; absent: the module default of {@link setCodecBackend}.
+   * `"wasm"` where the kernels cannot load throws INVALID_ARGUMENT.
+   */
+  backend?: CodecBackend | undefined;
   /**
    * Forced block size in bytes (like `blosc_set_blocksize`); 0 or absent chooses it the way
    * c-blosc 1.21 does. c-blosc also applies its minimum of 128 bytes and its enlargement for
@@ -116,13 +129,17 @@ function wasmKernels(): WasmKernels | undefined {
  * ```
  */
 export function setCodecBackend(choice: CodecBackend): void {
+  checkBackend(choice);
+  backend = choice;
+}
+
+function checkBackend(choice: CodecBackend): void {
   if (choice !== "wasm" && choice !== "js" && choice !== "auto") {
     throw new UsageError("INVALID_ARGUMENT", "codec backend must be wasm, js or auto", { field: "backend", expected: "wasm | js | auto", actual: choice });
   }
   if (choice === "wasm" && wasmKernels() === undefined) {
     throw new UsageError("INVALID_ARGUMENT", "WebAssembly SIMD kernels are not available here", { field: "backend", expected: "a runtime with WebAssembly SIMD", actual: choice });
   }
-  backend = choice;
 }
 
 /**
@@ -250,7 +267,8 @@ function checkOptions(options: Pick<CompressOptions, "typesize" | "clevel" | "cn
  * @param data - the bytes to compress (at most 2,147,483,631).
  * @param options - {@link CompressOptions}.
  * @returns a new array holding exactly the chunk (`cbytes` bytes).
- * @throws UsageError INVALID_ARGUMENT for bad options or zstd before {@link initZstd};
+ * @throws UsageError INVALID_ARGUMENT for bad options, or zstd with neither `options.zstd` nor
+ *   {@link initZstd};
  *   UsageError SIZE_LIMIT for oversized input.
  * @example
  * ```ts
@@ -264,6 +282,7 @@ export function compress(data: Uint8Array, options: CompressOptions): Uint8Array
     throw new UsageError("INVALID_ARGUMENT", "data must be a Uint8Array", { field: "data", expected: "Uint8Array", actual: typeof data });
   }
   checkOptions(options);
+  if (options.backend !== undefined) checkBackend(options.backend);
   const { clevel, cname, shuffle } = options;
   if (shuffle !== 0 && shuffle !== 1 && shuffle !== 2) {
     throw new UsageError("INVALID_ARGUMENT", "shuffle must be 0, 1 or 2", { field: "cparams.shuffle", expected: "0, 1 or 2", actual: shuffle });
@@ -272,16 +291,17 @@ export function compress(data: Uint8Array, options: CompressOptions): Uint8Array
   if (nbytes > BLOSC_MAX_BUFFERSIZE) {
     throw new UsageError("SIZE_LIMIT", "a Blosc chunk holds at most 2147483631 bytes", { field: "nbytes", expected: `<= ${BLOSC_MAX_BUFFERSIZE}`, actual: nbytes });
   }
-  if (cname === "zstd" && !isZstdReady()) encodeZstd(data, 1); // throws the "call initZstd" error
+  const zstd = cname === "zstd" ? (options.zstd ?? defaultZstdEncoder()) : undefined;
   const typesize = storedTypesize(options.typesize);
   const blocksize = blocksizeFor(nbytes, typesize, clevel, cname, options.blocksize ?? 0);
   const dontSplit = !splitsBlocks(cname, typesize, blocksize);
   const flags = chunkFlags({ shuffle, memcpyed: false, dontSplit, codec: cname });
   const header = { version: BLOSC_VERSION_FORMAT, versionlz: BLOSC_VERSION_LZ, typesize, nbytes, blocksize };
   if (clevel > 0 && nbytes >= MIN_BUFFERSIZE) {
-    const job: BlockJob = { data, typesize, blocksize, clevel, cname, shuffle, dontSplit };
-    const wasm = getCodecBackend() === "wasm" ? wasmKernels() : undefined;
-    const wasmCodec = wasm !== undefined && (cname === "blosclz" || cname === "lz4" || cname === "lz4hc") && (backend === "wasm" || AUTO_WASM_CODECS.has(cname));
+    const job: BlockJob = { data, typesize, blocksize, clevel, cname, shuffle, dontSplit, zstd, zlib: options.zlib };
+    const choice = options.backend ?? backend;
+    const wasm = choice === "js" ? undefined : wasmKernels();
+    const wasmCodec = wasm !== undefined && (cname === "blosclz" || cname === "lz4" || cname === "lz4hc") && (choice === "wasm" || AUTO_WASM_CODECS.has(cname));
     const chunk = compressBlocks(job, wasm, wasmCodec);
     if (chunk !== undefined) {
       writeChunkHeader({ ...header, flags, cbytes: chunk.length }, chunk);
@@ -302,6 +322,8 @@ interface BlockJob {
   cname: CodecName;
   shuffle: 0 | 1 | 2;
   dontSplit: boolean;
+  zstd: ZstdEncoder | undefined;
+  zlib: ZlibCodec | undefined;
 }
 
 function writeI32(out: Uint8Array, offset: number, value: number): void {
@@ -331,7 +353,7 @@ function chunkScratch(size: number): Uint8Array {
  * fit in `nbytes + 16` bytes — c-blosc then writes a memcpyed chunk.
  */
 function compressBlocks(job: BlockJob, wasm: WasmKernels | undefined, wasmCodec: boolean): Uint8Array | undefined {
-  const { data, typesize, blocksize, clevel, cname, shuffle, dontSplit } = job;
+  const { data, typesize, blocksize, clevel, cname, shuffle, dontSplit, zstd, zlib } = job;
   const nbytes = data.length;
   const maxbytes = nbytes + BLOSC_HEADER_SIZE;
   const leftover = nbytes % blocksize;
@@ -367,7 +389,7 @@ function compressBlocks(job: BlockJob, wasm: WasmKernels | undefined, wasmCodec:
         if (maxout <= 0) return undefined;
       }
       const src = filtered.subarray(s * neblock, (s + 1) * neblock);
-      let cbytes = encodeStream(cname, clevel, src, out.subarray(ntbytes, ntbytes + maxout));
+      let cbytes = encodeStream(cname, clevel, src, out.subarray(ntbytes, ntbytes + maxout), zstd, zlib);
       if (cbytes === 0 || cbytes === neblock) {
         if (ntbytes + neblock > maxbytes) return undefined;
         out.set(src, ntbytes);
@@ -397,7 +419,7 @@ function filterBlock(block: Uint8Array, scratch: Uint8Array | undefined, typesiz
 }
 
 /** Encode one split into `dst` (sized to the allowed output); 0 when it does not fit. */
-function encodeStream(cname: CodecName, clevel: number, src: Uint8Array, dst: Uint8Array): number {
+function encodeStream(cname: CodecName, clevel: number, src: Uint8Array, dst: Uint8Array, zstd: ZstdEncoder | undefined, zlib: ZlibCodec | undefined): number {
   switch (cname) {
     case "blosclz":
       return encodeBlosclz(src, dst, clevel);
@@ -410,9 +432,13 @@ function encodeStream(cname: CodecName, clevel: number, src: Uint8Array, dst: Ui
       // below Snappy's worst-case bound, whatever the actual output size would be.
       return dst.length < 32 + src.length + Math.floor(src.length / 6) ? 0 : encodeSnappy(src, dst);
     case "zlib":
-      return copyIfFits(zlibSync(src, { level: clevel as 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 }), dst);
-    case "zstd":
-      return copyIfFits(encodeZstd(src, zstdLevelFor(clevel)), dst);
+      return copyIfFits(zlib !== undefined ? zlib.deflate(src, clevel) : zlibSync(src, { level: clevel as 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 }), dst);
+    case "zstd": {
+      // compress() resolved the encoder (or threw) before any block was encoded
+      const encoder = zstd!;
+      const level = zstdLevelFor(clevel);
+      return encoder.compressInto !== undefined ? encoder.compressInto(src, dst, level) : copyIfFits(encoder.compress(src, level), dst);
+    }
   }
 }
 

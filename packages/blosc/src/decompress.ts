@@ -15,16 +15,16 @@
  * @module
  */
 import { BcolzError, FormatError, UsageError } from "@fmt/errors";
-import {
-  BLOSC_FLAGS, BLOSC_HEADER_SIZE, BLOSC_MAX_BUFFERSIZE, blockLayout, readBstarts, readChunkHeader, splitCount,
-} from "@fmt/header";
+import { BLOSC_FLAGS, BLOSC_HEADER_SIZE, splitCount } from "@fmt/header";
 import type { ChunkHeader, CodecFormat } from "@fmt/header";
+import { checkStreams, planChunk, planChunkLazily, requirePlan } from "./plan.js";
+import type { ChunkPlan, DecompressOptions } from "./plan.js";
 import { decodeBlosclz } from "./codecs/blosclz.js";
 import { decodeLz4 } from "./codecs/lz4.js";
 import { decodeSnappy } from "./codecs/snappy.js";
 import { bitunshuffle } from "./bitshuffle.js";
 import { unshuffle } from "./shuffle.js";
-import { decodeZlib } from "./zlib.js";
+import { decodeZlib, zlibDecoderOf, type ZlibCodec } from "./zlib.js";
 import { decodeZstd } from "./zstd.js";
 import { initWasmKernels, loadWasmKernels } from "./wasm/index.js";
 import type { WasmKernels } from "./wasm/index.js";
@@ -186,74 +186,9 @@ function usesWasmCodec(header: ChunkHeader): boolean {
   return header.codec === "lz4" || header.codec === "blosclz";
 }
 
-/**
- * Options of every decoding function.
- *
- * @example
- * ```ts
- * decompress(chunk, { path: "data/__3.blp", maxBytes: chunklen * itemsize });
- * ```
- */
-export interface DecompressOptions {
-  /** File or key the chunk came from, for error messages. */
-  path?: string;
-  /**
-   * Decompression-bomb guard: refuse (FormatError SIZE_LIMIT, field `blosc.nbytes`) a chunk whose
-   * header declares more than this many uncompressed bytes, before anything is allocated.
-   * Callers that know the expected size (a bcolz store knows `chunklen × atomsize`) should pass
-   * it. Default `BLOSC_MAX_BUFFERSIZE`.
-   */
-  maxBytes?: number;
-}
-
-// Upper bounds on how many output bytes one input byte of each stream format can produce, plus a
-// constant for the stream's own framing. They follow from the formats (LZ4 and BloscLZ lengths
-// grow by at most 255 per extension byte; a 3-byte Snappy copy yields at most 64 bytes; one
-// deflate symbol pair of 2 bits yields at most 258 bytes; a 4-byte zstd RLE block yields at most
-// 128 KiB) with generous margins, and let a chunk whose streams cannot possibly fill its declared
-// blocks be refused before its output buffer is allocated.
-const MAX_EXPANSION: { readonly [K in CodecFormat]: [perByte: number, constant: number] } = {
-  blosclz: [264, 64],
-  lz4: [264, 64],
-  snappy: [64, 64],
-  zlib: [1100, 1024],
-  zstd: [65536, 262144],
-};
-
-interface Plan {
-  header: ChunkHeader;
-  bstarts: Int32Array;
-  nblocks: number;
-  leftover: number;
-}
-
-function readI32(bytes: Uint8Array, at: number): number {
-  return bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
-}
-
-function checkMaxBytes(maxBytes: number | undefined): number {
-  if (maxBytes === undefined) return BLOSC_MAX_BUFFERSIZE;
-  if (typeof maxBytes !== "number" || !(maxBytes >= 0)) {
-    throw new UsageError("INVALID_ARGUMENT", "maxBytes must be a non-negative number", { field: "maxBytes", expected: ">= 0", actual: maxBytes });
-  }
-  return maxBytes;
-}
-
-function plan(chunk: Uint8Array, options: DecompressOptions | undefined): Plan {
-  if (!(chunk instanceof Uint8Array)) {
-    throw new UsageError("INVALID_ARGUMENT", "chunk must be a Uint8Array", { field: "chunk", expected: "Uint8Array", actual: typeof chunk });
-  }
-  const path = options?.path;
-  const maxBytes = checkMaxBytes(options?.maxBytes);
-  const header = readChunkHeader(chunk, path);
-  if (header.nbytes > maxBytes) {
-    throw new FormatError("SIZE_LIMIT", "chunk declares more uncompressed bytes than allowed", {
-      path, field: "blosc.nbytes", expected: `<= ${maxBytes} (maxBytes)`, actual: header.nbytes,
-    });
-  }
-  const { nblocks, leftover } = blockLayout(header);
-  const bstarts = readBstarts(chunk, header, path);
-  return { header, bstarts, nblocks, leftover };
+// The kernels with the caller's zlib, when the call brought one.
+function withZlib(k: BloscKernels, zlib: ZlibCodec | undefined): BloscKernels {
+  return zlib === undefined ? k : { ...k, codecs: { ...k.codecs, zlib: zlibDecoderOf(zlib) } };
 }
 
 function filterOf(flags: number, typesize: number, bsize: number): 0 | 1 | 2 {
@@ -264,49 +199,11 @@ function filterOf(flags: number, typesize: number, bsize: number): 0 | 1 | 2 {
   return 0;
 }
 
-// Validates the stream structure of blocks [from, to) — every size prefix and stream inside
-// cbytes, split blocks divisible into equal streams, compressed streams not impossibly small for
-// the bytes they must produce — without decoding, so that nothing is allocated for a chunk whose
-// layout lies.
-function checkStreams(chunk: Uint8Array, p: Plan, from: number, to: number, path: string | undefined): void {
-  const { header, bstarts, nblocks, leftover } = p;
-  const cbytes = header.cbytes;
-  const expansion = MAX_EXPANSION[header.codec!];
-  for (let j = from; j < to; j++) {
-    const isLeftover = j === nblocks - 1 && leftover > 0;
-    const bsize = isLeftover ? leftover : header.blocksize;
-    const nsplits = splitCount(header, bsize, isLeftover);
-    if (bsize % nsplits !== 0) {
-      throw new FormatError("BAD_HEADER", "a split block's size is not a multiple of typesize", {
-        path, field: "blosc.blocksize", expected: `multiple of ${nsplits}`, actual: bsize,
-      });
-    }
-    const neblock = bsize / nsplits;
-    let pos = bstarts[j]!;
-    for (let k = 0; k < nsplits; k++) {
-      const field = `blosc.blocks[${j}].streams[${k}]`;
-      if (pos > cbytes - 4) {
-        throw new FormatError("TRUNCATED", "stream size prefix lies past cbytes", { path, field: `${field}.csize`, expected: `offset <= ${cbytes - 4}`, actual: pos });
-      }
-      const csize = readI32(chunk, pos);
-      pos += 4;
-      if (csize < 0 || csize > cbytes - pos) {
-        throw new FormatError("TRUNCATED", "stream runs past cbytes", { path, field: `${field}.csize`, expected: `0..${cbytes - pos}`, actual: csize >>> 0 });
-      }
-      if (csize !== neblock && neblock > csize * expansion[0] + expansion[1]) {
-        throw new FormatError("CORRUPT_STREAM", `a ${csize}-byte ${header.codec} stream cannot decode to ${neblock} bytes`, {
-          path, field: `${field}.csize`, expected: `>= ${Math.ceil((neblock - expansion[1]) / expansion[0])}`, actual: csize,
-        });
-      }
-      pos += csize;
-    }
-  }
-}
-
-// Decodes block j into dest (exactly its size). `scratch` holds at least blocksize bytes and
-// receives the still-filtered block when a filter applies.
-function decodeBlock(chunk: Uint8Array, p: Plan, j: number, dest: Uint8Array, scratch: Uint8Array | undefined, path: string | undefined, k: BloscKernels): void {
-  const { header, nblocks, leftover } = p;
+// Decodes block j into dest (exactly its size). `bytes[0]` is chunk offset `base` (0 for a whole
+// chunk, the block's start for a window holding one block). `scratch` holds at least blocksize
+// bytes and receives the still-filtered block when a filter applies.
+function decodeBlock(bytes: Uint8Array, base: number, p: ChunkPlan, j: number, dest: Uint8Array, scratch: Uint8Array | undefined, k: BloscKernels): void {
+  const { header, nblocks, leftover, path } = p;
   const isLeftover = j === nblocks - 1 && leftover > 0;
   const bsize = isLeftover ? leftover : header.blocksize;
   const typesize = header.typesize;
@@ -315,28 +212,32 @@ function decodeBlock(chunk: Uint8Array, p: Plan, j: number, dest: Uint8Array, sc
   const filter = filterOf(header.flags, typesize, bsize);
   const target = filter === 0 ? dest : scratch!;
   const decode = k.codecs[header.codec!];
-  let pos = p.bstarts[j]!;
-  for (let k = 0, out = 0; k < nsplits; k++, out += neblock) {
-    const csize = readI32(chunk, pos);
+  let pos = p.bstarts[j]! - base;
+  for (let s = 0, out = 0; s < nsplits; s++, out += neblock) {
+    const csize = readI32(bytes, pos);
     pos += 4;
     const part = target.subarray(out, out + neblock);
     if (csize === neblock) {
-      part.set(chunk.subarray(pos, pos + neblock));
+      part.set(bytes.subarray(pos, pos + neblock));
     } else {
       let written: number;
       try {
-        written = decode(chunk.subarray(pos, pos + csize), part, path);
+        written = decode(bytes.subarray(pos, pos + csize), part, path);
       } catch (e) {
-        throw streamError(e, `blosc.blocks[${j}].streams[${k}]`, path);
+        throw streamError(e, `blosc.blocks[${j}].streams[${s}]`, path);
       }
       if (written !== neblock) {
-        throw new FormatError("CORRUPT_STREAM", "stream decodes to the wrong length", { path, field: `blosc.blocks[${j}].streams[${k}]`, expected: neblock, actual: written });
+        throw new FormatError("CORRUPT_STREAM", "stream decodes to the wrong length", { path, field: `blosc.blocks[${j}].streams[${s}]`, expected: neblock, actual: written });
       }
     }
     pos += csize;
   }
   if (filter === 1) k.unshuffle(target, dest, typesize, bsize);
   else if (filter === 2) k.bitunshuffle(target, dest, typesize, bsize);
+}
+
+function readI32(bytes: Uint8Array, at: number): number {
+  return bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
 }
 
 function streamError(e: unknown, field: string, path: string | undefined): BcolzError {
@@ -351,6 +252,22 @@ function streamError(e: unknown, field: string, path: string | undefined): Bcolz
 
 function needsScratch(header: ChunkHeader): boolean {
   return (header.flags & (BLOSC_FLAGS.SHUFFLE | BLOSC_FLAGS.BITSHUFFLE)) !== 0;
+}
+
+// Filter scratch for the TypeScript path, kept between calls (JavaScript calls do not interleave).
+let scratchBuffer = new Uint8Array(0);
+function scratchFor(header: ChunkHeader): Uint8Array | undefined {
+  if (!needsScratch(header)) return undefined;
+  if (scratchBuffer.length < header.blocksize) scratchBuffer = new Uint8Array(header.blocksize);
+  return scratchBuffer;
+}
+
+function checkOut(out: Uint8Array, length: number, path: string | undefined): void {
+  if (!(out instanceof Uint8Array) || out.length < length) {
+    throw new UsageError("INVALID_ARGUMENT", "output buffer is smaller than the bytes to decode", {
+      path, field: "out", expected: `>= ${length} bytes`, actual: out instanceof Uint8Array ? out.length : typeof out,
+    });
+  }
 }
 
 /**
@@ -369,39 +286,49 @@ function needsScratch(header: ChunkHeader): boolean {
  * ```
  */
 export function decompressInto(chunk: Uint8Array, out: Uint8Array, options?: DecompressOptions): number {
-  const p = plan(chunk, options);
-  if (!(out instanceof Uint8Array) || out.length < p.header.nbytes) {
-    throw new UsageError("INVALID_ARGUMENT", "output buffer is smaller than the chunk's nbytes", {
-      path: options?.path, field: "out", expected: `>= ${p.header.nbytes} bytes`, actual: out instanceof Uint8Array ? out.length : typeof out,
-    });
-  }
-  if (!p.header.memcpyed && p.header.nbytes > 0) checkStreams(chunk, p, 0, p.nblocks, options?.path);
-  decodeAll(chunk, p, out, options?.path);
-  return p.header.nbytes;
+  return decompressPlannedInto(chunk, planChunk(chunk, options), out);
 }
 
-// The caller has run checkStreams over every block.
-function decodeAll(chunk: Uint8Array, p: Plan, out: Uint8Array, path: string | undefined): void {
-  const { header, nblocks } = p;
-  if (header.nbytes === 0) return;
+/**
+ * Decompress a whole chunk already validated by `planChunk` into `out[0, nbytes)`, straight into
+ * `out` (the WebAssembly path decodes in its own memory and copies out once). Nothing is checked
+ * again but the size of `out`.
+ *
+ * @param chunk - the bytes the plan was made from.
+ * @param plan - from `planChunk` (a head-only plan has its streams checked here).
+ * @param out - destination of at least `nbytes` bytes.
+ * @returns `nbytes`.
+ * @throws UsageError INVALID_ARGUMENT for a foreign plan or a short `out`; FormatError CORRUPT_STREAM
+ * when a stream does not decode.
+ * @example
+ * ```ts
+ * const plan = planChunk(chunk, { path });
+ * decompressPlannedInto(chunk, plan, target.subarray(offset, offset + plan.header.nbytes));
+ * ```
+ */
+export function decompressPlannedInto(chunk: Uint8Array, plan: ChunkPlan, out: Uint8Array): number {
+  requirePlan(plan);
+  const { header, path } = plan;
+  checkOut(out, header.nbytes, path);
+  if (header.nbytes === 0) return 0;
   if (header.memcpyed) {
     out.set(chunk.subarray(BLOSC_HEADER_SIZE, BLOSC_HEADER_SIZE + header.nbytes));
-    return;
+    return header.nbytes;
   }
+  if (!plan.streamsChecked) checkStreams(chunk, 0, plan, 0, plan.nblocks, header.cbytes);
   const wasm = activeWasm();
   if (wasm !== undefined && usesWasmCodec(header)) {
-    // Everything structural was validated above; the module re-checks what memory safety needs.
-    wasm.decodeChunk(chunk, { out, path, length: header.nbytes });
-    return;
+    wasm.decodeValidated(chunk, header, { out, path, length: header.nbytes });
+    return header.nbytes;
   }
-  const k = wasm === undefined ? kernels : filterKernels(wasm);
-  const scratch = needsScratch(header) ? new Uint8Array(header.blocksize) : undefined;
+  const k = withZlib(wasm === undefined ? kernels : filterKernels(wasm), plan.zlib);
+  const scratch = scratchFor(header);
   const blocksize = header.blocksize;
-  for (let j = 0; j < nblocks; j++) {
+  for (let j = 0; j < plan.nblocks; j++) {
     const start = j * blocksize;
-    const end = Math.min(start + blocksize, header.nbytes);
-    decodeBlock(chunk, p, j, out.subarray(start, end), scratch, path, k);
+    decodeBlock(chunk, 0, plan, j, out.subarray(start, Math.min(start + blocksize, header.nbytes)), scratch, k);
   }
+  return header.nbytes;
 }
 
 /**
@@ -417,10 +344,9 @@ function decodeAll(chunk: Uint8Array, p: Plan, out: Uint8Array, path: string | u
  * ```
  */
 export function decompress(chunk: Uint8Array, options?: DecompressOptions): Uint8Array {
-  const p = plan(chunk, options);
-  if (!p.header.memcpyed && p.header.nbytes > 0) checkStreams(chunk, p, 0, p.nblocks, options?.path);
-  const out = new Uint8Array(p.header.nbytes);
-  decodeAll(chunk, p, out, options?.path);
+  const plan = planChunk(chunk, options);
+  const out = new Uint8Array(plan.header.nbytes);
+  decompressPlannedInto(chunk, plan, out);
   return out;
 }
 
@@ -448,49 +374,126 @@ function checkIndex(value: number, field: string): void {
 export function decompressRange(chunk: Uint8Array, byteStart: number, byteEnd: number, options?: DecompressOptions): Uint8Array {
   checkIndex(byteStart, "byteStart");
   checkIndex(byteEnd, "byteEnd");
-  return decodeRange(chunk, plan(chunk, options), byteStart, byteEnd, options?.path);
+  const plan = planChunkLazily(chunk, options);
+  checkRange(plan, byteStart, byteEnd);
+  const out = new Uint8Array(byteEnd - byteStart);
+  decodeRangeInto(chunk, plan, byteStart, byteEnd, out);
+  return out;
 }
 
-function decodeRange(chunk: Uint8Array, p: Plan, byteStart: number, byteEnd: number, path: string | undefined): Uint8Array {
-  const { header } = p;
-  if (byteStart > byteEnd || byteEnd > header.nbytes) {
+/**
+ * Decompress payload bytes `[byteStart, byteEnd)` of a chunk validated by `planChunk` into
+ * `out[0, byteEnd − byteStart)`, decoding only the blocks that overlap the range.
+ *
+ * @param chunk - the bytes the plan was made from.
+ * @param plan - from `planChunk`.
+ * @param byteStart - first payload byte wanted.
+ * @param byteEnd - one past the last payload byte wanted (≤ nbytes).
+ * @param out - destination of at least `byteEnd − byteStart` bytes.
+ * @throws UsageError OUT_OF_RANGE / INVALID_ARGUMENT for a bad range, plan or `out`; FormatError
+ * CORRUPT_STREAM when a stream does not decode.
+ * @example
+ * ```ts
+ * decompressRangePlannedInto(chunk, plan, 80, 160, rowsOut);
+ * ```
+ */
+export function decompressRangePlannedInto(chunk: Uint8Array, plan: ChunkPlan, byteStart: number, byteEnd: number, out: Uint8Array): void {
+  requirePlan(plan);
+  checkIndex(byteStart, "byteStart");
+  checkIndex(byteEnd, "byteEnd");
+  checkRange(plan, byteStart, byteEnd);
+  checkOut(out, byteEnd - byteStart, plan.path);
+  decodeRangeInto(chunk, plan, byteStart, byteEnd, out);
+}
+
+function checkRange(plan: ChunkPlan, byteStart: number, byteEnd: number): void {
+  const nbytes = plan.header.nbytes;
+  if (byteStart > byteEnd || byteEnd > nbytes) {
     throw new UsageError("OUT_OF_RANGE", "byte range lies outside the chunk", {
-      path, field: "byteRange", expected: `0 <= start <= end <= ${header.nbytes}`, actual: `[${byteStart}, ${byteEnd})`,
+      path: plan.path, field: "byteRange", expected: `0 <= start <= end <= ${nbytes}`, actual: `[${byteStart}, ${byteEnd})`,
     });
   }
+}
+
+// Block-sized staging for blocks only partly wanted, kept between calls.
+let partialBlock = new Uint8Array(0);
+
+function decodeRangeInto(chunk: Uint8Array, p: ChunkPlan, byteStart: number, byteEnd: number, out: Uint8Array): void {
+  const { header, path } = p;
   const length = byteEnd - byteStart;
-  if (length === 0) return new Uint8Array(0);
+  if (length === 0) return;
   if (header.memcpyed) {
-    return chunk.slice(BLOSC_HEADER_SIZE + byteStart, BLOSC_HEADER_SIZE + byteEnd);
+    out.set(chunk.subarray(BLOSC_HEADER_SIZE + byteStart, BLOSC_HEADER_SIZE + byteEnd));
+    return;
   }
   const blocksize = header.blocksize;
   const first = Math.floor(byteStart / blocksize);
   const last = Math.floor((byteEnd - 1) / blocksize);
-  checkStreams(chunk, p, first, last + 1, path);
+  if (!p.streamsChecked) checkStreams(chunk, 0, p, first, last + 1, header.cbytes);
   const wasm = activeWasm();
   if (wasm !== undefined && usesWasmCodec(header)) {
-    return wasm.decodeChunk(chunk, { firstBlock: first, endBlock: last + 1, skip: byteStart - first * blocksize, length, path })!;
+    wasm.decodeValidated(chunk, header, { firstBlock: first, endBlock: last + 1, skip: byteStart - first * blocksize, length, path, out });
+    return;
   }
-  const k = wasm === undefined ? kernels : filterKernels(wasm);
-  const out = new Uint8Array(length);
-  let scratch: Uint8Array | undefined;
-  let blockBuf: Uint8Array | undefined;
+  const k = withZlib(wasm === undefined ? kernels : filterKernels(wasm), p.zlib);
+  const scratch = scratchFor(header);
   for (let j = first; j <= last; j++) {
     const blockStart = j * blocksize;
     const blockEnd = Math.min(blockStart + blocksize, header.nbytes);
     if (blockStart >= byteStart && blockEnd <= byteEnd) {
-      scratch ??= needsScratch(header) ? new Uint8Array(blocksize) : undefined;
-      decodeBlock(chunk, p, j, out.subarray(blockStart - byteStart, blockEnd - byteStart), scratch, path, k);
+      decodeBlock(chunk, 0, p, j, out.subarray(blockStart - byteStart, blockEnd - byteStart), scratch, k);
     } else {
-      blockBuf ??= new Uint8Array(blocksize);
-      scratch ??= needsScratch(header) ? new Uint8Array(blocksize) : undefined;
-      decodeBlock(chunk, p, j, blockBuf.subarray(0, blockEnd - blockStart), scratch, path, k);
+      if (partialBlock.length < blocksize) partialBlock = new Uint8Array(blocksize);
+      decodeBlock(chunk, 0, p, j, partialBlock.subarray(0, blockEnd - blockStart), scratch, k);
       const from = Math.max(byteStart, blockStart);
       const to = Math.min(byteEnd, blockEnd);
-      out.set(blockBuf.subarray(from - blockStart, to - blockStart), from - byteStart);
+      out.set(partialBlock.subarray(from - blockStart, to - blockStart), from - byteStart);
     }
   }
-  return out;
+}
+
+/**
+ * Decode block `j` of a chunk from a window holding only that block's compressed bytes (what a
+ * range read of `blockExtent(plan, j)` returns): the block's streams are checked against the
+ * window, then decoded into `out[0, block size)`. With `planChunkHead` this decodes one block of a
+ * chunk file without reading the rest of it.
+ *
+ * @param plan - from `planChunk` or `planChunkHead`.
+ * @param j - block number, `0 ≤ j < nblocks`.
+ * @param window - compressed bytes starting at chunk offset `windowStart`.
+ * @param windowStart - chunk offset of `window[0]` (at most `bstarts[j]`).
+ * @param out - destination of at least the block's size (`blocksize`, or the last block's `leftover`).
+ * @returns the block's decoded size.
+ * @throws FormatError TRUNCATED when the block's streams run past the window (read up to `cbytes`
+ * and retry), CORRUPT_STREAM when they do not decode; UsageError for a bad `j`, plan or `out`.
+ * @example
+ * ```ts
+ * const { start, end } = blockExtent(plan, j);
+ * const window = await store.getRange(key, { offset: 16 + start, length: end - start });
+ * decodeBlockInto(plan, j, window, start, blockOut);
+ * ```
+ */
+export function decodeBlockInto(plan: ChunkPlan, j: number, window: Uint8Array, windowStart: number, out: Uint8Array): number {
+  requirePlan(plan);
+  const { header, nblocks, leftover, path } = plan;
+  if (!Number.isSafeInteger(j) || j < 0 || j >= nblocks || header.memcpyed) {
+    throw new UsageError("OUT_OF_RANGE", "block number outside the chunk", { path, field: "block", expected: `0 <= block < ${nblocks}`, actual: j });
+  }
+  const bsize = j === nblocks - 1 && leftover > 0 ? leftover : header.blocksize;
+  checkOut(out, bsize, path);
+  checkStreams(window, windowStart, plan, j, j + 1, Math.min(header.cbytes, windowStart + window.length));
+  const dest = out.length === bsize ? out : out.subarray(0, bsize);
+  const wasm = activeWasm();
+  if (wasm !== undefined && usesWasmCodec(header)) {
+    const nsplits = splitCount(header, bsize, bsize !== header.blocksize);
+    const filter = filterOf(header.flags, header.typesize, bsize);
+    const from = plan.bstarts[j]! - windowStart;
+    wasm.decodeBlock(window, from, bsize, header.typesize, nsplits, header.codecCode, filter, dest, path);
+    return bsize;
+  }
+  const k = withZlib(wasm === undefined ? kernels : filterKernels(wasm), plan.zlib);
+  decodeBlock(window, windowStart, plan, j, dest, scratchFor(header), k);
+  return bsize;
 }
 
 /**
@@ -511,7 +514,7 @@ function decodeRange(chunk: Uint8Array, p: Plan, byteStart: number, byteEnd: num
 export function getitem(chunk: Uint8Array, start: number, count: number, options?: DecompressOptions): Uint8Array {
   checkIndex(start, "start");
   checkIndex(count, "count");
-  const p = plan(chunk, options);
+  const p = planChunkLazily(chunk, options);
   const header = p.header;
   const ts = header.nbytes === 0 ? Math.max(1, header.typesize) : header.typesize;
   const byteStart = start * ts;
@@ -521,5 +524,7 @@ export function getitem(chunk: Uint8Array, start: number, count: number, options
       path: options?.path, field: "items", expected: `(start + count) * ${ts} <= ${header.nbytes}`, actual: `start ${start}, count ${count}`,
     });
   }
-  return decodeRange(chunk, p, byteStart, byteEnd, options?.path);
+  const out = new Uint8Array(byteEnd - byteStart);
+  decodeRangeInto(chunk, p, byteStart, byteEnd, out);
+  return out;
 }

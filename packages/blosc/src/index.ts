@@ -12,12 +12,15 @@
  * ```
  * @packageDocumentation
  */
-export { decompress, decompressInto, decompressRange, getitem } from "./decompress.js";
-export type { DecompressOptions } from "./decompress.js";
+export { decodeBlockInto, decompress, decompressInto, decompressPlannedInto, decompressRange, decompressRangePlannedInto, getitem } from "./decompress.js";
+export { blockExtent, chunkHeadLength, planChunk, planChunkHead } from "./plan.js";
+export type { ChunkPlan, DecompressOptions, PlanOptions } from "./plan.js";
+export type { ChunkCodecPool } from "./pool-api.js";
 export { getDecodeBackend, initBlosc, setDecodeBackend } from "./decompress.js";
 export type { DecodeBackend } from "./decompress.js";
 export { readChunkHeader } from "@fmt/header";
 export { compress, computeBlocksize, getCodecBackend, initCompression, setCodecBackend, splitsBlocks } from "./compress.js";
 export type { CodecBackend, CompressOptions } from "./compress.js";
-export { initZstd, isZstdReady } from "./zstd-encode.js";
-export type { ChunkCodecPool } from "./pool-api.js";
+export { initZstd, isZstdReady, loadZstdEncoder } from "./zstd-encode.js";
+export type { ZstdEncoder, ZstdEncoderLoader } from "./zstd-encode.js";
+export type { ZlibCodec } from "./zlib.js";

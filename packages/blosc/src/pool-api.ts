@@ -13,7 +13,7 @@
  * @module
  */
 import type { CompressOptions } from "./compress.js";
-import type { DecompressOptions } from "./decompress.js";
+import type { DecompressOptions } from "./plan.js";
 
 /**
  * A pool of worker threads for Blosc chunk work. Results are exactly what the package's own

@@ -13,7 +13,7 @@
 import { compress } from "./compress.js";
 import type { CompressOptions } from "./compress.js";
 import { decompress, decompressInto } from "./decompress.js";
-import type { DecompressOptions } from "./decompress.js";
+import type { DecompressOptions } from "./plan.js";
 import { serializeError } from "./pool-protocol.js";
 import type { PoolDecodeReply, PoolDecodeRequest, PoolReply, PoolRequest, PoolResult, PoolTask } from "./pool-protocol.js";
 

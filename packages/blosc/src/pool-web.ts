@@ -23,7 +23,7 @@ import type { ChunkCodecPool } from "./pool-api.js";
 import { compress } from "./compress.js";
 import type { CompressOptions } from "./compress.js";
 import { decompressInto } from "./decompress.js";
-import type { DecompressOptions } from "./decompress.js";
+import type { DecompressOptions } from "./plan.js";
 import { reviveError } from "./pool-protocol.js";
 import type { PoolDecodeReply, PoolReply, PoolRequest, PoolTask } from "./pool-protocol.js";
 

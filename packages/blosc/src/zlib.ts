@@ -1,5 +1,7 @@
 /**
- * zlib (RFC 1950) stream decoder for Blosc codec format code 3, on top of `fflate`.
+ * zlib (RFC 1950) stream decoder for Blosc codec format code 3, on top of `fflate`, and the
+ * interface through which a faster zlib (Node's own, from `@fmt/blosc/node`) can be handed to
+ * `compress` and `decompress` per call.
  *
  * @example
  * ```ts
@@ -52,4 +54,52 @@ export function decodeZlib(src: Uint8Array, dst: Uint8Array, path?: string): num
     throw new FormatError("CORRUPT_STREAM", "zlib Adler-32 trailer does not match the decoded data", { path, field: "zlib.adler32", expected: stored, actual });
   }
   return produced;
+}
+
+/**
+ * A zlib implementation handed to `compress` / `decompress` per call (option `zlib`), e.g.
+ * `nodeZlib` from `@fmt/blosc/node`, which runs Node's built-in zlib. Absent, fflate is used.
+ *
+ * @example
+ * ```ts
+ * import { nodeZlib } from "@fmt/blosc/node";
+ * const chunk = compress(bytes, { typesize: 8, clevel: 5, shuffle: 1, cname: "zlib", zlib: nodeZlib });
+ * decompress(chunk, { zlib: nodeZlib });
+ * ```
+ */
+export interface ZlibCodec {
+  /** One zlib stream (RFC 1950) of `src` at `level` (1..9). */
+  deflate(src: Uint8Array, level: number): Uint8Array;
+  /**
+   * Inflate one zlib stream, checking its Adler-32 trailer, into `dst`; returns the bytes
+   * written. Must throw (anything) when the stream is corrupt or would produce more than
+   * `dst.length` bytes, and must not do work beyond what `dst.length` output needs.
+   */
+  inflate(src: Uint8Array, dst: Uint8Array): number;
+}
+
+/**
+ * The stream decoder that runs `codec.inflate` with the same checks and error codes as
+ * {@link decodeZlib}.
+ *
+ * @example
+ * ```ts
+ * const decode = zlibDecoderOf(nodeZlib);
+ * decode(stream, new Uint8Array(neblock), "data/__0.blp");
+ * ```
+ */
+export function zlibDecoderOf(codec: ZlibCodec): (src: Uint8Array, dst: Uint8Array, path?: string) => number {
+  return (src, dst, path) => {
+    let produced: number;
+    try {
+      produced = codec.inflate(src, dst);
+    } catch (e) {
+      if (e instanceof BcolzError) throw e;
+      throw new FormatError("CORRUPT_STREAM", `zlib stream does not inflate: ${e instanceof Error ? e.message : String(e)}`, { path, field: "zlib.stream", cause: e });
+    }
+    if (produced !== dst.length) {
+      throw new FormatError("CORRUPT_STREAM", "zlib stream decodes to the wrong length", { path, field: "zlib.length", expected: dst.length, actual: produced });
+    }
+    return produced;
+  };
 }

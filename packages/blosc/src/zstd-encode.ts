@@ -1,6 +1,6 @@
 /**
  * zstd compression for Blosc streams, through the official zstd library compiled to WebAssembly
- * by `@hpcc-js/wasm-zstd` (its wasm is inlined in the package, so it needs no network or file
+ * by `@hpcc-js/wasm-zstd` (driven through `zstd-libzstd.ts`; its wasm is inlined in the package, so it needs no network or file
  * access at run time and works in Node and browsers). Its loader is asynchronous, so
  * {@link initZstd} must have resolved before a chunk can be compressed with `cname: "zstd"`.
  * The package is imported lazily: callers that never use zstd never load it.
@@ -14,21 +14,66 @@
  * @module
  */
 import { UsageError } from "@fmt/errors";
+import { libzstdEncoder, type ZstdEncoder } from "./zstd-libzstd.js";
 
-/** The part of `@hpcc-js/wasm-zstd`'s `Zstd` instance this module uses. */
-interface ZstdLibrary {
-  compress(data: Uint8Array, level: number): Uint8Array;
-  maxCLevel(): number;
-  version(): string;
-}
-
-let library: ZstdLibrary | undefined;
-let loading: Promise<void> | undefined;
+export type { ZstdEncoder } from "./zstd-libzstd.js";
 
 /**
- * Load the zstd encoder (once; later calls return the same promise). Required before
- * `compress(..., { cname: "zstd" })`; decompression does not need it.
+ * Something that loads a {@link ZstdEncoder}; tests inject failing ones.
  *
+ * @example
+ * ```ts
+ * const loader: ZstdEncoderLoader = async () => ({ compress: (data) => myZstd(data) });
+ * ```
+ */
+export type ZstdEncoderLoader = () => Promise<ZstdEncoder>;
+
+const loadLibzstd: ZstdEncoderLoader = async () => {
+  const { Zstd } = await import("@hpcc-js/wasm-zstd");
+  try {
+    return libzstdEncoder(await Zstd.load());
+  } catch (error) {
+    // Zstd.load() keeps its promise, rejected or not, in a module variable of its own; unloading
+    // clears it so that the next attempt really loads again.
+    await Zstd.unload().catch(() => undefined);
+    throw error;
+  }
+};
+
+/**
+ * Load a zstd encoder and hand it back, keeping nothing: each call is independent, so a failed
+ * load leaves nothing behind and the next call simply tries again. Pass the result to `compress`
+ * as `zstd`, or use {@link initZstd} to make one the default.
+ *
+ * @param loader - where the encoder comes from (default: libzstd 1.5.7 in WebAssembly).
+ * @example
+ * ```ts
+ * const zstd = await loadZstdEncoder();
+ * compress(bytes, { typesize: 8, clevel: 5, shuffle: 1, cname: "zstd", zstd });
+ * ```
+ */
+export async function loadZstdEncoder(loader: ZstdEncoderLoader = loadLibzstd): Promise<ZstdEncoder> {
+  const encoder = await loader();
+  if (typeof encoder?.compress !== "function") {
+    throw new UsageError("INVALID_ARGUMENT", "zstd encoder loader resolved to something without compress()", {
+      field: "loader", expected: "{ compress(data, level) }", actual: typeof encoder,
+    });
+  }
+  return encoder;
+}
+
+// The default encoder of `compress` when it is given none. It is only ever set to a loaded
+// encoder, and a pending load is forgotten when it fails, so a failure never sticks.
+let defaultEncoder: ZstdEncoder | undefined;
+let pending: Promise<void> | undefined;
+
+/**
+ * Load the default zstd encoder of `compress` (once; concurrent calls share one attempt). A failed
+ * attempt rejects and is forgotten, so the next call tries again. Required before
+ * `compress(..., { cname: "zstd" })` unless the call passes its own `zstd` encoder; decompression
+ * never needs it.
+ *
+ * @param loader - where the encoder comes from (default: libzstd 1.5.7 in WebAssembly).
  * @returns a promise that resolves when zstd compression is available.
  * @example
  * ```ts
@@ -36,16 +81,19 @@ let loading: Promise<void> | undefined;
  * isZstdReady(); // true
  * ```
  */
-export function initZstd(): Promise<void> {
-  loading ??= import("@hpcc-js/wasm-zstd")
-    .then(async ({ Zstd }) => {
-      library = await Zstd.load();
-    })
-    .catch((error: unknown) => {
-      loading = undefined;
+export function initZstd(loader?: ZstdEncoderLoader): Promise<void> {
+  if (defaultEncoder !== undefined) return Promise.resolve();
+  pending ??= loadZstdEncoder(loader).then(
+    (encoder) => {
+      defaultEncoder = encoder;
+      pending = undefined;
+    },
+    (error: unknown) => {
+      pending = undefined;
       throw error;
-    });
-  return loading;
+    },
+  );
+  return pending;
 }
 
 /**
@@ -57,7 +105,7 @@ export function initZstd(): Promise<void> {
  * ```
  */
 export function isZstdReady(): boolean {
-  return library !== undefined;
+  return defaultEncoder !== undefined;
 }
 
 /**
@@ -75,26 +123,22 @@ export function zstdLevelFor(clevel: number): number {
 }
 
 /**
- * Compress `src` into one zstd frame (frame header with the content size, no checksum), like
- * zstd's one-shot `ZSTD_compress`.
+ * The encoder {@link initZstd} loaded, for `compress` calls that bring none.
  *
- * @param src - the bytes of one Blosc block.
- * @param level - zstd level, 1..22.
- * @returns the frame.
  * @throws UsageError INVALID_ARGUMENT when {@link initZstd} has not completed.
  * @example
  * ```ts
  * await initZstd();
- * const frame = encodeZstd(new Uint8Array(1000), 3); // 28 b5 2f fd ...
+ * defaultZstdEncoder().compress(new Uint8Array(1000), 3); // 28 b5 2f fd ...
  * ```
  */
-export function encodeZstd(src: Uint8Array, level: number): Uint8Array {
-  if (library === undefined) {
-    throw new UsageError("INVALID_ARGUMENT", "zstd compression needs `await initZstd()` (or `await initCompression()`) first", {
+export function defaultZstdEncoder(): ZstdEncoder {
+  if (defaultEncoder === undefined) {
+    throw new UsageError("INVALID_ARGUMENT", "zstd compression needs an encoder: pass `zstd: await loadZstdEncoder()` or `await initZstd()` first", {
       field: "cparams.cname",
-      expected: "initZstd() resolved",
+      expected: "options.zstd, or initZstd() resolved",
       actual: "zstd",
     });
   }
-  return library.compress(src, level);
+  return defaultEncoder;
 }

@@ -1,6 +1,7 @@
 // The WebAssembly and TypeScript lz4 encoders must give the same ratio ("auto" picks the wasm one),
 // on data where a weaker match finder loses badly (small integers unshuffled) and on typical data.
 import { afterEach, describe, expect, it } from "vitest";
+import { UsageError } from "@fmt/errors";
 import { compress, decompress, setCodecBackend } from "../src/index.js";
 
 /** xorshift32: a fixed, platform-independent stream of pseudo-random numbers in [0, 1). */
@@ -74,4 +75,28 @@ describe("lz4: WebAssembly encoder ratio vs TypeScript encoder", () => {
       });
     }
   }
+});
+
+describe("per-call backend option", () => {
+  afterEach(() => setCodecBackend("auto"));
+
+  it("compress(..., { backend }) gives the chunk the module-wide setting gives, whatever that setting is", () => {
+    // int32 0..99 unshuffled: the WebAssembly lz4hc encoder writes a different (larger) chunk here
+    const input = inputs.find((i) => i.name === "int32 0..99, unshuffled")!;
+    const data = input.make(256 * 1024);
+    const base = { typesize: input.typesize, clevel: 5, shuffle: input.shuffle, cname: "lz4hc" as const };
+    setCodecBackend("js");
+    const js = compress(data, base);
+    setCodecBackend("wasm");
+    const wasm = compress(data, base);
+    expect(sameBytes(js, wasm)).toBe(false);
+    expect(compress(data, { ...base, backend: "js" })).toEqual(js);
+    setCodecBackend("js");
+    expect(compress(data, { ...base, backend: "wasm" })).toEqual(wasm);
+  });
+
+  it("refuses an unknown backend with INVALID_ARGUMENT", () => {
+    const options = { typesize: 4, clevel: 5, shuffle: 1, cname: "lz4", backend: "gpu" } as unknown as Parameters<typeof compress>[1];
+    expect(() => compress(new Uint8Array(1000), options)).toThrow(UsageError);
+  });
 });

@@ -16,19 +16,17 @@ const SEED = Number(process.env.BLOSC_FUZZ_SEED ?? Date.now() % 2 ** 31);
 // a hang can be recovered after killing the run.
 const TRACE = process.env.BLOSC_FUZZ_TRACE;
 
-/** Run a decode; classify the outcome; fail on anything but bytes or a BcolzError, or on slowness. */
+/** Run a decode; classify the outcome; fail on anything but bytes or a BcolzError. */
 export function decodeOutcome(chunk: Uint8Array, f: (c: Uint8Array) => Uint8Array = (c) => decompress(c)): "ok" | string {
   if (TRACE !== undefined) writeFileSync(TRACE, chunk);
-  const t0 = performance.now();
+  // No clock here: a runaway decode is caught by the test timeout and by `pnpm fuzz`'s watchdog,
+  // never by a wall-clock threshold that a loaded machine could trip.
   try {
     f(chunk);
     return "ok";
   } catch (e) {
     if (!(e instanceof BcolzError)) throw new Error(`non-BcolzError thrown: ${String(e)}`, { cause: e });
     return e.code;
-  } finally {
-    const ms = performance.now() - t0;
-    if (ms > 3000) throw new Error(`decode took ${ms.toFixed(0)} ms`);
   }
 }
 
@@ -141,17 +139,14 @@ describe.each(BACKENDS)("corrupted chunks (%s backend)", (backend) => {
     lies.push(crafted);
     for (const b of lies) {
       const before = process.memoryUsage().arrayBuffers;
-      const t0 = performance.now();
       let err: unknown;
       try {
         decompress(b);
       } catch (e) {
         err = e;
       }
-      const ms = performance.now() - t0;
       const grown = process.memoryUsage().arrayBuffers - before;
       expect(err).toBeInstanceOf(FormatError);
-      expect(ms).toBeLessThan(50);
       expect(grown).toBeLessThan(64 * 2 ** 20);
       // and with the caller's expected size as the bomb guard, it is a SIZE_LIMIT before anything else
       try {

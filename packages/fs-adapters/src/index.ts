@@ -38,7 +38,9 @@ export type ByteRange = { offset: number; length: number } | { suffixLength: num
  * Read access to a key/value store.
  *
  * Every method resolves to `undefined` (never rejects) when the key does not exist. Values
- * returned belong to the caller: a store never hands out a view of its own internal buffer.
+ * returned belong to the caller: a store never hands out a view of its own internal buffer —
+ * except caching wrappers ({@link CachingStore}), which hand out their cached bytes so that a hit
+ * costs no copy; callers that may modify a value must copy it first.
  *
  * @example
  * ```ts
@@ -392,7 +394,12 @@ export interface CachingStoreOptions {
  * the cached values. Whole values fetched by `get` are cached; concurrent `get`s of one key share
  * one fetch. Missing keys (`undefined`) are not cached. `getRange` is served from the cache when
  * the whole value is cached, and otherwise forwarded to the inner store uncached. `list` is
- * forwarded (present only when the inner store has it). Results are copies.
+ * forwarded (present only when the inner store has it).
+ *
+ * Results are not copies: a hit returns the cached bytes themselves (or a view into them), so
+ * that serving from memory costs no allocation. Callers must not modify what `get` and
+ * `getRange` return (copy first, e.g. with `slice()`); a modified value would be served to every
+ * later caller.
  *
  * The cache does not see writes made to the inner store behind its back; call
  * {@link CachingStore.invalidate} or {@link CachingStore.clear} after them.
@@ -436,19 +443,18 @@ export class CachingStore implements ReadableStore {
     return this.#bytes;
   }
 
-  /** A copy of the value of `key`, from the cache when possible; `undefined` if missing. */
+  /** The value of `key` (the cached bytes, not a copy: do not modify), from the cache when possible; `undefined` if missing. */
   async get(key: string): Promise<Uint8Array | undefined> {
-    const value = await this.#fetch(validateKey(key));
-    return value?.slice();
+    return this.#fetch(validateKey(key));
   }
 
-  /** Part of the value of `key`; `undefined` if missing. */
+  /** Part of the value of `key` (a view of the cached bytes when cached: do not modify); `undefined` if missing. */
   async getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined> {
     validateKey(key);
     const cached = this.#touch(key);
     if (cached !== undefined) {
       const { start, end } = resolveRange(range, cached.length);
-      return cached.slice(start, end);
+      return cached.subarray(start, end);
     }
     if (this.#inner.getRange !== undefined) return this.#inner.getRange(key, range);
     const whole = await this.#fetch(key);
@@ -457,7 +463,7 @@ export class CachingStore implements ReadableStore {
       return undefined;
     }
     const { start, end } = resolveRange(range, whole.length);
-    return whole.slice(start, end);
+    return whole.subarray(start, end);
   }
 
   /** Drops `key` from the cache. */

@@ -28,13 +28,16 @@ function counting(inner: MemoryStore, withRange = true): { store: ReadableStore;
 const seq = (n: number, from = 0) => Uint8Array.from({ length: n }, (_, i) => (from + i) & 0xff);
 
 describe("CachingStore", () => {
-  it("serves repeated gets from memory and returns independent copies", async () => {
+  it("serves repeated gets from memory without copying the cached bytes", async () => {
     const inner = new MemoryStore([["k", seq(10)]]);
     const { store, calls } = counting(inner);
     const cache = new CachingStore(store, { maxBytes: 100 });
     const a = (await cache.get("k"))!;
-    a[0] = 200;
-    expect(await cache.get("k")).toEqual(seq(10));
+    expect(a).toEqual(seq(10));
+    expect(await cache.get("k")).toBe(a);
+    const part = (await cache.getRange("k", { offset: 2, length: 3 }))!;
+    expect(part).toEqual(seq(3, 2));
+    expect(part.buffer).toBe(a.buffer);
     expect(calls).toEqual(["get k"]);
     expect(cache.cachedBytes).toBe(10);
   });

@@ -370,6 +370,8 @@ function hex(bytes: Uint8Array): string {
  *
  * @param bytes - the chunk (starting at its header), possibly followed by other bytes.
  * @param path - file name for error messages.
+ * @param available - how many bytes the whole chunk has when `bytes` is only its beginning (a
+ *   range read of the header and `bstarts`); `cbytes` is checked against it. Default `bytes.length`.
  * @throws FormatError TRUNCATED, UNSUPPORTED_VERSION, BAD_HEADER, SIZE_LIMIT or UNKNOWN_CODEC, with
  * fields `blosc.header`, `blosc.version`, `blosc.versionlz`, `blosc.flags`, `blosc.typesize`,
  * `blosc.nbytes`, `blosc.blocksize`, `blosc.cbytes`, `blosc.bstarts`.
@@ -380,7 +382,7 @@ function hex(bytes: Uint8Array): string {
  * h.shuffle; // 1
  * ```
  */
-export function readChunkHeader(bytes: Uint8Array, path?: string): ChunkHeader {
+export function readChunkHeader(bytes: Uint8Array, path?: string, available: number = bytes.length): ChunkHeader {
   if (bytes.length < BLOSC_HEADER_SIZE) {
     throw new FormatError("TRUNCATED", "input ends inside the Blosc chunk header", {
       path, field: "blosc.header", expected: `>= ${BLOSC_HEADER_SIZE} bytes`, actual: bytes.length,
@@ -402,7 +404,7 @@ export function readChunkHeader(bytes: Uint8Array, path?: string): ChunkHeader {
   if (blocksize < 0) throw bad("BAD_HEADER", "blosc.blocksize", "blocksize is negative as a signed 32-bit value", ">= 1", blocksize >>> 0);
   if (cbytes < 0) throw bad("BAD_HEADER", "blosc.cbytes", "cbytes is negative as a signed 32-bit value", ">= 16", cbytes >>> 0);
   if (cbytes < BLOSC_HEADER_SIZE) throw bad("BAD_HEADER", "blosc.cbytes", "cbytes is smaller than the header", `>= ${BLOSC_HEADER_SIZE}`, cbytes);
-  if (cbytes > bytes.length) throw bad("TRUNCATED", "blosc.cbytes", "input ends before the cbytes the header announces", `<= ${bytes.length} (input length)`, cbytes);
+  if (cbytes > available) throw bad("TRUNCATED", "blosc.cbytes", "input ends before the cbytes the header announces", `<= ${available} (input length)`, cbytes);
   if (nbytes > BLOSC_MAX_BUFFERSIZE) throw bad("SIZE_LIMIT", "blosc.nbytes", "nbytes exceeds BLOSC_MAX_BUFFERSIZE", `<= ${BLOSC_MAX_BUFFERSIZE}`, nbytes);
 
   const memcpyed = (flags & BLOSC_FLAGS.MEMCPYED) !== 0;

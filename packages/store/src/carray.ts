@@ -1,6 +1,6 @@
 import { FormatError, UsageError } from "@fmt/errors";
-import { BLPK_V1_HEADER_SIZE, readBlpkV1Header, readChunkHeader } from "@fmt/header";
-import { decompress, decompressInto, decompressRange, initCompression } from "@fmt/blosc";
+import { BLPK_V1_HEADER_SIZE, readBlpkV1Header } from "@fmt/header";
+import { initCompression } from "@fmt/blosc";
 import type { ChunkCodecPool } from "@fmt/blosc";
 import { atomSize as rowSize, parseAttrs, parseSizes, parseStorage } from "@fmt/meta";
 import type { Cparams, DType, JsonValue } from "@fmt/meta";
@@ -10,8 +10,11 @@ import { checkDatasetPath, checkInteger, joinKey, normalizeSlice, readText, with
 import { callLimits, checkChunkWork } from "./limits.js";
 import type { CallLimits } from "./limits.js";
 import { chunksTouched, selectedChunks, selectedCount } from "./selection.js";
-import { decodeValues, entriesPerElement } from "./values.js";
-import type { Scalar, Values } from "./values.js";
+import { decodeValues, entriesPerElement } from "@fmt/expr";
+import type { Scalar, TypedValues, Values } from "@fmt/expr";
+import { ChunkReader } from "./carray-read.js";
+import type { LoadedChunk } from "./carray-read.js";
+import { checkTakeIndices, checkTypedOut, swapInPlace } from "./carray-take.js";
 import { AttrStore } from "./attr-store.js";
 import { CarrayWriter, JOURNAL_FILE, readJournal } from "./carray-writer.js";
 import { checkCodecPool } from "./chunk-writes.js";
@@ -45,13 +48,25 @@ export interface OpenOptions {
    * {@link DEFAULT_MAX_CHUNKS_PER_CALL} (2^22).
    */
   maxChunksPerCall?: number;
-  /** How many chunk files are fetched ahead of the one being decoded in sequential reads. Default 4. */
+  /**
+   * How many chunk files are being read ahead of the one being decoded in sequential reads (so
+   * at most `prefetch + 1` compressed chunks are held at a time). Default 4.
+   */
   prefetch?: number;
   /**
+   * Budget, in bytes, of the array's cache of decoded chunks, decoded Blosc blocks and chunk
+   * headers, used by `get`, `getBytes`, `take` and `chunkBytes` (bulk reads copy from it but do
+   * not fill it). Least recently used entries go first; every write through this array
+   * invalidates what it changes. `0` turns the cache off. Default 4 MiB. Writes made through
+   * another handle or process are not seen: reopen the array to see them.
+   */
+  cacheBytes?: number;
+  /**
    * A pool of worker threads (`createBloscPool` of `@fmt/blosc/pool` in Node, `createWebBloscPool`
-   * of `@fmt/blosc/pool-web` in browsers) that compresses the chunks this array writes, several
-   * at once; without it chunks are compressed on the calling thread. The files are the same
-   * either way. The caller owns the pool and closes it after the array.
+   * of `@fmt/blosc/pool-web` in browsers, or any {@link ChunkCodecPool}) that decodes runs of whole
+   * chunks in parallel for multi-chunk reads and compresses the chunks this array writes, several
+   * at once; without it both happen on the calling thread. Results and files are the same either
+   * way. The caller owns the pool and closes it after the array.
    */
   workers?: ChunkCodecPool;
   /**
@@ -146,20 +161,6 @@ export interface RowBlock {
   step?: number;
 }
 
-interface LoadedChunk {
-  index: number;
-  key: string;
-  chunk: Uint8Array;
-  /** Absolute row of the chunk's first row. */
-  firstRow: number;
-  rows: number;
-  nbytes: number;
-  /** nbytes announced by the chunk (a lenient leftover chunk may hold more rows than needed). */
-  storedNbytes: number;
-  /** Rows already decoded (the writer's in-memory leftover chunk). */
-  decoded?: Uint8Array;
-}
-
 interface CArrayInit {
   store: ReadableStore;
   path: string;
@@ -178,6 +179,7 @@ interface CArrayInit {
   writer?: { store: WritableStore; lock: DatasetLock; cbytes: number | bigint };
 }
 
+const DEFAULT_CACHE_BYTES = 4 * 1024 * 1024;
 /** Above this many bytes, a read first checks that the last chunk it needs exists. */
 const PRECHECK_BYTES = 16 * 1024 * 1024;
 
@@ -236,9 +238,9 @@ export class CArray {
   readonly itemsPerRow: number;
   readonly #maxReadBytes: number;
   readonly #limits: CallLimits;
-  readonly #prefetch: number;
   #shape: number[];
   readonly #journal: Set<number>;
+  readonly #reader: ChunkReader;
   #writer: CarrayWriter | undefined;
   readonly #init: CArrayInit;
 
@@ -261,18 +263,29 @@ export class CArray {
     this.itemsPerRow = init.shape.slice(1).reduce((a, b) => a * b, 1);
     this.#limits = callLimits(init.options);
     this.#maxReadBytes = this.#limits.maxReadBytes;
-    this.#prefetch = init.options.prefetch ?? 4;
     this.#journal = init.journal ?? new Set();
+    this.#reader = new ChunkReader(
+      {
+        store: init.store,
+        path: init.path,
+        chunklen: init.chunklen,
+        atomSize: init.atomSize,
+        prefetch: init.options.prefetch ?? 4,
+        cacheBytes: init.options.cacheBytes ?? DEFAULT_CACHE_BYTES,
+        journal: this.#journal,
+        workers: init.options.workers,
+      },
+      { length: () => this.#shape[0]!, leftoverInMemory: () => this.#writer?.leftoverBytes() },
+    );
     this.#writer = init.writer === undefined ? undefined : new CarrayWriter(this, {
       setLength: (n) => {
         this.#shape[0] = n;
       },
       readChunkRows: async (index, rows) => {
-        const loaded = await this.#loadChunk(index);
-        return { bytes: this.#decodeRows(loaded, 0, rows), storedNbytes: loaded.storedNbytes };
+        const loaded = await this.#reader.loadChunk(index);
+        return { bytes: this.#reader.decodeRows(loaded, 0, rows), storedNbytes: loaded.storedNbytes };
       },
-      // Nothing decoded is kept between reads yet, so there is nothing to drop.
-      chunkChanged: () => {},
+      chunkChanged: (index) => this.#reader.cache.invalidate(index),
     }, { ...init.writer, workers: init.options.workers });
     this.attrs = new AttrStore(init.attrs, this.path, () => this.#writer);
   }
@@ -327,7 +340,14 @@ export class CArray {
    * ```
    */
   async append(values: ArrayInput): Promise<void> {
-    await this.#requireWriter().append(values);
+    const writer = this.#requireWriter();
+    // Rows land in the old leftover chunk and after it; earlier chunks do not change.
+    const firstChanged = Math.floor(this.length / this.chunklen);
+    try {
+      await writer.append(values);
+    } finally {
+      this.#reader.cache.invalidateFrom(firstChanged);
+    }
   }
 
   /**
@@ -346,7 +366,13 @@ export class CArray {
    * ```
    */
   async set(selector: Selector, values: ElementInput | ValuesBlock | RawRows): Promise<void> {
-    await this.#requireWriter().set(selector, values);
+    const writer = this.#requireWriter();
+    try {
+      await writer.set(selector, values);
+    } finally {
+      // Any chunk may have been rewritten (a failed set may have rewritten some).
+      this.#reader.cache.clear();
+    }
   }
 
   /**
@@ -364,7 +390,14 @@ export class CArray {
    * ```
    */
   async resize(n: number): Promise<void> {
-    await this.#requireWriter().resize(n);
+    const writer = this.#requireWriter();
+    const before = this.length;
+    try {
+      await writer.resize(n);
+    } finally {
+      const shortest = Number.isSafeInteger(n) ? Math.min(before, n, this.length) : Math.min(before, this.length);
+      this.#reader.cache.invalidateFrom(Math.floor(shortest / this.chunklen));
+    }
   }
 
   /**
@@ -394,7 +427,12 @@ export class CArray {
    * ```
    */
   async flush(): Promise<void> {
-    await this.#writer?.flush();
+    if (this.#writer === undefined) return;
+    try {
+      await this.#writer.flush();
+    } finally {
+      this.#reader.cache.invalidateFrom(this.nchunks);
+    }
   }
 
   /**
@@ -414,6 +452,8 @@ export class CArray {
       await writer.flush();
     } finally {
       this.#writer = undefined;
+      // From now on the leftover rows come from their file, not from memory.
+      this.#reader.cache.invalidateFrom(this.nchunks);
       await writer.release();
     }
   }
@@ -436,22 +476,28 @@ export class CArray {
     }
     const wide = (kind === "i" || kind === "u") && this.dtype.itemsize === 8;
     const integral = kind === "i" || kind === "u" || kind === "b";
+    this.#checkWork(0, this.length, 1);
     let big = 0n;
     let acc = 0;
-    for await (const block of this.iterBlocks()) {
-      const values = decodeValues(block.bytes, this.dtype);
+    await this.#reader.scan(0, this.length, (bytes) => {
+      const values = decodeValues(bytes, this.dtype);
       if (wide) {
         for (const v of values as BigInt64Array | BigUint64Array) big += v;
-        continue;
+        return;
       }
-      for (const v of values as Float64Array) {
-        acc += v;
-        if (integral && Math.abs(acc) > 2 ** 52) {
+      const numbers = values as Float64Array;
+      if (!integral) {
+        for (let i = 0; i < numbers.length; i++) acc += numbers[i]!;
+        return;
+      }
+      for (let i = 0; i < numbers.length; i++) {
+        acc += numbers[i]!;
+        if (Math.abs(acc) > 2 ** 52) {
           big += BigInt(acc);
           acc = 0;
         }
       }
-    }
+    });
     if (wide) return big;
     if (!integral) return acc;
     const total = big + BigInt(acc);
@@ -496,15 +542,20 @@ export class CArray {
     const nat = -(2n ** 63n);
     const isDate = kind === "M" || kind === "m";
     let best: number | bigint | undefined;
-    for await (const block of this.iterBlocks()) {
-      const values = decodeValues(block.bytes, this.dtype) as ArrayLike<number | bigint>;
+    let special: number | bigint | undefined;
+    this.#checkWork(0, this.length, 1);
+    await this.#reader.scan(0, this.length, (bytes) => {
+      if (special !== undefined) return;
+      const values = decodeValues(bytes, this.dtype) as ArrayLike<number | bigint>;
       for (let i = 0; i < values.length; i++) {
         const v = values[i]!;
-        if (typeof v === "number" && Number.isNaN(v)) return NaN;
-        if (isDate && v === nat) return nat;
+        if (typeof v === "number" && Number.isNaN(v)) special = NaN;
+        else if (isDate && v === nat) special = nat;
+        if (special !== undefined) return;
         if (best === undefined || (sign > 0 ? v > best : v < best)) best = v;
       }
-    }
+    });
+    if (special !== undefined) return special;
     return kind === "b" ? best === 1 : best!;
   }
 
@@ -579,8 +630,10 @@ export class CArray {
    */
   async chunkBytes(i: number): Promise<Uint8Array> {
     this.#checkChunkIndex(i);
-    const loaded = await this.#loadChunk(i);
-    return this.#decodeRows(loaded, 0, loaded.rows);
+    const cached = this.#reader.cache.chunk(i);
+    if (cached !== undefined) return cached.slice(0, this.chunkRows(i) * this.atomSize);
+    const loaded = await this.#reader.loadChunk(i);
+    return this.#reader.decodeRows(loaded, 0, loaded.rows);
   }
 
   /**
@@ -597,16 +650,76 @@ export class CArray {
     this.#checkBounds(start, stop);
     this.#checkWork(start, stop, 1);
     const out = this.#allocate(stop - start);
-    if (out.length === 0) return out;
-    const first = Math.floor(start / this.chunklen);
-    const last = Math.floor((stop - 1) / this.chunklen);
-    if (out.length > PRECHECK_BYTES) await this.#precheckChunk(last);
-    for await (const loaded of this.#chunksInOrder(range(first, last + 1))) {
-      const from = Math.max(start, loaded.firstRow) - loaded.firstRow;
-      const to = Math.min(stop, loaded.firstRow + loaded.rows) - loaded.firstRow;
-      this.#decodeRowsInto(loaded, from, to, out, (loaded.firstRow + from - start) * this.atomSize);
-    }
+    await this.#readBytesInto(out, start, stop);
     return out;
+  }
+
+  async #readBytesInto(out: Uint8Array, start: number, stop: number): Promise<void> {
+    if (out.length === 0) return;
+    if (out.length > PRECHECK_BYTES) await this.#precheckChunk(Math.floor((stop - 1) / this.chunklen));
+    await this.#reader.readInto(out, start, stop);
+  }
+
+  /**
+   * Reads rows `[start, stop)` into `out`, a typed array of the class {@link CArray.read}
+   * returns for this dtype (`Float64Array` for `<f8`, `BigInt64Array` for `<i8` and datetimes,
+   * `Uint8Array` for `|u1` and `|b1`, …) holding exactly the rows' elements
+   * (`(stop − start) × itemsPerRow`, doubled for complex). Values end up in the platform's byte
+   * order, as `read` gives them; chunks are decoded straight into `out`. Bounds as
+   * {@link CArray.readBytes}. A dtype without such an array (`S`, `U`, `V`, `f2`) or an `out`
+   * of another class or size throws `UsageError` `INVALID_ARGUMENT`.
+   *
+   * @example
+   * ```ts
+   * const buffer = new Float64Array(a.chunklen);
+   * for (let start = 0; start < a.length; start += a.chunklen) {
+   *   const stop = Math.min(a.length, start + a.chunklen);
+   *   await a.readInto(buffer.subarray(0, stop - start), start, stop);
+   * }
+   * ```
+   */
+  async readInto(out: TypedValues, start = 0, stop: number = this.length): Promise<void> {
+    this.#checkBounds(start, stop);
+    const bytes = checkTypedOut(out, this.dtype, (stop - start) * this.itemsPerRow, this.path);
+    this.#checkWork(start, stop, 1);
+    await this.#readBytesInto(bytes, start, stop);
+    swapInPlace(bytes, this.dtype);
+  }
+
+  /**
+   * Stored bytes of the rows at `indices` (any order, duplicates allowed, negative indices
+   * count from the end), row `indices[p]` at byte `p × atomSize`. Each chunk that holds a
+   * requested row is read and decoded once. Non-integers give `UsageError` `INVALID_ARGUMENT`,
+   * indices outside `[-length, length)` `OUT_OF_RANGE`.
+   *
+   * @example
+   * ```ts
+   * const bytes = await a.takeBytes([5, -1, 5]); // 3 × atomSize bytes
+   * ```
+   */
+  async takeBytes(indices: ArrayLike<number>): Promise<Uint8Array> {
+    const rows = checkTakeIndices(indices, this.length, this.path);
+    const chunks = new Set<number>();
+    for (const row of rows) chunks.add(Math.floor(row / this.chunklen));
+    checkChunkWork(this.#limits, chunks.size, this.path);
+    const out = this.#allocate(rows.length);
+    if (out.length > 0) await this.#reader.takeInto(rows, out);
+    return out;
+  }
+
+  /**
+   * Decoded values of the rows at `indices`, in the order given (like numpy's `a[indices]`;
+   * bcolz's `c[index_array]`): any order, duplicates, negative indices counting from the end.
+   * Each chunk needed is read and decoded once, however many indices fall into it. Errors as
+   * {@link CArray.takeBytes}.
+   *
+   * @example
+   * ```ts
+   * await a.take([3, 0, -1, 3]); // Float64Array of 4 values for "<f8"
+   * ```
+   */
+  async take(indices: ArrayLike<number>): Promise<Values> {
+    return decodeValues(await this.takeBytes(indices), this.dtype);
   }
 
   /**
@@ -638,11 +751,7 @@ export class CArray {
    * ```
    */
   async getBytes(index: number): Promise<Uint8Array> {
-    const i = this.#checkIndex(index);
-    const chunkIndex = Math.floor(i / this.chunklen);
-    const loaded = await this.#loadChunk(chunkIndex);
-    const row = i - loaded.firstRow;
-    return this.#decodeRows(loaded, row, row + 1);
+    return this.#reader.rowBytes(this.#checkIndex(index));
   }
 
   /**
@@ -843,49 +952,6 @@ export class CArray {
   }
 
   /**
-   * Reads chunk file `index` and checks its container header and Blosc nbytes. The leftover
-   * chunk may announce more rows than `meta/sizes` leaves for it (an interrupted append, see
-   * spec v1 "Interrupted writes"): its first rows are used. A writer's leftover rows come from
-   * memory.
-   */
-  async #loadChunk(index: number): Promise<LoadedChunk> {
-    const key = this.chunkKey(index);
-    const isLeftover = index >= this.nchunks;
-    const rows = isLeftover ? this.leftoverRows : this.chunklen;
-    const firstRow = index * this.chunklen;
-    const memory = isLeftover ? this.#writer?.leftoverBytes() : undefined;
-    if (memory !== undefined) {
-      return { index, key, chunk: new Uint8Array(0), firstRow, rows, nbytes: rows * this.atomSize, storedNbytes: rows * this.atomSize, decoded: memory };
-    }
-    let file: Uint8Array | undefined;
-    if (this.#journal.has(index)) file = await this.store.get(`${key}.next`);
-    file ??= await this.store.get(key);
-    if (file === undefined) {
-      throw new FormatError("MISSING_FILE", `chunk file ${index} is missing`, { path: key, field: "file", expected: `${rows} rows` });
-    }
-    return withPath(key, () => {
-      readBlpkV1Header(file, key);
-      const chunk = file.subarray(BLPK_V1_HEADER_SIZE);
-      const header = readChunkHeader(chunk, key);
-      const nbytes = rows * this.atomSize;
-      this.#checkStoredNbytes(key, header.nbytes, nbytes, isLeftover, rows);
-      return { index, key, chunk: chunk.subarray(0, header.cbytes), firstRow, rows, nbytes, storedNbytes: header.nbytes };
-    });
-  }
-
-  #checkStoredNbytes(key: string, stored: number, nbytes: number, isLeftover: boolean, rows: number): void {
-    const lenient = isLeftover && stored > nbytes && stored <= this.chunklen * this.atomSize && stored % this.atomSize === 0;
-    if (stored !== nbytes && !lenient) {
-      throw new FormatError("INCONSISTENT", `chunk holds ${stored} bytes, the metadata says ${rows} rows of ${this.atomSize} bytes`, {
-        path: key,
-        field: "blosc.nbytes",
-        expected: nbytes,
-        actual: stored,
-      });
-    }
-  }
-
-  /**
    * Before allocating a large result, make sure the last chunk it needs exists and announces
    * the right size, so that a `meta/sizes` claiming too many rows fails before the allocation.
    */
@@ -900,65 +966,17 @@ export class CArray {
     }
     const nbytes = new DataView(head.buffer, head.byteOffset, head.byteLength).getUint32(BLPK_V1_HEADER_SIZE + 4, true);
     const rows = index < this.nchunks ? this.chunklen : this.leftoverRows;
-    this.#checkStoredNbytes(key, nbytes, rows * this.atomSize, index >= this.nchunks, rows);
+    this.#reader.checkStoredNbytes(key, nbytes, rows * this.atomSize, index >= this.nchunks, rows);
   }
 
-  /** Chunk files in the given order, fetched `prefetch` ahead. */
-  async *#chunksInOrder(indices: Iterable<number>): AsyncGenerator<LoadedChunk, void, undefined> {
-    const iterator = indices[Symbol.iterator]();
-    const window: Promise<LoadedChunk>[] = [];
-    const fill = (): void => {
-      while (window.length <= this.#prefetch) {
-        const next = iterator.next();
-        if (next.done === true) return;
-        const pending = this.#loadChunk(next.value);
-        pending.catch(() => undefined); // awaited below; this only keeps an early exit quiet
-        window.push(pending);
-      }
-    };
-    fill();
-    while (window.length > 0) {
-      const pending = window.shift()!;
-      fill();
-      yield await pending;
-    }
-  }
-
-  #options(loaded: LoadedChunk): { path: string; maxBytes: number } {
-    return { path: loaded.key, maxBytes: loaded.storedNbytes };
+  /** Chunk files in the given order, `prefetch` ahead. */
+  #chunksInOrder(indices: Iterable<number>): AsyncGenerator<LoadedChunk, void, undefined> {
+    return this.#reader.chunksInOrder(indices);
   }
 
   /** Decoded bytes of rows [from, to) of a loaded chunk (relative rows). */
   #decodeRows(loaded: LoadedChunk, from: number, to: number): Uint8Array {
-    if (loaded.decoded !== undefined) return loaded.decoded.slice(from * this.atomSize, to * this.atomSize);
-    return withPath(loaded.key, () => {
-      const expected = (to - from) * this.atomSize;
-      const bytes =
-        from === 0 && to === loaded.rows && loaded.storedNbytes === loaded.nbytes
-          ? decompress(loaded.chunk, this.#options(loaded))
-          : decompressRange(loaded.chunk, from * this.atomSize, to * this.atomSize, this.#options(loaded));
-      if (bytes.length !== expected) {
-        throw new FormatError("CORRUPT_STREAM", "chunk decoded to an unexpected size", { path: loaded.key, field: "blosc.nbytes", expected, actual: bytes.length });
-      }
-      return bytes;
-    });
-  }
-
-  #decodeRowsInto(loaded: LoadedChunk, from: number, to: number, out: Uint8Array, offset: number): void {
-    if (loaded.decoded !== undefined) {
-      out.set(loaded.decoded.subarray(from * this.atomSize, to * this.atomSize), offset);
-      return;
-    }
-    if (from === 0 && to === loaded.rows && loaded.storedNbytes === loaded.nbytes) {
-      withPath(loaded.key, () => {
-        const written = decompressInto(loaded.chunk, out.subarray(offset, offset + loaded.nbytes), this.#options(loaded));
-        if (written !== loaded.nbytes) {
-          throw new FormatError("CORRUPT_STREAM", "chunk decoded to an unexpected size", { path: loaded.key, field: "blosc.nbytes", expected: loaded.nbytes, actual: written });
-        }
-      });
-      return;
-    }
-    out.set(this.#decodeRows(loaded, from, to), offset);
+    return this.#reader.decodeRows(loaded, from, to);
   }
 }
 
@@ -1098,6 +1116,9 @@ export function checkOptions(options: OpenOptions): void {
   }
   if (options.prefetch !== undefined && (!Number.isSafeInteger(options.prefetch) || options.prefetch < 0 || options.prefetch > 1024)) {
     throw new UsageError("INVALID_ARGUMENT", "prefetch must be an integer in [0, 1024]", { field: "prefetch", actual: options.prefetch });
+  }
+  if (options.cacheBytes !== undefined && (!Number.isSafeInteger(options.cacheBytes) || options.cacheBytes < 0)) {
+    throw new UsageError("INVALID_ARGUMENT", "cacheBytes must be a non-negative integer", { field: "cacheBytes", actual: options.cacheBytes });
   }
   checkCodecPool(options.workers);
   if (options.mode !== undefined && options.mode !== "r" && options.mode !== "a" && options.mode !== "w") {

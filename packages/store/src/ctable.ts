@@ -28,9 +28,8 @@ import {
 } from "./ctable-write.js";
 import type { ColumnSpec, CtableCreateOptions } from "./ctable-write.js";
 import { checkDatasetPath, checkInteger, joinKey, normalizeSlice, readText, requireText, withPath } from "./internal.js";
-import type { Values } from "./values.js";
-import { runWhere } from "./where.js";
-import type { WhereOptions, WhereQuery, WhereResult, WhereTable } from "./where.js";
+import { runWhere } from "@fmt/expr";
+import type { TypedValues, Values, WhereOptions, WhereQuery, WhereResult, WhereTable } from "@fmt/expr";
 
 /**
  * One block of rows produced by {@link CTable.iterBlocks}: rows `[start, stop)` of every
@@ -180,6 +179,40 @@ export class CTable {
    */
   async readColumn(name: string, start?: number, stop?: number, step?: number): Promise<Values> {
     return this.column(name).read(start, stop, step);
+  }
+
+  /**
+   * Reads rows `[start, stop)` of column `name` into `out`, like {@link CArray.readInto}: a
+   * typed array of the column's class holding exactly those rows' elements, filled in place.
+   *
+   * @example
+   * ```ts
+   * const prices = new Float64Array(t.length);
+   * await t.readColumnInto("price", prices);
+   * ```
+   */
+  async readColumnInto(name: string, out: TypedValues, start?: number, stop?: number): Promise<void> {
+    const column = this.column(name);
+    await column.readInto(out, start, stop);
+  }
+
+  /**
+   * Decoded values of the rows at `indices` (any order, duplicates, negative indices counting
+   * from the end) of every column, or only of `columns`, keyed by column name, like
+   * {@link CArray.take}: each column reads and decodes each chunk it needs once. Errors as
+   * {@link CArray.takeBytes}; an unknown column name is `UsageError` `INVALID_ARGUMENT`.
+   *
+   * @example
+   * ```ts
+   * const picked = await t.takeRows([10, -1, 10]);
+   * console.log(picked["price"]); // three values
+   * ```
+   */
+  async takeRows(indices: ArrayLike<number>, columns?: readonly string[]): Promise<{ [name: string]: Values }> {
+    const names = columns === undefined ? this.#names : [...columns];
+    const selected = names.map((name) => this.column(name));
+    const values = await Promise.all(selected.map((c) => c.take(indices)));
+    return Object.fromEntries(names.map((name, i) => [name, values[i]!]));
   }
 
   /**
@@ -503,7 +536,7 @@ export class CTable {
     }
     const column = this.#columns[i]!;
     const files = column.chunkCount + 1;
-    const openOptions: OpenOptions = { mode: "a", maxReadBytes: this.#options.maxReadBytes, maxChunksPerCall: this.#options.maxChunksPerCall, prefetch: this.#options.prefetch };
+    const openOptions: OpenOptions = { mode: "a", maxReadBytes: this.#options.maxReadBytes, maxChunksPerCall: this.#options.maxChunksPerCall, prefetch: this.#options.prefetch, cacheBytes: this.#options.cacheBytes, workers: this.#options.workers };
     await column.close();
     try {
       await copyColumnFiles(writer.store, column.path, target, files);

@@ -1,4 +1,4 @@
-import { BcolzError, FormatError, UsageError } from "@fmt/errors";
+import { BcolzError, FormatError } from "@fmt/errors";
 import type { ReadableStore } from "@fmt/fs-adapters";
 import { validateKey } from "@fmt/fs-adapters";
 
@@ -43,25 +43,5 @@ export async function requireText(store: ReadableStore, key: string): Promise<st
   return text;
 }
 
-/** Checks a row index or bound: a safe integer. */
-export function checkInteger(value: unknown, field: string): number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value)) {
-    throw new UsageError("INVALID_ARGUMENT", "expected an integer", { field, expected: "safe integer", actual: value });
-  }
-  return value;
-}
-
-/** Python slice semantics (positive step): normalised [start, stop) clamped to [0, length]. */
-export function normalizeSlice(length: number, start: number | undefined, stop: number | undefined, step: number | undefined): { start: number; stop: number; step: number } {
-  const s = step === undefined ? 1 : checkInteger(step, "step");
-  if (s < 1) throw new UsageError("INVALID_ARGUMENT", "step must be a positive integer", { field: "step", expected: ">= 1", actual: s });
-  const clamp = (value: number | undefined, fallback: number, field: string): number => {
-    if (value === undefined) return fallback;
-    const v = checkInteger(value, field);
-    const absolute = v < 0 ? v + length : v;
-    return Math.min(Math.max(absolute, 0), length);
-  };
-  const a = clamp(start, 0, "start");
-  const b = clamp(stop, length, "stop");
-  return { start: a, stop: Math.max(a, b), step: s };
-}
+// The row-bound rules live with where queries, which read start/stop the same way.
+export { checkInteger, normalizeSlice } from "@fmt/expr";

@@ -10,8 +10,8 @@ import { createCtable, decodeValues, formatExpression, openCtable } from "@fmt/s
 import type { CTable, ExpressionNode } from "@fmt/store";
 import { asPlain, datasetDir, expectedBytes, expectedValues, manifest, memoryCopy } from "./helpers.js";
 import type { CtableCase } from "./helpers.js";
-import { columnRefType, expressionArbitrary, randomBlock, refType, refWhere } from "./expression-reference.js";
-import type { GenSchema, RefColumn } from "./expression-reference.js";
+import { columnRefType, expressionArbitrary, randomBlock, refType, refWhere } from "../../expr/test/expression-reference.js";
+import type { GenSchema, RefColumn } from "../../expr/test/expression-reference.js";
 
 const ctables = manifest.cases.filter((c): c is CtableCase => c.kind === "ctable");
 

@@ -370,7 +370,7 @@ export class WasmKernels {
     }
     const dest = out ?? new Uint8Array(blockSize);
     if (dest.length < blockSize) throw new UsageError("INVALID_ARGUMENT", "output buffer is too small", { field: "out.length", expected: blockSize, actual: dest.length });
-    const [ps = 0, pd = 0, pscratch = 0] = this.#reserve(chunk.length, blockSize, 2 * blockSize);
+    const [ps = 0, pd = 0, pscratch = 0] = this.#reserve(Math.max(1, chunk.length), blockSize, 2 * blockSize);
     this.#heap.set(chunk, ps);
     const r = this.#exports.decode_block(ps, chunk.length, bstart, blockSize, typesize, nsplits, codecFormat, shuffle, pd, pscratch);
     if (r < 0) throw kernelError(r, "blosc.stream", path);
@@ -402,6 +402,32 @@ export class WasmKernels {
     }
     const memcpyed = (flags & 0x02) !== 0;
     if (!memcpyed && flags >> 5 > 1) return undefined;
+    return this.decodeValidated(chunk, { nbytes, blocksize, cbytes, memcpyed }, options);
+  }
+
+  /**
+   * {@link WasmKernels.decodeChunk} for a chunk whose header the caller has already validated
+   * (`planChunk`) and whose codec the module has (blosclz or lz4): the header is not parsed again.
+   * The compressed input goes into the module's reused memory, blocks decode there, and the
+   * wanted bytes are copied out once, into `options.out` when given. The C kernel still checks
+   * every offset it follows, so a lying header cannot make it touch memory outside its arena.
+   *
+   * @param chunk - the chunk bytes.
+   * @param header - its validated sizes.
+   * @returns the decoded bytes (`options.out` or a view of it when given).
+   * @example
+   * ```ts
+   * kernels.decodeValidated(chunk, plan.header, { out: target, length: plan.header.nbytes });
+   * ```
+   */
+  decodeValidated(
+    chunk: Uint8Array,
+    header: { readonly nbytes: number; readonly blocksize: number; readonly cbytes: number; readonly memcpyed: boolean },
+    options: DecodeChunkOptions = {},
+  ): Uint8Array {
+    const { path } = options;
+    const { nbytes, blocksize, cbytes, memcpyed } = header;
+    if (nbytes === 0) return options.out ? options.out.subarray(0, 0) : new Uint8Array(0);
     const nblocks = Math.ceil(nbytes / blocksize);
     const first = options.firstBlock ?? 0;
     const end = options.endBlock ?? nblocks;
@@ -418,7 +444,8 @@ export class WasmKernels {
     if (dest.length < want) throw new UsageError("INVALID_ARGUMENT", "output buffer is too small", { path, field: "out.length", expected: want, actual: dest.length });
     const srclen = Math.min(chunk.length, cbytes);
     const ex = this.#exports;
-    // One arena layout per call: input, decoded blocks, then two blocks of scratch.
+    // One arena layout per call: input, decoded blocks, then two blocks of scratch. The arena is
+    // reset, not freed, so its memory is reused from call to call.
     ex.reset();
     const ps = ex.alloc(srclen);
     const pd = ps === 0 ? 0 : ex.alloc(length);
@@ -430,7 +457,7 @@ export class WasmKernels {
     if (heap.buffer !== ex.memory.buffer) heap = this.#heap = new Uint8Array(ex.memory.buffer);
     heap.set(srclen === chunk.length ? chunk : chunk.subarray(0, srclen), ps);
     const r = ex.decode_chunk(ps, srclen, first, end, pd, length, pscratch);
-    if (r === ERR_CODEC) return undefined;
+    if (r === ERR_CODEC) throw new UsageError("INVALID_ARGUMENT", "codec not available in WebAssembly", { path, field: "blosc.flags", expected: "blosclz or lz4" });
     if (r < 0) throw kernelError(r, "blosc.stream", path);
     if (r !== length) throw new FormatError("CORRUPT_STREAM", "chunk decodes to the wrong length", { path, field: "blosc.nbytes", expected: length, actual: r });
     dest.set(heap.subarray(pd + skip, pd + skip + want));

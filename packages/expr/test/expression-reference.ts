@@ -9,7 +9,7 @@
 //   an integer literal (fitting) or a ≤32-bit integer column (unless uint64 with a signed one),
 //   wrap modulo 2^64; two integer literals → int64; everything else is float64.
 import fc from "fast-check";
-import type { ExpressionNode, CompareOperator, ArithmeticOperator } from "@fmt/store";
+import type { ExpressionNode, CompareOperator, ArithmeticOperator } from "@fmt/expr";
 import { parseDtype } from "@fmt/meta";
 
 export type RefType = "bool" | "i32s" | "u32" | "f" | "i64" | "u64" | "lit" | "S" | "U" | "text";

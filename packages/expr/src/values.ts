@@ -46,7 +46,7 @@ export type TypedValues =
 export type Values = TypedValues | string[] | Uint8Array[];
 
 /**
- * One element of {@link Values}: what {@link CArray.get} returns for 1-dimensional, non-complex
+ * One element of {@link Values}: what `CArray.get` of `@fmt/store` returns for 1-dimensional, non-complex
  * arrays.
  *
  * @example
@@ -97,7 +97,7 @@ function swapped(bytes: Uint8Array, unit: number): Uint8Array {
 
 /**
  * Converts bytes as stored (the byte order of `dtype`, which is what
- * {@link CArray.readBytes} returns) to little-endian. Returns `bytes` itself when nothing needs
+ * `CArray.readBytes` of `@fmt/store` returns) to little-endian. Returns `bytes` itself when nothing needs
  * swapping (little-endian or byte-order-free dtypes), else a new array.
  *
  * @example
@@ -136,7 +136,7 @@ function stripTrailingNul(bytes: Uint8Array): Uint8Array {
 }
 
 /**
- * Decodes stored bytes (byte order of `dtype`, as returned by {@link CArray.readBytes}) into
+ * Decodes stored bytes (byte order of `dtype`, as `CArray.readBytes` of `@fmt/store` returns them) into
  * {@link Values}; see there for the type chosen per dtype. The byte length must be a multiple of
  * `dtype.itemsize`.
  *

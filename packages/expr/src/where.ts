@@ -1,11 +1,11 @@
-// CTable.where: runs a query (expression text or JS predicate) block by block over chunk-aligned
-// row blocks, reading only the columns the query and the projection need.
+// where queries (CTable.where of @fmt/store): runs a query (expression text or JS predicate)
+// block by block over the row blocks a table hands out, reading only the columns the query and
+// the projection need.
 import { UsageError } from "@fmt/errors";
 import type { DType } from "@fmt/meta";
 import { compileExpression } from "./expression.js";
 import type { ExpressionSchema } from "./expression.js";
-import { checkInteger, normalizeSlice } from "./internal.js";
-import { DEFAULT_MAX_READ_BYTES } from "./limits.js";
+import { checkInteger, normalizeSlice } from "./slice.js";
 import { decodeValues, entriesPerElement } from "./values.js";
 import type { Scalar, TypedValues, Values } from "./values.js";
 
@@ -61,7 +61,7 @@ export type BlockPredicate = (block: PredicateBlock) => ArrayLike<boolean | numb
 export type RowPredicate = (row: { [name: string]: Scalar | Values }, index: number) => unknown;
 
 /**
- * What {@link CTable.where} accepts:
+ * What {@link runWhere} (and `CTable.where` of `@fmt/store`) accepts:
  * - an expression string (see {@link compileExpression});
  * - a {@link BlockPredicate} function, given all columns;
  * - `{ block, columns }`: a block predicate given only `columns`;
@@ -80,7 +80,7 @@ export type WhereQuery =
   | { row: RowPredicate; columns?: readonly string[] };
 
 /**
- * Options of {@link CTable.where}.
+ * Options of {@link runWhere} (and `CTable.where` of `@fmt/store`).
  *
  * @example
  * ```ts
@@ -104,14 +104,14 @@ export interface WhereOptions {
    * Largest result, in bytes: the matching rows' stored bytes of the `columns` for `as: "rows"`,
    * 8 bytes per match for `"indices"`. Passing it gives `UsageError` `SIZE_LIMIT` (field
    * `maxReadBytes`) as soon as the matches found exceed it. Default: the table's
-   * `maxReadBytes` ({@link OpenOptions}) through {@link CTable.where}, else
-   * {@link DEFAULT_MAX_READ_BYTES}.
+   * `maxReadBytes` (an `OpenOptions` field of `@fmt/store`) through `CTable.where`, else
+   * 2^31 − 1 (`@fmt/store`'s `DEFAULT_MAX_READ_BYTES`).
    */
   maxResultBytes?: number;
 }
 
 /**
- * The table surface {@link runWhere} needs ({@link CTable} provides it; kept small so that
+ * The table surface {@link runWhere} needs (`CTable` of `@fmt/store` provides it; kept small so that
  * other table-like objects can be queried too).
  *
  * @example
@@ -128,6 +128,10 @@ export interface WhereTable {
 }
 
 type Evaluate = (block: { start: number; stop: number; columns: { [name: string]: Uint8Array } }, decoded: (name: string) => Values) => Uint8Array;
+
+// Same value as @fmt/store's DEFAULT_MAX_READ_BYTES, which this package cannot import (the store
+// depends on it); CTable.where always passes the table's own limit.
+const DEFAULT_MAX_RESULT_BYTES = 2 ** 31 - 1;
 
 function badOption(field: string, reason: string, expected: string, actual: unknown): never {
   throw new UsageError("INVALID_ARGUMENT", reason, { field, expected, actual });
@@ -258,7 +262,7 @@ function callBlock(fn: BlockPredicate, block: { start: number; stop: number }, i
 }
 
 /**
- * The result of {@link CTable.where}: `number[]` of row indices for `as: "indices"`,
+ * The result of {@link runWhere} (and `CTable.where` of `@fmt/store`): `number[]` of row indices for `as: "indices"`,
  * `{ [column]: Values }` for `as: "rows"`, a `number` for `as: "count"`.
  *
  * @example
@@ -269,7 +273,7 @@ function callBlock(fn: BlockPredicate, block: { start: number; stop: number }, i
 export type WhereResult = number[] | { [name: string]: Values } | number;
 
 /**
- * Runs `query` over `table`; the implementation of {@link CTable.where}.
+ * Runs `query` over `table`; the implementation of `CTable.where` in `@fmt/store`.
  *
  * @example
  * ```ts
@@ -295,7 +299,7 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
   const indices: number[] = [];
   const parts = new Map<string, Values[]>(projection.map((name) => [name, []]));
   let count = 0;
-  const maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_READ_BYTES;
+  const maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   if (!Number.isSafeInteger(maxResultBytes) || maxResultBytes < 0) badOption("maxResultBytes", "maxResultBytes must be a non-negative integer", ">= 0", maxResultBytes);
   const bytesPerMatch = as === "rows" ? projection.reduce((total, name) => total + table.column(name).dtype.itemsize * table.column(name).itemsPerRow, 0) : as === "indices" ? 8 : 0;
 

@@ -1,7 +1,7 @@
-// The query expression language of CTable.where: tokenizer, recursive-descent parser, formatter,
-// static type checker and a block-wise, vectorised evaluator. No eval/Function and no regular
-// expressions take part in evaluation; only single characters are classified with Unicode
-// property tests to recognise identifiers.
+// The query expression language of `where` queries (CTable.where in @fmt/store): tokenizer,
+// recursive-descent parser, formatter, static type checker and a block-wise, vectorised
+// evaluator. No eval/Function and no regular expressions take part in evaluation; only single
+// characters are classified with Unicode property tests to recognise identifiers.
 import { UsageError } from "@fmt/errors";
 import type { DType } from "@fmt/meta";
 import { decodeValues } from "./values.js";
@@ -1466,7 +1466,7 @@ export interface CompiledExpression {
   /**
    * Evaluates the expression over `rows` rows given each referenced column's stored bytes for
    * those rows (exactly `rows × itemsize` bytes, in the dtype's byte order, as
-   * {@link TableBlock} holds them). Returns a new mask with 1 for matching rows.
+   * `@fmt/store`'s `TableBlock` holds them). Returns a new mask with 1 for matching rows.
    */
   evaluate(columns: { readonly [name: string]: Uint8Array }, rows: number): Uint8Array;
 }

@@ -1,0 +1,454 @@
+/**
+ * The read engine of a carray: loads chunk files (whole, or only a header and one Blosc block
+ * through `getRange`), validates each chunk once into a `ChunkPlan`, decodes straight into the
+ * caller's buffer (on a worker pool for runs of whole chunks when one is given), and keeps a
+ * byte-budgeted cache of decoded chunks, blocks and plans that writers invalidate.
+ *
+ * @example
+ * ```ts
+ * const reader = new ChunkReader(settings, geometry);
+ * const out = new Uint8Array(100 * reader.atomSize);
+ * await reader.readInto(out, 0, 100);
+ * ```
+ * @module
+ */
+import { FormatError } from "@fmt/errors";
+import { BLOSC_HEADER_SIZE, BLPK_V1_HEADER_SIZE, readBlpkV1Header, readChunkHeader } from "@fmt/header";
+import { blockExtent, chunkHeadLength, decodeBlockInto, decompressPlannedInto, decompressRangePlannedInto, planChunk, planChunkHead } from "@fmt/blosc";
+import type { ChunkCodecPool, ChunkPlan } from "@fmt/blosc";
+import type { ReadableStore } from "@fmt/fs-adapters";
+import { ChunkCache } from "./chunk-cache.js";
+import { joinKey, withPath } from "./internal.js";
+
+/**
+ * A chunk file read and validated, ready to decode. @internal
+ *
+ * @example
+ * ```ts
+ * const loaded = await reader.loadChunk(0);
+ * ```
+ */
+export interface LoadedChunk {
+  index: number;
+  key: string;
+  /** The Blosc chunk (file minus its container header), cut at `cbytes`. */
+  chunk: Uint8Array;
+  /** Its validated layout (absent for rows held in memory). */
+  plan?: ChunkPlan;
+  /** Absolute row of the chunk's first row. */
+  firstRow: number;
+  rows: number;
+  nbytes: number;
+  /** nbytes announced by the chunk (a lenient leftover chunk may hold more rows than needed). */
+  storedNbytes: number;
+  /** Rows already decoded (the writer's in-memory leftover chunk). */
+  decoded?: Uint8Array;
+}
+
+/**
+ * What the reader needs to know about its array that changes while it is written. @internal
+ *
+ * @example
+ * ```ts
+ * const geometry: ArrayGeometry = { length: () => 1000, leftoverInMemory: () => undefined };
+ * ```
+ */
+export interface ArrayGeometry {
+  /** Current number of rows. */
+  length(): number;
+  /** The writer's leftover rows when the array is open for writing. */
+  leftoverInMemory(): Uint8Array | undefined;
+}
+
+/**
+ * Fixed settings of a reader. @internal
+ *
+ * @example
+ * ```ts
+ * const settings: ReaderSettings = { store, path: "", chunklen: 1024, atomSize: 8, prefetch: 4, cacheBytes: 4 << 20, journal: new Set() };
+ * ```
+ */
+export interface ReaderSettings {
+  store: ReadableStore;
+  path: string;
+  chunklen: number;
+  atomSize: number;
+  prefetch: number;
+  cacheBytes: number;
+  journal: Set<number>;
+  workers?: ChunkCodecPool | undefined;
+}
+
+/** Bytes of `bstarts` read with the header on a first range read (64 blocks). */
+const HEAD_GUESS = 256;
+/** A run of whole chunks is sent to the worker pool once it holds this many. */
+const POOL_RUN = 8;
+
+/**
+ * The engine. @internal
+ *
+ * @example
+ * ```ts
+ * const bytes = await reader.rowBytes(12345);
+ * ```
+ */
+export class ChunkReader {
+  readonly store: ReadableStore;
+  readonly path: string;
+  readonly chunklen: number;
+  readonly atomSize: number;
+  readonly cache: ChunkCache;
+  readonly #prefetch: number;
+  readonly #journal: Set<number>;
+  readonly #workers: ChunkCodecPool | undefined;
+  readonly #geometry: ArrayGeometry;
+  // Set once a full chunk turned out to be a single Blosc block: a writer uses one blocksize for
+  // all full chunks, so range reads of the others would only add a request.
+  #singleBlockChunks = false;
+
+  constructor(settings: ReaderSettings, geometry: ArrayGeometry) {
+    this.store = settings.store;
+    this.path = settings.path;
+    this.chunklen = settings.chunklen;
+    this.atomSize = settings.atomSize;
+    this.#prefetch = settings.prefetch;
+    this.#journal = settings.journal;
+    this.#workers = settings.workers;
+    this.#geometry = geometry;
+    this.cache = new ChunkCache(settings.cacheBytes);
+  }
+
+  get #nchunks(): number {
+    return Math.floor(this.#geometry.length() / this.chunklen);
+  }
+
+  /** Store key of chunk file `i`. */
+  chunkKey(i: number): string {
+    return joinKey(this.path, `data/__${i}.blp`);
+  }
+
+  #rowsOf(index: number): number {
+    return index < this.#nchunks ? this.chunklen : this.#geometry.length() % this.chunklen;
+  }
+
+  #memoryRows(index: number): Uint8Array | undefined {
+    return index >= this.#nchunks ? this.#geometry.leftoverInMemory() : undefined;
+  }
+
+  /**
+   * Reads chunk file `index` and validates it once: container header, Blosc header, block starts,
+   * stream layout and nbytes. The leftover chunk may announce more rows than `meta/sizes` leaves
+   * for it (an interrupted append, see spec v1 "Interrupted writes"): its first rows are used. A
+   * writer's leftover rows come from memory.
+   */
+  async loadChunk(index: number): Promise<LoadedChunk> {
+    const key = this.chunkKey(index);
+    const isLeftover = index >= this.#nchunks;
+    const rows = this.#rowsOf(index);
+    const firstRow = index * this.chunklen;
+    const nbytes = rows * this.atomSize;
+    const memory = this.#memoryRows(index);
+    if (memory !== undefined) {
+      return { index, key, chunk: new Uint8Array(0), firstRow, rows, nbytes, storedNbytes: nbytes, decoded: memory };
+    }
+    let file: Uint8Array | undefined;
+    if (this.#journal.has(index)) file = await this.store.get(`${key}.next`);
+    file ??= await this.store.get(key);
+    if (file === undefined) {
+      throw new FormatError("MISSING_FILE", `chunk file ${index} is missing`, { path: key, field: "file", expected: `${rows} rows` });
+    }
+    return withPath(key, () => {
+      readBlpkV1Header(file, key);
+      const chunk = file.subarray(BLPK_V1_HEADER_SIZE);
+      // nbytes is checked before anything else of the layout: INCONSISTENT names a wrong chunk
+      // better than the stream error or SIZE_LIMIT it would otherwise cause.
+      const plan = planChunk(chunk, { path: key, checkHeader: (h) => this.checkStoredNbytes(key, h.nbytes, nbytes, isLeftover, rows) });
+      return { index, key, chunk: chunk.subarray(0, plan.header.cbytes), plan, firstRow, rows, nbytes, storedNbytes: plan.header.nbytes };
+    });
+  }
+
+  /** Throws `INCONSISTENT` when a chunk's nbytes disagrees with the rows the metadata gives it. */
+  checkStoredNbytes(key: string, stored: number, nbytes: number, isLeftover: boolean, rows: number): void {
+    const lenient = isLeftover && stored > nbytes && stored <= this.chunklen * this.atomSize && stored % this.atomSize === 0;
+    if (stored !== nbytes && !lenient) {
+      throw new FormatError("INCONSISTENT", `chunk holds ${stored} bytes, the metadata says ${rows} rows of ${this.atomSize} bytes`, {
+        path: key,
+        field: "blosc.nbytes",
+        expected: nbytes,
+        actual: stored,
+      });
+    }
+  }
+
+  /** Chunk files in the given order, with `prefetch` files in flight ahead of the one being decoded. */
+  async *chunksInOrder(indices: Iterable<number>): AsyncGenerator<LoadedChunk, void, undefined> {
+    const iterator = indices[Symbol.iterator]();
+    const window: Promise<LoadedChunk>[] = [];
+    const fill = (limit: number): void => {
+      while (window.length < limit) {
+        const next = iterator.next();
+        if (next.done === true) return;
+        const pending = this.loadChunk(next.value);
+        pending.catch(() => undefined); // awaited below; this only keeps an early exit quiet
+        window.push(pending);
+      }
+    };
+    fill(1 + this.#prefetch);
+    while (window.length > 0) {
+      const pending = window.shift()!;
+      fill(this.#prefetch);
+      yield await pending;
+    }
+  }
+
+  /** Decoded bytes of rows [from, to) of a loaded chunk (relative rows), in a new array. */
+  decodeRows(loaded: LoadedChunk, from: number, to: number): Uint8Array {
+    if (loaded.decoded !== undefined) return loaded.decoded.slice(from * this.atomSize, to * this.atomSize);
+    const out = new Uint8Array((to - from) * this.atomSize);
+    this.decodeRowsInto(loaded, from, to, out, 0);
+    return out;
+  }
+
+  /** Decodes rows [from, to) of a loaded chunk into `out` at byte `offset`. */
+  decodeRowsInto(loaded: LoadedChunk, from: number, to: number, out: Uint8Array, offset: number): void {
+    const atom = this.atomSize;
+    if (loaded.decoded !== undefined) {
+      out.set(loaded.decoded.subarray(from * atom, to * atom), offset);
+      return;
+    }
+    const cached = this.cache.chunk(loaded.index);
+    if (cached !== undefined) {
+      out.set(cached.subarray(from * atom, to * atom), offset);
+      return;
+    }
+    const plan = loaded.plan!;
+    withPath(loaded.key, () => {
+      if (from === 0 && to * atom === loaded.storedNbytes) {
+        decompressPlannedInto(loaded.chunk, plan, out.subarray(offset, offset + loaded.storedNbytes));
+      } else {
+        decompressRangePlannedInto(loaded.chunk, plan, from * atom, to * atom, out.subarray(offset, offset + (to - from) * atom));
+      }
+    });
+  }
+
+  /**
+   * Rows `[start, stop)` (valid bounds) as stored bytes into `out` (exactly their size). Cached
+   * chunks are copied; others are read `prefetch` ahead and decoded straight into `out`, runs of
+   * whole chunks on the worker pool when there is one.
+   */
+  async readInto(out: Uint8Array, start: number, stop: number): Promise<void> {
+    if (start === stop) return;
+    const atom = this.atomSize;
+    const first = Math.floor(start / this.chunklen);
+    const last = Math.floor((stop - 1) / this.chunklen);
+    const pending: number[] = [];
+    for (let k = first; k <= last; k++) {
+      const cached = this.cache.chunk(k);
+      const from = Math.max(start, k * this.chunklen);
+      const to = Math.min(stop, (k + 1) * this.chunklen);
+      if (cached !== undefined && cached.length >= (to - k * this.chunklen) * atom) {
+        out.set(cached.subarray((from - k * this.chunklen) * atom, (to - k * this.chunklen) * atom), (from - start) * atom);
+      } else {
+        pending.push(k);
+      }
+    }
+    const run: LoadedChunk[] = [];
+    for await (const loaded of this.chunksInOrder(pending)) {
+      const from = Math.max(start, loaded.firstRow) - loaded.firstRow;
+      const to = Math.min(stop, loaded.firstRow + loaded.rows) - loaded.firstRow;
+      const whole = from === 0 && to === loaded.rows && loaded.decoded === undefined && loaded.storedNbytes === loaded.nbytes;
+      if (this.#workers !== undefined && whole) {
+        if (run.length > 0 && run[run.length - 1]!.index !== loaded.index - 1) await this.#decodeRun(run.splice(0), out, start);
+        run.push(loaded);
+        if (run.length >= POOL_RUN) await this.#decodeRun(run.splice(0), out, start);
+        continue;
+      }
+      if (run.length > 0) await this.#decodeRun(run.splice(0), out, start);
+      this.decodeRowsInto(loaded, from, to, out, (loaded.firstRow + from - start) * atom);
+    }
+    if (run.length > 0) await this.#decodeRun(run, out, start);
+  }
+
+  /** Whole consecutive chunks decoded on the pool into their place in `out`. */
+  async #decodeRun(run: LoadedChunk[], out: Uint8Array, start: number): Promise<void> {
+    const firstOffset = (run[0]!.firstRow - start) * this.atomSize;
+    const size = run.reduce((n, c) => n + c.nbytes, 0);
+    if (run.length === 1) {
+      this.decodeRowsInto(run[0]!, 0, run[0]!.rows, out, firstOffset);
+      return;
+    }
+    try {
+      await this.#workers!.decompressManyInto(run.map((c) => c.chunk), out.subarray(firstOffset, firstOffset + size), { path: run[0]!.key, maxBytes: this.chunklen * this.atomSize });
+    } catch (error) {
+      // The pool names one path for the run; decoding here names the chunk that is broken.
+      for (const c of run) this.decodeRowsInto(c, 0, c.rows, out, (c.firstRow - start) * this.atomSize);
+      throw error;
+    }
+  }
+
+  /**
+   * Calls `visit` with each chunk's decoded rows in `[start, stop)`, in order. The bytes are only
+   * valid during the call: they live in a buffer reused for the next chunk (or in the cache).
+   */
+  async scan(start: number, stop: number, visit: (bytes: Uint8Array, firstRow: number) => void): Promise<void> {
+    if (start === stop) return;
+    const atom = this.atomSize;
+    const first = Math.floor(start / this.chunklen);
+    const last = Math.floor((stop - 1) / this.chunklen);
+    let scratch = new Uint8Array(0);
+    const indices: number[] = [];
+    for (let k = first; k <= last; k++) indices.push(k);
+    for await (const loaded of this.chunksInOrder(indices)) {
+      const from = Math.max(start, loaded.firstRow) - loaded.firstRow;
+      const to = Math.min(stop, loaded.firstRow + loaded.rows) - loaded.firstRow;
+      const size = (to - from) * atom;
+      if (scratch.length < size) scratch = new Uint8Array(Math.max(size, this.chunklen * atom));
+      const view = scratch.subarray(0, size);
+      this.decodeRowsInto(loaded, from, to, view, 0);
+      visit(view, loaded.firstRow + from);
+    }
+  }
+
+  /**
+   * Rows `rows` (valid, non-negative row numbers in any order, duplicates allowed) as stored bytes
+   * into `out`, row `rows[p]` at `out[p × atomSize]`. Each chunk needed is read and decoded once.
+   */
+  async takeInto(rows: Float64Array, out: Uint8Array): Promise<void> {
+    const atom = this.atomSize;
+    const chunkCount = Math.ceil(this.#geometry.length() / this.chunklen);
+    // Counting sort of positions by chunk, so that each chunk is visited once, in file order.
+    const starts = new Uint32Array(chunkCount + 1);
+    for (let p = 0; p < rows.length; p++) starts[Math.floor(rows[p]! / this.chunklen) + 1]!++;
+    for (let k = 0; k < chunkCount; k++) starts[k + 1]! += starts[k]!;
+    const order = new Uint32Array(rows.length);
+    const cursor = starts.slice(0, chunkCount);
+    for (let p = 0; p < rows.length; p++) order[cursor[Math.floor(rows[p]! / this.chunklen)]!++] = p;
+    const needed: number[] = [];
+    for (let k = 0; k < chunkCount; k++) {
+      if (starts[k + 1]! === starts[k]!) continue;
+      const bytes = this.cache.chunk(k) ?? this.#memoryRows(k);
+      if (bytes !== undefined) scatter(bytes, k * this.chunklen, atom, rows, order, starts[k]!, starts[k + 1]!, out);
+      else needed.push(k);
+    }
+    let scratch = new Uint8Array(0);
+    for await (const loaded of this.chunksInOrder(needed)) {
+      const size = loaded.rows * atom;
+      if (scratch.length < size) scratch = new Uint8Array(this.chunklen * atom);
+      const view = scratch.subarray(0, size);
+      this.decodeRowsInto(loaded, 0, loaded.rows, view, 0);
+      scatter(view, loaded.firstRow, atom, rows, order, starts[loaded.index]!, starts[loaded.index + 1]!, out);
+    }
+  }
+
+  /**
+   * The stored bytes of row `row` (valid, non-negative) in a new array. From the cache when the
+   * chunk or block is there; otherwise, when the store can read ranges and the chunk has several
+   * Blosc blocks, only the chunk's header and block starts (once per chunk) and the one block are
+   * read and decoded; a memcpyed chunk gives the row's bytes directly.
+   */
+  async rowBytes(row: number): Promise<Uint8Array> {
+    const atom = this.atomSize;
+    const index = Math.floor(row / this.chunklen);
+    const offset = (row - index * this.chunklen) * atom;
+    const cached = this.cache.chunk(index) ?? this.#memoryRows(index);
+    if (cached !== undefined) return cached.slice(offset, offset + atom);
+    const full = index < this.#nchunks;
+    if (this.#journal.has(index) || this.store.getRange === undefined || (full && this.#singleBlockChunks)) return this.#rowFromWholeChunk(index, offset);
+    const key = this.chunkKey(index);
+    const plan = this.cache.plan(index) ?? (await this.#fetchPlan(index, key));
+    if (plan.header.memcpyed) return this.#memcpyedRow(key, offset);
+    if (plan.nblocks <= 1) {
+      if (full) this.#singleBlockChunks = true;
+      return this.#rowFromWholeChunk(index, offset);
+    }
+    const out = new Uint8Array(atom);
+    const blocksize = plan.header.blocksize;
+    for (let j = Math.floor(offset / blocksize); j * blocksize < offset + atom; j++) {
+      const block = this.cache.block(index, j) ?? (await this.#fetchBlock(index, key, plan, j));
+      const from = Math.max(offset, j * blocksize);
+      const to = Math.min(offset + atom, j * blocksize + block.length);
+      out.set(block.subarray(from - j * blocksize, to - j * blocksize), from - offset);
+    }
+    return out;
+  }
+
+  async #rowFromWholeChunk(index: number, offset: number): Promise<Uint8Array> {
+    const loaded = await this.loadChunk(index);
+    const cached = this.cache.chunk(index);
+    if (cached !== undefined) return cached.slice(offset, offset + this.atomSize);
+    if (loaded.storedNbytes !== loaded.nbytes) return this.decodeRows(loaded, offset / this.atomSize, offset / this.atomSize + 1);
+    const bytes = this.cache.buffer(loaded.nbytes);
+    this.decodeRowsInto(loaded, 0, loaded.rows, bytes, 0);
+    this.cache.putChunk(index, bytes);
+    return bytes.slice(offset, offset + this.atomSize);
+  }
+
+  async #range(key: string, offset: number, length: number): Promise<Uint8Array> {
+    const bytes = await this.store.getRange!(key, { offset, length });
+    if (bytes === undefined) throw new FormatError("MISSING_FILE", "chunk file is missing", { path: key, field: "file" });
+    return bytes;
+  }
+
+  /** Reads and validates the container header, Blosc header and block starts of chunk `index`. */
+  async #fetchPlan(index: number, key: string): Promise<ChunkPlan> {
+    const rows = this.#rowsOf(index);
+    const checkHeader = (h: { nbytes: number }): void => this.checkStoredNbytes(key, h.nbytes, rows * this.atomSize, index >= this.#nchunks, rows);
+    let head = await this.#range(key, 0, BLPK_V1_HEADER_SIZE + BLOSC_HEADER_SIZE + HEAD_GUESS);
+    // The file's size is not known without another request; a file shorter than the cbytes it
+    // announces shows up as a truncated block when that block is read.
+    const { need, announced } = withPath(key, () => {
+      readBlpkV1Header(head, key);
+      const chunkHead = head.subarray(BLPK_V1_HEADER_SIZE);
+      const cbytes = chunkHead.length >= BLOSC_HEADER_SIZE ? readCbytes(chunkHead) : 0;
+      const header = readChunkHeader(chunkHead, key, Math.max(cbytes, chunkHead.length));
+      checkHeader(header);
+      return { need: BLPK_V1_HEADER_SIZE + chunkHeadLength(header), announced: cbytes };
+    });
+    if (head.length < need) head = await this.#range(key, 0, need);
+    return withPath(key, () => {
+      const chunkHead = head.subarray(BLPK_V1_HEADER_SIZE, need);
+      const made = planChunkHead(chunkHead, Math.max(announced, chunkHead.length), { path: key, checkHeader });
+      this.cache.putPlan(index, made);
+      return made;
+    });
+  }
+
+  async #fetchBlock(index: number, key: string, plan: ChunkPlan, j: number): Promise<Uint8Array> {
+    const { start, end } = blockExtent(plan, j);
+    const size = j === plan.nblocks - 1 && plan.leftover > 0 ? plan.leftover : plan.header.blocksize;
+    const out = new Uint8Array(size);
+    let window = await this.#range(key, BLPK_V1_HEADER_SIZE + start, end - start);
+    try {
+      withPath(key, () => decodeBlockInto(plan, j, window, start, out));
+    } catch (error) {
+      // Blocks stored out of order can run past the next block start: read on to cbytes once.
+      if (!(error instanceof FormatError) || error.code !== "TRUNCATED" || end === plan.header.cbytes || window.length < end - start) throw error;
+      window = await this.#range(key, BLPK_V1_HEADER_SIZE + start, plan.header.cbytes - start);
+      withPath(key, () => decodeBlockInto(plan, j, window, start, out));
+    }
+    this.cache.putBlock(index, j, out);
+    return out;
+  }
+
+  async #memcpyedRow(key: string, offset: number): Promise<Uint8Array> {
+    const bytes = await this.#range(key, BLPK_V1_HEADER_SIZE + BLOSC_HEADER_SIZE + offset, this.atomSize);
+    if (bytes.length !== this.atomSize) {
+      throw new FormatError("TRUNCATED", "chunk file ends before the row", { path: key, field: "blosc.cbytes", expected: offset + this.atomSize, actual: offset + bytes.length });
+    }
+    return bytes;
+  }
+}
+
+function readCbytes(chunk: Uint8Array): number {
+  return (chunk[12]! | (chunk[13]! << 8) | (chunk[14]! << 16) | (chunk[15]! << 24)) >>> 0;
+}
+
+/** Copies the rows of positions `order[from, to)` from a decoded chunk starting at `firstRow`. */
+function scatter(bytes: Uint8Array, firstRow: number, atom: number, rows: Float64Array, order: Uint32Array, from: number, to: number, out: Uint8Array): void {
+  for (let q = from; q < to; q++) {
+    const p = order[q]!;
+    const src = (rows[p]! - firstRow) * atom;
+    const dst = p * atom;
+    for (let b = 0; b < atom; b++) out[dst + b] = bytes[src + b]!;
+  }
+}

@@ -1,0 +1,244 @@
+/**
+ * A byte-budgeted LRU cache of what a {@link CArray} learned about its chunks: decoded chunks,
+ * decoded Blosc blocks and validated chunk plans, keyed by chunk number. Writers invalidate it
+ * (see `CArray`); evicted chunk buffers are recycled for the next decode of the same size.
+ *
+ * @example
+ * ```ts
+ * const cache = new ChunkCache(4 * 1024 * 1024);
+ * cache.putChunk(0, decoded);
+ * cache.chunk(0); // decoded
+ * cache.invalidateFrom(0);
+ * ```
+ * @module
+ */
+import type { ChunkPlan } from "@fmt/blosc";
+
+interface Entry {
+  /** The whole decoded chunk. */
+  chunk?: Uint8Array | undefined;
+  /** Validated header and block starts, for range reads. */
+  plan?: ChunkPlan | undefined;
+  /** Decoded blocks by block number (when the chunk itself is not cached). */
+  blocks?: Map<number, Uint8Array> | undefined;
+  bytes: number;
+}
+
+// Rough cost of a plan and a map entry, so that many tiny entries still count against the budget.
+const PLAN_OVERHEAD = 128;
+const BLOCK_OVERHEAD = 64;
+
+/**
+ * The cache itself. With a budget of 0 it keeps nothing. Cached bytes are shared with callers that
+ * copy out of them; they are never handed to users directly.
+ *
+ * @example
+ * ```ts
+ * const cache = new ChunkCache(0); // off
+ * cache.putChunk(3, bytes);
+ * cache.chunk(3); // undefined
+ * ```
+ */
+export class ChunkCache {
+  /** Budget in bytes. */
+  readonly maxBytes: number;
+  // Map order is insertion order: re-inserting on use keeps the least recently used first.
+  readonly #entries = new Map<number, Entry>();
+  #bytes = 0;
+  #spare: Uint8Array | undefined;
+
+  /** A cache holding at most `maxBytes` bytes. */
+  constructor(maxBytes: number) {
+    this.maxBytes = maxBytes;
+  }
+
+  /** Bytes held now. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  #touch(index: number): Entry | undefined {
+    const entry = this.#entries.get(index);
+    if (entry !== undefined) {
+      this.#entries.delete(index);
+      this.#entries.set(index, entry);
+    }
+    return entry;
+  }
+
+  #entry(index: number): Entry {
+    let entry = this.#touch(index);
+    if (entry === undefined) {
+      entry = { bytes: 0 };
+      this.#entries.set(index, entry);
+    }
+    return entry;
+  }
+
+  #grow(entry: Entry, bytes: number): void {
+    entry.bytes += bytes;
+    this.#bytes += bytes;
+    for (const [index, victim] of this.#entries) {
+      if (this.#bytes <= this.maxBytes) break;
+      this.#drop(index, victim);
+    }
+  }
+
+  #drop(index: number, entry: Entry): void {
+    this.#entries.delete(index);
+    this.#bytes -= entry.bytes;
+    if (entry.chunk !== undefined) this.#spare = entry.chunk;
+  }
+
+  /**
+   * The decoded chunk `index`, or `undefined`.
+   *
+   * @example
+   * ```ts
+   * const bytes = cache.chunk(7);
+   * ```
+   */
+  chunk(index: number): Uint8Array | undefined {
+    return this.#touch(index)?.chunk;
+  }
+
+  /**
+   * Keeps decoded chunk `index` (replacing its blocks, which it contains). Chunks larger than the
+   * whole budget are not kept.
+   *
+   * @example
+   * ```ts
+   * cache.putChunk(7, decoded);
+   * ```
+   */
+  putChunk(index: number, bytes: Uint8Array): void {
+    if (bytes.length > this.maxBytes) return;
+    const entry = this.#entry(index);
+    let freed = 0;
+    if (entry.chunk !== undefined) freed += entry.chunk.length;
+    if (entry.blocks !== undefined) for (const b of entry.blocks.values()) freed += b.length + BLOCK_OVERHEAD;
+    entry.blocks = undefined;
+    entry.chunk = bytes;
+    this.#grow(entry, bytes.length - freed);
+  }
+
+  /**
+   * Decoded block `block` of chunk `index` (or `undefined`).
+   *
+   * @example
+   * ```ts
+   * cache.block(7, 2);
+   * ```
+   */
+  block(index: number, block: number): Uint8Array | undefined {
+    return this.#touch(index)?.blocks?.get(block);
+  }
+
+  /**
+   * Keeps decoded block `block` of chunk `index`.
+   *
+   * @example
+   * ```ts
+   * cache.putBlock(7, 2, decodedBlock);
+   * ```
+   */
+  putBlock(index: number, block: number, bytes: Uint8Array): void {
+    if (bytes.length + BLOCK_OVERHEAD > this.maxBytes) return;
+    const entry = this.#entry(index);
+    if (entry.chunk !== undefined) return;
+    entry.blocks ??= new Map();
+    const old = entry.blocks.get(block);
+    entry.blocks.set(block, bytes);
+    this.#grow(entry, bytes.length + BLOCK_OVERHEAD - (old === undefined ? 0 : old.length + BLOCK_OVERHEAD));
+  }
+
+  /**
+   * The validated plan of chunk `index` (header and block starts), or `undefined`.
+   *
+   * @example
+   * ```ts
+   * cache.plan(7)?.nblocks;
+   * ```
+   */
+  plan(index: number): ChunkPlan | undefined {
+    return this.#touch(index)?.plan;
+  }
+
+  /**
+   * Keeps the plan of chunk `index`.
+   *
+   * @example
+   * ```ts
+   * cache.putPlan(7, plan);
+   * ```
+   */
+  putPlan(index: number, plan: ChunkPlan): void {
+    const cost = PLAN_OVERHEAD + plan.bstarts.byteLength;
+    if (cost > this.maxBytes) return;
+    const entry = this.#entry(index);
+    const had = entry.plan !== undefined;
+    entry.plan = plan;
+    if (!had) this.#grow(entry, cost);
+  }
+
+  /**
+   * A buffer of exactly `size` bytes to decode into: an evicted chunk's memory when one of that
+   * size is spare (its old contents are overwritten by the caller), else a new array.
+   *
+   * @example
+   * ```ts
+   * const target = cache.buffer(chunklen * atomSize);
+   * ```
+   */
+  buffer(size: number): Uint8Array {
+    const spare = this.#spare;
+    this.#spare = undefined;
+    return spare !== undefined && spare.length === size ? spare : new Uint8Array(size);
+  }
+
+  /**
+   * Forgets chunk `index`.
+   *
+   * @example
+   * ```ts
+   * cache.invalidate(3);
+   * ```
+   */
+  invalidate(index: number): void {
+    const entry = this.#entries.get(index);
+    if (entry !== undefined) this.#dropWithoutRecycling(index, entry);
+  }
+
+  /**
+   * Forgets every chunk numbered `index` or higher (the chunks an append or a resize rewrites).
+   *
+   * @example
+   * ```ts
+   * cache.invalidateFrom(Math.floor(oldLength / chunklen));
+   * ```
+   */
+  invalidateFrom(index: number): void {
+    for (const [i, entry] of [...this.#entries]) if (i >= index) this.#dropWithoutRecycling(i, entry);
+  }
+
+  /**
+   * Forgets everything.
+   *
+   * @example
+   * ```ts
+   * cache.clear();
+   * ```
+   */
+  clear(): void {
+    this.#entries.clear();
+    this.#bytes = 0;
+    this.#spare = undefined;
+  }
+
+  // An invalidated chunk's buffer may still be in use by a caller that is copying out of it (a
+  // read that overlaps a write), so it is not recycled.
+  #dropWithoutRecycling(index: number, entry: Entry): void {
+    this.#entries.delete(index);
+    this.#bytes -= entry.bytes;
+  }
+}

@@ -1,0 +1,227 @@
+// The read path's batched and partial reads: `get` through range reads (requests and bytes
+// counted on the store), `take` against a model, `readInto` with its typed errors.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { BcolzError } from "@fmt/errors";
+import { MemoryStore } from "@fmt/fs-adapters";
+import type { ByteRange, ReadableStore } from "@fmt/fs-adapters";
+import { createCarray, createCtable, openCarray, openCtable } from "@fmt/store";
+
+/** A store that counts the requests and bytes that reach `inner`. */
+class CountingStore implements ReadableStore {
+  gets: string[] = [];
+  ranges: { key: string; offset: number; length: number; got: number }[] = [];
+  constructor(readonly inner: MemoryStore, readonly withRanges = true) {
+    if (!withRanges) this.getRange = undefined;
+  }
+  async get(key: string): Promise<Uint8Array | undefined> {
+    if (key.includes("/data/")) this.gets.push(key);
+    return this.inner.get(key);
+  }
+  getRange?: ((key: string, range: ByteRange) => Promise<Uint8Array | undefined>) | undefined = async (key, range) => {
+    const bytes = await this.inner.getRange(key, range);
+    const r = range as { offset: number; length: number };
+    this.ranges.push({ key, offset: r.offset, length: r.length, got: bytes?.length ?? 0 });
+    return bytes;
+  };
+  reset(): void {
+    this.gets = [];
+    this.ranges = [];
+  }
+}
+
+const i32 = (b: Uint8Array, at: number): number => new DataView(b.buffer, b.byteOffset).getInt32(at, true);
+
+/** Blosc fields of a chunk file, read here by hand (format-facts 1.3): nbytes, blocksize, cbytes, bstarts. */
+function layout(file: Uint8Array): { flags: number; blocksize: number; cbytes: number; bstarts: number[] } {
+  const nbytes = i32(file, 16 + 4);
+  const blocksize = i32(file, 16 + 8);
+  const cbytes = i32(file, 16 + 12);
+  const nblocks = Math.ceil(nbytes / blocksize);
+  const flags = file[16 + 2]!;
+  const bstarts = (flags & 2) !== 0 ? [] : Array.from({ length: nblocks }, (_, j) => i32(file, 32 + 4 * j));
+  return { flags, blocksize, cbytes, bstarts };
+}
+
+function walk(n: number, seed: number): Float64Array {
+  const out = new Float64Array(n);
+  let s = seed;
+  let v = 0;
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    v += (s % 2001) - 1000;
+    out[i] = v;
+  }
+  return out;
+}
+
+describe("get through range reads", () => {
+  it("reads the header and block starts once per chunk, then only the block holding the row", async () => {
+    const values = walk(3 * 16384, 1);
+    const inner = new MemoryStore();
+    // zstd at clevel 1 keeps blocks well below the 128 KiB chunk.
+    await (await createCarray(inner, "a", values, { dtype: "<f8", chunklen: 16384, cparams: { cname: "zstd", clevel: 1, shuffle: 1 } })).close();
+    const file = (await inner.get("a/data/__1.blp"))!;
+    const { blocksize, bstarts, cbytes } = layout(file);
+    expect(bstarts.length).toBeGreaterThan(2);
+    const sorted = [...bstarts].sort((x, y) => x - y);
+    const extent = (j: number): number => (sorted.find((s) => s > bstarts[j]!) ?? cbytes) - bstarts[j]!;
+
+    const store = new CountingStore(inner);
+    const a = await openCarray(store, "a");
+    const last = bstarts.length - 1;
+    const row = 16384 + Math.floor((1 * blocksize) / 8) + 5; // chunk 1, block 1
+    expect(await a.get(row)).toBe(values[row]);
+    expect(store.gets).toEqual([]);
+    expect(store.ranges.map((r) => r.got)).toEqual([Math.min(file.length, 32 + 256), extent(1)]);
+    expect(store.ranges[1]!.offset).toBe(16 + bstarts[1]!);
+
+    store.reset();
+    const other = 16384 + Math.floor((last * blocksize) / 8); // chunk 1, last block: the header is known
+    expect(await a.get(other)).toBe(values[other]);
+    expect(store.ranges.map((r) => [r.offset, r.got])).toEqual([[16 + bstarts[last]!, extent(last)]]);
+
+    store.reset();
+    expect(await a.get(row + 1)).toBe(values[row + 1]); // same block: from the cache
+    expect(store.ranges).toEqual([]);
+    expect(store.gets).toEqual([]);
+  });
+
+  it("reads just the row of a memcpyed chunk", async () => {
+    const values = walk(1000, 2);
+    const inner = new MemoryStore();
+    await (await createCarray(inner, "a", values, { dtype: "<f8", chunklen: 400, cparams: { clevel: 0 } })).close();
+    expect(layout((await inner.get("a/data/__0.blp"))!).flags & 2).toBe(2);
+    const store = new CountingStore(inner);
+    const a = await openCarray(store, "a");
+    expect(await a.get(410)).toBe(values[410]);
+    store.reset();
+    expect(await a.get(799)).toBe(values[799]);
+    expect(store.ranges).toEqual([{ key: "a/data/__1.blp", offset: 32 + 399 * 8, length: 8, got: 8 }]);
+  });
+
+  it("with the cache off, every get goes to the store again", async () => {
+    const values = walk(1000, 3);
+    const inner = new MemoryStore();
+    await (await createCarray(inner, "a", values, { dtype: "<f8", chunklen: 400 })).close();
+    const store = new CountingStore(inner, false);
+    const a = await openCarray(store, "a", { cacheBytes: 0 });
+    for (let k = 0; k < 3; k++) expect(await a.get(5)).toBe(values[5]);
+    expect(store.gets).toEqual(["a/data/__0.blp", "a/data/__0.blp", "a/data/__0.blp"]);
+    const cached = await openCarray(store, "a");
+    store.reset();
+    for (let k = 0; k < 3; k++) expect(await cached.get(5)).toBe(values[5]);
+    expect(store.gets).toEqual(["a/data/__0.blp"]);
+  });
+
+  it("a truncated chunk file is TRUNCATED, naming the file", async () => {
+    const values = walk(3 * 16384, 4);
+    const inner = new MemoryStore();
+    await (await createCarray(inner, "a", values, { dtype: "<f8", chunklen: 16384, cparams: { cname: "zstd", clevel: 1 } })).close();
+    const file = (await inner.get("a/data/__0.blp"))!;
+    await inner.put("a/data/__0.blp", file.subarray(0, file.length - 100));
+    const a = await openCarray(inner, "a");
+    const error = await a.get(16383).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(BcolzError);
+    expect([(error as BcolzError).code, (error as BcolzError).path]).toEqual(["TRUNCATED", "a/data/__0.blp"]);
+  });
+});
+
+describe("take", () => {
+  it("matches the model for any order, duplicates and negative indices", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 600 }),
+        fc.integer({ min: 1, max: 70 }),
+        fc.array(fc.integer({ min: -1_000_000, max: 1_000_000 }), { maxLength: 80 }),
+        async (n, chunklen, raw) => {
+          const values = new Int32Array(n).map((_, i) => i * 7 - 1000);
+          const store = new MemoryStore();
+          const a = await createCarray(store, "a", values, { dtype: "<i4", chunklen });
+          await a.close();
+          const indices = raw.map((x) => (((x % (2 * n)) + 2 * n) % (2 * n)) - n); // inside [-n, n)
+          const got = Array.from((await a.take(indices)) as Int32Array);
+          expect(got).toEqual(indices.map((i) => values[i < 0 ? i + n : i]));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("reads and decodes each needed chunk once, whatever the number of indices in it", async () => {
+    const inner = new MemoryStore();
+    await (await createCarray(inner, "a", walk(5000, 5), { dtype: "<f8", chunklen: 500 })).close();
+    const store = new CountingStore(inner, false);
+    const a = await openCarray(store, "a", { cacheBytes: 0 });
+    const indices = [4999, 10, 11, 10, -1, 2600, 12, 4998];
+    await a.take(indices);
+    expect([...store.gets].sort()).toEqual(["a/data/__0.blp", "a/data/__5.blp", "a/data/__9.blp"]);
+  });
+
+  it("refuses indices out of range and non-integers with the position", async () => {
+    const a = await createCarray(new MemoryStore(), "a", new Int32Array(10), { dtype: "<i4" });
+    await expect(a.take([0, 10])).rejects.toMatchObject({ code: "OUT_OF_RANGE", field: "indices[1]" });
+    await expect(a.take([-11])).rejects.toMatchObject({ code: "OUT_OF_RANGE", field: "indices[0]" });
+    await expect(a.take([1.5])).rejects.toMatchObject({ code: "INVALID_ARGUMENT", field: "indices[0]" });
+    expect((await a.take([])).length).toBe(0);
+    await a.close();
+  });
+
+  it("works on a ctable column open for writing, including rows in memory", async () => {
+    const store = new MemoryStore();
+    const t = await createCtable(store, "t", [{ name: "x", data: new Int32Array(25).map((_, i) => i), options: { dtype: "<i4", chunklen: 10 } }]);
+    expect(Array.from((await t.column("x").take([24, -25, 13])) as Int32Array)).toEqual([24, 0, 13]);
+    await t.close();
+  });
+});
+
+describe("readInto", () => {
+  it("fills a caller's typed array with the same values as read, also for big-endian dtypes", async () => {
+    const values = walk(2500, 6);
+    for (const dtype of ["<f8", ">f8"]) {
+      const a = await createCarray(new MemoryStore(), "a", values, { dtype, chunklen: 300 });
+      await a.flush();
+      const out = new Float64Array(1700);
+      await a.readInto(out, 450, 2150);
+      expect(Array.from(out)).toEqual(Array.from(values.subarray(450, 2150)));
+      const whole = new Float64Array(2500);
+      await a.readInto(whole);
+      expect(Array.from(whole)).toEqual(Array.from(values));
+      await a.close();
+    }
+  });
+
+  it("gives typed errors for an out of the wrong class or size, and for dtypes without a typed array", async () => {
+    const a = await createCarray(new MemoryStore(), "a", new Int32Array(100), { dtype: "<i4", chunklen: 30 });
+    await expect(a.readInto(new Float64Array(10), 0, 10)).rejects.toMatchObject({ code: "INVALID_ARGUMENT", field: "out" });
+    await expect(a.readInto(new Int32Array(9), 0, 10)).rejects.toMatchObject({ code: "INVALID_ARGUMENT", field: "out.length" });
+    await expect(a.readInto(new Int32Array(11), 0, 10)).rejects.toMatchObject({ code: "INVALID_ARGUMENT", field: "out.length" });
+    await expect(a.readInto(new Int32Array(10), 95, 105)).rejects.toMatchObject({ code: "OUT_OF_RANGE" });
+    await a.close();
+    const s = await createCarray(new MemoryStore(), "s", ["ab", "cd"], { dtype: "|S2" });
+    await expect(s.readInto(new Uint8Array(4), 0, 2)).rejects.toMatchObject({ code: "INVALID_ARGUMENT", field: "dtype" });
+    await s.close();
+  });
+});
+
+describe("ctable reads into buffers and by index", () => {
+  it("readColumnInto and takeRows give what readColumn and a model give", async () => {
+    const store = new MemoryStore();
+    const x = new Int32Array(57).map((_, i) => i * 3);
+    const y = walk(57, 9);
+    await (await createCtable(store, "t", [
+      { name: "x", data: x, options: { dtype: "<i4", chunklen: 10 } },
+      { name: "y", data: y, options: { dtype: "<f8", chunklen: 8 } },
+    ])).close();
+    const t = await openCtable(store, "t");
+    const out = new Float64Array(20);
+    await t.readColumnInto("y", out, 30, 50);
+    expect(Array.from(out)).toEqual(Array.from(y.subarray(30, 50)));
+    await expect(t.readColumnInto("x", new Float64Array(57))).rejects.toMatchObject({ code: "INVALID_ARGUMENT", field: "out" });
+    const picked = await t.takeRows([56, -57, 13, 13]);
+    expect(Array.from(picked["x"] as Int32Array)).toEqual([x[56], x[0], x[13], x[13]]);
+    expect(Array.from(picked["y"] as Float64Array)).toEqual([y[56], y[0], y[13], y[13]]);
+    expect(Object.keys(await t.takeRows([1], ["y"]))).toEqual(["y"]);
+    await expect(t.takeRows([57])).rejects.toMatchObject({ code: "OUT_OF_RANGE" });
+  });
+});
