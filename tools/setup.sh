@@ -9,6 +9,9 @@ need_apt=()
 /usr/bin/python3 -c "import blosc, numpy" 2>/dev/null || need_apt+=(python3-blosc python3-numpy)
 command -v clang >/dev/null 2>&1 || need_apt+=(clang)
 command -v wasm-ld >/dev/null 2>&1 || need_apt+=(lld)
+# Headless browser for tools/remote-tests/test/browser.test.ts (driven through playwright-core,
+# which never downloads a browser of its own). The S3 server (s3rver) comes from npm.
+[ -x /usr/bin/chromium ] || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq

@@ -1,0 +1,461 @@
+/**
+ * {@link S3Store}: a {@link WritableStore} over an S3-compatible bucket (AWS S3, MinIO, Ceph RGW,
+ * Cloudflare R2, GCS interoperability) through `@aws-sdk/client-s3`. Import it from
+ * `@fmt/fs-adapters/s3`. Browser-safe: no `node:` imports of its own.
+ *
+ * @example
+ * ```ts
+ * import { S3Store } from "@fmt/fs-adapters/s3";
+ * import { open } from "@fmt/store";
+ * const store = new S3Store({ client: { region: "eu-west-1" }, bucket: "my-data", prefix: "bcolz/" });
+ * const prices = await open(store, "prices.bcolz");
+ * ```
+ * @packageDocumentation
+ */
+
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+} from "@aws-sdk/client-s3";
+import type { CreateMultipartUploadCommandOutput, GetObjectCommandOutput, ListObjectsV2CommandOutput, S3ClientConfig, UploadPartCommandOutput } from "@aws-sdk/client-s3";
+import { BcolzError, StorageError, UsageError } from "@fmt/errors";
+import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./index.js";
+import type { ByteRange, PutOptions, WritableStore } from "./index.js";
+import { RemoteStats, RetryableFailure, isConnectionError, resolveRetryOptions, withRetries } from "./remote.js";
+import type { RetryOptions } from "./remote.js";
+
+export type { ByteRange, PutOptions, ReadableStore, WritableStore } from "./index.js";
+export { RemoteStats } from "./remote.js";
+export type { RetryOptions } from "./remote.js";
+
+/**
+ * How {@link S3Store.putExclusive} (the dataset `.lock`) creates a key only if it is absent.
+ *
+ * - `"auto"` (default): probe the server once (two conditional PUTs of a scratch key); use
+ *   `"native"` if it refuses the second with 412, otherwise `"emulated"`.
+ * - `"native"`: `PutObject` with `If-None-Match: *`; atomic on AWS S3 (since 2024), MinIO, R2.
+ * - `"emulated"`: HEAD, then PUT, then read back and compare. Detects most races but is not
+ *   atomic: two writers that both pass the HEAD within one round trip can both get `true`.
+ *
+ * @example
+ * ```ts
+ * const mode: ConditionalCreate = "native";
+ * ```
+ */
+export type ConditionalCreate = "auto" | "native" | "emulated";
+
+/**
+ * Options of {@link S3Store}.
+ *
+ * @example
+ * ```ts
+ * const options: S3StoreOptions = {
+ *   client: { endpoint: "http://127.0.0.1:9000", region: "us-east-1", forcePathStyle: true },
+ *   bucket: "datasets",
+ *   prefix: "team-a/",
+ *   multipartThreshold: 64 << 20,
+ *   retry: { maxAttempts: 6, timeoutMs: 20_000 },
+ * };
+ * ```
+ */
+export interface S3StoreOptions {
+  /**
+   * An `S3Client`, or the configuration to build one with. A client built here gets
+   * `maxAttempts: 1` because this store does its own retries; a client passed in is used as is
+   * (its own retries then multiply with ours).
+   */
+  client: S3Client | S3ClientConfig;
+  /** The bucket. */
+  bucket: string;
+  /** Prepended to every key; `"a/b"` and `"a/b/"` both put key `k` at `a/b/k`. Default `""`. */
+  prefix?: string;
+  /** Values larger than this many bytes are uploaded in parts (default 16 MiB). */
+  multipartThreshold?: number;
+  /** Part size of multipart uploads (default 8 MiB; S3 requires at least 5 MiB). */
+  partSize?: number;
+  /** Retries, timeouts, abort signal. */
+  retry?: RetryOptions;
+  /** How `putExclusive` works; see {@link ConditionalCreate}. */
+  conditionalCreate?: ConditionalCreate;
+}
+
+const MIB = 1024 * 1024;
+// A scratch key for the conditional-write probe; `list` hides it.
+const PROBE_MARKER = ".fmt-probe-";
+
+function statusOf(error: unknown): number | undefined {
+  const status = (error as { $metadata?: { httpStatusCode?: unknown } } | null)?.$metadata?.httpStatusCode;
+  return typeof status === "number" ? status : undefined;
+}
+
+function nameOf(error: unknown): string {
+  const name = (error as { name?: unknown; Code?: unknown } | null)?.name;
+  return typeof name === "string" ? name : "Error";
+}
+
+/** Throttling, server errors and dropped connections are worth another attempt. */
+function isRetryableS3(error: unknown): boolean {
+  const status = statusOf(error);
+  if (status !== undefined && (status >= 500 || status === 429)) return true;
+  const name = nameOf(error);
+  if (/^(SlowDown|InternalError|ServiceUnavailable|RequestTimeout|ThrottlingException|ConditionalRequestConflict)$/.test(name)) return true;
+  if (status === 409 && name === "ConditionalRequestConflict") return true;
+  return status === undefined && isConnectionError(error);
+}
+
+function isMissing(error: unknown): boolean {
+  const name = nameOf(error);
+  return statusOf(error) === 404 || name === "NoSuchKey" || name === "NotFound";
+}
+
+function randomHex(): string {
+  const bytes = new Uint8Array(8);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * A {@link WritableStore} over an S3 bucket: key `k` is the object `<prefix>k`.
+ *
+ * - `get`/`getRange` give `undefined` for a missing object (404 / NoSuchKey). Ranges become
+ *   `Range: bytes=a-b` or `bytes=-n` (suffix); a range past the end is clipped like every store
+ *   (the server's 416 is answered with one HEAD).
+ * - `put` is one `PutObject`, or a multipart upload above `multipartThreshold` (aborted if a part
+ *   fails for good). S3 replaces objects atomically, so readers see the old or the new value.
+ * - `delete` of a missing key is not an error; `list` pages through `ListObjectsV2` (1,000 keys
+ *   a page) and returns every key under the prefix, sorted.
+ * - Throttling (503 SlowDown), other 5xx, 429, timeouts and dropped connections are retried with
+ *   jittered exponential backoff ({@link RetryOptions}); a body shorter than its Content-Length
+ *   too. Any other failure, or the last failed attempt, is a `StorageError` `IO_ERROR` whose
+ *   `path` is the key and whose `actual` is the HTTP status and S3 error name. An abort through
+ *   `retry.signal` rejects with the signal's reason.
+ *
+ * @example
+ * ```ts
+ * const store = new S3Store({ client: new S3Client({ region: "us-east-1" }), bucket: "data" });
+ * await store.put("x/meta/sizes", new TextEncoder().encode("{}"));
+ * console.log(await store.getRange("x/meta/sizes", { suffixLength: 1 })); // Uint8Array [125]
+ * ```
+ */
+export class S3Store implements WritableStore {
+  /** The SDK client in use. */
+  readonly client: S3Client;
+  /** The bucket. */
+  readonly bucket: string;
+  /** The key prefix, `""` or ending in `/`. */
+  readonly prefix: string;
+  /** Requests and bytes this store has used so far. */
+  readonly stats = new RemoteStats();
+  /** Suffix ranges the server answered from the wrong end, repaired with a second request. */
+  suffixRepairs = 0;
+  readonly #retry: ReturnType<typeof resolveRetryOptions>;
+  readonly #multipartThreshold: number;
+  readonly #partSize: number;
+  #conditional: ConditionalCreate;
+  #probe: Promise<"native" | "emulated"> | undefined;
+
+  /** Connects to `options.bucket` (nothing is sent until the first operation). */
+  constructor(options: S3StoreOptions) {
+    if (typeof options?.bucket !== "string" || options.bucket === "") {
+      throw new UsageError("INVALID_ARGUMENT", "bucket must be a non-empty string", { field: "bucket", actual: options?.bucket });
+    }
+    this.bucket = options.bucket;
+    const prefix = options.prefix ?? "";
+    this.prefix = prefix === "" || prefix.endsWith("/") ? prefix : `${prefix}/`;
+    if (this.prefix !== "") validateKey(this.prefix.slice(0, -1));
+    this.client = options.client instanceof S3Client ? options.client : new S3Client({ maxAttempts: 1, ...options.client });
+    this.#retry = resolveRetryOptions(options.retry ?? {});
+    this.#multipartThreshold = options.multipartThreshold ?? 16 * MIB;
+    this.#partSize = options.partSize ?? 8 * MIB;
+    if (!Number.isSafeInteger(this.#partSize) || this.#partSize < 5 * MIB) {
+      throw new UsageError("INVALID_ARGUMENT", "partSize must be at least 5 MiB", { field: "partSize", expected: ">= 5242880", actual: this.#partSize });
+    }
+    if (!Number.isSafeInteger(this.#multipartThreshold) || this.#multipartThreshold < 0) {
+      throw new UsageError("INVALID_ARGUMENT", "multipartThreshold must be a non-negative integer", { field: "multipartThreshold", actual: this.#multipartThreshold });
+    }
+    this.#conditional = options.conditionalCreate ?? "auto";
+    if (!["auto", "native", "emulated"].includes(this.#conditional)) {
+      throw new UsageError("INVALID_ARGUMENT", "conditionalCreate must be auto, native or emulated", { field: "conditionalCreate", actual: this.#conditional });
+    }
+  }
+
+  /** The value of `key`; `undefined` if missing. */
+  async get(key: string): Promise<Uint8Array | undefined> {
+    return this.#getObject(validateKey(key), undefined, "get");
+  }
+
+  /** Part of the value of `key` (clipped at its end); `undefined` if missing. */
+  async getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined> {
+    validateKey(key);
+    resolveRange(range, 0);
+    const empty = "suffixLength" in range ? range.suffixLength === 0 : range.length === 0;
+    if (empty) return (await this.#exists(key)) ? new Uint8Array(0) : undefined;
+    if ("suffixLength" in range) return this.#getSuffix(key, range.suffixLength);
+    return this.#getObject(key, `bytes=${range.offset}-${range.offset + range.length - 1}`, "getRange");
+  }
+
+  /**
+   * A suffix range, checked against the answer's Content-Range: some servers (s3rver) read
+   * `bytes=-n` as `bytes=0-n`. Such an answer still tells the value's size, so one plain range
+   * request repairs it; `stats.suffixRepairs` counts those.
+   */
+  async #getSuffix(key: string, n: number): Promise<Uint8Array | undefined> {
+    let total: number | undefined;
+    let start: number | undefined;
+    const bytes = await this.#getObject(key, `bytes=-${n}`, "getRange", (contentRange) => {
+      const match = /^bytes (\d+)-\d+\/(\d+)$/.exec(contentRange ?? "");
+      if (match !== null) {
+        start = Number(match[1]);
+        total = Number(match[2]);
+      }
+    });
+    if (bytes === undefined || total === undefined || start === Math.max(0, total - n)) return bytes;
+    this.suffixRepairs += 1;
+    if (n >= total) return this.#getObject(key, undefined, "getRange");
+    return this.#getObject(key, `bytes=${total - n}-${total - 1}`, "getRange");
+  }
+
+  /**
+   * Stores `value` under `key` (multipart above the threshold). S3 has made an object durable
+   * when its PUT answers, so `{ durable: false }` changes nothing.
+   */
+  async put(key: string, value: Uint8Array, options?: PutOptions): Promise<void> {
+    validateKey(key);
+    checkPutOptions(options);
+    if (!(value instanceof Uint8Array)) {
+      throw new UsageError("INVALID_ARGUMENT", "a stored value must be a Uint8Array", { field: "value", expected: "Uint8Array", actual: typeof value });
+    }
+    const body = value.slice();
+    if (body.length > this.#multipartThreshold) return this.#putMultipart(key, body);
+    await this.#send(key, "put", () => new PutObjectCommand({ Bucket: this.bucket, Key: this.prefix + key, Body: body }));
+  }
+
+  /**
+   * Nothing to flush: every `put` was durable when it resolved. Present so that writers call the
+   * same API on every store.
+   *
+   * @example
+   * ```ts
+   * await store.put("ds/data/__0.blp", bytes, { durable: false });
+   * await store.sync(); // resolves at once
+   * ```
+   */
+  async sync(): Promise<void> {}
+
+  /** Removes `key`; a missing key is not an error. */
+  async delete(key: string): Promise<void> {
+    validateKey(key);
+    await this.#send(key, "delete", () => new DeleteObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }));
+  }
+
+  /** Every key under `prefix`, sorted, across all result pages. */
+  async list(prefix: string): Promise<string[]> {
+    validatePrefix(prefix);
+    const keys: string[] = [];
+    const seen = new Set<string>();
+    let token: string | undefined;
+    do {
+      const page = await this.#send<ListObjectsV2CommandOutput>(prefix, "list", () =>
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, ContinuationToken: token }),
+      );
+      for (const entry of page.Contents ?? []) {
+        const full = entry.Key;
+        if (full === undefined || !full.startsWith(this.prefix)) continue;
+        const key = full.slice(this.prefix.length);
+        if (key.includes(PROBE_MARKER)) continue;
+        try {
+          validateKey(key);
+        } catch {
+          continue; // objects whose names are not store keys ("a//b", "x/") are not ours
+        }
+        keys.push(key);
+      }
+      const next = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+      // A server that hands out the same token twice would loop forever.
+      if (next !== undefined && seen.has(next)) {
+        throw new StorageError("IO_ERROR", "the server repeated a list continuation token", { path: prefix, field: "prefix", actual: next });
+      }
+      if (next !== undefined) seen.add(next);
+      token = next;
+    } while (token !== undefined);
+    return keys.sort();
+  }
+
+  /**
+   * Creates `key` only if it does not exist; `true` when created. See {@link ConditionalCreate}
+   * for how atomic that is on a given server.
+   *
+   * @example
+   * ```ts
+   * if (!(await store.putExclusive("prices/.lock", owner))) console.log("someone else writes");
+   * ```
+   */
+  async putExclusive(key: string, value: Uint8Array): Promise<boolean> {
+    validateKey(key);
+    const mode = this.#conditional === "auto" ? await this.conditionalCreateMode() : this.#conditional;
+    if (mode === "native") return this.#putIfAbsent(this.prefix + key, key, value.slice());
+    if (await this.#exists(key)) return false;
+    // The read-back catches a second writer whose PUT landed after ours (lock contents carry a
+    // random owner token, so two writers never write equal bytes).
+    await this.put(key, value);
+    const back = await this.get(key);
+    return back !== undefined && sameBytes(back, value);
+  }
+
+  /**
+   * The mode `putExclusive` uses: the configured one, or for `"auto"` the result of a one-time
+   * probe (two conditional PUTs of a scratch key, then a DELETE).
+   *
+   * @example
+   * ```ts
+   * console.log(await store.conditionalCreateMode()); // "native" on AWS S3 and MinIO
+   * ```
+   */
+  async conditionalCreateMode(): Promise<"native" | "emulated"> {
+    if (this.#conditional !== "auto") return this.#conditional;
+    this.#probe ??= (async () => {
+      const probeKey = `${this.prefix}${PROBE_MARKER}${randomHex()}`;
+      const bytes = new Uint8Array([1]);
+      let mode: "native" | "emulated";
+      try {
+        const first = await this.#putIfAbsent(probeKey, probeKey, bytes);
+        const second = await this.#putIfAbsent(probeKey, probeKey, bytes);
+        mode = first && !second ? "native" : "emulated";
+      } catch (error) {
+        // 400/501 NotImplemented: the server rejects the header outright.
+        if (error instanceof BcolzError && /\b(400|501)\b/.test(String(error.actual))) mode = "emulated";
+        else throw error;
+      }
+      await this.#send(probeKey, "delete", () => new DeleteObjectCommand({ Bucket: this.bucket, Key: probeKey }));
+      return mode;
+    })();
+    return this.#probe;
+  }
+
+  async #putIfAbsent(fullKey: string, key: string, body: Uint8Array): Promise<boolean> {
+    try {
+      await this.#send(key, "putExclusive", () => new PutObjectCommand({ Bucket: this.bucket, Key: fullKey, Body: body, IfNoneMatch: "*" }));
+      return true;
+    } catch (error) {
+      if (error instanceof BcolzError && /^412 /.test(String(error.actual))) return false;
+      throw error;
+    }
+  }
+
+  async #exists(key: string): Promise<boolean> {
+    try {
+      await this.#send(key, "head", () => new HeadObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }), true);
+      return true;
+    } catch (error) {
+      if (error === MISSING) return false;
+      throw error;
+    }
+  }
+
+  async #getObject(key: string, range: string | undefined, operation: string, onContentRange?: (value: string | undefined) => void): Promise<Uint8Array | undefined> {
+    try {
+      return await this.#send<GetObjectCommandOutput, Uint8Array>(
+        key,
+        operation,
+        () => new GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key, Range: range }),
+        true,
+        async (response) => {
+          onContentRange?.(response.ContentRange);
+          const body = response.Body;
+          const bytes = body === undefined ? new Uint8Array(0) : await body.transformToByteArray();
+          if (response.ContentLength !== undefined && bytes.length !== response.ContentLength) {
+            throw new RetryableFailure(`body of ${bytes.length} bytes, ${response.ContentLength} announced`);
+          }
+          return bytes;
+        },
+      );
+    } catch (error) {
+      if (error === MISSING) return undefined;
+      // 416: the range starts at or past the end; the clipped answer is empty if the key exists.
+      if (error instanceof BcolzError && /^416 /.test(String(error.actual))) {
+        return (await this.#exists(key)) ? new Uint8Array(0) : undefined;
+      }
+      throw error;
+    }
+  }
+
+  async #putMultipart(key: string, body: Uint8Array): Promise<void> {
+    const Key = this.prefix + key;
+    const created = await this.#send<CreateMultipartUploadCommandOutput>(key, "put", () => new CreateMultipartUploadCommand({ Bucket: this.bucket, Key }));
+    const UploadId = created.UploadId;
+    if (UploadId === undefined) {
+      throw new StorageError("IO_ERROR", "the server started a multipart upload without an UploadId", { path: key, field: "key", expected: "UploadId" });
+    }
+    try {
+      const parts: { PartNumber: number; ETag: string | undefined }[] = [];
+      for (let offset = 0, PartNumber = 1; offset < body.length; offset += this.#partSize, PartNumber++) {
+        const part = body.subarray(offset, Math.min(body.length, offset + this.#partSize));
+        const done = await this.#send<UploadPartCommandOutput>(key, "put", () => new UploadPartCommand({ Bucket: this.bucket, Key, UploadId, PartNumber, Body: part }));
+        parts.push({ PartNumber, ETag: done.ETag });
+      }
+      await this.#send(key, "put", () => new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId, MultipartUpload: { Parts: parts } }));
+    } catch (error) {
+      // Best effort: an upload left open costs storage until the bucket's lifecycle rule ends it.
+      await this.#send(key, "put", () => new AbortMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId })).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * Sends one command with retries. `missingIsSentinel` turns a 404 into the {@link MISSING}
+   * sentinel; `read` consumes the response inside the attempt, so a truncated body is retried.
+   */
+  async #send<O = unknown, R = O>(
+    key: string,
+    operation: string,
+    command: () => object,
+    missingIsSentinel = false,
+    read?: (output: O) => Promise<R>,
+  ): Promise<R> {
+    try {
+      return await withRetries(
+        this.#retry,
+        this.stats,
+        async (abortSignal) => {
+          this.stats.record(0);
+          const output = (await this.client.send(command() as never, { abortSignal })) as O;
+          if (read === undefined) return output as unknown as R;
+          const result = await read(output);
+          if (result instanceof Uint8Array) this.stats.bytes += result.length;
+          return result;
+        },
+        (error) => !isMissing(error) && isRetryableS3(error),
+      );
+    } catch (error) {
+      if (this.#retry.signal?.aborted === true && error === this.#retry.signal.reason) throw error;
+      if (missingIsSentinel && isMissing(error)) throw MISSING;
+      if (error instanceof BcolzError) throw error;
+      const status = statusOf(error);
+      const what = status === undefined ? nameOf(error) : `${status} ${nameOf(error)}`;
+      throw new StorageError("IO_ERROR", `S3 ${operation} of s3://${this.bucket}/${this.prefix}${key} failed: ${(error as Error)?.message ?? what}`, {
+        path: key,
+        field: "key",
+        expected: `a successful ${operation}`,
+        actual: what,
+        cause: error,
+      });
+    }
+  }
+}
+
+/** Thrown by `#send` for a 404 when the caller asked for it; never escapes the class. */
+const MISSING = Symbol("missing");

@@ -1,0 +1,81 @@
+// Measures reading one bcolz carray of 10 M × <f8 from local files, from a static HTTP server and
+// from an S3-protocol server (s3rver), all on loopback: read-all time and requests, and 1,000
+// random single-element reads in requests and bytes. Run with `pnpm --filter @fmt/remote-tests bench`
+// (after `pnpm exec turbo run build`). Prints a table; asserts nothing.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { CachingStore } from "@fmt/fs-adapters";
+import type { ReadableStore } from "@fmt/fs-adapters";
+import { HttpStore } from "@fmt/fs-adapters/http";
+import { FileSystemStore } from "@fmt/fs-adapters/node";
+import { S3Store } from "@fmt/fs-adapters/s3";
+import { createCarray, openCarray } from "@fmt/store";
+import { TEST_BUCKET, makeClient, startS3Server } from "../src/s3-server.js";
+import { startStaticServer } from "../src/static-server.js";
+
+const N = Number(process.env.BENCH_ROWS ?? 10_000_000);
+const SINGLE_READS = 1000;
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
+  const t0 = performance.now();
+  const value = await f();
+  return [value, performance.now() - t0];
+}
+
+const root = mkdtempSync(join(tmpdir(), "bench-remote-"));
+try {
+  // A random walk, like the corpus's bigchunk case: compressible but not trivially.
+  const data = new Float64Array(N);
+  let x = 0;
+  for (let i = 0; i < N; i++) data[i] = x += Math.sin(i * 0.37) + (i % 7) * 0.01;
+  const [, writeMs] = await timed(async () => (await createCarray(new FileSystemStore(root), "ds", data, { dtype: "<f8" })).close());
+  const files = filesUnder(join(root, "ds"));
+  const onDisk = files.reduce((sum, f) => sum + statSync(f).size, 0);
+
+  const s3 = await startS3Server();
+  const http = await startStaticServer(root);
+  try {
+    const upload = new S3Store({ client: makeClient(s3.endpoint), bucket: TEST_BUCKET });
+    for (let i = 0; i < files.length; i += 8) {
+      await Promise.all(files.slice(i, i + 8).map((f) => upload.put(relative(root, f), new Uint8Array(readFileSync(f)))));
+    }
+    const stores: [string, () => { store: ReadableStore; stats: () => { requests: number; bytes: number } }][] = [
+      ["local files", () => ({ store: new FileSystemStore(root), stats: () => ({ requests: 0, bytes: 0 }) })] /* a file system store counts nothing */,
+      ["HTTP (static server)", () => { const s = new HttpStore(http.url); return { store: s, stats: () => s.stats.snapshot() }; }],
+      ["S3 (s3rver)", () => { const s = new S3Store({ client: makeClient(s3.endpoint), bucket: TEST_BUCKET }); return { store: s, stats: () => s.stats.snapshot() }; }],
+    ];
+    console.log(`${N} rows <f8, ${files.length} files, ${(onDisk / 1e6).toFixed(1)} MB on disk (written in ${writeMs.toFixed(0)} ms)`);
+    console.log("store | read-all ms | read-all requests | 1,000 single reads: requests, bytes (with CachingStore)");
+    for (const [name, make] of stores) {
+      const a = make();
+      const array = await openCarray(a.store, "ds");
+      const [all, readMs] = await timed(() => array.read());
+      if ((all as Float64Array).length !== N || (all as Float64Array)[N - 1] !== data[N - 1]) throw new Error(`${name}: wrong values`);
+      const readRequests = a.stats().requests;
+      const b = make();
+      const cached = await openCarray(new CachingStore(b.store, { maxBytes: 256 << 20 }), "ds");
+      const before = b.stats();
+      let seed = 42;
+      for (let i = 0; i < SINGLE_READS; i++) {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        const index = seed % N;
+        if ((await cached.get(index)) !== data[index]) throw new Error(`${name}: wrong value at ${index}`);
+      }
+      const after = b.stats();
+      console.log(`${name} | ${readMs.toFixed(0)} | ${readRequests} | ${after.requests - before.requests}, ${after.bytes - before.bytes}`);
+    }
+  } finally {
+    await http.stop();
+    await s3.stop();
+  }
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}

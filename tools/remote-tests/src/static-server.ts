@@ -1,0 +1,107 @@
+// A plain static file server on loopback with single-range support (`bytes=a-b`, `bytes=a-`,
+// `bytes=-n`), HEAD, 404 and 416, plus switches that make it behave like worse servers: ignore
+// Range, omit Content-Length (chunked bodies), refuse some paths with 403. It counts requests and
+// body bytes so tests can state what a read costs.
+import { readFileSync, statSync } from "node:fs";
+import { createServer } from "node:http";
+import type { Server } from "node:http";
+import type { Socket } from "node:net";
+import { join, normalize, sep } from "node:path";
+
+export interface StaticServerOptions {
+  /** Answer every GET with the whole file (200), as if Range were unknown. */
+  ignoreRange?: boolean;
+  /** Send bodies chunked, without Content-Length. */
+  omitContentLength?: boolean;
+  /** URL paths starting with one of these get 403. */
+  forbidden?: string[];
+}
+
+export interface StaticServer {
+  /** `http://127.0.0.1:<port>/` */
+  url: string;
+  counts: { requests: number; bytes: number; rangeRequests: number };
+  options: StaticServerOptions;
+  stop(): Promise<void>;
+}
+
+// Browsers run module scripts only when they are served as JavaScript.
+const TYPES: Record<string, string> = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".png": "image/png" };
+function contentType(file: string): string {
+  const dot = file.lastIndexOf(".");
+  return TYPES[file.slice(dot)] ?? "application/octet-stream";
+}
+
+/** Serves `root` on 127.0.0.1 at a free port. */
+export async function startStaticServer(root: string, options: StaticServerOptions = {}): Promise<StaticServer> {
+  const counts = { requests: 0, bytes: 0, rangeRequests: 0 };
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((req, res) => {
+    counts.requests += 1;
+    const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
+    const file = normalize(join(root, path));
+    if (!file.startsWith(root + sep) && file !== root) {
+      res.writeHead(403).end();
+      return;
+    }
+    if ((options.forbidden ?? []).some((p) => path.startsWith(p))) {
+      res.writeHead(403, { "content-length": 0 }).end();
+      return;
+    }
+    let size: number;
+    try {
+      const info = statSync(file);
+      if (!info.isFile()) throw new Error("not a file");
+      size = info.size;
+    } catch {
+      res.writeHead(404, { "content-length": 0 }).end();
+      return;
+    }
+    const headers: Record<string, string | number> = { "accept-ranges": options.ignoreRange === true ? "none" : "bytes", "content-type": contentType(file) };
+    let status = 200;
+    let start = 0;
+    let end = size;
+    const range = req.headers.range;
+    if (range !== undefined && options.ignoreRange !== true) {
+      counts.rangeRequests += 1;
+      const m = /^bytes=(\d*)-(\d*)$/.exec(range);
+      if (m === null || (m[1] === "" && m[2] === "")) {
+        res.writeHead(416, { "content-range": `bytes */${size}`, "content-length": 0 }).end();
+        return;
+      }
+      if (m[1] === "") {
+        start = Math.max(0, size - Number(m[2]));
+      } else {
+        start = Number(m[1]);
+        end = m[2] === "" ? size : Math.min(size, Number(m[2]) + 1);
+      }
+      if (start >= size) {
+        res.writeHead(416, { "content-range": `bytes */${size}`, "content-length": 0 }).end();
+        return;
+      }
+      status = 206;
+      headers["content-range"] = `bytes ${start}-${end - 1}/${size}`;
+    }
+    const body = req.method === "HEAD" ? Buffer.alloc(0) : readFileSync(file).subarray(start, end);
+    if (options.omitContentLength !== true) headers["content-length"] = end - start;
+    counts.bytes += body.length;
+    res.writeHead(status, headers);
+    res.end(body);
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("static server has no port");
+  return {
+    url: `http://127.0.0.1:${address.port}/`,
+    counts,
+    options,
+    async stop() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
