@@ -79,8 +79,12 @@ export interface ReaderSettings {
   workers?: ChunkCodecPool | undefined;
 }
 
-/** Bytes of `bstarts` read with the header on a first range read (64 blocks). */
-const HEAD_GUESS = 256;
+/**
+ * Bytes read by the first range request of a chunk: its headers, its block starts and, for the
+ * many chunks smaller than this, the whole file. One request then serves a small chunk, and a
+ * large one costs one more for the wanted block (remote stores pay per request, not per KiB).
+ */
+const SPECULATIVE_HEAD = 64 * 1024;
 /** A run of whole chunks is sent to the worker pool once it holds this many. */
 const POOL_RUN = 8;
 
@@ -141,7 +145,7 @@ export class ChunkReader {
    * for it (an interrupted append, see spec v1 "Interrupted writes"): its first rows are used. A
    * writer's leftover rows come from memory.
    */
-  async loadChunk(index: number): Promise<LoadedChunk> {
+  async loadChunk(index: number, fetched?: Uint8Array): Promise<LoadedChunk> {
     const key = this.chunkKey(index);
     const isLeftover = index >= this.#nchunks;
     const rows = this.#rowsOf(index);
@@ -151,8 +155,8 @@ export class ChunkReader {
     if (memory !== undefined) {
       return { index, key, chunk: new Uint8Array(0), firstRow, rows, nbytes, storedNbytes: nbytes, decoded: memory };
     }
-    let file: Uint8Array | undefined;
-    if (this.#journal.has(index)) file = await this.store.get(`${key}.next`);
+    let file: Uint8Array | undefined = fetched;
+    if (file === undefined && this.#journal.has(index)) file = await this.store.get(`${key}.next`);
     file ??= await this.store.get(key);
     if (file === undefined) {
       throw new FormatError("MISSING_FILE", `chunk file ${index} is missing`, { path: key, field: "file", expected: `${rows} rows` });
@@ -355,7 +359,12 @@ export class ChunkReader {
     const full = index < this.#nchunks;
     if (this.#journal.has(index) || this.store.getRange === undefined || (full && this.#singleBlockChunks)) return this.#rowFromWholeChunk(index, offset);
     const key = this.chunkKey(index);
-    const plan = this.cache.plan(index) ?? (await this.#fetchPlan(index, key));
+    let plan = this.cache.plan(index);
+    if (plan === undefined) {
+      const head = await this.#fetchPlan(index, key);
+      if (head.wholeFile !== undefined) return this.#rowFromWholeChunk(index, offset, head.wholeFile);
+      plan = head.plan;
+    }
     if (plan.header.memcpyed) return this.#memcpyedRow(key, offset);
     if (plan.nblocks <= 1) {
       if (full) this.#singleBlockChunks = true;
@@ -372,8 +381,8 @@ export class ChunkReader {
     return out;
   }
 
-  async #rowFromWholeChunk(index: number, offset: number): Promise<Uint8Array> {
-    const loaded = await this.loadChunk(index);
+  async #rowFromWholeChunk(index: number, offset: number, fetched?: Uint8Array): Promise<Uint8Array> {
+    const loaded = await this.loadChunk(index, fetched);
     const cached = this.cache.chunk(index);
     if (cached !== undefined) return cached.slice(offset, offset + this.atomSize);
     if (loaded.storedNbytes !== loaded.nbytes) return this.decodeRows(loaded, offset / this.atomSize, offset / this.atomSize + 1);
@@ -389,11 +398,16 @@ export class ChunkReader {
     return bytes;
   }
 
-  /** Reads and validates the container header, Blosc header and block starts of chunk `index`. */
-  async #fetchPlan(index: number, key: string): Promise<ChunkPlan> {
+  /**
+   * Reads and validates the container header, Blosc header and block starts of chunk `index`;
+   * when the first read already returned the whole file (it ended inside the speculative
+   * window), hands the file back instead, to be decoded whole without another request.
+   */
+  async #fetchPlan(index: number, key: string): Promise<{ plan: ChunkPlan; wholeFile?: undefined } | { wholeFile: Uint8Array }> {
     const rows = this.#rowsOf(index);
     const checkHeader = (h: { nbytes: number }): void => this.checkStoredNbytes(key, h.nbytes, rows * this.atomSize, index >= this.#nchunks, rows);
-    let head = await this.#range(key, 0, BLPK_V1_HEADER_SIZE + BLOSC_HEADER_SIZE + HEAD_GUESS);
+    let head = await this.#range(key, 0, SPECULATIVE_HEAD);
+    if (head.length < SPECULATIVE_HEAD) return { wholeFile: head };
     // The file's size is not known without another request; a file shorter than the cbytes it
     // announces shows up as a truncated block when that block is read.
     const { need, announced } = withPath(key, () => {
@@ -409,7 +423,7 @@ export class ChunkReader {
       const chunkHead = head.subarray(BLPK_V1_HEADER_SIZE, need);
       const made = planChunkHead(chunkHead, Math.max(announced, chunkHead.length), { path: key, checkHeader });
       this.cache.putPlan(index, made);
-      return made;
+      return { plan: made };
     });
   }
 

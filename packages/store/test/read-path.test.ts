@@ -56,12 +56,34 @@ function walk(n: number, seed: number): Float64Array {
 }
 
 describe("get through range reads", () => {
-  it("reads the header and block starts once per chunk, then only the block holding the row", async () => {
-    const values = walk(3 * 16384, 1);
+  // The first range read of a chunk asks for this many bytes (the reader's speculative window,
+  // documented in carray-read.ts): chunks smaller than it arrive whole in one request.
+  const WINDOW = 64 * 1024;
+
+  it("reads a small chunk whole in one range request", async () => {
+    const values = walk(3 * 4096, 5);
     const inner = new MemoryStore();
-    // zstd at clevel 1 keeps blocks well below the 128 KiB chunk.
-    await (await createCarray(inner, "a", values, { dtype: "<f8", chunklen: 16384, cparams: { cname: "zstd", clevel: 1, shuffle: 1 } })).close();
+    await (await createCarray(inner, "a", values, { dtype: "<f8", chunklen: 4096 })).close();
     const file = (await inner.get("a/data/__1.blp"))!;
+    expect(file.length).toBeLessThan(WINDOW);
+    const store = new CountingStore(inner);
+    const a = await openCarray(store, "a");
+    expect(await a.get(4096 + 17)).toBe(values[4096 + 17]);
+    expect(store.gets).toEqual([]);
+    expect(store.ranges.map((r) => [r.offset, r.got])).toEqual([[0, file.length]]);
+    store.reset();
+    expect(await a.get(4096 + 4000)).toBe(values[4096 + 4000]); // same chunk: decoded once, cached
+    expect(store.ranges).toEqual([]);
+  });
+
+  it("reads the header and block starts once per chunk, then only the block holding the row", async () => {
+    const C = 65536;
+    const values = walk(3 * C, 1);
+    const inner = new MemoryStore();
+    // zstd at clevel 1 keeps blocks well below the 512 KiB chunk, and the chunk above the window.
+    await (await createCarray(inner, "a", values, { dtype: "<f8", chunklen: C, cparams: { cname: "zstd", clevel: 1, shuffle: 1 } })).close();
+    const file = (await inner.get("a/data/__1.blp"))!;
+    expect(file.length).toBeGreaterThan(WINDOW);
     const { blocksize, bstarts, cbytes } = layout(file);
     expect(bstarts.length).toBeGreaterThan(2);
     const sorted = [...bstarts].sort((x, y) => x - y);
@@ -70,14 +92,14 @@ describe("get through range reads", () => {
     const store = new CountingStore(inner);
     const a = await openCarray(store, "a");
     const last = bstarts.length - 1;
-    const row = 16384 + Math.floor((1 * blocksize) / 8) + 5; // chunk 1, block 1
+    const row = C + Math.floor((1 * blocksize) / 8) + 5; // chunk 1, block 1
     expect(await a.get(row)).toBe(values[row]);
     expect(store.gets).toEqual([]);
-    expect(store.ranges.map((r) => r.got)).toEqual([Math.min(file.length, 32 + 256), extent(1)]);
+    expect(store.ranges.map((r) => r.got)).toEqual([WINDOW, extent(1)]);
     expect(store.ranges[1]!.offset).toBe(16 + bstarts[1]!);
 
     store.reset();
-    const other = 16384 + Math.floor((last * blocksize) / 8); // chunk 1, last block: the header is known
+    const other = C + Math.floor((last * blocksize) / 8); // chunk 1, last block: the header is known
     expect(await a.get(other)).toBe(values[other]);
     expect(store.ranges.map((r) => [r.offset, r.got])).toEqual([[16 + bstarts[last]!, extent(last)]]);
 
@@ -87,17 +109,19 @@ describe("get through range reads", () => {
     expect(store.gets).toEqual([]);
   });
 
-  it("reads just the row of a memcpyed chunk", async () => {
-    const values = walk(1000, 2);
+  it("reads just the row of a memcpyed chunk larger than the window", async () => {
+    const C = 10000; // 80,000 bytes a chunk: more than the window
+    const values = walk(2 * C + 500, 2);
     const inner = new MemoryStore();
-    await (await createCarray(inner, "a", values, { dtype: "<f8", chunklen: 400, cparams: { clevel: 0 } })).close();
+    await (await createCarray(inner, "a", values, { dtype: "<f8", chunklen: C, cparams: { clevel: 0 } })).close();
     expect(layout((await inner.get("a/data/__0.blp"))!).flags & 2).toBe(2);
     const store = new CountingStore(inner);
     const a = await openCarray(store, "a");
-    expect(await a.get(410)).toBe(values[410]);
+    expect(await a.get(C + 10)).toBe(values[C + 10]);
+    expect(store.ranges.map((r) => [r.offset, r.got])).toEqual([[0, WINDOW], [32 + 10 * 8, 8]]);
     store.reset();
-    expect(await a.get(799)).toBe(values[799]);
-    expect(store.ranges).toEqual([{ key: "a/data/__1.blp", offset: 32 + 399 * 8, length: 8, got: 8 }]);
+    expect(await a.get(2 * C - 1)).toBe(values[2 * C - 1]);
+    expect(store.ranges).toEqual([{ key: "a/data/__1.blp", offset: 32 + (C - 1) * 8, length: 8, got: 8 }]);
   });
 
   it("with the cache off, every get goes to the store again", async () => {

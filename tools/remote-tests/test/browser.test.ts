@@ -48,13 +48,13 @@ describe("the browser bundle", () => {
     // The npm packages the core packages declare themselves (codecs, hashes); anything else in
     // the bundle (buffer, process, events, a *-browserify) would be a polyfill pulled in.
     const declared = new Set(
-      ["errors", "header", "blosc", "meta", "fs-adapters", "store"].flatMap((name) =>
+      ["errors", "header", "blosc", "meta", "expr", "fs-adapters", "store"].flatMap((name) =>
         Object.keys((JSON.parse(readFileSync(new URL(`../../../packages/${name}/package.json`, import.meta.url), "utf8")) as { dependencies?: object }).dependencies ?? {}),
       ),
     );
     const packageOf = (file: string) => /node_modules\/((?:@[^/]+\/)?[^/]+)\/(?!.*node_modules\/)/.exec(file)?.[1];
     const outside = bundle.inputs.filter((file) => {
-      if (/^(packages\/(errors|header|blosc|meta|fs-adapters|store)\/src\/|tools\/remote-tests\/browser\/)/.test(file)) return false;
+      if (/^(packages\/(errors|header|blosc|meta|expr|fs-adapters|store)\/src\/|tools\/remote-tests\/browser\/)/.test(file)) return false;
       const name = packageOf(file);
       return name === undefined || !declared.has(name);
     });
