@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command (`pnpm test`): build, package lints, freshness checks of committed
 # generated files, every vitest test, the API docs build, a short fixed-seed fuzz run of every
-# target (tools/fuzz; findings under tools/fuzz/findings), then one closing summary line.
+# target (tools/fuzz; findings under tools/fuzz/findings), then the summary, ending in one 'N passed, N failed' line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pnpm exec turbo run build lint
@@ -16,7 +16,7 @@ node tools/fuzz/dist/cli-node.js --inputs 3000 --seed 20261123 --out tools/fuzz/
 [ "$fuzz_status" -eq 0 ] || status=$fuzz_status
 node -e '
   const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-  console.log(`\nvitest: ${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
-  console.log(`fuzz: ${process.argv[2] === "0" ? "0 findings" : "FINDINGS (see above)"}`);
+  console.log(`\nfuzz: ${process.argv[2] === "0" ? "0 findings" : "FINDINGS (see above)"}`);
+  console.log(`vitest: ${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
 ' "$report" "$fuzz_status"
 exit $status

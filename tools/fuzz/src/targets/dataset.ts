@@ -86,12 +86,15 @@ function editDataset(rng: Rng, files: FuzzInput): void {
 function lieAboutLength(rng: Rng, files: FuzzInput, key: string): void {
   const bytes = files.get(key);
   if (bytes === undefined || !key.endsWith("meta/sizes")) return;
-  let sizes: { shape?: unknown; nbytes?: unknown };
+  let parsed: unknown;
   try {
-    sizes = JSON.parse(new TextDecoder().decode(bytes)) as typeof sizes;
+    parsed = JSON.parse(new TextDecoder().decode(bytes));
   } catch {
     return;
   }
+  // An earlier edit may have left any JSON value (null, a number, an array) in the file.
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return;
+  const sizes = parsed as { shape?: unknown; nbytes?: unknown };
   if (!Array.isArray(sizes.shape) || typeof sizes.shape[0] !== "number" || typeof sizes.nbytes !== "number" || sizes.shape[0] <= 0) return;
   const rowBytes = sizes.nbytes / sizes.shape[0];
   const length = rng.pick([sizes.shape[0] + 1, sizes.shape[0] * 2, 1e6, 1e9, 1e12, 1e15, 2 ** 53 - 1]);
