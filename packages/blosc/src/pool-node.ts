@@ -29,7 +29,7 @@ import { UsageError } from "@fmt/errors";
 import { readChunkHeader } from "@fmt/header";
 import * as api from "./index.js";
 import type { ChunkCodecPool, CompressOptions, DecompressOptions } from "./index.js";
-import { reviveError } from "./pool-protocol.js";
+import { checkPoolSizing, plainOptions, reviveError } from "./pool-protocol.js";
 import type { PoolDecodeReply, PoolDecodeRequest, PoolReply, PoolRequest, PoolTask } from "./pool-protocol.js";
 
 /**
@@ -120,7 +120,6 @@ interface DecodeJob {
   reject(error: unknown): void;
 }
 
-const DEFAULT_MIN_WORKER_BYTES = 64 * 1024;
 // In a shared run the worker is offered this fraction of the chunks beyond its expected share, so
 // that it can take more when this thread is slowed down.
 const SHARE_MARGIN = 0.15;
@@ -186,13 +185,6 @@ class StagingBuffers {
   }
 }
 
-function plainOptions(options: object | undefined): Record<string, unknown> | undefined {
-  if (options === undefined) return undefined;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(options)) if (v !== undefined && typeof v !== "function") out[k] = v;
-  return out;
-}
-
 /**
  * Start a pool of worker threads for Blosc work.
  *
@@ -210,14 +202,7 @@ function plainOptions(options: object | undefined): Record<string, unknown> | un
  * ```
  */
 export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
-  const threads = options.threads ?? availableParallelism();
-  if (!Number.isInteger(threads) || threads < 1 || threads > 256) {
-    throw new UsageError("INVALID_ARGUMENT", "threads must be an integer in 1..256", { field: "threads", expected: "1..256", actual: threads });
-  }
-  const minWorkerBytes = options.minWorkerBytes ?? DEFAULT_MIN_WORKER_BYTES;
-  if (typeof minWorkerBytes !== "number" || !(minWorkerBytes >= 0)) {
-    throw new UsageError("INVALID_ARGUMENT", "minWorkerBytes must be a non-negative number", { field: "minWorkerBytes", expected: ">= 0", actual: minWorkerBytes });
-  }
+  const { threads, minWorkerBytes } = checkPoolSizing(options.threads ?? availableParallelism(), options.minWorkerBytes);
   const url = workerUrl();
   const compressFn = (api as Record<string, unknown>)["compress"] as ((data: Uint8Array, options: unknown) => Uint8Array) | undefined;
 

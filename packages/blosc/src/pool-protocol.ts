@@ -227,3 +227,42 @@ export function reviveError(data: SerializedError): Error {
   error.name = data.name;
   return error;
 }
+
+/** Inputs below this many bytes are handled on the calling thread unless a pool says otherwise. */
+export const DEFAULT_MIN_WORKER_BYTES = 64 * 1024;
+
+/**
+ * Checks the sizing options every pool takes (Node worker threads and Web Workers alike).
+ *
+ * @throws UsageError INVALID_ARGUMENT for a thread count outside 1..256 or a negative minWorkerBytes.
+ * @example
+ * ```ts
+ * const { threads, minWorkerBytes } = checkPoolSizing(options.threads ?? 2, options.minWorkerBytes);
+ * ```
+ */
+export function checkPoolSizing(threads: number, minWorkerBytes: number = DEFAULT_MIN_WORKER_BYTES): { threads: number; minWorkerBytes: number } {
+  if (!Number.isInteger(threads) || threads < 1 || threads > 256) {
+    throw new UsageError("INVALID_ARGUMENT", "threads must be an integer in 1..256", { field: "threads", expected: "1..256", actual: threads });
+  }
+  if (typeof minWorkerBytes !== "number" || !(minWorkerBytes >= 0)) {
+    throw new UsageError("INVALID_ARGUMENT", "minWorkerBytes must be a non-negative number", { field: "minWorkerBytes", expected: ">= 0", actual: minWorkerBytes });
+  }
+  return { threads, minWorkerBytes };
+}
+
+/**
+ * The data fields of an options object, for a structured-clone message: undefined values and
+ * functions (such as a zlib codec, which cannot cross to a worker) are left out.
+ *
+ * @example
+ * ```ts
+ * plainOptions({ path: "data/__0.blp", zlib: undefined }); // { path: "data/__0.blp" }
+ * ```
+ */
+export function plainOptions(options: object | undefined): Record<string, unknown> | undefined {
+  if (options === undefined) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(options)) if (v !== undefined && typeof v !== "function") out[k] = v;
+  return out;
+}
+

@@ -24,7 +24,7 @@ import { compress } from "./compress.js";
 import type { CompressOptions } from "./compress.js";
 import { decompressInto } from "./decompress.js";
 import type { DecompressOptions } from "./plan.js";
-import { reviveError } from "./pool-protocol.js";
+import { checkPoolSizing, plainOptions, reviveError } from "./pool-protocol.js";
 import type { PoolDecodeReply, PoolReply, PoolRequest, PoolTask } from "./pool-protocol.js";
 
 /**
@@ -92,7 +92,6 @@ interface Slot {
   inflight: Map<number, Pending[]>;
 }
 
-const DEFAULT_MIN_WORKER_BYTES = 64 * 1024;
 // A batch closes at this many tasks or bytes; two batches per worker stay in flight so that a
 // worker never waits for its next message.
 const BATCH_TASKS = 8;
@@ -106,13 +105,6 @@ function defaultWorker(): WorkerLike {
 function defaultThreads(): number {
   const n = typeof navigator === "object" && navigator !== null ? navigator.hardwareConcurrency : undefined;
   return typeof n === "number" && Number.isInteger(n) && n >= 1 ? Math.min(n, 256) : 2;
-}
-
-function plainOptions(options: object | undefined): Record<string, unknown> | undefined {
-  if (options === undefined) return undefined;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(options)) if (v !== undefined && typeof v !== "function") out[k] = v;
-  return out;
 }
 
 function copyOf(data: Uint8Array): ArrayBuffer {
@@ -138,14 +130,7 @@ function copyOf(data: Uint8Array): ArrayBuffer {
  * ```
  */
 export function createWebBloscPool(options: WebBloscPoolOptions = {}): WebBloscPool {
-  const threads = options.threads ?? defaultThreads();
-  if (!Number.isInteger(threads) || threads < 1 || threads > 256) {
-    throw new UsageError("INVALID_ARGUMENT", "threads must be an integer in 1..256", { field: "threads", expected: "1..256", actual: threads });
-  }
-  const minWorkerBytes = options.minWorkerBytes ?? DEFAULT_MIN_WORKER_BYTES;
-  if (typeof minWorkerBytes !== "number" || !(minWorkerBytes >= 0)) {
-    throw new UsageError("INVALID_ARGUMENT", "minWorkerBytes must be a non-negative number", { field: "minWorkerBytes", expected: ">= 0", actual: minWorkerBytes });
-  }
+  const { threads, minWorkerBytes } = checkPoolSizing(options.threads ?? defaultThreads(), options.minWorkerBytes);
   const createWorker = options.createWorker ?? defaultWorker;
   const queue: Pending[] = [];
   const slots: Slot[] = [];
