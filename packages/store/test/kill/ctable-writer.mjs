@@ -4,23 +4,16 @@
 // whole table (column names in order, every column's values) as it will be once the operation
 // is done. A ctable operation is all-or-nothing, so after a SIGKILL the table must read as the
 // state of the last line or of the one before.
-import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
+import { closeSync } from "node:fs";
+import { fsyncedLog, seededRandom } from "./child-kit.mjs";
 import { loadStore } from "./load-store.mjs";
 
 const [dir, seedText, logPath, focus] = process.argv.slice(2);
-let seed = Number(seedText) >>> 0 || 1;
-const rand = (n) => {
-  seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
-  return seed % n;
-};
+const rand = seededRandom(seedText);
 
 const { store, fsAdapters } = await loadStore();
 const fs = new fsAdapters.FileSystemStore(dir);
-const log = openSync(logPath, "a");
-function record(entry) {
-  writeSync(log, `${JSON.stringify(entry)}\n`);
-  fsyncSync(log);
-}
+const { fd: log, record } = fsyncedLog(logPath);
 
 let table;
 try {

@@ -4,23 +4,16 @@
 // the length that will be on disk (committed) after it. The parent SIGKILLs it at a random moment.
 // FOCUS (optional: append, set, resize or trim) makes that operation most of the work, so the
 // kills land inside it; without it the mix is even.
-import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
+import { closeSync } from "node:fs";
+import { fsyncedLog, seededRandom } from "./child-kit.mjs";
 import { loadStore } from "./load-store.mjs";
 
 const [dir, seedText, logPath, focus = "mixed"] = process.argv.slice(2);
-let seed = Number(seedText) >>> 0 || 1;
-const rand = (n) => {
-  seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
-  return seed % n;
-};
+const rand = seededRandom(seedText);
 
 const { store, fsAdapters } = await loadStore();
 const fs = new fsAdapters.FileSystemStore(dir);
-const log = openSync(logPath, "a");
-function record(entry) {
-  writeSync(log, `${JSON.stringify(entry)}\n`);
-  fsyncSync(log);
-}
+const { fd: log, record } = fsyncedLog(logPath);
 
 let array;
 try {
