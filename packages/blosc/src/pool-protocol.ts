@@ -251,18 +251,19 @@ export function checkPoolSizing(threads: number, minWorkerBytes: number = DEFAUL
 }
 
 /**
- * The data fields of an options object, for a structured-clone message: undefined values and
- * functions (such as a zlib codec, which cannot cross to a worker) are left out.
+ * The data fields of an options object, for a structured-clone message: only strings, numbers,
+ * booleans and bigints cross. Functions and objects (a zlib codec or a zstd encoder handle, which
+ * hold functions and cannot be cloned) stay behind; the worker uses its own.
  *
  * @example
  * ```ts
- * plainOptions({ path: "data/__0.blp", zlib: undefined }); // { path: "data/__0.blp" }
+ * plainOptions({ path: "data/__0.blp", zlib: nodeZlib }); // { path: "data/__0.blp" }
  * ```
  */
 export function plainOptions(options: object | undefined): Record<string, unknown> | undefined {
   if (options === undefined) return undefined;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(options)) if (v !== undefined && typeof v !== "function") out[k] = v;
+  for (const [k, v] of Object.entries(options)) if (v !== undefined && typeof v !== "function" && typeof v !== "object") out[k] = v;
   return out;
 }
 

@@ -22,7 +22,7 @@ import { readChunkHeader } from "@fmt/header";
 import type { ChunkCodecPool } from "./pool-api.js";
 import { compress } from "./compress.js";
 import type { CompressOptions } from "./compress.js";
-import { decompressInto } from "./decompress.js";
+import { decompress } from "./decompress.js";
 import type { DecompressOptions } from "./plan.js";
 import { checkPoolSizing, plainOptions, reviveError } from "./pool-protocol.js";
 import type { PoolDecodeReply, PoolReply, PoolRequest, PoolTask } from "./pool-protocol.js";
@@ -214,11 +214,8 @@ export function createWebBloscPool(options: WebBloscPoolOptions = {}): WebBloscP
   function decompressOne(chunk: Uint8Array, opts?: DecompressOptions): Promise<Uint8Array> {
     try {
       const header = readChunkHeader(chunk, opts?.path);
-      if (header.nbytes < minWorkerBytes || closed) {
-        const out = new Uint8Array(header.nbytes);
-        decompressInto(chunk, out, opts);
-        return Promise.resolve(out);
-      }
+      // decompress checks maxBytes before it allocates anything.
+      if (header.nbytes < minWorkerBytes || closed) return Promise.resolve(decompress(chunk, opts));
       return submit("decompress", chunk.subarray(0, Math.min(chunk.length, header.cbytes)), opts);
     } catch (error) {
       return Promise.reject(error);

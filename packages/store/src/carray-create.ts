@@ -6,7 +6,7 @@ import {
   serializeSizes, serializeStorage,
 } from "@fmt/meta";
 import type { Cparams, DType, JsonObject, JsonValue } from "@fmt/meta";
-import { openCarrayWith, requireWritableStore } from "./carray.js";
+import { openCarrayWith, readOptionsOf, requireWritableStore } from "./carray.js";
 import type { CArray, OpenOptions } from "./carray.js";
 import { computeChunklen, normalizeDflt } from "./carray-encode.js";
 import type { ArrayInput } from "./carray-encode.js";
@@ -24,7 +24,7 @@ import type { LockOptions } from "./lock.js";
  * const options: CarrayCreateOptions = { dtype: "<f8", shape: [3], chunklen: 1024, cparams: { cname: "zstd" }, dflt: NaN };
  * ```
  */
-export interface CarrayCreateOptions extends LockOptions, Pick<OpenOptions, "maxReadBytes" | "maxChunksPerCall" | "prefetch" | "workers"> {
+export interface CarrayCreateOptions extends LockOptions, Pick<OpenOptions, "maxReadBytes" | "maxChunksPerCall" | "prefetch" | "cacheBytes" | "workers"> {
   /**
    * Element type: a numpy name or `dtype.str` (`"float64"`, `"<i4"`, `"|S7"`, `"<U3"`,
    * `"datetime64[ns]"`, `">i2"`) or a parsed {@link DType}. Storable: b1, i1–i8, u1–u8, f2, f4,
@@ -197,7 +197,7 @@ export async function createCarray(store: WritableStore, path: string, data: Arr
     await writable.put(joinKey(base, "__attrs__"), encodeMetadata(attrsText));
     if (mode === "w") await removeOld(writable, base, oldChunkFiles);
     await writable.createDirectory?.(joinKey(base, "data"));
-    const array = await openCarrayWith(writable, base, { maxReadBytes: options.maxReadBytes, maxChunksPerCall: options.maxChunksPerCall, prefetch: options.prefetch, workers: options.workers }, lock);
+    const array = await openCarrayWith(writable, base, readOptionsOf(options), lock);
     if (input !== undefined) await array.append(input);
     await array.flush();
     return array;

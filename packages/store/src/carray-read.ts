@@ -319,19 +319,23 @@ export class ChunkReader {
    */
   async takeInto(rows: Float64Array, out: Uint8Array): Promise<void> {
     const atom = this.atomSize;
-    const chunkCount = Math.ceil(this.#geometry.length() / this.chunklen);
-    // Counting sort of positions by chunk, so that each chunk is visited once, in file order.
-    const starts = new Uint32Array(chunkCount + 1);
-    for (let p = 0; p < rows.length; p++) starts[Math.floor(rows[p]! / this.chunklen) + 1]!++;
-    for (let k = 0; k < chunkCount; k++) starts[k + 1]! += starts[k]!;
+    // Positions sorted by row, then cut into runs that share a chunk: the work follows the
+    // indices asked for, never the array's (possibly claimed) length.
     const order = new Uint32Array(rows.length);
-    const cursor = starts.slice(0, chunkCount);
-    for (let p = 0; p < rows.length; p++) order[cursor[Math.floor(rows[p]! / this.chunklen)]!++] = p;
+    for (let p = 0; p < order.length; p++) order[p] = p;
+    order.sort((a, b) => rows[a]! - rows[b]!);
+    const runs = new Map<number, { from: number; to: number }>();
+    for (let q = 0; q < order.length; ) {
+      const chunk = Math.floor(rows[order[q]!]! / this.chunklen);
+      let to = q + 1;
+      while (to < order.length && Math.floor(rows[order[to]!]! / this.chunklen) === chunk) to++;
+      runs.set(chunk, { from: q, to });
+      q = to;
+    }
     const needed: number[] = [];
-    for (let k = 0; k < chunkCount; k++) {
-      if (starts[k + 1]! === starts[k]!) continue;
+    for (const [k, run] of runs) {
       const bytes = this.cache.chunk(k) ?? this.#memoryRows(k);
-      if (bytes !== undefined) scatter(bytes, k * this.chunklen, atom, rows, order, starts[k]!, starts[k + 1]!, out);
+      if (bytes !== undefined) scatter(bytes, k * this.chunklen, atom, rows, order, run.from, run.to, out);
       else needed.push(k);
     }
     let scratch = new Uint8Array(0);
@@ -340,7 +344,8 @@ export class ChunkReader {
       if (scratch.length < size) scratch = new Uint8Array(this.chunklen * atom);
       const view = scratch.subarray(0, size);
       this.decodeRowsInto(loaded, 0, loaded.rows, view, 0);
-      scatter(view, loaded.firstRow, atom, rows, order, starts[loaded.index]!, starts[loaded.index + 1]!, out);
+      const run = runs.get(loaded.index)!;
+      scatter(view, loaded.firstRow, atom, rows, order, run.from, run.to, out);
     }
   }
 

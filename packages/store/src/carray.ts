@@ -1103,6 +1103,16 @@ export async function openCarrayWith(store: ReadableStore, base: string, options
   return array;
 }
 
+/**
+ * The options that govern how an array reads (limits, prefetch, cache, pool), picked out of any
+ * options object so that a ctable hands the same ones to every column it opens or creates.
+ * @internal
+ */
+export function readOptionsOf(options: OpenOptions): OpenOptions {
+  const { maxReadBytes, maxChunksPerCall, prefetch, cacheBytes, workers } = options;
+  return { maxReadBytes, maxChunksPerCall, prefetch, cacheBytes, workers };
+}
+
 /** Validates {@link OpenOptions}. */
 export function checkOptions(options: OpenOptions): void {
   if (typeof options !== "object" || options === null) {

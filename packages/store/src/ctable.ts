@@ -2,7 +2,7 @@ import { ConflictError, FormatError, UsageError } from "@fmt/errors";
 import { columnNameProblem, encodeMetadata, parseAttrs, parseRootdirs } from "@fmt/meta";
 import type { Cparams, JsonObject, JsonValue } from "@fmt/meta";
 import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
-import { CArray, checkOptions, openCarray, requireWritableStore } from "./carray.js";
+import { CArray, checkOptions, openCarray, readOptionsOf, requireWritableStore } from "./carray.js";
 import type { OpenOptions } from "./carray.js";
 import { createCarray } from "./carray-create.js";
 import type { CarrayCreateOptions } from "./carray-create.js";
@@ -441,12 +441,12 @@ export class CTable {
     const itemsPerRow = (options.shape ?? []).reduce((a, b) => a * b, 1);
     const createOptions: CarrayCreateOptions = {
       ...options,
+      ...readOptionsOf(this.#options),
+      // A pool given for this column wins over the table's.
+      workers: options.workers ?? this.#options.workers,
       dtype,
       cparams: options.cparams ?? (this.#columns[0]?.cparams as Partial<Cparams> | undefined),
       mode: options.overwrite === true ? "w" : "a",
-      maxReadBytes: this.#options.maxReadBytes,
-      maxChunksPerCall: this.#options.maxChunksPerCall,
-      prefetch: this.#options.prefetch,
     };
     delete (createOptions as { position?: unknown }).position;
     delete (createOptions as { overwrite?: unknown }).overwrite;
@@ -536,7 +536,7 @@ export class CTable {
     }
     const column = this.#columns[i]!;
     const files = column.chunkCount + 1;
-    const openOptions: OpenOptions = { mode: "a", maxReadBytes: this.#options.maxReadBytes, maxChunksPerCall: this.#options.maxChunksPerCall, prefetch: this.#options.prefetch, cacheBytes: this.#options.cacheBytes, workers: this.#options.workers };
+    const openOptions: OpenOptions = { ...readOptionsOf(this.#options), mode: "a" };
     await column.close();
     try {
       await copyColumnFiles(writer.store, column.path, target, files);
@@ -828,7 +828,7 @@ export async function openCtableWith(store: ReadableStore, base: string, options
  */
 export async function createCtable(store: WritableStore, path: string, columns: readonly ColumnSpec[], options: CtableCreateOptions = {}): Promise<CTable> {
   const created = await createTableFiles(store, path, columns, options);
-  const openOptions: OpenOptions = { maxReadBytes: options.maxReadBytes, maxChunksPerCall: options.maxChunksPerCall, prefetch: options.prefetch };
+  const openOptions = readOptionsOf(options);
   return new CTable(created.store, created.base, created.names, created.columns, created.attrs, { store: created.store, lock: created.lock }, openOptions);
 }
 

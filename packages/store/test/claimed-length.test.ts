@@ -34,6 +34,13 @@ async function liar(claimed: number): Promise<CountingStore> {
 const chunkReads = (store: CountingStore): string[] => store.reads.filter((k) => k.includes("/data/"));
 
 describe("strided reads of a dataset whose meta/sizes claims 10^12 or 10^15 rows", () => {
+  it.each([1e12, 1e15])("take([0, 150, 7]) with length %d reads only the two chunks those rows lie in", async (claimed) => {
+    const store = await liar(claimed);
+    const a = await openCarray(store, "x", { cacheBytes: 0 });
+    expect(Array.from((await a.take([0, 150, 7])) as Int32Array)).toEqual([0, 150, 7]);
+    expect(new Set(chunkReads(store))).toEqual(new Set(["x/data/__0.blp", "x/data/__1.blp"]));
+  });
+
   it.each([1e12, 1e15])("read(0, length, length - 1) with length %d reads two chunks and names the missing one", async (claimed) => {
     const store = await liar(claimed);
     const a = await openCarray(store, "x");
