@@ -45,7 +45,8 @@ export async function runWhereCommand(dataset: CArray | CTable, expr: string, op
   const names = opts.columns ?? [...dataset.names];
   const limit = opts.limit === undefined ? {} : { limit: opts.limit };
   const indices = await dataset.where(expr, { as: "indices", ...limit });
-  const rows = await dataset.where(expr, { as: "rows", columns: names, ...limit });
+  // The matches are known: read just their rows instead of scanning the table a second time.
+  const rows = await dataset.takeRows(indices, names);
   const pieces = names.map((n) => {
     const c = dataset.column(n);
     return { dtype: c.dtype, values: rows[n]!, perRow: entriesPerRow(c) };

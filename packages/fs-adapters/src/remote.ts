@@ -284,14 +284,17 @@ export class ConcurrencyLimit {
 
   /** Runs `task` once fewer than `limit` tasks are running. */
   async run<T>(task: () => Promise<T>): Promise<T> {
+    // A finishing task hands its slot straight to the first waiter, so a caller arriving between
+    // the hand-over and the waiter's resumption cannot take the slot as well.
     if (this.#active >= this.#limit) await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    this.#active += 1;
+    else this.#active += 1;
     this.peak = Math.max(this.peak, this.#active);
     try {
       return await task();
     } finally {
-      this.#active -= 1;
-      this.#waiting.shift()?.();
+      const next = this.#waiting.shift();
+      if (next === undefined) this.#active -= 1;
+      else next();
     }
   }
 }
