@@ -340,14 +340,8 @@ export class CArray {
    * ```
    */
   async append(values: ArrayInput): Promise<void> {
-    const writer = this.#requireWriter();
-    // Rows land in the old leftover chunk and after it; earlier chunks do not change.
-    const firstChanged = Math.floor(this.length / this.chunklen);
-    try {
-      await writer.append(values);
-    } finally {
-      this.#reader.cache.invalidateFrom(firstChanged);
-    }
+    // The writer reports every chunk it changes (chunkChanged), which drops it from the cache.
+    await this.#requireWriter().append(values);
   }
 
   /**
@@ -366,13 +360,7 @@ export class CArray {
    * ```
    */
   async set(selector: Selector, values: ElementInput | ValuesBlock | RawRows): Promise<void> {
-    const writer = this.#requireWriter();
-    try {
-      await writer.set(selector, values);
-    } finally {
-      // Any chunk may have been rewritten (a failed set may have rewritten some).
-      this.#reader.cache.clear();
-    }
+    await this.#requireWriter().set(selector, values);
   }
 
   /**
@@ -390,14 +378,7 @@ export class CArray {
    * ```
    */
   async resize(n: number): Promise<void> {
-    const writer = this.#requireWriter();
-    const before = this.length;
-    try {
-      await writer.resize(n);
-    } finally {
-      const shortest = Number.isSafeInteger(n) ? Math.min(before, n, this.length) : Math.min(before, this.length);
-      this.#reader.cache.invalidateFrom(Math.floor(shortest / this.chunklen));
-    }
+    await this.#requireWriter().resize(n);
   }
 
   /**
@@ -427,12 +408,7 @@ export class CArray {
    * ```
    */
   async flush(): Promise<void> {
-    if (this.#writer === undefined) return;
-    try {
-      await this.#writer.flush();
-    } finally {
-      this.#reader.cache.invalidateFrom(this.nchunks);
-    }
+    await this.#writer?.flush();
   }
 
   /**
