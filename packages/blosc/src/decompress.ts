@@ -17,7 +17,7 @@
 import { BcolzError, FormatError, UsageError } from "@fmt/errors";
 import { BLOSC_FLAGS, BLOSC_HEADER_SIZE, splitCount } from "@fmt/header";
 import type { ChunkHeader, CodecFormat } from "@fmt/header";
-import { checkStreams, planChunk, planChunkLazily, requirePlan } from "./plan.js";
+import { checkStreams, planChunk, planChunkLazily, readI32, requirePlan } from "./plan.js";
 import type { ChunkPlan, DecompressOptions } from "./plan.js";
 import { decodeBlosclz } from "./codecs/blosclz.js";
 import { decodeLz4 } from "./codecs/lz4.js";
@@ -234,10 +234,6 @@ function decodeBlock(bytes: Uint8Array, base: number, p: ChunkPlan, j: number, d
   }
   if (filter === 1) k.unshuffle(target, dest, typesize, bsize);
   else if (filter === 2) k.bitunshuffle(target, dest, typesize, bsize);
-}
-
-function readI32(bytes: Uint8Array, at: number): number {
-  return bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
 }
 
 function streamError(e: unknown, field: string, path: string | undefined): BcolzError {

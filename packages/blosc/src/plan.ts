@@ -236,7 +236,8 @@ export function blockExtent(plan: ChunkPlan, j: number): { start: number; end: n
   return { start, end };
 }
 
-function readI32(bytes: Uint8Array, at: number): number {
+/** The little-endian int32 at `at` (a Blosc stream's csize). @internal */
+export function readI32(bytes: Uint8Array, at: number): number {
   return bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
 }
 

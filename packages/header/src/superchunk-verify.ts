@@ -30,7 +30,7 @@ export interface SuperchunkReport {
   header: SuperchunkHeader;
   /** Offsets of the live chunks (from the table, or found by walking a file without one). */
   offsets: number[];
-  /** One error per bad chunk (field `chunk[i]…` or `blosc.…`), plus one per overlapping pair (`offsets[i]`). */
+  /** One error per bad chunk (field `chunk[i]…` or `blosc.…`), plus one per chunk that overlaps an earlier-starting one (`offsets[i]`). */
   problems: FormatError[];
 }
 
@@ -68,14 +68,17 @@ export function verifySuperchunk(file: Uint8Array, opts: { capacity?: number | u
     }
   }
   spans.sort((a, b) => a.start - b.start || a.index - b.index);
+  // Compare each chunk with the earlier one reaching furthest, not just its neighbour: a long
+  // chunk can cover several later ones.
+  let prev = spans[0]!;
   for (let k = 1; k < spans.length; k++) {
-    const prev = spans[k - 1]!;
     const cur = spans[k]!;
     if (cur.start < prev.end) {
       problems.push(new FormatError("BAD_HEADER", `chunk ${cur.index} overlaps chunk ${prev.index}`, {
         path, field: `offsets[${cur.index}]`, expected: `>= ${prev.end} (end of chunk ${prev.index})`, actual: cur.start,
       }));
     }
+    if (cur.end > prev.end) prev = cur;
   }
   return { header, offsets, problems };
 }

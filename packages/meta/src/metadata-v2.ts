@@ -161,12 +161,10 @@ export function storageFormatVersion(text: string, path?: string): 1 | 2 {
   });
 }
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
 function checkColumns(columns: readonly string[], onUnsafe: (i: number, why: string) => never, onDuplicate: (i: number) => never): void {
   const seen = new Set<string>();
   columns.forEach((name, i) => {
-    const why = columnNameProblem(name) ?? (IDENTIFIER.test(name) ? undefined : "is not an identifier");
+    const why = columnNameProblem(name);
     if (why !== undefined) onUnsafe(i, why);
     if (seen.has(name)) onDuplicate(i);
     seen.add(name);
