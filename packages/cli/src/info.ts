@@ -2,7 +2,7 @@
  * `bcolz-ts info`: what a dataset is, how it is stored and how well it compresses.
  */
 import type { ReadableStore } from "@fmt/fs-adapters";
-import { parsePythonJson, storageFormatVersion } from "@fmt/meta";
+import { parseSizes, storageFormatVersion } from "@fmt/meta";
 import type { CArray, CTable } from "@fmt/store";
 import { toStrictJson } from "./output.js";
 
@@ -68,25 +68,30 @@ export interface DatasetInfo {
   arrays: ArrayInfo[];
 }
 
-async function readJson(store: ReadableStore, key: string): Promise<{ text: string; doc: unknown } | undefined> {
+async function readText(store: ReadableStore, key: string): Promise<string | undefined> {
   try {
     const bytes = await store.get(key);
-    if (bytes === undefined) return undefined;
-    const text = new TextDecoder().decode(bytes);
-    return { text, doc: parsePythonJson(text) };
+    return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
   } catch {
     return undefined;
   }
 }
 
+// cbytes of meta/sizes, or null when the file is absent or unreadable (info still describes the rest).
+function sizesCbytes(text: string | undefined, key: string): number | null {
+  if (text === undefined) return null;
+  try {
+    return Number(parseSizes(text, key).cbytes);
+  } catch {
+    return null;
+  }
+}
+
 async function describeArray(a: CArray, name?: string): Promise<ArrayInfo> {
   const prefix = a.path === "" ? "" : `${a.path}/`;
-  const storage = await readJson(a.store, `${prefix}meta/storage`);
-  const sizes = await readJson(a.store, `${prefix}meta/sizes`);
-  let formatVersion = 1;
-  if (storage !== undefined) formatVersion = storageFormatVersion(storage.text);
-  const raw = (sizes?.doc as { cbytes?: unknown } | undefined)?.cbytes;
-  const cbytes = typeof raw === "number" ? raw : typeof raw === "bigint" ? Number(raw) : null;
+  const storage = await readText(a.store, `${prefix}meta/storage`);
+  const formatVersion = storage === undefined ? 1 : storageFormatVersion(storage);
+  const cbytes = sizesCbytes(await readText(a.store, `${prefix}meta/sizes`), `${prefix}meta/sizes`);
   const info: ArrayInfo = {
     formatVersion,
     dtype: a.dtype.str,
