@@ -110,13 +110,22 @@ function u32le(value: number): Uint8Array {
  *
  * @param id - checksum id `0 … 8`.
  * @param chunk - the stored Blosc chunk.
+ * @param bind - the chunk's global index when the file has a metadata section (spec/v2.md §6
+ * "Binding"): XORed into the first `min(size, 8)` bytes; omit for files without metadata.
  * @throws UsageError INVALID_ARGUMENT for an unknown id.
  * @example
  * ```ts
- * computeChunkChecksum(1, new TextEncoder().encode("abc")); // Uint8Array [0x27, 0x01, 0x4d, 0x02]
+ * computeChunkChecksum(1, new TextEncoder().encode("abc"));    // Uint8Array [0x27, 0x01, 0x4d, 0x02]
+ * computeChunkChecksum(1, new TextEncoder().encode("abc"), 1); // Uint8Array [0x26, 0x01, 0x4d, 0x02]
  * ```
  */
-export function computeChunkChecksum(id: number, chunk: Uint8Array): Uint8Array {
+export function computeChunkChecksum(id: number, chunk: Uint8Array, bind?: number): Uint8Array {
+  const sum = plainChecksum(id, chunk);
+  if (bind !== undefined) bindChecksum(sum, bind);
+  return sum;
+}
+
+function plainChecksum(id: number, chunk: Uint8Array): Uint8Array {
   switch (checksumKind(id).name) {
     case "none":
       return new Uint8Array(0);
@@ -139,6 +148,20 @@ export function computeChunkChecksum(id: number, chunk: Uint8Array): Uint8Array 
   }
 }
 
+/**
+ * XORs the global chunk index `g` into the first `min(size, 8)` bytes of a checksum, read as a
+ * little-endian unsigned integer (spec/v2.md §6 "Binding"), in place. A chunk read from the slot of
+ * another index then fails its comparison even though its own checksum is intact.
+ */
+function bindChecksum(sum: Uint8Array, g: number): void {
+  if (!Number.isSafeInteger(g) || g < 0) throw new UsageError("INVALID_ARGUMENT", "a checksum binds a non-negative chunk index", { field: "bind", actual: g });
+  let rest = BigInt(g);
+  for (let k = 0; k < Math.min(sum.length, 8); k++) {
+    sum[k] = sum[k]! ^ Number(rest & 0xffn);
+    rest >>= 8n;
+  }
+}
+
 function hex(bytes: Uint8Array): string {
   let s = "";
   for (const b of bytes) s += b.toString(16).padStart(2, "0");
@@ -151,7 +174,8 @@ function hex(bytes: Uint8Array): string {
  * @param id - checksum id from the superchunk header.
  * @param chunk - the stored Blosc chunk (`cbytes` bytes).
  * @param stored - the bytes that follow it in the file (exactly the kind's size).
- * @param where - the file and the chunk's index inside it, for the error.
+ * @param where - the file and the chunk's index inside it, for the error; `bind`, the global index
+ * the stored value is bound to (files with a metadata section, see {@link computeChunkChecksum}).
  * @throws FormatError CHECKSUM_MISMATCH, field `chunk[<index>].checksum`, `expected` = the stored
  * value and `actual` = the computed value, both in hex.
  * @example
@@ -159,8 +183,8 @@ function hex(bytes: Uint8Array): string {
  * verifyChunkChecksum(2, chunk, file.subarray(end, end + 4), { path: "data/__1__.bin", index: 3 });
  * ```
  */
-export function verifyChunkChecksum(id: number, chunk: Uint8Array, stored: Uint8Array, where: { path?: string | undefined; index: number }): void {
-  const computed = computeChunkChecksum(id, chunk);
+export function verifyChunkChecksum(id: number, chunk: Uint8Array, stored: Uint8Array, where: { path?: string | undefined; index: number; bind?: number | undefined }): void {
+  const computed = computeChunkChecksum(id, chunk, where.bind);
   let same = computed.length === stored.length;
   for (let i = 0; same && i < computed.length; i++) same = computed[i] === stored[i];
   if (!same) {

@@ -124,6 +124,10 @@ export function checkDatasetSuperchunk(
   if (!header.hasOffsets || !header.hasMetadata) {
     throw new FormatError("BAD_HEADER", "a dataset superchunk has an offsets table and a metadata section", { path, field: "blpk.options", expected: "0x03", actual: (header.hasOffsets ? 1 : 0) | (header.hasMetadata ? 2 : 0) });
   }
+  if ((32 + header.metaSize) % 8 !== 0) {
+    // Writers pad the metadata so the table is 8-aligned; a damaged meta-size shows up here (§6.1).
+    throw new FormatError("BAD_HEADER", "the offsets table of a dataset superchunk starts at a multiple of 8", { path, field: "blpk.meta_size", expected: "32 + meta-size a multiple of 8", actual: header.metaSize });
+  }
   const chunkSize = expected.chunklen * expected.atomsize;
   if (header.chunkSize !== chunkSize) throw inconsistent("blpk.chunk_size", "chunk-size is not chunklen × atomsize", chunkSize, header.chunkSize);
   if (header.nchunks < expected.required) throw inconsistent("blpk.nchunks", "the file holds fewer chunks than the length requires", `>= ${expected.required}`, header.nchunks);

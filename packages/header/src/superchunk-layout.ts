@@ -196,6 +196,19 @@ export function spareRoom(cbytes: number, chunkSize: number, sparePercent: numbe
 }
 
 /**
+ * The global index a stored checksum is bound to (spec/v2.md §6 "Binding"): `firstChunk + index`
+ * in a file with a metadata section, `undefined` (no binding, as bloscpack) without one.
+ *
+ * @example
+ * ```ts
+ * checksumBinding(header, 3, 128); // 131 when header.hasMetadata, else undefined
+ * ```
+ */
+export function checksumBinding(header: Pick<SuperchunkHeader, "hasMetadata">, index: number, firstChunk = 0): number | undefined {
+  return header.hasMetadata ? firstChunk + index : undefined;
+}
+
+/**
  * Reads chunk `index` from its slot and checks it (spec/v2.md §7.4): the Blosc header, its
  * `nbytes` against the superchunk header (every chunk but the last has exactly `chunk-size` bytes,
  * the last at most that), and the stored checksum unless `verify` is false.
@@ -203,7 +216,9 @@ export function spareRoom(cbytes: number, chunkSize: number, sparePercent: numbe
  * @param slot - file bytes starting at the chunk's offset (at least `cbytes` + checksum size).
  * @param header - the superchunk header.
  * @param index - the chunk's index in the file.
- * @param opts - `path` for errors; `verify: false` skips the checksum comparison.
+ * @param opts - `path` for errors; `verify: false` skips the checksum comparison; `firstChunk`, the
+ * `first_chunk` of the file's metadata (default 0), to which the local index is added for the
+ * checksum binding of files with a metadata section (spec/v2.md §6).
  * @returns the chunk (`cbytes` bytes, a view into `slot`) and its decoded Blosc header.
  * @throws FormatError from `readChunkHeader`; BAD_HEADER (`chunk[i].nbytes`); TRUNCATED
  * (`chunk[i].checksum`); CHECKSUM_MISMATCH (`chunk[i].checksum`). UsageError OUT_OF_RANGE when
@@ -214,7 +229,7 @@ export function spareRoom(cbytes: number, chunkSize: number, sparePercent: numbe
  * blosc.nbytes; // 4
  * ```
  */
-export function readSuperchunkChunk(slot: Uint8Array, header: SuperchunkHeader, index: number, opts: { path?: string | undefined; verify?: boolean } = {}): { chunk: Uint8Array; blosc: ChunkHeader } {
+export function readSuperchunkChunk(slot: Uint8Array, header: SuperchunkHeader, index: number, opts: { path?: string | undefined; verify?: boolean; firstChunk?: number | undefined } = {}): { chunk: Uint8Array; blosc: ChunkHeader } {
   const { path } = opts;
   if (!Number.isInteger(index) || index < 0 || (header.nchunks !== -1 && index >= header.nchunks)) {
     throw new UsageError("OUT_OF_RANGE", "no such chunk in this superchunk", { path, field: "index", expected: `0..${header.nchunks - 1}`, actual: index });
@@ -234,7 +249,7 @@ export function readSuperchunkChunk(slot: Uint8Array, header: SuperchunkHeader, 
     throw new FormatError("TRUNCATED", "file ends before the chunk's checksum", { path, field: `chunk[${index}].checksum`, expected: `>= ${end} bytes from the chunk's offset`, actual: slot.length });
   }
   const chunk = slot.subarray(0, blosc.cbytes);
-  if (opts.verify !== false) verifyChunkChecksum(header.checksumId, chunk, slot.subarray(blosc.cbytes, end), { path, index });
+  if (opts.verify !== false) verifyChunkChecksum(header.checksumId, chunk, slot.subarray(blosc.cbytes, end), { path, index, bind: checksumBinding(header, index, opts.firstChunk) });
   return { chunk, blosc };
 }
 
@@ -289,6 +304,11 @@ export interface SuperchunkLayoutOptions {
   offsets?: boolean | undefined;
   /** Spare room per slot as a percentage of cbytes (see {@link spareRoom}); needs offsets. Default 0. */
   sparePercent?: number | undefined;
+  /**
+   * Global index of chunk 0, to which checksums are bound in a file with metadata (spec/v2.md §6).
+   * Default: the metadata's `first_chunk`, else 0.
+   */
+  firstChunk?: number | undefined;
 }
 
 /**
@@ -335,6 +355,7 @@ export function buildSuperchunk(opts: SuperchunkLayoutOptions): Uint8Array {
     chunkSize: opts.chunkSize, lastChunk: headers.length === 0 ? 0 : headers[headers.length - 1]!.nbytes, nchunks: opts.chunks.length, metaSize: metaBytes.length,
   };
   const headBytes = writeSuperchunkHeader(header);
+  const firstChunk = opts.firstChunk ?? firstChunkOf(opts.metadata);
   const csize = checksumKind(opts.checksumId).size;
   let at = BLPK_V2_HEADER_SIZE + metaBytes.length + ENTRY * capacity;
   const offsets: number[] = [];
@@ -354,7 +375,17 @@ export function buildSuperchunk(opts: SuperchunkLayoutOptions): Uint8Array {
   for (const [i, c] of opts.chunks.entries()) {
     const chunk = c.subarray(0, headers[i]!.cbytes);
     out.set(chunk, offsets[i]!);
-    out.set(computeChunkChecksum(opts.checksumId, chunk), offsets[i]! + chunk.length);
+    out.set(computeChunkChecksum(opts.checksumId, chunk, checksumBinding(header, i, firstChunk)), offsets[i]! + chunk.length);
   }
   return out;
+}
+
+function firstChunkOf(metadata: string | undefined): number {
+  if (metadata === undefined) return 0;
+  try {
+    const value = (JSON.parse(metadata) as { first_chunk?: unknown }).first_chunk;
+    return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : 0;
+  } catch {
+    return 0;
+  }
 }

@@ -111,7 +111,7 @@ export function chunkSlotSpan(header: SuperchunkHeader, index: number, entries: 
 export async function readChunkByRanges(
   getRange: (span: ByteSpan) => Promise<Uint8Array>,
   index: number,
-  opts: { path?: string | undefined; verify?: boolean } = {},
+  opts: { path?: string | undefined; verify?: boolean; firstChunk?: number | undefined } = {},
 ): Promise<{ header: SuperchunkHeader; chunk: Uint8Array; blosc: ChunkHeader }> {
   const header = readSuperchunkHeader(await getRange(SUPERCHUNK_HEADER_SPAN), opts.path);
   const entries = await getRange(offsetsEntrySpan(header, index, opts.path));

@@ -71,7 +71,7 @@ function readRows(fs: Files, cfg: Config): number[] {
       const rows = g === nchunks - 1 && rest > 0 ? rest : cfg.chunklen;
       const next = journalChunkFileName(s, i);
       const fromJournal = journal.some(([js, ji]) => js === s && ji === i) && fs.has(next);
-      const { chunk, blosc } = fromJournal ? readSuperchunkChunk(fs.get(next)!, h, i, { path: next }) : readSuperchunkChunk(file.subarray(offsets[i]), h, i, { path: key });
+      const { chunk, blosc } = fromJournal ? readSuperchunkChunk(fs.get(next)!, h, i, { path: next, firstChunk: meta.first_chunk }) : readSuperchunkChunk(file.subarray(offsets[i]), h, i, { path: key, firstChunk: meta.first_chunk });
       checkRequiredChunkSize(blosc.nbytes, rows, { chunklen: cfg.chunklen, atomsize: 1 }, key);
       out.push(...chunk.subarray(16, 16 + rows));
     }
@@ -86,9 +86,9 @@ function header(fs: Files, key: string) {
 }
 
 /** A new slot (chunk, checksum, spare) at the end of the file; returns its offset. */
-function appendSlot(fs: Files, cfg: Config, key: string, chunk: Uint8Array): number {
+function appendSlot(fs: Files, cfg: Config, key: string, chunk: Uint8Array, g: number): number {
   const file = fs.get(key)!;
-  const sum = computeChunkChecksum(cfg.checksumId, chunk);
+  const sum = computeChunkChecksum(cfg.checksumId, chunk, g); // bound to the global index (§6)
   const grown = new Uint8Array(file.length + chunk.length + sum.length + spareRoom(chunk.length, cfg.chunklen, cfg.spare));
   grown.set(file);
   grown.set(chunk, file.length);
@@ -169,7 +169,7 @@ function installSteps(cfg: Config, s: number, i: number, image: () => Uint8Array
       at = offsets[i]!;
       fits = image().length <= slotCapacities(offsets, fs.get(key)!.length)[i]!;
       if (fits) writeAt(fs, key, at, image().subarray(0, Math.floor(image().length / 2)));
-      else slot = appendSlot(fs, cfg, key, image().subarray(0, image().length - size));
+      else slot = appendSlot(fs, cfg, key, image().subarray(0, image().length - size), (s - 1) * cfg.S + i);
     },
     (fs) => {
       if (fits) writeAt(fs, key, at + Math.floor(image().length / 2), image().subarray(Math.floor(image().length / 2)));
@@ -194,7 +194,7 @@ function appendPlan(fs0: Files, cfg: Config, rows: number[]): Plan {
     if (s <= superchunks.length) {
       const key = superchunkFileName(s);
       let slot = -1;
-      steps.push((fs) => (slot = appendSlot(fs, cfg, key, chunkOf(chunkRows(g)))), (fs) => writeEntry(fs, key, i, slot));
+      steps.push((fs) => (slot = appendSlot(fs, cfg, key, chunkOf(chunkRows(g)), g)), (fs) => writeEntry(fs, key, i, slot));
       touched.set(s, i + 1);
     } else {
       fresh.set(s, [...(fresh.get(s) ?? []), chunkRows(g)]);
@@ -221,7 +221,7 @@ function trimPlan(fs0: Files, cfg: Config, newLen: number): Plan {
     if (rest > 0) {
       const rows = old.slice((nchunks - 1) * cfg.chunklen, newLen);
       let slot = -1;
-      steps.push((fs) => (slot = appendSlot(fs, cfg, key, chunkOf(rows))), (fs) => writeEntry(fs, key, ns - 1, slot), (fs) => writeHeader(fs, key, { lastChunk: rest }));
+      steps.push((fs) => (slot = appendSlot(fs, cfg, key, chunkOf(rows), nchunks - 1)), (fs) => writeEntry(fs, key, ns - 1, slot), (fs) => writeHeader(fs, key, { lastChunk: rest }));
     }
   }
   const existing = [...fs0.keys()].map((k) => /^data\/__(\d+)__\.bin$/.exec(k)).filter((m) => m !== null).map((m) => Number(m![1])).sort((a, b) => b - a);
@@ -238,7 +238,7 @@ function updatePlan(fs0: Files, cfg: Config, start: number, values: number[]): P
   const images = new Map<number, Uint8Array>();
   for (let g = first; g <= last; g++) {
     const chunk = chunkOf(next.slice(g * cfg.chunklen, Math.min(len, (g + 1) * cfg.chunklen)));
-    const sum = computeChunkChecksum(cfg.checksumId, chunk);
+    const sum = computeChunkChecksum(cfg.checksumId, chunk, g);
     const image = new Uint8Array(chunk.length + sum.length);
     image.set(chunk);
     image.set(sum, chunk.length);

@@ -92,7 +92,7 @@ describe("spec/v2.md hex examples", () => {
     const c1 = readSuperchunkChunk(file.subarray(132), h, 1, { path: "data/__1__.bin" });
     expect(c1.blosc).toMatchObject({ nbytes: 4, blocksize: 4, cbytes: 20 });
     expect(i32s(c1.chunk.subarray(16))).toEqual([3]);
-    expect([...file.subarray(152, 156)]).toEqual([0x5a, 0x00, 0x45, 0x05]);
+    expect([...file.subarray(152, 156)]).toEqual([0x5b, 0x00, 0x45, 0x05]); // 0x0545005A XOR index 1
     expect([...file.subarray(156)]).toEqual([0, 0, 0, 0]);
 
     expect(spareRoom(24, 8, 50)).toBe(0);
@@ -151,23 +151,26 @@ describe("spec/v2.md hex examples", () => {
     const c1 = readSuperchunkChunk(file.subarray(160), h, 1);
     expect(c1.blosc).toMatchObject({ nbytes: 8, cbytes: 24 });
     expect(i32s(c1.chunk.subarray(16))).toEqual([3, 4]);
-    expect([...file.subarray(184)]).toEqual([0x6a, 0x00, 0x7d, 0x07]);
+    expect([...file.subarray(184)]).toEqual([0x6b, 0x00, 0x7d, 0x07]); // 0x077D006A XOR index 1
     expect(slotCapacities(offsets, file.length)).toEqual([56, 28]);
     expect(spareRoom(24, 8, 50)).toBe(0);
     // With the old length 3 the last required chunk needs 1 row and holds 2: allowed (§10.4).
     expect(() => checkRequiredChunkSize(8, 1, { chunklen: 2, atomsize: 4 })).not.toThrow();
     // Bytes 32-159 other than the header fields and entry 1 are the §8.1 file unchanged: the old
-    // slot of chunk 1 became dead space.
-    expect(file.subarray(104, 160)).toEqual(before.subarray(104, 160));
+    // slot of chunk 1 became dead space, its Blosc header zeroed (§13.5).
+    expect(file.subarray(104, 132)).toEqual(before.subarray(104, 132));
+    expect([...file.subarray(132, 148)]).toEqual(new Array(16).fill(0));
+    expect(file.subarray(148, 160)).toEqual(before.subarray(148, 160));
     expect(file.subarray(16, 80)).toEqual(before.subarray(16, 80));
     expect(file.subarray(88, 104)).toEqual(before.subarray(88, 104));
     const steps = before.slice();
     new DataView(steps.buffer).setInt32(12, 8, true); // header: last-chunk 8
     new DataView(steps.buffer).setBigInt64(80, 160n, true); // offsets[1] = 160
+    steps.fill(0, 132, 148); // the old slot's Blosc header zeroed
     const grown = new Uint8Array(188);
     grown.set(steps);
     grown.set(c1.chunk, 160);
-    grown.set(Uint8Array.of(0x6a, 0x00, 0x7d, 0x07), 184);
+    grown.set(Uint8Array.of(0x6b, 0x00, 0x7d, 0x07), 184);
     expect(grown).toEqual(file);
   });
 

@@ -331,10 +331,20 @@ describe("verifySuperchunk (spec/v2.md §15)", () => {
     ]);
     expect(verifySuperchunk(bad, { capacity: 3, chunks: 1 }).problems).toHaveLength(1);
   });
+  it("a chunk read through another index's offsets entry fails its bound checksum (§6)", () => {
+    const misplaced = file.slice();
+    new DataView(misplaced.buffer).setBigInt64(32 + h.metaSize + 16, BigInt(offsets[1]!), true);
+    const { problems } = verifySuperchunk(misplaced, { capacity: 3 });
+    expect(problems.map((p) => [p.code, p.field])).toEqual([["CHECKSUM_MISMATCH", "chunk[2].checksum"]]);
+  });
   it("reports overlapping live chunks", () => {
-    const overlapping = file.slice();
+    // Without a metadata section checksums are not bound (bloscpack's files), so only the overlap check sees it.
+    const plain = buildSuperchunk({ chunks, checksumId: 2, typesize: 1, chunkSize: 4, capacity: 3 });
+    const ph = readSuperchunkHeader(plain);
+    const po = readOffsets(plain, ph, { capacity: 3, fileLength: plain.length });
+    const overlapping = plain.slice();
     // Entry 2 points at chunk 1: both read fine (a 4-byte last chunk is allowed), but they share bytes.
-    new DataView(overlapping.buffer).setBigInt64(32 + h.metaSize + 16, BigInt(offsets[1]!), true);
+    new DataView(overlapping.buffer).setBigInt64(32 + ph.metaSize + 16, BigInt(po[1]!), true);
     const { problems } = verifySuperchunk(overlapping, { capacity: 3 });
     expect(problems.map((p) => [p.code, p.field])).toEqual([["BAD_HEADER", "offsets[2]"]]);
   });
