@@ -18,7 +18,7 @@
  * @packageDocumentation
  */
 
-import { UsageError } from "@fmt/errors";
+import { FormatError, UsageError } from "@fmt/errors";
 
 /**
  * A byte range of a stored value: `length` bytes from `offset`, or the last `suffixLength` bytes.
@@ -64,6 +64,11 @@ export interface ReadableStore {
    * sort). A prefix that matches nothing gives `[]`. Optional.
    */
   list?(prefix: string): Promise<string[]>;
+  /**
+   * The size in bytes of the value of `key`; `undefined` if there is no such key. Optional:
+   * callers fall back to `get(key).length`.
+   */
+  byteLength?(key: string): Promise<number | undefined>;
 }
 
 /**
@@ -104,6 +109,21 @@ export interface WritableStore extends ReadableStore {
    * reader sees either the old or the new value, never a mix. The store keeps its own copy.
    */
   put(key: string, value: Uint8Array, options?: PutOptions): Promise<void>;
+  /**
+   * Writes `bytes` into the existing value of `key` at `offset`, in place: `offset` may be at
+   * most the value's length (writing at the end appends). Unlike `put` this is not atomic for
+   * readers as a whole; a write of at most 32 bytes at a multiple of 8 is (on a local file system,
+   * one `pwrite` inside one sector), which is what format-2 writers rely on for their commit steps.
+   * A missing key is `FormatError` `MISSING_FILE`. `durable` as for `put`. Optional: format-2
+   * writers fall back to get, change, `put` of the whole value on stores without it (object
+   * stores, where a whole-object replacement is the only atomic write anyway).
+   *
+   * @example
+   * ```ts
+   * await store.writeAt?.("data/__1__.bin", 80, offsetsEntry); // one 8-byte entry
+   * ```
+   */
+  writeAt?(key: string, offset: number, bytes: Uint8Array, options?: PutOptions): Promise<void>;
   /**
    * Makes every value stored with `{ durable: false }` since the last `sync` durable, like a
    * `put` with the default options would have (on a file system: each file and each touched
@@ -356,6 +376,55 @@ export class MemoryStore implements WritableStore {
   /** Removes `key`; missing keys are ignored. */
   async delete(key: string): Promise<void> {
     this.#entries.delete(validateKey(key));
+  }
+
+  /**
+   * The length of the value of `key`; `undefined` if missing.
+   *
+   * @example
+   * ```ts
+   * await store.byteLength("meta/sizes"); // 43
+   * ```
+   */
+  async byteLength(key: string): Promise<number | undefined> {
+    return this.#entries.get(validateKey(key))?.length;
+  }
+
+  /**
+   * Writes `bytes` into the value of `key` at `offset` (at most its length; at the end it appends).
+   * Values returned earlier are copies, so they do not change. Appends grow the value's buffer
+   * geometrically, so that a file built by many appends costs linear time.
+   *
+   * @example
+   * ```ts
+   * await store.put("f", Uint8Array.of(1, 2, 3));
+   * await store.writeAt("f", 3, Uint8Array.of(4));   // f = [1, 2, 3, 4]
+   * await store.writeAt("f", 0, Uint8Array.of(9));   // f = [9, 2, 3, 4]
+   * ```
+   */
+  async writeAt(key: string, offset: number, bytes: Uint8Array, options?: PutOptions): Promise<void> {
+    validateKey(key);
+    checkPutOptions(options);
+    checkValue(bytes);
+    const value = this.#entries.get(key);
+    if (value === undefined) throw new FormatError("MISSING_FILE", "writeAt needs an existing value", { path: key, field: "file" });
+    if (!Number.isSafeInteger(offset) || offset < 0 || offset > value.length) {
+      throw new UsageError("OUT_OF_RANGE", "writeAt offset must lie within the value", { path: key, field: "offset", expected: `0..${value.length}`, actual: offset });
+    }
+    const end = offset + bytes.length;
+    let target = value;
+    if (end > value.length) {
+      const room = value.buffer.byteLength - value.byteOffset;
+      if (value.byteOffset === 0 && room >= end && value.buffer instanceof ArrayBuffer) {
+        target = new Uint8Array(value.buffer, 0, end);
+      } else {
+        const grown = new Uint8Array(new ArrayBuffer(Math.max(end, value.length * 2, 64)), 0, end);
+        grown.set(value);
+        target = grown;
+      }
+      this.#entries.set(key, target);
+    }
+    target.set(bytes, offset);
   }
 
   /**

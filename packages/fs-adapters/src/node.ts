@@ -441,6 +441,54 @@ export class FileSystemStore implements WritableStore {
     return { pid: process.pid, hostname: hostname() };
   }
 
+  /** The size of the file of `key`; `undefined` if missing (or a directory). */
+  async byteLength(key: string): Promise<number | undefined> {
+    const opened = await this.#openRegularFile(key);
+    if (opened === undefined) return undefined;
+    await opened.handle.close().catch(() => undefined);
+    return opened.size;
+  }
+
+  /**
+   * Writes `bytes` into the existing file of `key` at `offset` (at most the file's size) with
+   * positional writes, in place. With `durable` (the default) the file is flushed before this
+   * resolves; with `{ durable: false }` the flush waits for {@link FileSystemStore.sync}.
+   */
+  async writeAt(key: string, offset: number, bytes: Uint8Array, options?: PutOptions): Promise<void> {
+    const file = this.pathOf(key);
+    const durable = checkPutOptions(options);
+    if (!(bytes instanceof Uint8Array)) {
+      throw new UsageError("INVALID_ARGUMENT", "written bytes must be a Uint8Array", { field: "bytes", expected: "Uint8Array", actual: typeof bytes });
+    }
+    if (!(await refuseLinksBetween(this.root, key, false))) throw new FormatError("MISSING_FILE", "writeAt needs an existing file", { path: key, field: "file" });
+    let handle: FileHandle;
+    try {
+      handle = await open(file, fsConstants.O_WRONLY | (fsConstants.O_NOFOLLOW ?? 0));
+    } catch (error) {
+      if (isMissing(error)) throw new FormatError("MISSING_FILE", "writeAt needs an existing file", { path: key, field: "file" });
+      throw storageFailure(error, key, "open the file for writing");
+    }
+    try {
+      const info = await handle.stat();
+      if (!info.isFile()) throw new StorageError("IO_ERROR", "the key names something other than a regular file", { path: key, field: "key", expected: "a regular file", actual: fileKind(info) });
+      if (!Number.isSafeInteger(offset) || offset < 0 || offset > info.size) {
+        throw new UsageError("OUT_OF_RANGE", "writeAt offset must lie within the file", { path: key, field: "offset", expected: `0..${info.size}`, actual: offset });
+      }
+      let written = 0;
+      while (written < bytes.length) {
+        const { bytesWritten } = await handle.write(bytes, written, bytes.length - written, offset + written);
+        written += bytesWritten;
+      }
+      if (durable) await handle.datasync();
+    } catch (error) {
+      if (error instanceof UsageError || error instanceof StorageError) throw error;
+      throw storageFailure(error, key, "write into the file");
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
+    if (!durable) this.#unsyncedFiles.add(file);
+  }
+
   /** Unlinks the file of `key`; a missing file is ignored, directories are kept. */
   async delete(key: string): Promise<void> {
     const file = this.pathOf(key);

@@ -1,13 +1,15 @@
 import { ConflictError, FormatError, UsageError } from "@fmt/errors";
-import { BLOSC_MAX_BUFFERSIZE } from "@fmt/header";
+import { BLOSC_MAX_BUFFERSIZE, CHECKSUM_KINDS, superchunkFileName } from "@fmt/header";
 import type { WritableStore } from "@fmt/fs-adapters";
 import {
   atomSize as rowSize, createJsonObject, createStorage, defaultDflt, encodeMetadata, jsonObjectKeys, parseDtype, parseSizes, parseStorage, serializeAttrs,
-  serializeSizes, serializeStorage,
+  serializeShapeV2, serializeSizes, serializeStorage, serializeStorageV2, createCarrayStorageV2,
 } from "@fmt/meta";
+import type { CarrayStorageV2 } from "@fmt/meta";
 import type { Cparams, DType, JsonObject, JsonValue } from "@fmt/meta";
-import { openCarrayWith, readOptionsOf, requireWritableStore } from "./carray.js";
-import type { CArray, OpenOptions } from "./carray.js";
+import { openCarrayWith, readOptionsOf, requireWritableStore } from "./carray-open.js";
+import type { CArray, SuperchunkSettings } from "./carray.js";
+import type { OpenOptions } from "./options.js";
 import { computeChunklen, normalizeDflt } from "./carray-encode.js";
 import type { ArrayInput } from "./carray-encode.js";
 import { collectRows, knownElementCount } from "./carray-input.js";
@@ -46,6 +48,17 @@ export interface CarrayCreateOptions extends LockOptions, Pick<OpenOptions, "max
   mode?: "a" | "w";
   /** Initial user attributes (`__attrs__`; default `{}`). */
   attrs?: Record<string, JsonValue>;
+  /**
+   * `1` (default): a bcolz 1.x carray, byte for byte what bcolz 1.2.1 writes. `2`: a format-2
+   * carray of superchunk files (spec/v2.md), which bcolz 1.x cannot open.
+   */
+  formatVersion?: 1 | 2;
+  /** Format 2: chunks per superchunk file, 1 … 65536 (default: 64 MiB of uncompressed rows per file, spec/v2.md §10.1). */
+  superchunksize?: number;
+  /** Format 2: the checksum after every chunk (default `"adler32"`; `"none"` gives up corruption detection). */
+  checksum?: SuperchunkSettings["checksum"];
+  /** Format 2: spare room after each chunk for rewrites in place, in percent of its size, 0 … 100 (default 10). */
+  spare?: number;
 }
 
 const CODECS = new Set(["blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"]);
@@ -90,25 +103,37 @@ export function writableDtype(dtype: string | DType): DType {
   return d;
 }
 
+/** The format-2 `meta/storage` of a new carray, with the superchunk options checked. */
+function v2Storage(options: CarrayCreateOptions, base: { dtype: DType; cparams: Cparams; chunklen: number; expectedlen: number; dflt: JsonValue; atomsize: number }): CarrayStorageV2 {
+  const { superchunksize, checksum, spare } = options;
+  if (superchunksize !== undefined && (!Number.isSafeInteger(superchunksize) || superchunksize < 1 || superchunksize > 65536)) invalid("superchunksize must be an integer in 1 … 65536", "superchunksize", superchunksize);
+  if (checksum !== undefined && !CHECKSUM_KINDS.some((k) => k.name === checksum)) invalid("unknown checksum", "checksum", checksum, CHECKSUM_KINDS.map((k) => k.name).join(", "));
+  if (spare !== undefined && (!Number.isSafeInteger(spare) || spare < 0 || spare > 100)) invalid("spare must be an integer percentage 0 … 100", "spare", spare);
+  return createCarrayStorageV2({ ...base, ...(superchunksize === undefined ? {} : { superchunksize }), ...(checksum === undefined ? {} : { checksum }), ...(spare === undefined ? {} : { spare }) });
+}
+
 async function datasetExists(store: WritableStore, base: string): Promise<boolean> {
   const lockKey = joinKey(base, LOCK_FILE);
   if (store.list !== undefined) {
     const keys = await store.list(base === "" ? "" : `${base}/`);
     return keys.some((k) => k !== lockKey);
   }
-  for (const f of ["meta/storage", "meta/sizes", "__attrs__", "__rootdirs__"]) if ((await store.get(joinKey(base, f))) !== undefined) return true;
+  for (const f of ["meta/storage", "meta/sizes", "meta/shape", "__attrs__", "__rootdirs__"]) if ((await store.get(joinKey(base, f))) !== undefined) return true;
   return false;
 }
 
 /** Deletes what remains of a replaced dataset, keeping the new metadata files and the lock. */
-async function removeOld(store: WritableStore, base: string, oldChunkFiles: number): Promise<void> {
-  const keep = new Set(["meta/sizes", "meta/storage", "__attrs__", LOCK_FILE].map((f) => joinKey(base, f)));
+async function removeOld(store: WritableStore, base: string, oldChunkFiles: number, version: 1 | 2): Promise<void> {
+  // A format-2 root must not keep a meta/sizes (bcolz would open it, spec/v2.md §3.3), nor a format-1 root a meta/shape.
+  await store.delete(joinKey(base, version === 1 ? "meta/shape" : "meta/sizes"));
+  const keep = new Set([version === 1 ? "meta/sizes" : "meta/shape", "meta/storage", "__attrs__", LOCK_FILE].map((f) => joinKey(base, f)));
   await store.delete(joinKey(base, "__rootdirs__"));
   if (store.list !== undefined) {
     for (const key of await store.list(base === "" ? "" : `${base}/`)) if (!keep.has(key)) await store.delete(key);
     return;
   }
   for (let k = 0; k < oldChunkFiles; k++) await store.delete(joinKey(base, `data/__${k}.blp`));
+  for (let s = 1; (await store.get(joinKey(base, superchunkFileName(s)))) !== undefined; s++) await store.delete(joinKey(base, superchunkFileName(s)));
 }
 
 /**
@@ -171,7 +196,9 @@ export async function createCarray(store: WritableStore, path: string, data: Arr
     throw new UsageError("SIZE_LIMIT", "a chunk would exceed the Blosc buffer limit", { field: "chunklen", expected: `chunklen x ${atom} <= ${BLOSC_MAX_BUFFERSIZE}`, actual: chunklen });
   }
   const dflt = options.dflt === undefined ? defaultDflt(dtype) : normalizeDflt(dtype, options.dflt);
-  const storageText = serializeStorage(createStorage({ dtype, cparams, chunklen, expectedlen, dflt }));
+  const version = options.formatVersion ?? 1;
+  if (version !== 1 && version !== 2) invalid("formatVersion must be 1 or 2", "formatVersion", version);
+  const storageText = version === 1 ? serializeStorage(createStorage({ dtype, cparams, chunklen, expectedlen, dflt })) : serializeStorageV2(v2Storage(options, { dtype, cparams, chunklen, expectedlen, dflt, atomsize: atom }));
   const attrs = (options.attrs ?? {}) as JsonObject;
   const attrsText = serializeAttrs(createJsonObject(jsonObjectKeys(attrs).map((k) => [k, attrs[k]!] as [string, JsonValue])));
 
@@ -191,11 +218,12 @@ export async function createCarray(store: WritableStore, path: string, data: Arr
       }
     }
     const chunksize = chunklen * atom;
-    const emptySizes = serializeSizes({ shape: [0, ...trailing], nbytes: 0, cbytes: chunksize });
-    await writable.put(joinKey(base, "meta/sizes"), encodeMetadata(emptySizes));
+    // The length file first (empty), so that an interruption leaves a dataset that opens.
+    if (version === 1) await writable.put(joinKey(base, "meta/sizes"), encodeMetadata(serializeSizes({ shape: [0, ...trailing], nbytes: 0, cbytes: chunksize })));
+    else await writable.put(joinKey(base, "meta/shape"), encodeMetadata(serializeShapeV2([0, ...trailing])));
     await writable.put(joinKey(base, "meta/storage"), encodeMetadata(storageText));
     await writable.put(joinKey(base, "__attrs__"), encodeMetadata(attrsText));
-    if (mode === "w") await removeOld(writable, base, oldChunkFiles);
+    if (mode === "w") await removeOld(writable, base, oldChunkFiles, version);
     await writable.createDirectory?.(joinKey(base, "data"));
     const array = await openCarrayWith(writable, base, readOptionsOf(options), lock);
     if (input !== undefined) await array.append(input);

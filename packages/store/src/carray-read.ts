@@ -1,8 +1,10 @@
 /**
- * The read engine of a carray: loads chunk files (whole, or only a header and one Blosc block
- * through `getRange`), validates each chunk once into a `ChunkPlan`, decodes straight into the
- * caller's buffer (on a worker pool for runs of whole chunks when one is given), and keeps a
- * byte-budgeted cache of decoded chunks, blocks and plans that writers invalidate.
+ * The read engine of a carray, the same for both format versions: gets chunks through the
+ * array's {@link ChunkLayout} (whole, in planned and coalesced fetches with a bounded window, or
+ * only a header and one Blosc block where the layout allows partial reads), validates each chunk
+ * once into a `ChunkPlan`, decodes straight into the caller's buffer (on a worker pool for runs of
+ * whole chunks when one is given), and keeps a byte-budgeted cache of decoded chunks, blocks and
+ * plans that writers invalidate.
  *
  * @example
  * ```ts
@@ -13,12 +15,12 @@
  * @module
  */
 import { FormatError } from "@fmt/errors";
-import { BLOSC_HEADER_SIZE, BLPK_V1_HEADER_SIZE, readBlpkV1Header, readChunkHeader } from "@fmt/header";
+import { BLOSC_HEADER_SIZE, readChunkHeader } from "@fmt/header";
 import { blockExtent, chunkHeadLength, decodeBlockInto, decompressPlannedInto, decompressRangePlannedInto, planChunk, planChunkHead } from "@fmt/blosc";
 import type { ChunkCodecPool, ChunkPlan } from "@fmt/blosc";
-import type { ReadableStore } from "@fmt/fs-adapters";
 import { ChunkCache } from "./chunk-cache.js";
-import { joinKey, withPath } from "./internal.js";
+import { withPath } from "./internal.js";
+import type { ChunkLayout, StoredChunk } from "./layout.js";
 
 /**
  * A chunk file read and validated, ready to decode. @internal
@@ -31,7 +33,7 @@ import { joinKey, withPath } from "./internal.js";
 export interface LoadedChunk {
   index: number;
   key: string;
-  /** The Blosc chunk (file minus its container header), cut at `cbytes`. */
+  /** The Blosc chunk (container stripped), cut at `cbytes`. */
   chunk: Uint8Array;
   /** Its validated layout (absent for rows held in memory). */
   plan?: ChunkPlan;
@@ -65,17 +67,17 @@ export interface ArrayGeometry {
  *
  * @example
  * ```ts
- * const settings: ReaderSettings = { store, path: "", chunklen: 1024, atomSize: 8, prefetch: 4, cacheBytes: 4 << 20, journal: new Set() };
+ * const settings: ReaderSettings = { layout, chunklen: 1024, atomSize: 8, prefetch: 4, cacheBytes: 4 << 20 };
  * ```
  */
 export interface ReaderSettings {
-  store: ReadableStore;
-  path: string;
+  /** Where the chunks live (format 1 or 2). */
+  layout: ChunkLayout;
   chunklen: number;
   atomSize: number;
+  /** Fetches in flight ahead of the chunk being decoded in sequential reads. */
   prefetch: number;
   cacheBytes: number;
-  journal: Set<number>;
   workers?: ChunkCodecPool | undefined;
 }
 
@@ -97,13 +99,11 @@ const POOL_RUN = 8;
  * ```
  */
 export class ChunkReader {
-  readonly store: ReadableStore;
-  readonly path: string;
+  readonly layout: ChunkLayout;
   readonly chunklen: number;
   readonly atomSize: number;
   readonly cache: ChunkCache;
   readonly #prefetch: number;
-  readonly #journal: Set<number>;
   readonly #workers: ChunkCodecPool | undefined;
   readonly #geometry: ArrayGeometry;
   // Set once a full chunk turned out to be a single Blosc block: a writer uses one blocksize for
@@ -111,12 +111,10 @@ export class ChunkReader {
   #singleBlockChunks = false;
 
   constructor(settings: ReaderSettings, geometry: ArrayGeometry) {
-    this.store = settings.store;
-    this.path = settings.path;
+    this.layout = settings.layout;
     this.chunklen = settings.chunklen;
     this.atomSize = settings.atomSize;
     this.#prefetch = settings.prefetch;
-    this.#journal = settings.journal;
     this.#workers = settings.workers;
     this.#geometry = geometry;
     this.cache = new ChunkCache(settings.cacheBytes);
@@ -126,9 +124,9 @@ export class ChunkReader {
     return Math.floor(this.#geometry.length() / this.chunklen);
   }
 
-  /** Store key of chunk file `i`. */
+  /** Store key of the file holding chunk `i`. */
   chunkKey(i: number): string {
-    return joinKey(this.path, `data/__${i}.blp`);
+    return this.layout.keyOf(i);
   }
 
   #rowsOf(index: number): number {
@@ -140,30 +138,24 @@ export class ChunkReader {
   }
 
   /**
-   * Reads chunk file `index` and validates it once: container header, Blosc header, block starts,
-   * stream layout and nbytes. The leftover chunk may announce more rows than `meta/sizes` leaves
-   * for it (an interrupted append, see spec v1 "Interrupted writes"): its first rows are used. A
-   * writer's leftover rows come from memory.
+   * Reads chunk `index` (through the layout, which checks its container and checksum) and
+   * validates it once: Blosc header, block starts, stream layout and nbytes. The leftover chunk
+   * may announce more rows than the length leaves for it (an interrupted append, spec v1 §8.5,
+   * v2 §10.4): its first rows are used. A writer's leftover rows come from memory.
    */
-  async loadChunk(index: number, fetched?: Uint8Array): Promise<LoadedChunk> {
-    const key = this.chunkKey(index);
+  async loadChunk(index: number, fetched?: StoredChunk): Promise<LoadedChunk> {
     const isLeftover = index >= this.#nchunks;
     const rows = this.#rowsOf(index);
     const firstRow = index * this.chunklen;
     const nbytes = rows * this.atomSize;
     const memory = this.#memoryRows(index);
     if (memory !== undefined) {
-      return { index, key, chunk: new Uint8Array(0), firstRow, rows, nbytes, storedNbytes: nbytes, decoded: memory };
+      return { index, key: this.chunkKey(index), chunk: new Uint8Array(0), firstRow, rows, nbytes, storedNbytes: nbytes, decoded: memory };
     }
-    let file: Uint8Array | undefined = fetched;
-    if (file === undefined && this.#journal.has(index)) file = await this.store.get(`${key}.next`);
-    file ??= await this.store.get(key);
-    if (file === undefined) {
-      throw new FormatError("MISSING_FILE", `chunk file ${index} is missing`, { path: key, field: "file", expected: `${rows} rows` });
-    }
+    const stored = fetched ?? (await this.layout.read(index));
+    const key = stored.key;
     return withPath(key, () => {
-      readBlpkV1Header(file, key);
-      const chunk = file.subarray(BLPK_V1_HEADER_SIZE);
+      const chunk = stored.chunk;
       // nbytes is checked before anything else of the layout: INCONSISTENT names a wrong chunk
       // better than the stream error or SIZE_LIMIT it would otherwise cause.
       const plan = planChunk(chunk, { path: key, checkHeader: (h) => this.checkStoredNbytes(key, h.nbytes, nbytes, isLeftover, rows) });
@@ -184,24 +176,50 @@ export class ChunkReader {
     }
   }
 
-  /** Chunk files in the given order, with `prefetch` files in flight ahead of the one being decoded. */
+  /**
+   * Chunks in the given order. The layout plans the fetches (one file each in format 1, runs of
+   * neighbouring slots in format 2); `prefetch` fetches are in flight ahead of the one being
+   * decoded. Rows a writer holds in memory are not fetched.
+   */
   async *chunksInOrder(indices: Iterable<number>): AsyncGenerator<LoadedChunk, void, undefined> {
-    const iterator = indices[Symbol.iterator]();
-    const window: Promise<LoadedChunk>[] = [];
-    const fill = (limit: number): void => {
-      while (window.length < limit) {
-        const next = iterator.next();
-        if (next.done === true) return;
-        const pending = this.loadChunk(next.value);
+    const order = [...indices];
+    const plan = this.layout.plan(order.filter((k) => this.#memoryRows(k) === undefined));
+    const window: Promise<StoredChunk[]>[] = [];
+    let planned = false;
+    const fill = async (limit: number): Promise<void> => {
+      while (window.length < limit && !planned) {
+        const next = await plan.next();
+        if (next.done === true) {
+          planned = true;
+          return;
+        }
+        const pending = next.value.fetch();
         pending.catch(() => undefined); // awaited below; this only keeps an early exit quiet
         window.push(pending);
       }
     };
-    fill(1 + this.#prefetch);
-    while (window.length > 0) {
-      const pending = window.shift()!;
-      fill(this.#prefetch);
-      yield await pending;
+    let batch: StoredChunk[] = [];
+    let at = 0;
+    try {
+      for (const index of order) {
+        if (this.#memoryRows(index) !== undefined) {
+          yield await this.loadChunk(index);
+          continue;
+        }
+        if (at >= batch.length) {
+          await fill(1 + this.#prefetch);
+          const pending = window.shift();
+          if (pending === undefined) throw new Error("internal: the layout planned fewer chunks than asked");
+          batch = await pending;
+          at = 0;
+          await fill(this.#prefetch);
+        }
+        const stored = batch[at++]!;
+        if (stored.index !== index) throw new Error(`internal: the layout planned chunk ${stored.index} where ${index} was asked`);
+        yield await this.loadChunk(index, stored);
+      }
+    } finally {
+      await plan.return(undefined);
     }
   }
 
@@ -362,15 +380,16 @@ export class ChunkReader {
     const cached = this.cache.chunk(index) ?? this.#memoryRows(index);
     if (cached !== undefined) return cached.slice(offset, offset + atom);
     const full = index < this.#nchunks;
-    if (this.#journal.has(index) || this.store.getRange === undefined || (full && this.#singleBlockChunks)) return this.#rowFromWholeChunk(index, offset);
+    const partial = this.layout.partial;
+    if (partial === undefined || (full && this.#singleBlockChunks)) return this.#rowFromWholeChunk(index, offset);
     const key = this.chunkKey(index);
     let plan = this.cache.plan(index);
     if (plan === undefined) {
       const head = await this.#fetchPlan(index, key);
-      if (head.wholeFile !== undefined) return this.#rowFromWholeChunk(index, offset, head.wholeFile);
+      if (head.whole !== undefined) return this.#rowFromWholeChunk(index, offset, head.whole);
       plan = head.plan;
     }
-    if (plan.header.memcpyed) return this.#memcpyedRow(key, offset);
+    if (plan.header.memcpyed) return this.#memcpyedRow(index, key, offset);
     if (plan.nblocks <= 1) {
       if (full) this.#singleBlockChunks = true;
       return this.#rowFromWholeChunk(index, offset);
@@ -386,7 +405,7 @@ export class ChunkReader {
     return out;
   }
 
-  async #rowFromWholeChunk(index: number, offset: number, fetched?: Uint8Array): Promise<Uint8Array> {
+  async #rowFromWholeChunk(index: number, offset: number, fetched?: StoredChunk): Promise<Uint8Array> {
     const loaded = await this.loadChunk(index, fetched);
     const cached = this.cache.chunk(index);
     if (cached !== undefined) return cached.slice(offset, offset + this.atomSize);
@@ -397,35 +416,29 @@ export class ChunkReader {
     return bytes.slice(offset, offset + this.atomSize);
   }
 
-  async #range(key: string, offset: number, length: number): Promise<Uint8Array> {
-    const bytes = await this.store.getRange!(key, { offset, length });
-    if (bytes === undefined) throw new FormatError("MISSING_FILE", "chunk file is missing", { path: key, field: "file" });
-    return bytes;
-  }
-
   /**
-   * Reads and validates the container header, Blosc header and block starts of chunk `index`;
-   * when the first read already returned the whole file (it ended inside the speculative
-   * window), hands the file back instead, to be decoded whole without another request.
+   * Reads and validates the Blosc header and block starts of chunk `index` through the layout's
+   * partial access; when the first read already brought the whole chunk (it ended inside the
+   * speculative window), hands the chunk back instead, to be decoded whole without another request.
    */
-  async #fetchPlan(index: number, key: string): Promise<{ plan: ChunkPlan; wholeFile?: undefined } | { wholeFile: Uint8Array }> {
+  async #fetchPlan(index: number, key: string): Promise<{ plan: ChunkPlan; whole?: undefined } | { whole: StoredChunk }> {
+    const partial = this.layout.partial!;
     const rows = this.#rowsOf(index);
     const checkHeader = (h: { nbytes: number }): void => this.checkStoredNbytes(key, h.nbytes, rows * this.atomSize, index >= this.#nchunks, rows);
-    let head = await this.#range(key, 0, SPECULATIVE_HEAD);
-    if (head.length < SPECULATIVE_HEAD) return { wholeFile: head };
+    const first = await partial.head(index, SPECULATIVE_HEAD);
+    if (first.whole !== undefined) return { whole: first.whole };
+    let head = first.bytes;
     // The file's size is not known without another request; a file shorter than the cbytes it
     // announces shows up as a truncated block when that block is read.
     const { need, announced } = withPath(key, () => {
-      readBlpkV1Header(head, key);
-      const chunkHead = head.subarray(BLPK_V1_HEADER_SIZE);
-      const cbytes = chunkHead.length >= BLOSC_HEADER_SIZE ? readCbytes(chunkHead) : 0;
-      const header = readChunkHeader(chunkHead, key, Math.max(cbytes, chunkHead.length));
+      const cbytes = head.length >= BLOSC_HEADER_SIZE ? readCbytes(head) : 0;
+      const header = readChunkHeader(head, key, Math.max(cbytes, head.length));
       checkHeader(header);
-      return { need: BLPK_V1_HEADER_SIZE + chunkHeadLength(header), announced: cbytes };
+      return { need: chunkHeadLength(header), announced: cbytes };
     });
-    if (head.length < need) head = await this.#range(key, 0, need);
+    if (head.length < need) head = await partial.range(index, 0, need);
     return withPath(key, () => {
-      const chunkHead = head.subarray(BLPK_V1_HEADER_SIZE, need);
+      const chunkHead = head.subarray(0, need);
       const made = planChunkHead(chunkHead, Math.max(announced, chunkHead.length), { path: key, checkHeader });
       this.cache.putPlan(index, made);
       return { plan: made };
@@ -436,21 +449,22 @@ export class ChunkReader {
     const { start, end } = blockExtent(plan, j);
     const size = j === plan.nblocks - 1 && plan.leftover > 0 ? plan.leftover : plan.header.blocksize;
     const out = new Uint8Array(size);
-    let window = await this.#range(key, BLPK_V1_HEADER_SIZE + start, end - start);
+    const partial = this.layout.partial!;
+    let window = await partial.range(index, start, end - start);
     try {
       withPath(key, () => decodeBlockInto(plan, j, window, start, out));
     } catch (error) {
       // Blocks stored out of order can run past the next block start: read on to cbytes once.
       if (!(error instanceof FormatError) || error.code !== "TRUNCATED" || end === plan.header.cbytes || window.length < end - start) throw error;
-      window = await this.#range(key, BLPK_V1_HEADER_SIZE + start, plan.header.cbytes - start);
+      window = await partial.range(index, start, plan.header.cbytes - start);
       withPath(key, () => decodeBlockInto(plan, j, window, start, out));
     }
     this.cache.putBlock(index, j, out);
     return out;
   }
 
-  async #memcpyedRow(key: string, offset: number): Promise<Uint8Array> {
-    const bytes = await this.#range(key, BLPK_V1_HEADER_SIZE + BLOSC_HEADER_SIZE + offset, this.atomSize);
+  async #memcpyedRow(index: number, key: string, offset: number): Promise<Uint8Array> {
+    const bytes = await this.layout.partial!.range(index, BLOSC_HEADER_SIZE + offset, this.atomSize);
     if (bytes.length !== this.atomSize) {
       throw new FormatError("TRUNCATED", "chunk file ends before the row", { path: key, field: "blosc.cbytes", expected: offset + this.atomSize, actual: offset + bytes.length });
     }

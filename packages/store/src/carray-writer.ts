@@ -1,28 +1,17 @@
-import { FormatError, UsageError } from "@fmt/errors";
+import { UsageError } from "@fmt/errors";
 import type { ChunkCodecPool } from "@fmt/blosc";
-import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
-import { encodeMetadata, serializeAttrs, serializeSizes } from "@fmt/meta";
+import { encodeMetadata, serializeAttrs } from "@fmt/meta";
 import type { Cparams, DType, JsonObject, JsonValue } from "@fmt/meta";
 import type { AttrsWriter } from "./attr-store.js";
-import type { Selector, SliceSelector } from "./carray.js";
+import type { Selector, SliceSelector } from "./options.js";
 import { encodeFill, isBlock, isRawRows } from "./carray-encode.js";
 import type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-encode.js";
 import { rowBlocks } from "./carray-input.js";
 import { ChunkWrites } from "./chunk-writes.js";
 import { checkInteger, joinKey, normalizeSlice } from "./internal.js";
+import type { ChunkLayoutWriter } from "./layout.js";
 import { MAX_RESIZE_BYTES } from "./limits.js";
 import type { DatasetLock } from "./lock.js";
-
-/**
- * Name of the journal file of an interrupted multi-chunk update, in the dataset root. While it
- * exists, chunk `k` listed in it is read from `data/__k.blp.next` when that file exists.
- *
- * @example
- * ```ts
- * await store.get(`prices.bcolz/${JOURNAL_FILE}`); // undefined unless a writer was interrupted
- * ```
- */
-export const JOURNAL_FILE = ".journal";
 
 /** What the writer reads of its array: the layout and the current length. @internal */
 export interface CarrayLayout {
@@ -38,7 +27,6 @@ export interface CarrayLayout {
   readonly nchunks: number;
   readonly leftoverRows: number;
   readonly nbytes: number;
-  chunkKey(index: number): string;
 }
 
 /** What the writer may do to its array beyond reading it: the array keeps these private. @internal */
@@ -56,37 +44,13 @@ export interface CarrayWriterAccess {
 
 /** How a writer is set up. @internal */
 export interface CarrayWriterInit {
-  store: WritableStore;
+  /** Where the chunks go, and the commit of the length (format 1 or 2). */
+  layout: ChunkLayoutWriter;
   lock: DatasetLock;
   /** cbytes recorded in `meta/sizes` when the array was opened. */
   cbytes: number | bigint;
   /** Pool that compresses chunks; without one they are compressed on this thread. */
   workers?: ChunkCodecPool | undefined;
-}
-
-/**
- * Reads the journal of an interrupted update: the set of chunk numbers it lists, or `undefined`
- * when there is none. A malformed journal is `FormatError` `BAD_METADATA`.
- *
- * @example
- * ```ts
- * const pending = await readJournal(store, "prices.bcolz/.journal"); // Set {3, 4} or undefined
- * ```
- */
-export async function readJournal(store: ReadableStore, key: string): Promise<Set<number> | undefined> {
-  const bytes = await store.get(key);
-  if (bytes === undefined) return undefined;
-  let doc: unknown;
-  try {
-    doc = JSON.parse(new TextDecoder().decode(bytes));
-  } catch (cause) {
-    throw new FormatError("BAD_JSON", "the journal of an interrupted update is not JSON", { path: key, field: "text", cause });
-  }
-  const chunks = (doc as { chunks?: unknown } | null)?.chunks;
-  if (!Array.isArray(chunks) || !chunks.every((k) => Number.isSafeInteger(k) && (k as number) >= 0)) {
-    throw new FormatError("BAD_METADATA", "journal must be {\"chunks\": [non-negative integers]}", { path: key, field: "chunks", actual: chunks });
-  }
-  return new Set(chunks as number[]);
 }
 
 interface SelectionEntry {
@@ -105,14 +69,15 @@ interface AppendSnapshot {
 }
 
 /**
- * The write side of an open `CArray`: the in-memory leftover chunk, chunk compression, the write
- * order that keeps the dataset readable at every moment, durability at its commit points
- * (spec §8.5), and the lock. @internal
+ * The write side of an open `CArray`, the same for both format versions: the in-memory leftover
+ * chunk, chunk compression, the order of writes and commits that keeps the dataset readable at
+ * every moment (spec v1 §8.5, v2 §13), and the lock. Where chunks go and what a commit writes is
+ * the layout's business. @internal
  */
 export class CarrayWriter implements AttrsWriter {
   readonly #array: CarrayLayout;
   readonly #access: CarrayWriterAccess;
-  readonly #store: WritableStore;
+  readonly #layout: ChunkLayoutWriter;
   readonly #lock: DatasetLock;
   readonly #chunks: ChunkWrites;
   /** Length recorded in `meta/sizes` on disk. */
@@ -129,29 +94,19 @@ export class CarrayWriter implements AttrsWriter {
   constructor(array: CarrayLayout, access: CarrayWriterAccess, init: CarrayWriterInit) {
     this.#array = array;
     this.#access = access;
-    this.#store = init.store;
+    this.#layout = init.layout;
     this.#lock = init.lock;
     this.#committed = array.length;
     this.#cbytes = init.cbytes;
     this.#leftover = new Uint8Array(0);
     this.#fileCount = Math.ceil(array.length / array.chunklen);
-    this.#chunks = new ChunkWrites(init.store, { typesize: array.dtype.bloscTypesize, clevel: array.cparams.clevel, shuffle: array.cparams.shuffle, cname: array.cparams.cname }, init.workers, array.chunklen * array.atomSize);
+    const options = { typesize: array.dtype.bloscTypesize, clevel: array.cparams.clevel, shuffle: array.cparams.shuffle, cname: array.cparams.cname };
+    this.#chunks = new ChunkWrites((g, chunk, o) => init.layout.writeChunk(g, chunk, o), options, init.workers);
   }
 
-  /** Finishes an interrupted journaled update (roll forward), then removes the journal. */
-  static async recover(store: WritableStore, base: string): Promise<void> {
-    const journalKey = joinKey(base, JOURNAL_FILE);
-    const chunks = await readJournal(store, journalKey);
-    if (chunks === undefined) return;
-    for (const k of chunks) {
-      const key = joinKey(base, `data/__${k}.blp`);
-      const next = await store.get(`${key}.next`);
-      if (next !== undefined) await store.put(key, next, { durable: false });
-    }
-    // The installed chunks are durable before their staged copies and the journal go.
-    await store.sync?.();
-    for (const k of chunks) await store.delete(joinKey(base, `data/__${k}.blp.next`));
-    await store.delete(journalKey);
+  /** The length readers of the store see (the last commit). */
+  get committedLength(): number {
+    return this.#committed;
   }
 
   get #chunksize(): number {
@@ -187,26 +142,25 @@ export class CarrayWriter implements AttrsWriter {
   }
 
   /**
-   * Whether chunk `index` holds rows readers of the committed length already see: its file is
-   * then replaced durably in one step, since no later commit point covers it.
+   * Whether chunk `index` holds rows readers of the committed length already see: it is then
+   * replaced atomically and durably on its own, since no later commit point covers it.
    */
   #holdsCommittedRows(index: number): boolean {
     return index * this.#array.chunklen < this.#committed;
   }
 
   /** Starts writing chunk `index` (see {@link ChunkWrites.add}); its cbytes count once stored. */
-  async #startChunk(index: number, rows: Uint8Array, key = this.#array.chunkKey(index), countCbytes = true): Promise<void> {
+  async #startChunk(index: number, rows: Uint8Array, countCbytes = true): Promise<void> {
     this.#fileCount = Math.max(this.#fileCount, index + 1);
     this.#access.chunkChanged(index);
-    const durable = this.#holdsCommittedRows(index) && !key.endsWith(".next");
-    await this.#chunks.add(key, rows, durable, (cbytes) => {
+    await this.#chunks.add(index, rows, this.#holdsCommittedRows(index), (cbytes) => {
       if (countCbytes) this.#addCbytes(cbytes);
     });
   }
 
   /** Writes chunk `index` and waits until it is stored. */
-  async #writeChunk(index: number, rows: Uint8Array, key = this.#array.chunkKey(index), countCbytes = false): Promise<void> {
-    await this.#startChunk(index, rows, key, countCbytes);
+  async #writeChunk(index: number, rows: Uint8Array, countCbytes = false): Promise<void> {
+    await this.#startChunk(index, rows, countCbytes);
     await this.#chunks.drain();
   }
 
@@ -293,9 +247,10 @@ export class CarrayWriter implements AttrsWriter {
   }
 
   /**
-   * Writes the leftover and meta/sizes in the order that keeps the old or the new length
-   * readable. Growing, `meta/sizes` is the commit point: every chunk file written since the last
-   * commit is made durable (one store `sync`) just before it.
+   * Writes the leftover and the length in the order that keeps the old or the new length
+   * readable. Growing, the length file is the commit point: the layout makes everything written
+   * since the last commit durable (and, in format 2, writes the superchunk headers) just before it.
+   * Shrinking, the length is committed first, then the chunks beyond it go, then the new leftover.
    */
   async flush(): Promise<void> {
     const a = this.#array;
@@ -306,32 +261,27 @@ export class CarrayWriter implements AttrsWriter {
       if (a.leftoverRows > 0 && this.#leftoverDirty) await this.#writeChunk(a.nchunks, this.#leftover.subarray(0, a.leftoverRows * a.atomSize));
       this.#leftoverDirty = false;
     };
+    const needed = Math.ceil(n / a.chunklen);
+    const dropBeyond = async (): Promise<void> => {
+      for (let k = needed; k < this.#fileCount; k++) this.#access.chunkChanged(k);
+      if (this.#fileCount > needed) await this.#layout.dropChunksBeyond(n, this.#fileCount);
+      this.#fileCount = needed;
+    };
     if (n >= this.#committed) {
       await writeLeftover();
-      await this.#store.sync?.();
-      await this.#writeSizes();
+      await this.#layout.prepareCommit(n);
+      await this.#layout.commitLength(a.shape, this.#cbytes);
+      this.#committed = n;
+      await dropBeyond();
     } else {
       // Shrinking: the new length first; the chunk that becomes the leftover still holds at least
-      // the new number of rows, which readers accept. Then the exact leftover, then cleanup.
-      await this.#writeSizes();
+      // the new number of rows, which readers accept. Then cleanup, then the exact leftover.
+      await this.#layout.commitLength(a.shape, this.#cbytes);
       this.#committed = n;
+      await dropBeyond();
       await writeLeftover();
     }
-    this.#committed = n;
     this.#sizesDirty = false;
-    const needed = Math.ceil(n / a.chunklen);
-    for (let k = needed; k < this.#fileCount; k++) {
-      this.#access.chunkChanged(k);
-      await this.#store.delete(a.chunkKey(k));
-    }
-    this.#fileCount = needed;
-  }
-
-  async #writeSizes(): Promise<void> {
-    const a = this.#array;
-    // bcolz's formula: compressed full chunks plus the leftover buffer at its full size.
-    const text = serializeSizes({ shape: [...a.shape], nbytes: a.nbytes, cbytes: this.#cbytes });
-    await this.#store.put(joinKey(a.path, "meta/sizes"), encodeMetadata(text));
   }
 
   /** The cbytes figure meta/sizes will get (bcolz's informational estimate). */
@@ -342,7 +292,7 @@ export class CarrayWriter implements AttrsWriter {
   /** Replaces `__attrs__` (durably: it is a commit of its own). */
   async writeAttrs(attrs: JsonObject): Promise<void> {
     this.#lock.assertHeld(this.#array.path);
-    await this.#store.put(joinKey(this.#array.path, "__attrs__"), encodeMetadata(serializeAttrs(attrs)));
+    await this.#layout.store.put(joinKey(this.#array.path, "__attrs__"), encodeMetadata(serializeAttrs(attrs)));
   }
 
   async resize(n: number): Promise<void> {
@@ -471,7 +421,7 @@ export class CarrayWriter implements AttrsWriter {
     const touchesCommitted = (g: SelectionEntry[]): boolean => g.some((e) => e.row < this.#committed);
     const committedChunks = [...groups.entries()].filter(([, g]) => touchesCommitted(g)).map(([k]) => k);
     const journaled = committedChunks.length >= 2;
-    const staged: number[] = [];
+    const staged = new Map<number, Uint8Array>();
 
     for (const [k, g] of groups) {
       const first = k * a.chunklen;
@@ -483,8 +433,7 @@ export class CarrayWriter implements AttrsWriter {
         if (touchesCommitted(g)) {
           const rows = this.#leftover.subarray(0, a.leftoverRows * atom);
           if (journaled) {
-            await this.#writeChunk(k, rows, `${a.chunkKey(k)}.next`);
-            staged.push(k);
+            staged.set(k, await this.#chunks.compress(rows.slice()));
           } else {
             // One file changes: the atomic (and durable) replace is enough. Rows beyond the
             // committed length ride along; readers of the committed length ignore them.
@@ -497,34 +446,16 @@ export class CarrayWriter implements AttrsWriter {
       const { bytes: rows } = await this.#access.readChunkRows(k, a.chunklen);
       for (const e of g) rows.set(rowBytes(e.value), (e.row - first) * atom);
       if (journaled && touchesCommitted(g)) {
-        await this.#writeChunk(k, rows, `${a.chunkKey(k)}.next`);
-        staged.push(k);
+        staged.set(k, await this.#chunks.compress(rows));
       } else {
         await this.#writeChunk(k, rows);
       }
     }
-    if (staged.length > 0) await this.#install(staged);
-  }
-
-  /**
-   * Commits staged `.next` chunk files through the journal, installs them, and cleans up. The
-   * journal is the commit point: the staged files are made durable just before it; the installed
-   * chunks are made durable before the staged copies and the journal go.
-   */
-  async #install(chunks: number[]): Promise<void> {
-    const a = this.#array;
-    const journalKey = joinKey(a.path, JOURNAL_FILE);
-    await this.#store.sync?.();
-    await this.#store.put(journalKey, new TextEncoder().encode(`${JSON.stringify({ format: 1, chunks })}\n`));
-    for (const k of chunks) {
-      const next = await this.#store.get(`${a.chunkKey(k)}.next`);
-      if (next === undefined) throw new FormatError("MISSING_FILE", "a staged chunk vanished", { path: `${a.chunkKey(k)}.next`, field: "file" });
-      this.#access.chunkChanged(k);
-      await this.#store.put(a.chunkKey(k), next, { durable: false });
+    if (staged.size > 0) {
+      // All or nothing through the layout's journal (spec v1 §8.5, v2 §13.4).
+      for (const k of staged.keys()) this.#access.chunkChanged(k);
+      await this.#layout.writeChunksAtomically(staged);
     }
-    await this.#store.sync?.();
-    for (const k of chunks) await this.#store.delete(`${a.chunkKey(k)}.next`);
-    await this.#store.delete(journalKey);
   }
 
   async release(): Promise<void> {

@@ -1,12 +1,7 @@
-import { FormatError, UsageError } from "@fmt/errors";
-import { BLPK_V1_HEADER_SIZE, readBlpkV1Header } from "@fmt/header";
-import { initCompression } from "@fmt/blosc";
-import type { ChunkCodecPool } from "@fmt/blosc";
-import { atomSize as rowSize, parseAttrs, parseSizes, parseStorage } from "@fmt/meta";
+import { UsageError } from "@fmt/errors";
 import type { Cparams, DType, JsonValue } from "@fmt/meta";
-import { readRange } from "@fmt/fs-adapters";
-import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
-import { checkDatasetPath, checkInteger, joinKey, normalizeSlice, readText, withPath } from "./internal.js";
+import type { ReadableStore } from "@fmt/fs-adapters";
+import { checkInteger, normalizeSlice } from "./internal.js";
 import { callLimits, checkChunkWork } from "./limits.js";
 import type { CallLimits } from "./limits.js";
 import { chunksTouched, selectedChunks, selectedCount } from "./selection.js";
@@ -16,154 +11,21 @@ import { ChunkReader } from "./carray-read.js";
 import type { LoadedChunk } from "./carray-read.js";
 import { checkTakeIndices, checkTypedOut, swapInPlace } from "./carray-take.js";
 import { AttrStore } from "./attr-store.js";
-import { CarrayWriter, JOURNAL_FILE, readJournal } from "./carray-writer.js";
-import { checkCodecPool } from "./chunk-writes.js";
-import type { LockOptions } from "./lock.js";
-import { DatasetLock } from "./lock.js";
+import { CarrayWriter } from "./carray-writer.js";
+import type { DatasetLock } from "./lock.js";
 import type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-encode.js";
+import type { ChunkLayoutWriter, LayoutGeometry } from "./layout.js";
+import type { LayoutV2 } from "./layout-v2.js";
+import type { IterBlocksOptions, OpenOptions, RowBlock, Selector } from "./options.js";
 
 /**
- * Options for {@link open}, {@link openCarray} and {@link openCtable}.
- *
- * @example
- * ```ts
- * const array = await openCarray(store, "", { maxReadBytes: 256 * 1024 * 1024, prefetch: 8 });
- * ```
+ * What an array is built from: its metadata (either format version) and its chunk layout.
+ * @internal
  */
-export interface OpenOptions {
-  /**
-   * Largest result, in bytes, of one call: one `readBytes`/`read`/`readRows` call (for a ctable:
-   * all its columns together) or one `iterBlocks` block (all its columns together). Larger
-   * requests throw `UsageError` `SIZE_LIMIT` (field `maxReadBytes`, naming the limit and the
-   * size) before anything is read; read in pieces with `iterBlocks` instead. Default
-   * {@link DEFAULT_MAX_READ_BYTES} (2^31 − 1).
-   */
-  maxReadBytes?: number;
-  /**
-   * Most chunk files one call may read: one `read`/`readBytes`/`readRows` call, or a whole
-   * `iterBlocks` iteration (and so `where`, `sum`, `min`, `max`), over all columns it reads.
-   * Counted from the request before the first chunk is fetched; more gives `UsageError`
-   * `SIZE_LIMIT` (field `maxChunksPerCall`). With {@link OpenOptions.maxReadBytes} this bounds
-   * the work and memory of any call, whatever `meta/sizes` claims. Default
-   * {@link DEFAULT_MAX_CHUNKS_PER_CALL} (2^22).
-   */
-  maxChunksPerCall?: number;
-  /**
-   * How many chunk files are being read ahead of the one being decoded in sequential reads (so
-   * at most `prefetch + 1` compressed chunks are held at a time). Default 4.
-   */
-  prefetch?: number;
-  /**
-   * Budget, in bytes, of the array's cache of decoded chunks, decoded Blosc blocks and chunk
-   * headers, used by `get`, `getBytes`, `take` and `chunkBytes` (bulk reads copy from it but do
-   * not fill it). Least recently used entries go first; every write through this array
-   * invalidates what it changes. `0` turns the cache off. Default 4 MiB. Writes made through
-   * another handle or process are not seen: reopen the array to see them.
-   */
-  cacheBytes?: number;
-  /**
-   * A pool of worker threads (`createBloscPool` of `@fmt/blosc/pool` in Node, `createWebBloscPool`
-   * of `@fmt/blosc/pool-web` in browsers, or any {@link ChunkCodecPool}) that decodes runs of whole
-   * chunks in parallel for multi-chunk reads and compresses the chunks this array writes, several
-   * at once; without it both happen on the calling thread. Results and files are the same either
-   * way. The caller owns the pool and closes it after the array.
-   */
-  workers?: ChunkCodecPool;
-  /**
-   * `"r"` (default) reads only and takes no lock. `"a"` opens for reading and writing: takes the
-   * dataset's `.lock`, finishes an interrupted multi-chunk update, and loads the leftover chunk
-   * into memory. `"w"` is `"a"` followed by truncation to length 0 (`meta/storage` and
-   * `__attrs__` are kept), like bcolz. `"a"`/`"w"` need a {@link WritableStore}.
-   */
-  mode?: OpenMode;
-  /** With `"a"`/`"w"`: break a stale lock (see {@link LockOptions}). */
-  breakLock?: boolean;
-}
-
-/**
- * How a dataset is opened: `"r"` read-only, `"a"` read/write, `"w"` read/write after truncating
- * to length 0.
- *
- * @example
- * ```ts
- * const mode: OpenMode = "a";
- * ```
- */
-export type OpenMode = "r" | "a" | "w";
-
-/**
- * Options of {@link CArray.iterBlocks}.
- *
- * @example
- * ```ts
- * for await (const b of a.iterBlocks({ blockLen: 1000, start: 10, stop: 5000, step: 3 })) console.log(b.start);
- * ```
- */
-export interface IterBlocksOptions {
-  /** Rows per block (selected rows when `step > 1`). Default `chunklen`. */
-  blockLen?: number;
-  /** First row (default 0). */
-  start?: number;
-  /** One past the last row (default `length`). */
-  stop?: number;
-  /** Take every `step`-th row from `start` (default 1). */
-  step?: number;
-}
-
-/**
- * A slice selector for {@link CArray.set}, with Python semantics (negative bounds count from
- * the end; positive step).
- *
- * @example
- * ```ts
- * await a.set({ start: 1500, stop: 3500, step: 7 }, 0.5);
- * ```
- */
-export interface SliceSelector {
-  /** First row (default 0). */
-  start?: number;
-  /** One past the last row (default `length`). */
-  stop?: number;
-  /** Step, at least 1 (default 1). */
-  step?: number;
-}
-
-/**
- * Which rows {@link CArray.set} writes: one row index (negative counts from the end), a
- * {@link SliceSelector}, a list of row indices (typed array or array of numbers; with
- * duplicates the last value wins), or a boolean mask of length `length`.
- *
- * @example
- * ```ts
- * await a.set(-1, 7);                       // last row
- * await a.set([0, 5, 9], [1, 2, 3]);        // index list
- * await a.set(mask, 0);                     // boolean[] of length a.length
- * ```
- */
-export type Selector = number | SliceSelector | ArrayLike<number> | readonly boolean[];
-
-/**
- * One block of rows produced by {@link CArray.iterBlocks}: rows `[start, stop)` as stored bytes.
- *
- * @example
- * ```ts
- * for await (const block of carray.iterBlocks()) console.log(block.start, block.stop, block.bytes.length);
- * ```
- */
-export interface RowBlock {
-  /** First row of the block. */
-  start: number;
-  /** One past the last row of the block. */
-  stop: number;
-  /** The rows' bytes, C order, in the dtype's byte order ({@link CArray.readBytes}). */
-  bytes: Uint8Array;
-  /** Row step of the selection (present only when iterating with `step > 1`; then `bytes` holds rows start, start+step, …). */
-  step?: number;
-}
-
-interface CArrayInit {
+export interface CArrayInit {
   store: ReadableStore;
   path: string;
+  formatVersion: 1 | 2;
   dtype: DType;
   shape: number[];
   chunklen: number;
@@ -173,10 +35,29 @@ interface CArrayInit {
   attrs: { [key: string]: JsonValue };
   atomSize: number;
   options: OpenOptions;
-  /** Chunks listed by an unfinished `.journal` (read from their `.next` file when it exists). */
-  journal?: Set<number>;
+  /** Builds the array's chunk layout (format 1 or 2) once the array can say its committed length. */
+  layout: (geometry: LayoutGeometry) => ChunkLayoutWriter;
+  /** Format 2: the superchunk settings of `meta/storage`. */
+  superchunks?: SuperchunkSettings;
   /** Present when opened for writing. */
-  writer?: { store: WritableStore; lock: DatasetLock; cbytes: number | bigint };
+  writer?: { lock: DatasetLock; cbytes: number | bigint };
+}
+
+/**
+ * The format-2 settings of a carray (`meta/storage`, spec/v2.md §10.1).
+ *
+ * @example
+ * ```ts
+ * const s: SuperchunkSettings = { superchunksize: 128, checksum: "adler32", spare: 10 };
+ * ```
+ */
+export interface SuperchunkSettings {
+  /** Chunks per superchunk file. */
+  superchunksize: number;
+  /** Checksum written after each chunk of new superchunks. */
+  checksum: "none" | "adler32" | "crc32" | "md5" | "sha1" | "sha224" | "sha256" | "sha384" | "sha512";
+  /** Spare room percentage of new slots. */
+  spare: number;
 }
 
 const DEFAULT_CACHE_BYTES = 4 * 1024 * 1024;
@@ -215,6 +96,10 @@ export class CArray {
   readonly kind = "carray" as const;
   /** The store the array is read from. */
   readonly store: ReadableStore;
+  /** The format version of the dataset: 1 (bcolz 1.x, chunk files) or 2 (superchunks). */
+  readonly formatVersion: 1 | 2;
+  /** Format 2: the superchunk settings of `meta/storage`; `undefined` in format 1. */
+  readonly superchunks: Readonly<SuperchunkSettings> | undefined;
   /** Store key of the array's directory (`""` = the store root). */
   readonly path: string;
   /** Base dtype (from `meta/storage`). */
@@ -239,7 +124,7 @@ export class CArray {
   readonly #maxReadBytes: number;
   readonly #limits: CallLimits;
   #shape: number[];
-  readonly #journal: Set<number>;
+  readonly #layout: ChunkLayoutWriter;
   readonly #reader: ChunkReader;
   #writer: CarrayWriter | undefined;
   readonly #init: CArrayInit;
@@ -253,6 +138,8 @@ export class CArray {
     this.#init = init;
     this.store = init.store;
     this.path = init.path;
+    this.formatVersion = init.formatVersion;
+    this.superchunks = init.superchunks === undefined ? undefined : Object.freeze({ ...init.superchunks });
     this.dtype = init.dtype;
     this.#shape = [...init.shape];
     this.chunklen = init.chunklen;
@@ -263,16 +150,15 @@ export class CArray {
     this.itemsPerRow = init.shape.slice(1).reduce((a, b) => a * b, 1);
     this.#limits = callLimits(init.options);
     this.#maxReadBytes = this.#limits.maxReadBytes;
-    this.#journal = init.journal ?? new Set();
+    // The layout checks files against the committed length: what is on the store.
+    this.#layout = init.layout({ path: init.path, chunklen: init.chunklen, atomSize: init.atomSize, length: () => this.#writer?.committedLength ?? this.#shape[0]! });
     this.#reader = new ChunkReader(
       {
-        store: init.store,
-        path: init.path,
+        layout: this.#layout,
         chunklen: init.chunklen,
         atomSize: init.atomSize,
         prefetch: init.options.prefetch ?? 4,
         cacheBytes: init.options.cacheBytes ?? DEFAULT_CACHE_BYTES,
-        journal: this.#journal,
         workers: init.options.workers,
       },
       { length: () => this.#shape[0]!, leftoverInMemory: () => this.#writer?.leftoverBytes() },
@@ -286,7 +172,7 @@ export class CArray {
         return { bytes: this.#reader.decodeRows(loaded, 0, rows), storedNbytes: loaded.storedNbytes };
       },
       chunkChanged: (index) => this.#reader.cache.invalidate(index),
-    }, { ...init.writer, workers: init.options.workers });
+    }, { layout: this.#layout, lock: init.writer.lock, cbytes: init.writer.cbytes, workers: init.options.workers });
     this.attrs = new AttrStore(init.attrs, this.path, () => this.#writer);
   }
 
@@ -546,9 +432,36 @@ export class CArray {
     return new CArray(init);
   }
 
-  /** Loads the leftover chunk into the writer's memory (after opening for writing). @internal */
-  async loadLeftoverForWriting(): Promise<void> {
-    await this.#writer?.loadLeftover();
+  /**
+   * After opening for writing: the layout's own recovery (format 2, spec/v2.md §13.1), then the
+   * leftover chunk into the writer's memory. @internal
+   */
+  async prepareForWriting(): Promise<void> {
+    if (this.#writer === undefined) return;
+    if (this.formatVersion === 2) await (this.#layout as LayoutV2).recover();
+    await this.#writer.loadLeftover();
+  }
+
+  /**
+   * Format 2: rewrites every superchunk that holds dead space (left by relocations and
+   * interrupted writes) with its chunks in order and fresh spare room, each file by one atomic
+   * replacement (spec/v2.md §13.6), and resolves to the number of bytes reclaimed. Flushes first.
+   * Format 1 has no dead space: resolves to 0. Needs the array open for writing.
+   *
+   * @example
+   * ```ts
+   * const a = await openCarray(store, "prices.bcolz", { mode: "a" });
+   * console.log(await a.compact(), "bytes reclaimed");
+   * await a.close();
+   * ```
+   */
+  async compact(): Promise<number> {
+    const writer = this.#requireWriter();
+    await writer.flush();
+    if (this.formatVersion === 1) return 0;
+    const reclaimed = await (this.#layout as LayoutV2).compact();
+    this.#reader.cache.invalidateFrom(0);
+    return reclaimed;
   }
 
   #requireWriter(): CarrayWriter {
@@ -571,15 +484,16 @@ export class CArray {
   }
 
   /**
-   * Store key of chunk file `i` (`"data/__3.blp"`, prefixed by the array's path).
+   * Store key of the file holding chunk `i`, prefixed by the array's path: `"data/__3.blp"` in
+   * format 1, the superchunk `"data/__1__.bin"` in format 2.
    *
    * @example
    * ```ts
-   * a.chunkKey(0); // "data/__0.blp"
+   * a.chunkKey(0); // "data/__0.blp" or "data/__1__.bin"
    * ```
    */
   chunkKey(i: number): string {
-    return joinKey(this.path, `data/__${i}.blp`);
+    return this.#layout.keyOf(i);
   }
 
   /**
@@ -929,20 +843,11 @@ export class CArray {
 
   /**
    * Before allocating a large result, make sure the last chunk it needs exists and announces
-   * the right size, so that a `meta/sizes` claiming too many rows fails before the allocation.
+   * the right size, so that a length claiming too many rows fails before the allocation.
    */
   async #precheckChunk(index: number): Promise<void> {
-    if (this.#journal.has(index) || (index >= this.nchunks && this.#writer !== undefined)) return;
-    const key = this.chunkKey(index);
-    const head = await readRange(this.store, key, { offset: 0, length: BLPK_V1_HEADER_SIZE + 16 });
-    if (head === undefined) throw new FormatError("MISSING_FILE", `chunk file ${index} is missing`, { path: key, field: "file" });
-    withPath(key, () => readBlpkV1Header(head, key));
-    if (head.length < BLPK_V1_HEADER_SIZE + 16) {
-      throw new FormatError("TRUNCATED", "chunk file ends inside the Blosc header", { path: key, field: "blosc.header", expected: BLPK_V1_HEADER_SIZE + 16, actual: head.length });
-    }
-    const nbytes = new DataView(head.buffer, head.byteOffset, head.byteLength).getUint32(BLPK_V1_HEADER_SIZE + 4, true);
-    const rows = index < this.nchunks ? this.chunklen : this.leftoverRows;
-    this.#reader.checkStoredNbytes(key, nbytes, rows * this.atomSize, index >= this.nchunks, rows);
+    if (index >= this.nchunks && this.#writer !== undefined) return;
+    await this.#reader.loadChunk(index);
   }
 
   /** Chunk files in the given order, `prefetch` ahead. */
@@ -960,154 +865,3 @@ function* range(from: number, to: number): Generator<number> {
   for (let i = from; i < to; i++) yield i;
 }
 
-function badShape(key: string, shape: unknown): never {
-  throw new FormatError("BAD_METADATA", "shape must be a non-empty list of non-negative integers", { path: key, field: "shape", actual: shape });
-}
-
-/**
- * Opens the carray whose directory is `path` in `store` (`""` = the store root). Reads and
- * validates `meta/storage`, `meta/sizes` and `__attrs__` (optional when reading: missing means
- * `{}`); chunk files are read later, on demand. If a writer was interrupted in the middle of a
- * multi-chunk update (a `.journal` file exists), the chunks it lists are read from their
- * `data/__k.blp.next` files when present, so the update appears complete.
- *
- * `options.mode` `"a"` or `"w"` opens for writing (see {@link OpenOptions.mode}): the store must
- * be a {@link WritableStore} (`UsageError` `INVALID_ARGUMENT` otherwise), the lock
- * `<path>/.lock` is taken (`ConflictError` `LOCKED` if another writer holds it), an interrupted
- * update is finished, and the array must be closed with {@link CArray.close}.
- *
- * Errors: `FormatError` `MISSING_FILE` (no `meta/storage` or `meta/sizes`), the parse errors of
- * `@fmt/meta` (`BAD_JSON`, `BAD_METADATA`, `UNSUPPORTED_DTYPE`), all carrying the key of the
- * file; `UsageError` `UNSAFE_NAME` for a bad `path`.
- *
- * @example
- * ```ts
- * const store = new FileSystemStore("/data");
- * const prices = await openCarray(store, "prices.bcolz");
- * console.log(prices.length, prices.chunkKey(0)); // 100000 "prices.bcolz/data/__0.blp"
- * const w = await openCarray(store, "prices.bcolz", { mode: "a" });
- * await w.append([1.5]);
- * await w.close();
- * ```
- */
-export async function openCarray(store: ReadableStore | WritableStore, path = "", options: OpenOptions = {}): Promise<CArray> {
-  const base = checkDatasetPath(path);
-  checkOptions(options);
-  const mode = options.mode ?? "r";
-  if (mode === "r") return openCarrayWith(store, base, options, undefined);
-  const writable = requireWritableStore(store);
-  const lock = await DatasetLock.acquire(writable, base, { breakLock: options.breakLock === true });
-  try {
-    const array = await openCarrayWith(writable, base, options, lock);
-    if (mode === "w") await array.resize(0);
-    return array;
-  } catch (error) {
-    await lock.release();
-    throw error;
-  }
-}
-
-let compressionReady: Promise<void> | undefined;
-
-/** Checks that `store` can be written (put and delete). */
-export function requireWritableStore(store: ReadableStore | WritableStore): WritableStore {
-  const s = store as Partial<WritableStore>;
-  if (typeof s.put !== "function" || typeof s.delete !== "function") {
-    throw new UsageError("INVALID_ARGUMENT", "writing needs a WritableStore (put and delete)", { field: "store", expected: "WritableStore" });
-  }
-  return store as WritableStore;
-}
-
-/**
- * Opens with metadata validation; with a `lock`, as a writer (the lock is then owned by the
- * array). @internal
- */
-export async function openCarrayWith(store: ReadableStore, base: string, options: OpenOptions, lock: DatasetLock | undefined): Promise<CArray> {
-  if (lock !== undefined) {
-    // The zstd encoder (and, in browsers, the SIMD kernels) load asynchronously, once.
-    compressionReady ??= initCompression();
-    await compressionReady;
-    await CarrayWriter.recover(store as WritableStore, base);
-  }
-  const journal = lock === undefined ? await readJournal(store, joinKey(base, JOURNAL_FILE)) : undefined;
-  const storageKey = joinKey(base, "meta/storage");
-  const sizesKey = joinKey(base, "meta/sizes");
-  const attrsKey = joinKey(base, "__attrs__");
-  const [storageText, sizesText, attrsText] = await Promise.all([readText(store, storageKey), readText(store, sizesKey), readText(store, attrsKey)]);
-  if (storageText === undefined) throw new FormatError("MISSING_FILE", "not a bcolz carray: meta/storage is missing", { path: storageKey, field: "file" });
-  if (sizesText === undefined) throw new FormatError("MISSING_FILE", "meta/sizes is missing", { path: sizesKey, field: "file" });
-  const storage = withPath(storageKey, () => parseStorage(storageText, storageKey));
-  const sizes = withPath(sizesKey, () => parseSizes(sizesText, sizesKey));
-  if (attrsText === undefined) throw new FormatError("MISSING_FILE", "__attrs__ is missing (bcolz cannot open a dataset without it)", { path: attrsKey, field: "file" });
-  const attrs = withPath(attrsKey, () => parseAttrs(attrsText, attrsKey));
-  if (storage.dtype.bcolzWritable === false) {
-    // Complex and timedelta64 parse as numpy dtypes, but bcolz 1.x cannot save them, so no
-    // format-version-1 dataset holds one (spec/v1.md §13).
-    throw new FormatError("UNSUPPORTED_DTYPE", `bcolz 1.x cannot store dtype ${storage.dtype.str}`, { path: storageKey, field: "dtype", actual: storage.dtype.bcolzName });
-  }
-
-  const shape = sizes.shape as unknown;
-  if (!Array.isArray(shape) || shape.length < 1) badShape(sizesKey, shape);
-  for (const d of shape as unknown[]) if (typeof d !== "number" || !Number.isSafeInteger(d) || d < 0) badShape(sizesKey, shape);
-  const dims = shape as number[];
-  if (!Number.isSafeInteger(storage.chunklen) || storage.chunklen < 1) {
-    throw new FormatError("BAD_METADATA", "chunklen must be a positive integer", { path: storageKey, field: "chunklen", actual: storage.chunklen });
-  }
-  const atom = withPath(sizesKey, () => rowSize(storage.dtype, dims, sizesKey));
-  if (!Number.isSafeInteger(dims[0]! * atom)) {
-    throw new FormatError("SIZE_LIMIT", "array size exceeds 2^53 bytes", { path: sizesKey, field: "shape", actual: dims });
-  }
-  if (BigInt(sizes.nbytes) !== BigInt(dims[0]!) * BigInt(atom)) {
-    throw new FormatError("INCONSISTENT", "nbytes is not length times row size", { path: sizesKey, field: "nbytes", expected: dims[0]! * atom, actual: sizes.nbytes });
-  }
-  const array = new CArray({
-    store,
-    path: base,
-    dtype: storage.dtype,
-    shape: dims,
-    chunklen: storage.chunklen,
-    cparams: storage.cparams,
-    dflt: storage.dflt,
-    expectedlen: storage.expectedlen,
-    attrs,
-    atomSize: atom,
-    options,
-    ...(journal === undefined ? {} : { journal }),
-    ...(lock === undefined ? {} : { writer: { store: store as WritableStore, lock, cbytes: sizes.cbytes } }),
-  });
-  if (lock !== undefined) await array.loadLeftoverForWriting();
-  return array;
-}
-
-/**
- * The options that govern how an array reads (limits, prefetch, cache, pool), picked out of any
- * options object so that a ctable hands the same ones to every column it opens or creates.
- * @internal
- */
-export function readOptionsOf(options: OpenOptions): OpenOptions {
-  const { maxReadBytes, maxChunksPerCall, prefetch, cacheBytes, workers } = options;
-  return { maxReadBytes, maxChunksPerCall, prefetch, cacheBytes, workers };
-}
-
-/** Validates {@link OpenOptions}. */
-export function checkOptions(options: OpenOptions): void {
-  if (typeof options !== "object" || options === null) {
-    throw new UsageError("INVALID_ARGUMENT", "options must be an object", { field: "options", actual: options });
-  }
-  if (options.maxReadBytes !== undefined && (!Number.isSafeInteger(options.maxReadBytes) || options.maxReadBytes < 0)) {
-    throw new UsageError("INVALID_ARGUMENT", "maxReadBytes must be a non-negative integer", { field: "maxReadBytes", actual: options.maxReadBytes });
-  }
-  if (options.maxChunksPerCall !== undefined && (!Number.isSafeInteger(options.maxChunksPerCall) || options.maxChunksPerCall < 0)) {
-    throw new UsageError("INVALID_ARGUMENT", "maxChunksPerCall must be a non-negative integer", { field: "maxChunksPerCall", actual: options.maxChunksPerCall });
-  }
-  if (options.prefetch !== undefined && (!Number.isSafeInteger(options.prefetch) || options.prefetch < 0 || options.prefetch > 1024)) {
-    throw new UsageError("INVALID_ARGUMENT", "prefetch must be an integer in [0, 1024]", { field: "prefetch", actual: options.prefetch });
-  }
-  if (options.cacheBytes !== undefined && (!Number.isSafeInteger(options.cacheBytes) || options.cacheBytes < 0)) {
-    throw new UsageError("INVALID_ARGUMENT", "cacheBytes must be a non-negative integer", { field: "cacheBytes", actual: options.cacheBytes });
-  }
-  checkCodecPool(options.workers);
-  if (options.mode !== undefined && options.mode !== "r" && options.mode !== "a" && options.mode !== "w") {
-    throw new UsageError("INVALID_ARGUMENT", 'mode must be "r", "a" or "w"', { field: "mode", actual: options.mode });
-  }
-}

@@ -1,55 +1,35 @@
-// Turning rows into chunk files and writing them: compression on this thread or through a
-// worker pool, with several chunk files in flight so that compression and file I/O overlap.
+// Turning rows into chunks and handing them to the layout: compression on this thread or through
+// a worker pool, with several chunks in flight so that compression and I/O overlap.
 import { UsageError } from "@fmt/errors";
 import { compress } from "@fmt/blosc";
 import type { ChunkCodecPool, CompressOptions } from "@fmt/blosc";
-import { BLPK_V1_HEADER_SIZE, writeBlpkV1Header } from "@fmt/header";
-import type { WritableStore } from "@fmt/fs-adapters";
 
-/** Chunk files being compressed or written at once without a pool: one compressing, the rest on disk. */
+/** Chunks being compressed or written at once without a pool: one compressing, the rest being stored. */
 const WINDOW_ALONE = 4;
 /** Per pool thread: enough queued chunks that no worker waits for the next one. */
 const WINDOW_PER_THREAD = 8;
 
-const BLPK_HEADER = writeBlpkV1Header();
+/** Stores one compressed chunk (the layout's `writeChunk`). */
+export type StoreChunk = (index: number, chunk: Uint8Array, options: { committed: boolean }) => Promise<void>;
 
 /**
- * A chunk file's bytes, the 16-byte blpk v1 header and one Blosc chunk, laid out in `room` (which
- * must hold them) or in a new array.
- */
-export function chunkFile(chunk: Uint8Array, room: Uint8Array = new Uint8Array(BLPK_V1_HEADER_SIZE + chunk.length)): Uint8Array {
-  const file = room.subarray(0, BLPK_V1_HEADER_SIZE + chunk.length);
-  file.set(BLPK_HEADER);
-  file.set(chunk, BLPK_V1_HEADER_SIZE);
-  return file;
-}
-
-/**
- * Writes chunk files for one carray writer. `add` starts a chunk (compressing it at once on this
- * thread, or queueing it on the pool) and returns when there is room for the next one; `drain`
- * waits for every chunk started so far and throws the first failure.
+ * Compresses and stores chunks for one carray writer. `add` starts a chunk (compressing it at
+ * once on this thread, or queueing it on the pool) and returns when there is room for the next
+ * one; `drain` waits for every chunk started so far and throws the first failure.
  */
 export class ChunkWrites {
-  readonly #store: WritableStore;
+  readonly #store: StoreChunk;
   readonly #options: CompressOptions;
   readonly #pool: ChunkCodecPool | undefined;
   readonly #window: number;
-  /** Size of the largest chunk file: header, Blosc header and the rows stored uncompressed. */
-  readonly #maxFileBytes: number;
-  /**
-   * Buffers chunk files are laid out in, reused once their put has resolved (a store keeps its
-   * own copy): fresh memory for every chunk costs as much as the copy itself.
-   */
-  readonly #spareFiles: Uint8Array[] = [];
   #inflight: Promise<void>[] = [];
   #failure: { error: unknown } | undefined;
 
-  constructor(store: WritableStore, options: CompressOptions, pool: ChunkCodecPool | undefined, chunksize: number) {
+  constructor(store: StoreChunk, options: CompressOptions, pool: ChunkCodecPool | undefined) {
     this.#store = store;
     this.#options = options;
     this.#pool = pool;
     this.#window = pool === undefined ? WINDOW_ALONE : Math.max(WINDOW_ALONE, WINDOW_PER_THREAD * pool.threads);
-    this.#maxFileBytes = BLPK_V1_HEADER_SIZE + chunksize + 16;
   }
 
   /** The Blosc chunk of `rows`, compressed here or on the pool. */
@@ -60,22 +40,16 @@ export class ChunkWrites {
   }
 
   /**
-   * Compresses `rows` and stores them as the chunk file `key`; `written(cbytes)` runs once the
-   * file is stored. `rows` must stay unchanged until {@link ChunkWrites.drain} resolves.
-   * `durable: false` leaves the file's flush to the store's next `sync`.
+   * Compresses `rows` and stores them as chunk `index`; `written(cbytes)` runs once the chunk is
+   * stored. `rows` must stay unchanged until {@link ChunkWrites.drain} resolves. `committed`: the
+   * chunk holds rows readers of the committed length see (see the layout's `writeChunk`).
    */
-  async add(key: string, rows: Uint8Array, durable: boolean, written: (cbytes: number) => void): Promise<void> {
+  async add(index: number, rows: Uint8Array, committed: boolean, written: (cbytes: number) => void): Promise<void> {
     while (this.#inflight.length >= this.#window) await this.#inflight.shift();
     this.#throwFailure();
     const job = (async () => {
       const chunk = await this.compress(rows);
-      const fits = BLPK_V1_HEADER_SIZE + chunk.length <= this.#maxFileBytes;
-      const room = fits ? (this.#spareFiles.pop() ?? new Uint8Array(this.#maxFileBytes)) : undefined;
-      try {
-        await this.#store.put(key, chunkFile(chunk, room), { durable });
-      } finally {
-        if (room !== undefined && this.#spareFiles.length < this.#window) this.#spareFiles.push(room);
-      }
+      await this.#store(index, chunk, { committed });
       written(chunk.length);
     })();
     this.#inflight.push(job.catch((error: unknown) => {

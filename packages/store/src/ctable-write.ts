@@ -5,7 +5,7 @@ import { columnNameProblem, encodeMetadata, serializeAttrs, serializeRootdirs, c
 import type { Cparams, JsonObject, JsonValue } from "@fmt/meta";
 import type { ChunkCodecPool } from "@fmt/blosc";
 import type { WritableStore } from "@fmt/fs-adapters";
-import { requireWritableStore } from "./carray.js";
+import { requireWritableStore } from "./carray-open.js";
 import type { CArray } from "./carray.js";
 import { createCarray } from "./carray-create.js";
 import type { CarrayCreateOptions } from "./carray-create.js";

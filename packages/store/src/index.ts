@@ -23,15 +23,17 @@
  * @packageDocumentation
  */
 
-export { CArray, openCarray } from "./carray.js";
-export type { IterBlocksOptions, OpenMode, OpenOptions, RowBlock, Selector, SliceSelector } from "./carray.js";
+export { CArray } from "./carray.js";
+export type { SuperchunkSettings } from "./carray.js";
+export { openCarray } from "./carray-open.js";
+export type { IterBlocksOptions, OpenMode, OpenOptions, RowBlock, Selector, SliceSelector } from "./options.js";
 export { createCarray, resolveCparams, writableDtype } from "./carray-create.js";
 export type { CarrayCreateOptions } from "./carray-create.js";
 export { computeChunklen, halfBits, quantizeBits, quantizeValue } from "./carray-encode.js";
 export type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-encode.js";
 export { AttrStore } from "./attr-store.js";
 export type { AttrsWriter } from "./attr-store.js";
-export { JOURNAL_FILE, readJournal } from "./carray-writer.js";
+export { JOURNAL_FILE, readJournal } from "./layout-v1.js";
 export { DatasetLock, LOCK_FILE } from "./lock.js";
 export { DEFAULT_MAX_CHUNKS_PER_CALL, DEFAULT_MAX_READ_BYTES, MAX_RESIZE_BYTES } from "./limits.js";
 export type { LockOptions } from "./lock.js";

@@ -1,0 +1,217 @@
+/**
+ * Format version 1 below the layout seam: one file `data/__k.blp` per chunk, a 16-byte `blpk`
+ * header in front of one Blosc chunk (spec/v1.md §4, §8), `meta/sizes` as the commit, the
+ * `.journal` + `data/__k.blp.next` files of a multi-chunk update (§8.5).
+ *
+ * @example
+ * ```ts
+ * const layout = new LayoutV1(store, geometry, await readJournal(store, ".journal"));
+ * const { chunk } = await layout.read(0);
+ * ```
+ * @module
+ */
+import { FormatError } from "@fmt/errors";
+import { BLPK_V1_HEADER_SIZE, readBlpkV1Header, writeBlpkV1Header } from "@fmt/header";
+import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
+import { encodeMetadata, serializeSizes } from "@fmt/meta";
+import { joinKey, withPath } from "./internal.js";
+import type { ChunkFetch, ChunkLayoutWriter, LayoutGeometry, PartialChunkAccess, StoredChunk } from "./layout.js";
+
+/**
+ * Name of the journal file of an interrupted multi-chunk update, in the dataset root. While it
+ * exists, chunk `k` listed in it is read from `data/__k.blp.next` when that file exists.
+ *
+ * @example
+ * ```ts
+ * await store.get(`prices.bcolz/${JOURNAL_FILE}`); // undefined unless a writer was interrupted
+ * ```
+ */
+export const JOURNAL_FILE = ".journal";
+
+const BLPK_HEADER = writeBlpkV1Header();
+
+/**
+ * Reads the journal of an interrupted format-1 update: the set of chunk numbers it lists, or
+ * `undefined` when there is none. A malformed journal is `FormatError` `BAD_METADATA`.
+ *
+ * @example
+ * ```ts
+ * const pending = await readJournal(store, "prices.bcolz/.journal"); // Set {3, 4} or undefined
+ * ```
+ */
+export async function readJournal(store: ReadableStore, key: string): Promise<Set<number> | undefined> {
+  const bytes = await store.get(key);
+  if (bytes === undefined) return undefined;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(new TextDecoder().decode(bytes));
+  } catch (cause) {
+    throw new FormatError("BAD_JSON", "the journal of an interrupted update is not JSON", { path: key, field: "text", cause });
+  }
+  const chunks = (doc as { chunks?: unknown } | null)?.chunks;
+  if (!Array.isArray(chunks) || !chunks.every((k) => Number.isSafeInteger(k) && (k as number) >= 0)) {
+    throw new FormatError("BAD_METADATA", "journal must be {\"chunks\": [non-negative integers]}", { path: key, field: "chunks", actual: chunks });
+  }
+  return new Set(chunks as number[]);
+}
+
+/**
+ * A chunk file's bytes, the 16-byte blpk v1 header and one Blosc chunk, laid out in `room` (which
+ * must hold them) or in a new array.
+ *
+ * @example
+ * ```ts
+ * await store.put("data/__0.blp", chunkFile(compressed));
+ * ```
+ */
+export function chunkFile(chunk: Uint8Array, room: Uint8Array = new Uint8Array(BLPK_V1_HEADER_SIZE + chunk.length)): Uint8Array {
+  const file = room.subarray(0, BLPK_V1_HEADER_SIZE + chunk.length);
+  file.set(BLPK_HEADER);
+  file.set(chunk, BLPK_V1_HEADER_SIZE);
+  return file;
+}
+
+/** The Blosc chunk inside a chunk file, after checking its container header. */
+function unwrap(file: Uint8Array, key: string, index: number): StoredChunk {
+  return withPath(key, () => {
+    readBlpkV1Header(file, key);
+    return { index, key, chunk: file.subarray(BLPK_V1_HEADER_SIZE) };
+  });
+}
+
+/**
+ * Finishes an interrupted journaled update of the format-1 carray at `base` (roll forward), then
+ * removes the journal. Needs the dataset's lock.
+ *
+ * @example
+ * ```ts
+ * await recoverV1(store, "prices.bcolz");
+ * ```
+ */
+export async function recoverV1(store: WritableStore, base: string): Promise<void> {
+  const journalKey = joinKey(base, JOURNAL_FILE);
+  const chunks = await readJournal(store, journalKey);
+  if (chunks === undefined) return;
+  for (const k of chunks) {
+    const key = joinKey(base, `data/__${k}.blp`);
+    const next = await store.get(`${key}.next`);
+    if (next !== undefined) await store.put(key, next, { durable: false });
+  }
+  // The installed chunks are durable before their staged copies and the journal go.
+  await store.sync?.();
+  for (const k of chunks) await store.delete(joinKey(base, `data/__${k}.blp.next`));
+  await store.delete(journalKey);
+}
+
+/**
+ * The format-1 layout. Reading needs only a {@link ReadableStore}; the write methods need the
+ * store to be writable (the array only calls them when it was opened for writing).
+ *
+ * @example
+ * ```ts
+ * const layout = new LayoutV1(store, { path: "", chunklen: 1024, atomSize: 8, length: () => n }, undefined);
+ * ```
+ */
+export class LayoutV1 implements ChunkLayoutWriter {
+  readonly formatVersion = 1 as const;
+  readonly #store: ReadableStore;
+  readonly #geometry: LayoutGeometry;
+  readonly #journal: ReadonlySet<number>;
+  /** Chunk files laid out for a put, reused once it resolved (a store keeps its own copy). */
+  readonly #spareFiles: Uint8Array[] = [];
+  readonly partial: PartialChunkAccess;
+
+  constructor(store: ReadableStore, geometry: LayoutGeometry, journal: ReadonlySet<number> | undefined) {
+    this.#store = store;
+    this.#geometry = geometry;
+    this.#journal = journal ?? new Set();
+    this.partial = {
+      head: async (g, length) => {
+        const key = this.keyOf(g);
+        if (this.#journal.has(g)) return { bytes: new Uint8Array(0), whole: await this.read(g) };
+        const bytes = await this.#range(key, 0, length);
+        if (bytes.length < length) return { bytes, whole: unwrap(bytes, key, g) };
+        withPath(key, () => readBlpkV1Header(bytes, key));
+        return { bytes: bytes.subarray(BLPK_V1_HEADER_SIZE) };
+      },
+      range: (g, offset, length) => this.#range(this.keyOf(g), BLPK_V1_HEADER_SIZE + offset, length),
+    };
+  }
+
+  get store(): WritableStore {
+    return this.#store as WritableStore;
+  }
+
+  keyOf(g: number): string {
+    return joinKey(this.#geometry.path, `data/__${g}.blp`);
+  }
+
+  async read(g: number): Promise<StoredChunk> {
+    const key = this.keyOf(g);
+    let file: Uint8Array | undefined;
+    if (this.#journal.has(g)) file = await this.#store.get(`${key}.next`);
+    file ??= await this.#store.get(key);
+    if (file === undefined) throw new FormatError("MISSING_FILE", `chunk file ${g} is missing`, { path: key, field: "file" });
+    return unwrap(file, key, g);
+  }
+
+  async *plan(indices: readonly number[]): AsyncGenerator<ChunkFetch, void, undefined> {
+    for (const g of indices) yield { indices: [g], fetch: async () => [await this.read(g)] };
+  }
+
+  forget(): void {}
+
+  async #range(key: string, offset: number, length: number): Promise<Uint8Array> {
+    const store = this.#store;
+    const bytes = store.getRange === undefined ? (await store.get(key))?.subarray(offset, offset + length) : await store.getRange(key, { offset, length });
+    if (bytes === undefined) throw new FormatError("MISSING_FILE", "chunk file is missing", { path: key, field: "file" });
+    return bytes;
+  }
+
+  async writeChunk(g: number, chunk: Uint8Array, options: { committed: boolean }): Promise<void> {
+    const maxFile = BLPK_V1_HEADER_SIZE + this.#geometry.chunklen * this.#geometry.atomSize + 16;
+    const fits = BLPK_V1_HEADER_SIZE + chunk.length <= maxFile;
+    const room = fits ? (this.#spareFiles.pop() ?? new Uint8Array(maxFile)) : undefined;
+    try {
+      await this.store.put(this.keyOf(g), chunkFile(chunk, room), { durable: options.committed });
+    } finally {
+      if (room !== undefined && this.#spareFiles.length < 8) this.#spareFiles.push(room);
+    }
+  }
+
+  /**
+   * Stages `data/__k.blp.next` files, commits through the journal (the staged files are made
+   * durable just before it), installs them, makes the installed chunks durable, then removes
+   * the staged copies and the journal.
+   */
+  async writeChunksAtomically(chunks: ReadonlyMap<number, Uint8Array>): Promise<void> {
+    const store = this.store;
+    const files = new Map<number, Uint8Array>();
+    for (const [g, chunk] of chunks) {
+      const file = chunkFile(chunk);
+      files.set(g, file);
+      await store.put(`${this.keyOf(g)}.next`, file, { durable: false });
+    }
+    const journalKey = joinKey(this.#geometry.path, JOURNAL_FILE);
+    await store.sync?.();
+    await store.put(journalKey, new TextEncoder().encode(`${JSON.stringify({ format: 1, chunks: [...files.keys()] })}\n`));
+    for (const [g, file] of files) await store.put(this.keyOf(g), file, { durable: false });
+    await store.sync?.();
+    for (const g of files.keys()) await store.delete(`${this.keyOf(g)}.next`);
+    await store.delete(journalKey);
+  }
+
+  async prepareCommit(): Promise<void> {
+    await this.store.sync?.();
+  }
+
+  async commitLength(shape: readonly number[], cbytes: number | bigint): Promise<void> {
+    // bcolz's formula for cbytes: compressed full chunks plus the leftover buffer at its full size.
+    const text = serializeSizes({ shape: [...shape], nbytes: shape[0]! * this.#geometry.atomSize, cbytes });
+    await this.store.put(joinKey(this.#geometry.path, "meta/sizes"), encodeMetadata(text));
+  }
+
+  async dropChunksBeyond(length: number, fileCount: number): Promise<void> {
+    for (let k = Math.ceil(length / this.#geometry.chunklen); k < fileCount; k++) await this.store.delete(this.keyOf(k));
+  }
+}

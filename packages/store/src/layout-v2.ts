@@ -1,0 +1,612 @@
+/**
+ * Format version 2 below the layout seam (spec/v2.md): chunks in superchunk files
+ * `data/__s__.bin` behind an offsets table, checksums bound to the chunk's index, `meta/shape` as
+ * the commit. Readers keep one checked {@link SuperchunkIndex} per file and coalesce neighbouring
+ * slots into one range request; writers append slots, rewrite a chunk in place when it fits its
+ * slot (through the journal when readers can see it) and relocate it when it does not, create new
+ * superchunks whole, and write headers before the commit (§13).
+ *
+ * Positional writes use the store's `writeAt`; on stores without it (object stores) the writer
+ * keeps the image of each file it changes and replaces the whole object, which is atomic there.
+ *
+ * @example
+ * ```ts
+ * const layout = new LayoutV2(store, geometry, settings, undefined);
+ * for await (const fetch of layout.plan([0, 1, 2])) for (const c of await fetch.fetch()) console.log(c.index);
+ * ```
+ * @module
+ */
+import { FormatError } from "@fmt/errors";
+import { BLPK_V2_HEADER_SIZE, buildSuperchunk, checksumKind, computeChunkChecksum, journalChunkFileName, readChunkHeader, spareRoom, superchunkFileName, writeSuperchunkHeader } from "@fmt/header";
+import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
+import { encodeMetadata, parseJournalV2, serializeJournalV2, serializeShapeV2, serializeSuperchunkMeta } from "@fmt/meta";
+import { joinKey, readText, withPath } from "./internal.js";
+import type { ChunkFetch, ChunkLayoutWriter, LayoutGeometry, StoredChunk } from "./layout.js";
+import { JOURNAL_FILE } from "./layout-v1.js";
+import { chunkFromSlot, chunkOffset, loadSuperchunkIndex, parseIndex, slotReadLength } from "./superchunk-index.js";
+import type { IndexExpectation, SuperchunkIndex } from "./superchunk-index.js";
+
+/** A coalesced read stops growing at this many bytes or chunks. */
+const MAX_GROUP_BYTES = 8 * 1024 * 1024;
+const MAX_GROUP_CHUNKS = 64;
+const ZERO_HEADER = new Uint8Array(16);
+
+/**
+ * The format-2 settings of a carray (from its `meta/storage`).
+ *
+ * @example
+ * ```ts
+ * const settings: V2Settings = { superchunksize: 128, checksumId: 1, spare: 10, typesize: 8, verify: true };
+ * ```
+ */
+export interface V2Settings {
+  /** `S`: chunks per superchunk. */
+  superchunksize: number;
+  /** Checksum id for superchunks created from now on. */
+  checksumId: number;
+  /** Spare room percentage for new slots. */
+  spare: number;
+  /** Blosc typesize recorded in new headers. */
+  typesize: number;
+  /** Verify checksums when reading (the caller may opt out). */
+  verify: boolean;
+}
+
+/** A superchunk as a writer sees it: its index kept current, plus what writing needs. */
+interface WriterFile extends SuperchunkIndex {
+  /** Not on the store yet: chunks gathered in memory, written whole (§13.2 step 4). */
+  pending?: Map<number, Uint8Array>;
+  /** Entries in use (the header's nchunks once written). */
+  live: number;
+  /** The header's nchunks on the store. */
+  diskLive: number;
+  fileLength: number;
+  /** The whole file, kept for stores without `writeAt`. */
+  image?: Uint8Array;
+  /** nbytes of the chunks written through this writer (for the last-chunk hint). */
+  nbytes: Map<number, number>;
+}
+
+/**
+ * The format-2 layout of one carray.
+ *
+ * @example
+ * ```ts
+ * const layout = new LayoutV2(store, { path: "", chunklen: 2, atomSize: 4, length: () => 3 }, settings, undefined);
+ * ```
+ */
+export class LayoutV2 implements ChunkLayoutWriter {
+  readonly formatVersion = 2 as const;
+  readonly #store: ReadableStore;
+  readonly #geometry: LayoutGeometry;
+  readonly #settings: V2Settings;
+  /** Global indices listed by an unfinished `.journal`: read from their `.next` file when it exists. */
+  readonly #journal: ReadonlyMap<number, [number, number]>;
+  readonly #indexes = new Map<number, Promise<SuperchunkIndex>>();
+  /** Present once the layout writes: the files as the writer keeps them. */
+  #files: Map<number, WriterFile> | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(store: ReadableStore, geometry: LayoutGeometry, settings: V2Settings, journal: readonly [number, number][] | undefined) {
+    this.#store = store;
+    this.#geometry = geometry;
+    this.#settings = settings;
+    this.#journal = new Map((journal ?? []).map(([s, i]) => [(s - 1) * settings.superchunksize + i, [s, i]]));
+  }
+
+  get store(): WritableStore {
+    return this.#store as WritableStore;
+  }
+
+  /** The settings (S, checksum, spare) the layout writes with. */
+  get settings(): Readonly<V2Settings> {
+    return this.#settings;
+  }
+
+  keyOf(g: number): string {
+    return this.#fileKey(Math.floor(g / this.#settings.superchunksize) + 1);
+  }
+
+  #fileKey(s: number): string {
+    return joinKey(this.#geometry.path, superchunkFileName(s));
+  }
+
+  /** What §10.4 expects of file `s` under the committed length. */
+  #expectation(s: number): IndexExpectation {
+    const S = this.#settings.superchunksize;
+    const n = Math.ceil(this.#geometry.length() / this.#geometry.chunklen);
+    return { s, required: Math.max(0, Math.min(S, n - (s - 1) * S)), chunklen: this.#geometry.chunklen, atomsize: this.#geometry.atomSize, superchunksize: S };
+  }
+
+  forget(): void {
+    this.#indexes.clear();
+  }
+
+  #index(s: number, fresh = false): Promise<SuperchunkIndex> {
+    let pending = fresh ? undefined : this.#indexes.get(s);
+    if (pending === undefined) {
+      pending = loadSuperchunkIndex(this.#store, this.#fileKey(s), this.#expectation(s));
+      pending.catch(() => this.#indexes.delete(s));
+      this.#indexes.set(s, pending);
+    }
+    return pending;
+  }
+
+  async read(g: number): Promise<StoredChunk> {
+    if (this.#files !== undefined) return this.#serial(() => this.#readWriting(g));
+    const S = this.#settings.superchunksize;
+    const s = Math.floor(g / S) + 1;
+    const i = g % S;
+    const index = await this.#index(s);
+    const staged = this.#journal.has(g) ? await this.#readStaged(index, g) : undefined;
+    if (staged !== undefined) return staged;
+    try {
+      return await this.#readIndexed(index, i, g);
+    } catch (error) {
+      // A writer may have relocated or compacted since the index was read (§13.5): read it again once.
+      if (!(error instanceof FormatError) || error.code === "MISSING_FILE") throw error;
+      const again = await this.#index(s, true);
+      return this.#readIndexed(again, i, g);
+    }
+  }
+
+  async #readIndexed(index: SuperchunkIndex, i: number, g: number): Promise<StoredChunk> {
+    const required = this.#expectation(index.s).required;
+    const at = chunkOffset(index, i);
+    const slot = await this.#range(index.key, at, slotReadLength(index, i, required));
+    return { index: g, key: index.key, chunk: chunkFromSlot(index, i, slot, this.#settings.verify) };
+  }
+
+  async #readStaged(index: SuperchunkIndex, g: number): Promise<StoredChunk | undefined> {
+    const [s, i] = this.#journal.get(g)!;
+    const key = joinKey(this.#geometry.path, journalChunkFileName(s, i));
+    const file = await this.#store.get(key);
+    if (file === undefined) return undefined;
+    return { index: g, key, chunk: chunkFromSlot(index, i, file, this.#settings.verify, key) };
+  }
+
+  async #range(key: string, offset: number, length: number): Promise<Uint8Array> {
+    const store = this.#store;
+    const bytes = store.getRange === undefined ? (await store.get(key))?.subarray(offset, offset + length) : await store.getRange(key, { offset, length });
+    if (bytes === undefined) throw new FormatError("MISSING_FILE", "superchunk is missing", { path: key, field: "file" });
+    return bytes;
+  }
+
+  async *plan(indices: readonly number[]): AsyncGenerator<ChunkFetch, void, undefined> {
+    const S = this.#settings.superchunksize;
+    for (let k = 0; k < indices.length; ) {
+      const g = indices[k]!;
+      const single: ChunkFetch = { indices: [g], fetch: async () => [await this.read(g)] };
+      if (this.#files !== undefined || this.#journal.has(g)) {
+        yield single;
+        k++;
+        continue;
+      }
+      const s = Math.floor(g / S) + 1;
+      let group: { indices: number[]; start: number; end: number; index: SuperchunkIndex } | undefined;
+      try {
+        const index = await this.#index(s);
+        const required = this.#expectation(s).required;
+        const start = chunkOffset(index, g % S);
+        let end = start + slotReadLength(index, g % S, required);
+        const members = [g];
+        while (k + members.length < indices.length && members.length < MAX_GROUP_CHUNKS) {
+          const next = indices[k + members.length]!;
+          if (next !== g + members.length || Math.floor(next / S) + 1 !== s || this.#journal.has(next) || next % S >= required) break;
+          const at = chunkOffset(index, next % S);
+          const length = slotReadLength(index, next % S, required);
+          if (at !== end || at + length - start > MAX_GROUP_BYTES) break;
+          members.push(next);
+          end = at + length;
+        }
+        group = { indices: members, start, end, index };
+      } catch (error) {
+        if (!(error instanceof FormatError)) throw error;
+      }
+      if (group === undefined) {
+        yield single; // the error shows (or the retry succeeds) when the chunk is read
+        k++;
+        continue;
+      }
+      const { start, end, index } = group;
+      const members = group.indices;
+      yield {
+        indices: members,
+        fetch: async () => {
+          try {
+            const bytes = await this.#range(index.key, start, end - start);
+            return members.map((m) => {
+              const at = chunkOffset(index, m % S) - start;
+              return { index: m, key: index.key, chunk: chunkFromSlot(index, m % S, bytes.subarray(at), this.#settings.verify) };
+            });
+          } catch (error) {
+            if (!(error instanceof FormatError)) throw error;
+            return Promise.all(members.map((m) => this.read(m))); // one by one, each retried once
+          }
+        },
+      };
+      k += members.length;
+    }
+  }
+
+  // ---- writing ------------------------------------------------------------------------------
+
+  /** Runs write-side work one operation at a time (slots, entries and headers of a file change together). */
+  #serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(work, work);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The writer's view of file `s`, loaded (or started empty) on first use. */
+  async #file(s: number): Promise<WriterFile> {
+    this.#files ??= new Map();
+    const known = this.#files.get(s);
+    if (known !== undefined) return known;
+    const store = this.store;
+    const key = this.#fileKey(s);
+    const expected = this.#expectation(s);
+    let file: WriterFile;
+    const size = store.writeAt === undefined ? undefined : await (store.byteLength?.(key) ?? store.get(key).then((b) => b?.length));
+    if (store.writeAt !== undefined && size !== undefined) {
+      const index = await loadSuperchunkIndex(store, key, expected);
+      file = { ...index, live: index.header.nchunks, diskLive: index.header.nchunks, fileLength: size, nbytes: new Map() };
+    } else {
+      const image = store.writeAt === undefined ? await store.get(key) : undefined;
+      if (image !== undefined) {
+        const index = parseIndex(image, key, expected);
+        file = { ...index, live: index.header.nchunks, diskLive: index.header.nchunks, fileLength: image.length, image, nbytes: new Map() };
+      } else {
+        file = this.#emptyFile(s);
+      }
+    }
+    this.#files.set(s, file);
+    return file;
+  }
+
+  #emptyFile(s: number): WriterFile {
+    const S = this.#settings.superchunksize;
+    return {
+      s, key: this.#fileKey(s), firstChunk: (s - 1) * S, capacity: S, dataStart: 0, offsets: new Array<number>(S).fill(-1), metadataText: "",
+      header: { version: 2, hasOffsets: true, hasMetadata: true, checksumId: this.#settings.checksumId, typesize: this.#settings.typesize, chunkSize: this.#geometry.chunklen * this.#geometry.atomSize, lastChunk: 0, nchunks: 0, metaSize: 0 },
+      pending: new Map(), live: 0, diskLive: 0, fileLength: 0, nbytes: new Map(),
+    };
+  }
+
+  async #readWriting(g: number): Promise<StoredChunk> {
+    const S = this.#settings.superchunksize;
+    const file = await this.#file(Math.floor(g / S) + 1);
+    const i = g % S;
+    if (file.pending !== undefined) {
+      const chunk = file.pending.get(i);
+      if (chunk === undefined) throw new FormatError("MISSING_FILE", `chunk ${g} was never written`, { path: file.key, field: "file" });
+      return { index: g, key: file.key, chunk };
+    }
+    const at = chunkOffset(file, i, file.fileLength);
+    const length = Math.min(file.fileLength - at, slotReadLength(file, i, file.live));
+    const slot = file.image !== undefined ? file.image.subarray(at, at + length) : await this.#range(file.key, at, length);
+    return { index: g, key: file.key, chunk: chunkFromSlot(file, i, slot, this.#settings.verify) };
+  }
+
+  /** Chunk, bound checksum and spare room, as one slot (§7.3). */
+  #slot(file: WriterFile, chunk: Uint8Array, g: number): Uint8Array {
+    const sum = computeChunkChecksum(file.header.checksumId, chunk, g);
+    const out = new Uint8Array(chunk.length + sum.length + spareRoom(chunk.length, file.header.chunkSize, this.#settings.spare));
+    out.set(chunk);
+    out.set(sum, chunk.length);
+    return out;
+  }
+
+  async #write(file: WriterFile, at: number, bytes: Uint8Array, durable = false): Promise<void> {
+    if (file.image !== undefined) {
+      const end = at + bytes.length;
+      if (end > file.image.length) {
+        const grown = new Uint8Array(Math.max(end, file.image.length * 2));
+        grown.set(file.image.subarray(0, file.fileLength));
+        file.image = grown;
+      }
+      file.image.set(bytes, at);
+    } else {
+      await this.store.writeAt!(file.key, at, bytes, { durable });
+    }
+    file.fileLength = Math.max(file.fileLength, at + bytes.length);
+  }
+
+  /** Stores the image of a file kept in memory (stores without `writeAt`): one atomic put. */
+  async #putImage(file: WriterFile, durable = false): Promise<void> {
+    if (file.image !== undefined) await this.store.put(file.key, file.image.subarray(0, file.fileLength), { durable });
+  }
+
+  async #setEntry(file: WriterFile, i: number, offset: number, durable = false): Promise<void> {
+    const entry = new Uint8Array(8);
+    new DataView(entry.buffer).setBigInt64(0, BigInt(offset), true);
+    await this.#write(file, BLPK_V2_HEADER_SIZE + file.header.metaSize + 8 * i, entry, durable);
+    file.offsets[i] = offset;
+  }
+
+  async #writeHeader(file: WriterFile, nchunks: number, durable = false): Promise<void> {
+    const lastNbytes = nchunks === 0 ? 0 : (file.nbytes.get(nchunks - 1) ?? file.header.lastChunk);
+    file.header = { ...file.header, nchunks, lastChunk: lastNbytes };
+    await this.#write(file, 0, writeSuperchunkHeader(file.header), durable);
+    file.live = nchunks;
+    file.diskLive = nchunks;
+  }
+
+  /** Whether chunk `chunk` with its checksum fits slot `i` in place (§7.2). */
+  #fits(file: WriterFile, i: number, chunk: Uint8Array): boolean {
+    const at = file.offsets[i]!;
+    let end = file.fileLength;
+    for (let j = 0; j < file.live; j++) if (j !== i && file.offsets[j]! > at && file.offsets[j]! < end) end = file.offsets[j]!;
+    return chunk.length + checksumKind(file.header.checksumId).size <= end - at;
+  }
+
+  /** A new slot at the end of the file, then its entry (the entry write is the commit, §13.5); the old slot's Blosc header is zeroed. */
+  async #relocate(file: WriterFile, i: number, chunk: Uint8Array, g: number, commit: boolean): Promise<void> {
+    const old = file.offsets[i]!;
+    const at = file.fileLength;
+    await this.#write(file, at, this.#slot(file, chunk, g));
+    // The slot is durable before the entry that commits it; an image store puts both at once.
+    if (commit && file.image === undefined) await this.store.sync?.();
+    await this.#setEntry(file, i, at, commit);
+    if (old >= 0 && old !== at) await this.#write(file, old, ZERO_HEADER);
+    file.nbytes.set(i, readChunkHeader(chunk).nbytes);
+  }
+
+  async #overwrite(file: WriterFile, i: number, chunk: Uint8Array, g: number): Promise<void> {
+    const sum = computeChunkChecksum(file.header.checksumId, chunk, g);
+    const bytes = new Uint8Array(chunk.length + sum.length);
+    bytes.set(chunk);
+    bytes.set(sum, chunk.length);
+    await this.#write(file, file.offsets[i]!, bytes);
+    file.nbytes.set(i, readChunkHeader(chunk).nbytes);
+  }
+
+  /** Writes a pending superchunk whole with its first `count` chunks (§13.2 step 4). */
+  async #materialize(file: WriterFile, count: number): Promise<void> {
+    const chunks: Uint8Array[] = [];
+    for (let i = 0; i < count; i++) {
+      const chunk = file.pending!.get(i);
+      if (chunk === undefined) throw new Error(`internal: chunk ${file.firstChunk + i} of ${file.key} was never written`);
+      chunks.push(chunk);
+    }
+    const metadata = serializeSuperchunkMeta({ capacity: file.capacity, firstChunk: file.firstChunk });
+    const bytes = buildSuperchunk({
+      chunks, checksumId: file.header.checksumId, typesize: file.header.typesize, chunkSize: file.header.chunkSize, metadata, capacity: file.capacity,
+      sparePercent: this.#settings.spare, firstChunk: file.firstChunk,
+    });
+    await this.store.put(file.key, bytes, { durable: false });
+    const index = parseIndex(bytes, file.key, { s: file.s, required: count, chunklen: this.#geometry.chunklen, atomsize: this.#geometry.atomSize, superchunksize: file.capacity });
+    const nbytes = new Map(chunks.map((c, i) => [i, readChunkHeader(c).nbytes]));
+    const next: WriterFile = { ...index, live: count, diskLive: count, fileLength: bytes.length, nbytes };
+    if (this.store.writeAt === undefined) next.image = bytes;
+    this.#files!.set(file.s, next);
+  }
+
+  writeChunk(g: number, chunk: Uint8Array, options: { committed: boolean }): Promise<void> {
+    return this.#serial(async () => {
+      const S = this.#settings.superchunksize;
+      const file = await this.#file(Math.floor(g / S) + 1);
+      const i = g % S;
+      if (file.pending !== undefined) {
+        file.pending.set(i, chunk);
+        if (file.pending.size === S) await this.#materialize(file, S);
+        return;
+      }
+      if (options.committed && i < file.diskLive && file.offsets[i]! >= 0) {
+        await this.#atomically(new Map([[g, chunk]]));
+        return;
+      }
+      // Not visible to readers of the committed length: change it freely.
+      if (file.offsets[i]! < 0 || i >= file.live) {
+        const at = file.fileLength;
+        await this.#write(file, at, this.#slot(file, chunk, g));
+        await this.#setEntry(file, i, at);
+        file.nbytes.set(i, readChunkHeader(chunk).nbytes);
+        file.live = Math.max(file.live, i + 1);
+      } else if (this.#fits(file, i, chunk)) {
+        await this.#overwrite(file, i, chunk, g);
+      } else {
+        await this.#relocate(file, i, chunk, g, false);
+      }
+      await this.#putImage(file);
+    });
+  }
+
+  writeChunksAtomically(chunks: ReadonlyMap<number, Uint8Array>): Promise<void> {
+    return this.#serial(() => this.#atomically(chunks));
+  }
+
+  /**
+   * One committed chunk that does not fit its slot: relocation, atomic by itself (§13.5).
+   * Otherwise: `.next` files, the journal as the commit, installation in place or by relocation,
+   * cleanup (§13.4).
+   */
+  async #atomically(chunks: ReadonlyMap<number, Uint8Array>): Promise<void> {
+    const S = this.#settings.superchunksize;
+    const store = this.store;
+    const entries = [...chunks].map(([g, chunk]) => ({ g, chunk, s: Math.floor(g / S) + 1, i: g % S }));
+    for (const e of entries) await this.#file(e.s);
+    if (entries.length === 1) {
+      const e = entries[0]!;
+      const file = this.#files!.get(e.s)!;
+      if (!this.#fits(file, e.i, e.chunk)) {
+        await this.#relocate(file, e.i, e.chunk, e.g, true);
+        await this.#putImage(file);
+        await this.#refreshLastChunk(file, e.i);
+        return;
+      }
+    }
+    for (const e of entries) {
+      const file = this.#files!.get(e.s)!;
+      const sum = computeChunkChecksum(file.header.checksumId, e.chunk, e.g);
+      const staged = new Uint8Array(e.chunk.length + sum.length);
+      staged.set(e.chunk);
+      staged.set(sum, e.chunk.length);
+      await store.put(joinKey(this.#geometry.path, journalChunkFileName(e.s, e.i)), staged, { durable: false });
+    }
+    await store.sync?.();
+    const journalKey = joinKey(this.#geometry.path, JOURNAL_FILE);
+    await store.put(journalKey, encodeMetadata(serializeJournalV2(entries.map((e) => [e.s, e.i] as [number, number]))));
+    await this.#install(entries);
+    await store.sync?.();
+    for (const e of entries) await store.delete(joinKey(this.#geometry.path, journalChunkFileName(e.s, e.i)));
+    await store.delete(journalKey);
+  }
+
+  async #install(entries: { g: number; chunk: Uint8Array; s: number; i: number }[]): Promise<void> {
+    const touched = new Set<WriterFile>();
+    for (const e of entries) {
+      const file = this.#files!.get(e.s)!;
+      if (this.#fits(file, e.i, e.chunk)) await this.#overwrite(file, e.i, e.chunk, e.g);
+      else await this.#relocate(file, e.i, e.chunk, e.g, false);
+      touched.add(file);
+    }
+    for (const file of touched) {
+      await this.#putImage(file);
+      await this.#refreshLastChunk(file, ...entries.filter((e) => e.s === file.s).map((e) => e.i));
+    }
+  }
+
+  /** Keeps the header's last-chunk hint right when the last live chunk changed size. */
+  async #refreshLastChunk(file: WriterFile, ...changed: number[]): Promise<void> {
+    const last = file.diskLive - 1;
+    if (!changed.includes(last) || file.nbytes.get(last) === file.header.lastChunk) return;
+    await this.#writeHeader(file, file.diskLive);
+    await this.#putImage(file);
+  }
+
+  prepareCommit(length: number): Promise<void> {
+    return this.#serial(async () => {
+      const S = this.#settings.superchunksize;
+      const n = Math.ceil(length / this.#geometry.chunklen);
+      for (const file of [...(this.#files?.values() ?? [])].sort((a, b) => a.s - b.s)) {
+        const required = Math.max(0, Math.min(S, n - (file.s - 1) * S));
+        if (file.pending !== undefined) {
+          if (required > 0) await this.#materialize(file, required);
+          else this.#files!.delete(file.s);
+          continue;
+        }
+        const lastChanged = file.nbytes.has(required - 1) && file.nbytes.get(required - 1) !== file.header.lastChunk;
+        if (required > 0 && (file.live !== file.diskLive || file.diskLive !== required || lastChanged)) {
+          for (let i = 0; i < required; i++) if (file.offsets[i]! < 0) throw new Error(`internal: chunk ${file.firstChunk + i} of ${file.key} was never written`);
+          await this.#writeHeader(file, required);
+          await this.#putImage(file);
+        }
+      }
+      await this.store.sync?.();
+    });
+  }
+
+  async commitLength(shape: readonly number[]): Promise<void> {
+    await this.store.put(joinKey(this.#geometry.path, "meta/shape"), encodeMetadata(serializeShapeV2(shape)));
+    this.#indexes.clear();
+  }
+
+  dropChunksBeyond(length: number, fileCount: number): Promise<void> {
+    return this.#serial(async () => {
+      const S = this.#settings.superchunksize;
+      const n = Math.ceil(length / this.#geometry.chunklen);
+      const last = Math.ceil(n / S);
+      if (last >= 1) {
+        const file = await this.#file(last);
+        const required = n - (last - 1) * S;
+        if (file.pending !== undefined) {
+          for (const i of [...file.pending.keys()]) if (i >= required) file.pending.delete(i);
+        } else if (file.diskLive !== required) {
+          await this.#writeHeader(file, required, true);
+          await this.#putImage(file, true);
+        }
+      }
+      for (let s = Math.max(last + 1, Math.ceil(fileCount / S)); s > last; s--) {
+        this.#files?.delete(s);
+        this.#indexes.delete(s);
+        await this.store.delete(this.#fileKey(s));
+      }
+    });
+  }
+
+  /**
+   * Opening for writing (§13.1): finishes an interrupted journaled update, removes staged and
+   * compaction leftovers, and brings the files back to what the committed length describes (the
+   * last required superchunk's nchunks, no superchunk beyond it).
+   */
+  recover(): Promise<void> {
+    return this.#serial(async () => {
+      const store = this.store;
+      const base = this.#geometry.path;
+      const journalKey = joinKey(base, JOURNAL_FILE);
+      const text = await readText(store, journalKey);
+      if (text !== undefined) {
+        const pairs = withPath(journalKey, () => parseJournalV2(text, journalKey));
+        const entries: { g: number; chunk: Uint8Array; s: number; i: number }[] = [];
+        for (const [s, i] of pairs) {
+          const next = await store.get(joinKey(base, journalChunkFileName(s, i)));
+          if (next === undefined) continue;
+          const file = await this.#file(s);
+          const g = (s - 1) * this.#settings.superchunksize + i;
+          const chunk = chunkFromSlot(file, i, next, true, joinKey(base, journalChunkFileName(s, i)));
+          entries.push({ g, chunk: chunk.slice(), s, i });
+        }
+        await this.#install(entries);
+        await store.sync?.();
+        for (const [s, i] of pairs) await store.delete(joinKey(base, journalChunkFileName(s, i)));
+        await store.delete(journalKey);
+      }
+      const S = this.#settings.superchunksize;
+      const n = Math.ceil(this.#geometry.length() / this.#geometry.chunklen);
+      const last = Math.ceil(n / S);
+      const existing = new Set<number>();
+      if (store.list !== undefined) {
+        const prefix = joinKey(base, "data/");
+        for (const key of await store.list(prefix)) {
+          const rest = key.slice(prefix.length);
+          if (/^__\d+__\.bin\.(\d+\.next|compact)$/.test(rest)) await store.delete(key);
+          const m = /^__(\d+)__\.bin$/.exec(rest);
+          if (m !== null) existing.add(Number(m[1]));
+        }
+      } else {
+        for (let s = last + 1; (await store.get(this.#fileKey(s))) !== undefined; s++) existing.add(s);
+      }
+      if (last >= 1) {
+        const file = await this.#file(last);
+        const required = n - (last - 1) * S;
+        if (file.pending === undefined && file.diskLive !== required) {
+          await this.#writeHeader(file, required, true);
+          await this.#putImage(file, true);
+        }
+      }
+      for (const s of [...existing].filter((s) => s > last).sort((a, b) => b - a)) await store.delete(this.#fileKey(s));
+    });
+  }
+
+  /**
+   * Rewrites every superchunk holding dead space with its required chunks in index order, fresh
+   * slots and no dead space (§13.6), each by one atomic replacement. Resolves to the bytes
+   * reclaimed.
+   */
+  compact(): Promise<number> {
+    return this.#serial(async () => {
+      const S = this.#settings.superchunksize;
+      const n = Math.ceil(this.#geometry.length() / this.#geometry.chunklen);
+      let reclaimed = 0;
+      for (let s = 1; s <= Math.ceil(n / S); s++) {
+        const file = await this.#file(s);
+        if (file.pending !== undefined) continue;
+        const required = Math.min(S, n - (s - 1) * S);
+        const chunks: Uint8Array[] = [];
+        for (let i = 0; i < required; i++) chunks.push((await this.#readWriting(file.firstChunk + i)).chunk.slice());
+        const metadata = serializeSuperchunkMeta({ capacity: file.capacity, firstChunk: file.firstChunk });
+        const bytes = buildSuperchunk({
+          chunks, checksumId: file.header.checksumId, typesize: file.header.typesize, chunkSize: file.header.chunkSize, metadata, capacity: file.capacity,
+          sparePercent: this.#settings.spare, firstChunk: file.firstChunk,
+        });
+        if (bytes.length >= file.fileLength) continue;
+        reclaimed += file.fileLength - bytes.length;
+        await this.store.put(file.key, bytes);
+        this.#files!.delete(s);
+        this.#indexes.delete(s);
+      }
+      return reclaimed;
+    });
+  }
+}

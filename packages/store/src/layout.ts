@@ -1,0 +1,148 @@
+/**
+ * The seam between what a carray does (selection, take, cache, where, iterBlocks, workers,
+ * journal of appends, lock: written once, above) and where its chunks live on the store
+ * (written once per format version, below): format 1 keeps one `data/__k.blp` file per chunk
+ * (`layout-v1.ts`), format 2 packs chunks into superchunk files behind an offsets table
+ * (`layout-v2.ts`). A layout answers "where are chunk k's bytes", fetches them (planning and
+ * coalescing the ranges it needs), writes a chunk, and commits a length.
+ *
+ * @example
+ * ```ts
+ * const layout: ChunkLayout = await openLayoutV1(store, "prices.bcolz", geometry);
+ * const { chunk } = await layout.read(0); // the Blosc chunk of rows [0, chunklen)
+ * ```
+ * @module
+ */
+import type { WritableStore } from "@fmt/fs-adapters";
+
+/**
+ * A chunk as stored: its Blosc bytes with the container stripped and any checksum verified.
+ *
+ * @example
+ * ```ts
+ * const stored: StoredChunk = { index: 3, key: "data/__3.blp", chunk };
+ * ```
+ */
+export interface StoredChunk {
+  /** Global chunk index. */
+  index: number;
+  /** Store key of the file the bytes came from (errors name it). */
+  key: string;
+  /** The Blosc chunk, at least `cbytes` long (readers cut it there). */
+  chunk: Uint8Array;
+}
+
+/**
+ * Byte access inside chunks, for reading one Blosc block of a large chunk without the rest.
+ * Only layouts that need not read a chunk whole offer it (format 2 verifies a checksum over the
+ * whole chunk, so it reads chunks whole).
+ *
+ * @example
+ * ```ts
+ * const head = await partial.head(7, 65536);
+ * if (head.whole !== undefined) decodeWhole(head.whole); else planFrom(head.bytes);
+ * ```
+ */
+export interface PartialChunkAccess {
+  /**
+   * One request of `length` bytes from the start of chunk `g`'s file: `bytes` is what of the Blosc
+   * chunk it holds; when the file ended inside the window, `whole` is the chunk as
+   * {@link ChunkLayout.read} gives it.
+   */
+  head(g: number, length: number): Promise<{ bytes: Uint8Array; whole?: StoredChunk }>;
+  /** Bytes `[offset, offset + length)` of chunk `g`'s Blosc chunk, clipped at its file's end. */
+  range(g: number, offset: number, length: number): Promise<Uint8Array>;
+}
+
+/**
+ * A fetch the reader runs: one or more chunks that one request (or one file read) brings in.
+ *
+ * @example
+ * ```ts
+ * for await (const group of layout.plan([0, 1, 2])) console.log(group.indices, (await group.fetch()).length);
+ * ```
+ */
+export interface ChunkFetch {
+  /** The chunks it brings, in increasing order. */
+  indices: readonly number[];
+  /** Runs the fetch. */
+  fetch(): Promise<StoredChunk[]>;
+}
+
+/**
+ * Where a carray's chunks live, for reading.
+ *
+ * @example
+ * ```ts
+ * layout.keyOf(70); // "data/__70.blp" (format 1) or "data/__2__.bin" (format 2, S = 64)
+ * ```
+ */
+export interface ChunkLayout {
+  /** The format version the layout implements. */
+  readonly formatVersion: 1 | 2;
+  /** Store key of the file holding chunk `g`. */
+  keyOf(g: number): string;
+  /** Chunk `g`, whole and checked (`MISSING_FILE` when its file is missing). */
+  read(g: number): Promise<StoredChunk>;
+  /**
+   * The fetches that bring chunks `indices` (increasing or not, each once), in the order given:
+   * format 1 reads one file per chunk, format 2 joins neighbouring slots of a superchunk into one
+   * range request.
+   */
+  plan(indices: readonly number[]): AsyncGenerator<ChunkFetch, void, undefined>;
+  /** Partial access (format 1 only). */
+  readonly partial?: PartialChunkAccess;
+  /** Forgets what the layout learnt about files (after a write through another handle). */
+  forget(): void;
+}
+
+/**
+ * Where a carray's chunks live, for writing: the format's write order and commit points (spec
+ * v1 §8.5, v2 §13), below the writer's format-independent logic.
+ *
+ * @example
+ * ```ts
+ * await layout.writeChunk(4, compressed, { committed: false });
+ * await layout.prepareCommit(5 * chunklen);
+ * await layout.commitLength([5 * chunklen], cbytes);
+ * ```
+ */
+export interface ChunkLayoutWriter extends ChunkLayout {
+  /** The store written to. */
+  readonly store: WritableStore;
+  /**
+   * Stores `chunk` (a compressed Blosc chunk) as chunk `g`. `committed`: readers of the committed
+   * length see chunk `g`, so the replacement must be atomic and durable on its own.
+   */
+  writeChunk(g: number, chunk: Uint8Array, options: { committed: boolean }): Promise<void>;
+  /**
+   * Replaces several committed chunks all or nothing: stages each, commits through the journal
+   * (`.journal`), installs, cleans up.
+   */
+  writeChunksAtomically(chunks: ReadonlyMap<number, Uint8Array>): Promise<void>;
+  /** Before the commit of a grown length: everything that commit makes visible is written and durable. */
+  prepareCommit(length: number): Promise<void>;
+  /** The commit: the file that records the length (`meta/sizes` with `cbytes` in format 1, `meta/shape` in format 2). */
+  commitLength(shape: readonly number[], cbytes: number | bigint): Promise<void>;
+  /** After a committed shrink to `length` rows: chunks the length no longer needs are removed (`fileCount`: one past the highest chunk that may exist). */
+  dropChunksBeyond(length: number, fileCount: number): Promise<void>;
+}
+
+/**
+ * What a layout knows of the array's shape of chunks.
+ *
+ * @example
+ * ```ts
+ * const geometry: LayoutGeometry = { path: "", chunklen: 1024, atomSize: 8, length: () => 5000 };
+ * ```
+ */
+export interface LayoutGeometry {
+  /** Store key of the array's directory. */
+  path: string;
+  /** Rows per chunk. */
+  chunklen: number;
+  /** Bytes per row. */
+  atomSize: number;
+  /** The committed length readers use (format 2 derives the required chunks from it). */
+  length(): number;
+}

@@ -1,0 +1,156 @@
+/**
+ * The option and selector types of carrays and ctables, shared by the array, its writer and the
+ * open functions (kept apart so that none of them imports another for a type).
+ *
+ * @example
+ * ```ts
+ * const options: OpenOptions = { mode: "a", cacheBytes: 0 };
+ * ```
+ * @module
+ */
+import type { ChunkCodecPool } from "@fmt/blosc";
+
+/**
+ * Options for {@link open}, {@link openCarray} and {@link openCtable}.
+ *
+ * @example
+ * ```ts
+ * const array = await openCarray(store, "", { maxReadBytes: 256 * 1024 * 1024, prefetch: 8 });
+ * ```
+ */
+export interface OpenOptions {
+  /**
+   * Format 2 only: verify each chunk's stored checksum before decoding it (spec/v2.md §6). Default
+   * `true`; `false` skips the comparison (a flipped bit then goes unnoticed).
+   */
+  verifyChecksums?: boolean;
+  /**
+   * Largest result, in bytes, of one call: one `readBytes`/`read`/`readRows` call (for a ctable:
+   * all its columns together) or one `iterBlocks` block (all its columns together). Larger
+   * requests throw `UsageError` `SIZE_LIMIT` (field `maxReadBytes`, naming the limit and the
+   * size) before anything is read; read in pieces with `iterBlocks` instead. Default
+   * {@link DEFAULT_MAX_READ_BYTES} (2^31 − 1).
+   */
+  maxReadBytes?: number;
+  /**
+   * Most chunk files one call may read: one `read`/`readBytes`/`readRows` call, or a whole
+   * `iterBlocks` iteration (and so `where`, `sum`, `min`, `max`), over all columns it reads.
+   * Counted from the request before the first chunk is fetched; more gives `UsageError`
+   * `SIZE_LIMIT` (field `maxChunksPerCall`). With {@link OpenOptions.maxReadBytes} this bounds
+   * the work and memory of any call, whatever `meta/sizes` claims. Default
+   * {@link DEFAULT_MAX_CHUNKS_PER_CALL} (2^22).
+   */
+  maxChunksPerCall?: number;
+  /**
+   * How many chunk files are being read ahead of the one being decoded in sequential reads (so
+   * at most `prefetch + 1` compressed chunks are held at a time). Default 4.
+   */
+  prefetch?: number;
+  /**
+   * Budget, in bytes, of the array's cache of decoded chunks, decoded Blosc blocks and chunk
+   * headers, used by `get`, `getBytes`, `take` and `chunkBytes` (bulk reads copy from it but do
+   * not fill it). Least recently used entries go first; every write through this array
+   * invalidates what it changes. `0` turns the cache off. Default 4 MiB. Writes made through
+   * another handle or process are not seen: reopen the array to see them.
+   */
+  cacheBytes?: number;
+  /**
+   * A pool of worker threads (`createBloscPool` of `@fmt/blosc/pool` in Node, `createWebBloscPool`
+   * of `@fmt/blosc/pool-web` in browsers, or any {@link ChunkCodecPool}) that decodes runs of whole
+   * chunks in parallel for multi-chunk reads and compresses the chunks this array writes, several
+   * at once; without it both happen on the calling thread. Results and files are the same either
+   * way. The caller owns the pool and closes it after the array.
+   */
+  workers?: ChunkCodecPool;
+  /**
+   * `"r"` (default) reads only and takes no lock. `"a"` opens for reading and writing: takes the
+   * dataset's `.lock`, finishes an interrupted multi-chunk update, and loads the leftover chunk
+   * into memory. `"w"` is `"a"` followed by truncation to length 0 (`meta/storage` and
+   * `__attrs__` are kept), like bcolz. `"a"`/`"w"` need a {@link WritableStore}.
+   */
+  mode?: OpenMode;
+  /** With `"a"`/`"w"`: break a stale lock (see {@link LockOptions}). */
+  breakLock?: boolean;
+}
+
+/**
+ * How a dataset is opened: `"r"` read-only, `"a"` read/write, `"w"` read/write after truncating
+ * to length 0.
+ *
+ * @example
+ * ```ts
+ * const mode: OpenMode = "a";
+ * ```
+ */
+export type OpenMode = "r" | "a" | "w";
+
+/**
+ * Options of {@link CArray.iterBlocks}.
+ *
+ * @example
+ * ```ts
+ * for await (const b of a.iterBlocks({ blockLen: 1000, start: 10, stop: 5000, step: 3 })) console.log(b.start);
+ * ```
+ */
+export interface IterBlocksOptions {
+  /** Rows per block (selected rows when `step > 1`). Default `chunklen`. */
+  blockLen?: number;
+  /** First row (default 0). */
+  start?: number;
+  /** One past the last row (default `length`). */
+  stop?: number;
+  /** Take every `step`-th row from `start` (default 1). */
+  step?: number;
+}
+
+/**
+ * A slice selector for {@link CArray.set}, with Python semantics (negative bounds count from
+ * the end; positive step).
+ *
+ * @example
+ * ```ts
+ * await a.set({ start: 1500, stop: 3500, step: 7 }, 0.5);
+ * ```
+ */
+export interface SliceSelector {
+  /** First row (default 0). */
+  start?: number;
+  /** One past the last row (default `length`). */
+  stop?: number;
+  /** Step, at least 1 (default 1). */
+  step?: number;
+}
+
+/**
+ * Which rows {@link CArray.set} writes: one row index (negative counts from the end), a
+ * {@link SliceSelector}, a list of row indices (typed array or array of numbers; with
+ * duplicates the last value wins), or a boolean mask of length `length`.
+ *
+ * @example
+ * ```ts
+ * await a.set(-1, 7);                       // last row
+ * await a.set([0, 5, 9], [1, 2, 3]);        // index list
+ * await a.set(mask, 0);                     // boolean[] of length a.length
+ * ```
+ */
+export type Selector = number | SliceSelector | ArrayLike<number> | readonly boolean[];
+
+/**
+ * One block of rows produced by {@link CArray.iterBlocks}: rows `[start, stop)` as stored bytes.
+ *
+ * @example
+ * ```ts
+ * for await (const block of carray.iterBlocks()) console.log(block.start, block.stop, block.bytes.length);
+ * ```
+ */
+export interface RowBlock {
+  /** First row of the block. */
+  start: number;
+  /** One past the last row of the block. */
+  stop: number;
+  /** The rows' bytes, C order, in the dtype's byte order ({@link CArray.readBytes}). */
+  bytes: Uint8Array;
+  /** Row step of the selection (present only when iterating with `step > 1`; then `bytes` holds rows start, start+step, …). */
+  step?: number;
+}
+
