@@ -285,7 +285,9 @@ export class LayoutV2 implements ChunkLayoutWriter {
     const at = chunkOffset(file, i, file.fileLength);
     const length = Math.min(file.fileLength - at, slotReadLength(file, i, file.live));
     const slot = file.image !== undefined ? file.image.subarray(at, at + length) : await this.#range(file.key, at, length);
-    return { index: g, key: file.key, chunk: chunkFromSlot(file, i, slot, this.#settings.verify) };
+    // Entries written since the last header write are live for this writer already.
+    const view = file.live > file.header.nchunks ? { ...file, header: { ...file.header, nchunks: file.live } } : file;
+    return { index: g, key: file.key, chunk: chunkFromSlot(view, i, slot, this.#settings.verify) };
   }
 
   /** Chunk, bound checksum and spare room, as one slot (§7.3). */

@@ -1,6 +1,8 @@
 // Model-based property test: random sequences of append / set / resize / trim / flush / reopen /
-// attribute changes on a real CArray, compared after every step with a plain in-memory model
-// (an array of rows), on MemoryStore and on FileSystemStore, for several dtypes.
+// attribute changes (and, in format 2, compaction) on a real CArray, compared after every step with
+// a plain in-memory model (an array of rows), on MemoryStore and on FileSystemStore, for several
+// dtypes, in both format versions. Format 2 also runs on a store without positional writes (the
+// path object stores take) and with random superchunk sizes, spare room and checksums.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -40,6 +42,15 @@ interface Real {
   store: WritableStore;
   array: CArray;
   kind: Kind;
+}
+
+/** A MemoryStore seen without `writeAt`/`byteLength`, as an object store offers it. */
+function wholeObjectStore(): WritableStore {
+  const inner = new MemoryStore();
+  return {
+    get: (k) => inner.get(k), getRange: (k, r) => inner.getRange(k, r), list: (p) => inner.list(p), put: (k, v, o) => inner.put(k, v, o),
+    delete: (k) => inner.delete(k), putExclusive: (k, v) => inner.putExclusive(k, v),
+  };
 }
 
 const width = (k: Kind) => k.trailing.reduce((a, b) => a * b, 1);
@@ -129,6 +140,17 @@ class Reopen implements fc.AsyncCommand<Model, Real> {
   }
   toString = () => "reopen";
 }
+class Compact implements fc.AsyncCommand<Model, Real> {
+  check = () => true;
+  async run(m: Model, r: Real) {
+    const before = await r.array.compact();
+    expect(before).toBeGreaterThanOrEqual(0);
+    if (r.array.formatVersion === 2) expect(await r.array.compact()).toBe(0); // nothing left to reclaim
+    await check(m, r);
+    await check(m, { ...r, array: await openCarray(r.store, "ds") });
+  }
+  toString = () => "compact";
+}
 class Attr implements fc.AsyncCommand<Model, Real> {
   constructor(readonly key: string, readonly value: number | undefined) {}
   check = () => true;
@@ -155,18 +177,27 @@ function commands(k: Kind) {
       fc.nat({ max: 6 }).map((n) => new Trim(n)),
       fc.constant(new Flush()),
       fc.constant(new Reopen()),
+      fc.constant(new Compact()),
       fc.tuple(fc.constantFrom("a", "b", "10"), fc.option(fc.integer(), { nil: undefined })).map(([key, v]) => new Attr(key, v)),
     ],
     { maxCommands: 25 },
   );
 }
 
-async function runModel(k: Kind, makeStore: () => { store: WritableStore; cleanup(): void }, numRuns: number): Promise<void> {
+const v2Options = fc.record({
+  superchunksize: fc.integer({ min: 1, max: 4 }),
+  spare: fc.constantFrom(0, 10, 60, 100),
+  checksum: fc.constantFrom("adler32", "crc32", "none", "sha256") as fc.Arbitrary<"adler32">,
+});
+
+async function runModel(k: Kind, makeStore: () => { store: WritableStore; cleanup(): void }, numRuns: number, formatVersion: 1 | 2 = 1): Promise<void> {
   await fc.assert(
-    fc.asyncProperty(fc.integer({ min: 1, max: 5 }), fc.array(rowArb(k), { maxLength: 9 }), commands(k), async (chunklen, initial, cmds) => {
+    fc.asyncProperty(fc.integer({ min: 1, max: 5 }), fc.array(rowArb(k), { maxLength: 9 }), commands(k), v2Options, async (chunklen, initial, cmds, v2) => {
       const { store, cleanup } = makeStore();
       try {
-        const array = await createCarray(store, "ds", initial.flat() as never, { dtype: k.dtype, shape: k.trailing, chunklen, dflt: k.dflt as never });
+        const format = formatVersion === 1 ? {} : { formatVersion, ...v2 };
+        const array = await createCarray(store, "ds", initial.flat() as never, { dtype: k.dtype, shape: k.trailing, chunklen, dflt: k.dflt as never, ...format });
+        expect(array.formatVersion).toBe(formatVersion);
         const real: Real = { store, array, kind: k };
         const model: Model = { rows: initial.map((r) => [...r]), attrs: new Map() };
         await check(model, real);
@@ -175,6 +206,10 @@ async function runModel(k: Kind, makeStore: () => { store: WritableStore; cleanu
         await check(model, { ...real, array: await openCarray(store, "ds") });
         expect(await store.get("ds/.lock")).toBeUndefined();
         expect(await store.get("ds/.journal")).toBeUndefined();
+        const files = (await store.list!("ds/")).map((f) => f.slice(3));
+        // Only the files of the dataset's version (spec v1 §3.1, v2 §10.5): no leftovers of staging.
+        const allowed = formatVersion === 1 ? /^(meta\/(sizes|storage)|__attrs__|data\/__\d+\.blp)$/ : /^(meta\/(shape|storage)|__attrs__|data\/__\d+__\.bin)$/;
+        expect(files.filter((f) => !allowed.test(f))).toEqual([]);
       } finally {
         cleanup();
       }
@@ -182,6 +217,30 @@ async function runModel(k: Kind, makeStore: () => { store: WritableStore; cleanu
     { numRuns },
   );
 }
+
+describe("format-2 carray writes follow an in-memory model (fc.commands)", () => {
+  for (const k of KINDS) {
+    it(`MemoryStore ${k.dtype}${JSON.stringify(k.trailing)}`, async () => {
+      await runModel(k, () => ({ store: new MemoryStore(), cleanup: () => undefined }), 40, 2);
+    });
+  }
+  for (const k of [KINDS[0]!, KINDS[3]!]) {
+    it(`store without writeAt ${k.dtype}`, async () => {
+      await runModel(k, () => ({ store: wholeObjectStore(), cleanup: () => undefined }), 25, 2);
+    });
+    it(`FileSystemStore ${k.dtype}`, async () => {
+      await runModel(
+        k,
+        () => {
+          const dir = mkdtempSync(join(tmpdir(), "carray-model-v2-"));
+          return { store: new FileSystemStore(dir), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+        },
+        10,
+        2,
+      );
+    });
+  }
+});
 
 describe("carray writes follow an in-memory model (fc.commands)", () => {
   for (const k of KINDS) {
