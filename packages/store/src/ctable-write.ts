@@ -1,7 +1,7 @@
 // Write-side helpers of CTable: column name rules, dtype inference, input normalisation, key
 // copying/removal on stores without rename, and createCtable.
 import { ConflictError, UsageError } from "@fmt/errors";
-import { columnNameProblem, encodeMetadata, serializeAttrs, serializeRootdirs, createJsonObject, jsonObjectKeys } from "@fmt/meta";
+import { columnNameProblem, encodeMetadata, serializeAppendV2, serializeAttrs, serializeRootdirs, serializeStorageV2, createJsonObject, jsonObjectKeys } from "@fmt/meta";
 import type { Cparams, JsonObject, JsonValue } from "@fmt/meta";
 import type { ChunkCodecPool } from "@fmt/blosc";
 import type { WritableStore } from "@fmt/fs-adapters";
@@ -151,6 +151,14 @@ export interface CtableCreateOptions extends LockOptions {
   prefetch?: number;
   /** Pool that compresses the chunks of every column, as in {@link OpenOptions}. */
   workers?: ChunkCodecPool;
+  /** `1` (default): a bcolz 1.x ctable. `2`: a format-2 ctable (spec/v2.md §11), its columns format-2 carrays. */
+  formatVersion?: 1 | 2;
+  /** Format 2: superchunk settings of every column (see {@link CarrayCreateOptions}). */
+  superchunksize?: number;
+  /** Format 2: the checksum of every column. */
+  checksum?: CarrayCreateOptions["checksum"];
+  /** Format 2: spare room percentage of every column. */
+  spare?: number;
 }
 
 /** Keys of everything under `prefix/` (and `prefix` itself when it is a key), via list when possible. */
@@ -166,15 +174,15 @@ export async function keysUnder(store: WritableStore, base: string, knownFiles: 
 
 /** The files of a carray a store without `list` can still find: metadata plus chunk files 0..n. */
 export function carrayFiles(chunkFiles: number): string[] {
-  const files = ["meta/sizes", "meta/storage", "__attrs__", LOCK_FILE, ".journal"];
-  for (let k = 0; k <= chunkFiles; k++) files.push(`data/__${k}.blp`, `data/__${k}.blp.next`);
+  const files = ["meta/sizes", "meta/shape", "meta/storage", "__attrs__", LOCK_FILE, ".journal"];
+  for (let k = 0; k <= chunkFiles; k++) files.push(`data/__${k}.blp`, `data/__${k}.blp.next`, `data/__${k + 1}__.bin`);
   return files;
 }
 
 /** Deletes every key of a column directory (metadata first, so a half-deleted column no longer opens). */
 export async function removeColumnFiles(store: WritableStore, base: string, chunkFiles: number): Promise<void> {
   const keys = await keysUnder(store, base, () => carrayFiles(chunkFiles));
-  const first = ["meta/sizes", "meta/storage"].map((f) => joinKey(base, f));
+  const first = ["meta/sizes", "meta/shape", "meta/storage"].map((f) => joinKey(base, f));
   for (const key of first) await store.delete(key);
   for (const key of keys) if (!first.includes(key)) await store.delete(key);
 }
@@ -185,7 +193,7 @@ export async function removeColumnFiles(store: WritableStore, base: string, chun
  */
 export async function copyColumnFiles(store: WritableStore, from: string, to: string, chunkFiles: number): Promise<void> {
   const keys = (await keysUnder(store, from, () => carrayFiles(chunkFiles))).filter((k) => !k.endsWith(`/${LOCK_FILE}`));
-  const rank = (key: string): number => (key.endsWith("/meta/sizes") ? 3 : key.endsWith("/meta/storage") ? 2 : key.endsWith("/__attrs__") ? 1 : 0);
+  const rank = (key: string): number => (key.endsWith("/meta/sizes") || key.endsWith("/meta/shape") ? 3 : key.endsWith("/meta/storage") ? 2 : key.endsWith("/__attrs__") ? 1 : 0);
   keys.sort((a, b) => rank(a) - rank(b));
   await store.createDirectory?.(joinKey(to, "data"));
   for (const key of keys) {
@@ -210,6 +218,39 @@ export function attrsText(attrs: Record<string, JsonValue> | JsonObject): string
 export function rootdirsBytes(names: readonly string[]): Uint8Array {
   return encodeMetadata(serializeRootdirs({ names: [...names] }));
 }
+
+/**
+ * What differs between the two table formats (the rest of a ctable is written once for both):
+ * where column `name` lives (`<table>/<name>` in format 1, `<table>/data/<name>` in format 2),
+ * which file lists the columns (`__rootdirs__`, or `meta/storage` of kind ctable, spec/v2.md §11)
+ * and the append journal's `format`. @internal
+ */
+export interface TableFormat {
+  readonly version: 1 | 2;
+  columnPath(base: string, name: string): string;
+  /** Store key of the file that lists the columns. */
+  namesKey(base: string): string;
+  namesBytes(names: readonly string[]): Uint8Array;
+  appendJournalBytes(length: number): Uint8Array;
+}
+
+/** Format 1 tables (bcolz 1.x). @internal */
+export const TABLE_V1: TableFormat = {
+  version: 1,
+  columnPath: (base, name) => joinKey(base, name),
+  namesKey: (base) => joinKey(base, "__rootdirs__"),
+  namesBytes: rootdirsBytes,
+  appendJournalBytes: (length) => encodeMetadata(`{"format": 1, "length": ${length}}\n`),
+};
+
+/** Format 2 tables (spec/v2.md §11). @internal */
+export const TABLE_V2: TableFormat = {
+  version: 2,
+  columnPath: (base, name) => joinKey(base, `data/${name}`),
+  namesKey: (base) => joinKey(base, "meta/storage"),
+  namesBytes: (names) => encodeMetadata(serializeStorageV2({ formatVersion: 2, kind: "ctable", columns: [...names], raw: createJsonObject([]) })),
+  appendJournalBytes: (length) => encodeMetadata(serializeAppendV2(length)),
+};
 
 /** Number of rows of a column input when known without consuming it. */
 export function knownRows(data: ArrayInput, itemsPerRow: number): number | undefined {
@@ -239,6 +280,7 @@ export interface CreatedTable {
   columns: CArray[];
   attrs: Record<string, JsonValue>;
   lock: DatasetLock;
+  format: TableFormat;
 }
 
 function columnOptions(spec: ColumnSpec, table: CtableCreateOptions, index: number): CarrayCreateOptions {
@@ -256,6 +298,11 @@ function columnOptions(spec: ColumnSpec, table: CtableCreateOptions, index: numb
   if (own.maxChunksPerCall === undefined && table.maxChunksPerCall !== undefined) out.maxChunksPerCall = table.maxChunksPerCall;
   if (own.prefetch === undefined && table.prefetch !== undefined) out.prefetch = table.prefetch;
   if (own.workers === undefined && table.workers !== undefined) out.workers = table.workers;
+  // A table's columns share its format version (spec/v2.md §11: a column's own format_version is 2).
+  if (table.formatVersion !== undefined) out.formatVersion = table.formatVersion;
+  if (own.superchunksize === undefined && table.superchunksize !== undefined) out.superchunksize = table.superchunksize;
+  if (own.checksum === undefined && table.checksum !== undefined) out.checksum = table.checksum;
+  if (own.spare === undefined && table.spare !== undefined) out.spare = table.spare;
   return out;
 }
 
@@ -297,6 +344,9 @@ export async function createTableFiles(store: WritableStore, path: string, colum
   if (typeof options !== "object" || options === null) throw new UsageError("INVALID_ARGUMENT", "options must be an object", { field: "options", actual: options });
   const mode = options.mode ?? "a";
   if (mode !== "a" && mode !== "w") throw new UsageError("INVALID_ARGUMENT", 'mode must be "a" or "w"', { field: "mode", actual: mode });
+  const version = options.formatVersion ?? 1;
+  if (version !== 1 && version !== 2) throw new UsageError("INVALID_ARGUMENT", "formatVersion must be 1 or 2", { field: "formatVersion", actual: version });
+  const format = version === 1 ? TABLE_V1 : TABLE_V2;
   if (!Array.isArray(columns) || columns.length === 0) {
     throw new UsageError("INVALID_ARGUMENT", "a ctable needs at least one column", { field: "columns", expected: "a non-empty array of { name, data, options? }", actual: columns });
   }
@@ -328,7 +378,7 @@ export async function createTableFiles(store: WritableStore, path: string, colum
       await removeDataset(writable, base);
     }
     for (const { spec, options: colOptions } of specs) {
-      created.push(await createCarray(writable, joinKey(base, spec.name), spec.data, colOptions));
+      created.push(await createCarray(writable, format.columnPath(base, spec.name), spec.data, colOptions));
     }
     const length = created[0]!.length;
     created.forEach((c, i) => {
@@ -338,12 +388,12 @@ export async function createTableFiles(store: WritableStore, path: string, colum
     });
     attrsWritten = true;
     await writable.put(joinKey(base, "__attrs__"), attrsFile);
-    await writable.put(joinKey(base, "__rootdirs__"), rootdirsBytes(names));
-    return { store: writable, base, names, columns: created, attrs, lock };
+    await writable.put(format.namesKey(base), format.namesBytes(names));
+    return { store: writable, base, names, columns: created, attrs, lock, format };
   } catch (error) {
     // Undo: without __rootdirs__ the partial columns are not a table; remove them too.
     for (const c of created) await c.close().catch(() => undefined);
-    for (const [i, c] of created.entries()) await removeColumnFiles(writable, joinKey(base, names[i]!), c.chunkCount).catch(() => undefined);
+    for (const [i, c] of created.entries()) await removeColumnFiles(writable, format.columnPath(base, names[i]!), c.chunkCount).catch(() => undefined);
     if (attrsWritten) await writable.delete(joinKey(base, "__attrs__")).catch(() => undefined);
     await lock.release();
     throw error;

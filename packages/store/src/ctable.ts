@@ -1,5 +1,5 @@
 import { ConflictError, FormatError, UsageError } from "@fmt/errors";
-import { columnNameProblem, encodeMetadata, parseAttrs, parseRootdirs } from "@fmt/meta";
+import { columnNameProblem, encodeMetadata, parseAttrs, parseRootdirs, parseStorageV2, storageFormatVersion } from "@fmt/meta";
 import type { Cparams, JsonObject, JsonValue } from "@fmt/meta";
 import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import { CArray } from "./carray.js";
@@ -24,10 +24,11 @@ import {
   knownRows,
   removeColumnFiles,
   repeatedValue,
-  rootdirsBytes,
+  TABLE_V1,
+  TABLE_V2,
   somethingAt,
 } from "./ctable-write.js";
-import type { ColumnSpec, CtableCreateOptions } from "./ctable-write.js";
+import type { ColumnSpec, CtableCreateOptions, TableFormat } from "./ctable-write.js";
 import { checkDatasetPath, checkInteger, joinKey, normalizeSlice, readText, requireText, withPath } from "./internal.js";
 import { runWhere } from "@fmt/expr";
 import type { TypedValues, Values, WhereOptions, WhereQuery, WhereResult, WhereTable } from "@fmt/expr";
@@ -117,14 +118,21 @@ export class CTable {
   #columns: CArray[];
   #writer: TableWriter | undefined;
   readonly #options: OpenOptions;
+  readonly #format: TableFormat;
+
+  /** The format version of the table: 1 (bcolz 1.x, `__rootdirs__`) or 2 (spec/v2.md §11, columns under `data/`). */
+  get formatVersion(): 1 | 2 {
+    return this.#format.version;
+  }
 
   /**
    * Use {@link openCtable}, {@link createCtable} or {@link open}.
    * @internal
    */
-  constructor(store: ReadableStore, path: string, names: string[], columns: CArray[], attrs: { [key: string]: JsonValue }, writer?: { store: WritableStore; lock: DatasetLock }, options: OpenOptions = {}) {
+  constructor(store: ReadableStore, path: string, names: string[], columns: CArray[], attrs: { [key: string]: JsonValue }, writer?: { store: WritableStore; lock: DatasetLock }, options: OpenOptions = {}, format: TableFormat = TABLE_V1) {
     this.store = store;
     this.path = path;
+    this.#format = format;
     this.#names = [...names];
     this.#columns = [...columns];
     this.#writer = writer;
@@ -385,7 +393,7 @@ export class CTable {
     if (count === undefined || count === 0) return;
     const committed = this.length;
     const journalKey = joinKey(this.path, APPEND_JOURNAL_FILE);
-    await writer.store.put(journalKey, encodeMetadata(`{"format": 1, "length": ${committed}}\n`));
+    await writer.store.put(journalKey, this.#format.appendJournalBytes(committed));
     try {
       for (const [i, column] of this.#columns.entries()) await column.append({ bytes: encoded[i]! });
       for (const column of this.#columns) await column.flush();
@@ -448,6 +456,9 @@ export class CTable {
       dtype,
       cparams: options.cparams ?? (this.#columns[0]?.cparams as Partial<Cparams> | undefined),
       mode: options.overwrite === true ? "w" : "a",
+      // The new column takes the table's format, and in format 2 the first column's superchunk settings unless given.
+      formatVersion: this.#format.version,
+      ...(this.#format.version === 2 ? { ...this.#columns[0]?.superchunks, ...pickDefined(options, ["superchunksize", "checksum", "spare"]) } : {}),
     };
     delete (createOptions as { position?: unknown }).position;
     delete (createOptions as { overwrite?: unknown }).overwrite;
@@ -462,7 +473,7 @@ export class CTable {
         throw new UsageError("INVALID_ARGUMENT", `the new column has ${known} rows, the table has ${length}`, { path: this.path, field: "data", expected: length, actual: known });
       }
     }
-    const key = joinKey(this.path, name);
+    const key = this.#format.columnPath(this.path, name);
     if (options.overwrite !== true && (await somethingAt(writer.store, key))) {
       throw new ConflictError("ALREADY_EXISTS", `a directory "${name}" exists in the table but is not one of its columns (use overwrite: true to replace it)`, { path: key, field: "name" });
     }
@@ -473,7 +484,7 @@ export class CTable {
       }
       const names = [...this.#names];
       names.splice(position, 0, name);
-      await writer.store.put(joinKey(this.path, "__rootdirs__"), rootdirsBytes(names));
+      await writer.store.put(this.#format.namesKey(this.path), this.#format.namesBytes(names));
       this.#names = names;
       this.#columns.splice(position, 0, column);
       return column;
@@ -501,7 +512,7 @@ export class CTable {
     if (i < 0) throw new UsageError("INVALID_ARGUMENT", "no such column", { path: this.path, field: "name", expected: this.#names.join(", "), actual: name });
     if (this.#names.length === 1) throw new UsageError("INVALID_ARGUMENT", "a ctable keeps at least one column", { path: this.path, field: "name", actual: name });
     const names = this.#names.filter((n) => n !== name);
-    await writer.store.put(joinKey(this.path, "__rootdirs__"), rootdirsBytes(names));
+    await writer.store.put(this.#format.namesKey(this.path), this.#format.namesBytes(names));
     const column = this.#columns[i]!;
     this.#names = names;
     this.#columns.splice(i, 1);
@@ -531,7 +542,7 @@ export class CTable {
     checkNewColumnName(to, "to", this.path);
     if (from === to) return;
     if (this.#names.includes(to)) throw new UsageError("INVALID_ARGUMENT", `column "${to}" already exists`, { path: this.path, field: "to", actual: to });
-    const target = joinKey(this.path, to);
+    const target = this.#format.columnPath(this.path, to);
     if (await somethingAt(writer.store, target)) {
       throw new ConflictError("ALREADY_EXISTS", `a directory "${to}" already exists in the table`, { path: target, field: "to" });
     }
@@ -543,7 +554,7 @@ export class CTable {
       await copyColumnFiles(writer.store, column.path, target, files);
       const names = [...this.#names];
       names[i] = to;
-      await writer.store.put(joinKey(this.path, "__rootdirs__"), rootdirsBytes(names));
+      await writer.store.put(this.#format.namesKey(this.path), this.#format.namesBytes(names));
       this.#names = names;
     } catch (error) {
       // Still the old table: take the old column back for writing.
@@ -677,12 +688,52 @@ function checkColumnName(name: unknown, index: number, key: string): string {
  */
 export async function openCtable(store: ReadableStore, path = "", options: OpenOptions = {}): Promise<CTable> {
   const base = checkDatasetPath(path);
-  return openCtableWith(store, base, options, await requireText(store, joinKey(base, "__rootdirs__")));
+  const source = await tableSource(store, base);
+  if (source === undefined) return openCtableWith(store, base, options, { format: TABLE_V1, namesText: await requireText(store, joinKey(base, "__rootdirs__")) });
+  return openCtableWith(store, base, options, source);
 }
 
-/** Names from `__rootdirs__`, checked. */
-function readNames(rootKey: string, rootdirsText: string): string[] {
-  const { names } = withPath(rootKey, () => parseRootdirs(rootdirsText, rootKey));
+/**
+ * Which table format the root `base` holds, with the text of the file that lists its columns:
+ * `__rootdirs__` (format 1), or a format-2 `meta/storage` of kind ctable; `undefined` otherwise.
+ */
+async function tableSource(store: ReadableStore, base: string): Promise<TableSource | undefined> {
+  const rootdirs = await readText(store, joinKey(base, "__rootdirs__"));
+  if (rootdirs !== undefined) return { format: TABLE_V1, namesText: rootdirs };
+  const storageKey = joinKey(base, "meta/storage");
+  const storage = await readText(store, storageKey);
+  if (storage === undefined) return undefined;
+  try {
+    if (storageFormatVersion(storage, storageKey) === 2 && parseStorageV2(storage, storageKey).kind === "ctable") return { format: TABLE_V2, namesText: storage };
+  } catch {
+    // Not a readable format-2 table: opening it as a carray reports what is wrong.
+  }
+  return undefined;
+}
+
+/** The format of a table and the text of the file listing its columns. @internal */
+export interface TableSource {
+  format: TableFormat;
+  namesText: string;
+}
+
+/** Column names from `__rootdirs__` (format 1) or `meta/storage` (format 2), checked. */
+function readNames(format: TableFormat, rootKey: string, rootdirsText: string): string[] {
+  const names = format.version === 1
+    ? withPath(rootKey, () => parseRootdirs(rootdirsText, rootKey)).names
+    : withPath(rootKey, () => {
+        const storage = parseStorageV2(rootdirsText, rootKey);
+        if (storage.kind !== "ctable") throw new FormatError("BAD_METADATA", "not a ctable", { path: rootKey, field: "/kind", expected: "ctable", actual: storage.kind });
+        return storage.columns;
+      });
+  if (format.version === 2) {
+    // Stricter than format 1: ASCII identifiers only (spec/v2.md §11).
+    names.forEach((name, i) => {
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || name === "__attrs__" || name === "__rootdirs__") {
+        throw new FormatError("UNSAFE_NAME", "a format-2 column name is an ASCII identifier", { path: rootKey, field: `/columns/${i}`, expected: "[A-Za-z_][A-Za-z0-9_]*", actual: name });
+      }
+    });
+  }
   const seen = new Set<string>();
   names.forEach((name, i) => {
     checkColumnName(name, i, rootKey);
@@ -715,7 +766,7 @@ function checkLengths(names: string[], columns: CArray[], interrupted: boolean):
     if (first !== undefined && column.length !== first.length) {
       const hint = interrupted ? ' (an append was interrupted; open the table with mode "a" to roll it back)' : "";
       throw new FormatError("INCONSISTENT", `column "${names[i]}" has ${column.length} rows, column "${names[0]}" has ${first.length}${hint}`, {
-        path: joinKey(column.path, "meta/sizes"),
+        path: joinKey(column.path, column.formatVersion === 1 ? "meta/sizes" : "meta/shape"),
         field: "shape.0",
         expected: first.length,
         actual: column.length,
@@ -735,13 +786,13 @@ const READ_ATTEMPTS = 8;
  * columns without a journal, means a writer moved on between the reads: read again. Only
  * columns that stay unequal with no journal are `INCONSISTENT`.
  */
-async function committedColumns(store: ReadableStore, base: string, names: string[], options: OpenOptions): Promise<CArray[]> {
+async function committedColumns(store: ReadableStore, base: string, names: string[], options: OpenOptions, format: TableFormat): Promise<CArray[]> {
   for (let attempt = 1; ; attempt++) {
-    const settled = await Promise.allSettled(names.map((name) => openCarray(store, joinKey(base, name), options)));
+    const settled = await Promise.allSettled(names.map((name) => openCarray(store, format.columnPath(base, name), options)));
     const columns: CArray[] = [];
     for (const result of settled) {
       if (result.status === "rejected") throw result.reason;
-      columns.push(result.value);
+      columns.push(checkColumnVersion(result.value, format));
     }
     const journalLength = await readAppendJournal(store, base);
     if (journalLength !== undefined && columns.every((c) => c.length >= journalLength)) {
@@ -761,29 +812,45 @@ async function committedColumns(store: ReadableStore, base: string, names: strin
   }
 }
 
-/** {@link openCtable} with the `__rootdirs__` text already read. */
-export async function openCtableWith(store: ReadableStore, base: string, options: OpenOptions, rootdirsText: string): Promise<CTable> {
+function pickDefined<T extends object, K extends keyof T>(from: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const k of keys) if (from[k] !== undefined) out[k] = from[k];
+  return out;
+}
+
+/** A format-2 table's columns are format-2 carrays (spec/v2.md §11). */
+function checkColumnVersion(column: CArray, format: TableFormat): CArray {
+  if (column.formatVersion !== format.version) {
+    throw new FormatError("INCONSISTENT", `a format-${format.version} table holds a format-${column.formatVersion} column`, { path: joinKey(column.path, "meta/storage"), field: "/format_version", expected: format.version, actual: column.formatVersion });
+  }
+  return column;
+}
+
+/** {@link openCtable} with the file listing the columns already read. */
+export async function openCtableWith(store: ReadableStore, base: string, options: OpenOptions, source: TableSource): Promise<CTable> {
   checkOptions(options);
   const mode = options.mode ?? "r";
-  const rootKey = joinKey(base, "__rootdirs__");
+  const { format, namesText: rootdirsText } = source;
+  const rootKey = format.namesKey(base);
   const attrsKey = joinKey(base, "__attrs__");
   if (mode === "r") {
-    const names = readNames(rootKey, rootdirsText);
+    const names = readNames(format, rootKey, rootdirsText);
     const attrsText = await readText(store, attrsKey);
+    if (attrsText === undefined && format.version === 2) throw new FormatError("MISSING_FILE", "__attrs__ is missing", { path: attrsKey, field: "file" });
     const attrs = attrsText === undefined ? {} : withPath(attrsKey, () => parseAttrs(attrsText, attrsKey));
-    const columns = await committedColumns(store, base, names, options);
-    return new CTable(store, base, names, columns, attrs, undefined, options);
+    const columns = await committedColumns(store, base, names, options, format);
+    return new CTable(store, base, names, columns, attrs, undefined, options, format);
   }
   const writable = requireWritableStore(store);
   const lock = await DatasetLock.acquire(writable, base, { breakLock: options.breakLock === true });
   const columns: CArray[] = [];
   try {
     // Read again under the lock: another writer may have changed the table meanwhile.
-    const names = readNames(rootKey, await requireText(writable, rootKey));
+    const names = readNames(format, rootKey, await requireText(writable, rootKey));
     const attrsText = await readText(writable, attrsKey);
     const attrs = attrsText === undefined ? {} : withPath(attrsKey, () => parseAttrs(attrsText, attrsKey));
     const columnOptions: OpenOptions = { ...options, mode: "a" };
-    for (const name of names) columns.push(await openCarray(writable, joinKey(base, name), columnOptions));
+    for (const name of names) columns.push(checkColumnVersion(await openCarray(writable, format.columnPath(base, name), columnOptions), format));
     const journalLength = await readAppendJournal(writable, base);
     if (journalLength !== undefined) {
       // Roll an interrupted append back: every column returns to the length it had before.
@@ -793,7 +860,7 @@ export async function openCtableWith(store: ReadableStore, base: string, options
     }
     checkLengths(names, columns, false);
     if (mode === "w") for (const column of columns) await column.resize(0);
-    return new CTable(writable, base, names, columns, attrs, { store: writable, lock }, options);
+    return new CTable(writable, base, names, columns, attrs, { store: writable, lock }, options, format);
   } catch (error) {
     for (const column of columns) await column.close().catch(() => undefined);
     await lock.release();
@@ -830,7 +897,7 @@ export async function openCtableWith(store: ReadableStore, base: string, options
 export async function createCtable(store: WritableStore, path: string, columns: readonly ColumnSpec[], options: CtableCreateOptions = {}): Promise<CTable> {
   const created = await createTableFiles(store, path, columns, options);
   const openOptions = readOptionsOf(options);
-  return new CTable(created.store, created.base, created.names, created.columns, created.attrs, { store: created.store, lock: created.lock }, openOptions);
+  return new CTable(created.store, created.base, created.names, created.columns, created.attrs, { store: created.store, lock: created.lock }, openOptions, created.format);
 }
 
 /**
@@ -848,7 +915,7 @@ export async function createCtable(store: WritableStore, path: string, columns: 
 export async function open(store: ReadableStore, path = "", options: OpenOptions = {}): Promise<CArray | CTable> {
   const base = checkDatasetPath(path);
   checkOptions(options);
-  const rootdirs = await readText(store, joinKey(base, "__rootdirs__"));
-  if (rootdirs !== undefined) return openCtableWith(store, base, options, rootdirs);
+  const source = await tableSource(store, base);
+  if (source !== undefined) return openCtableWith(store, base, options, source);
   return openCarray(store, base, options);
 }
