@@ -24,5 +24,8 @@ export { parseCommandLine, defaultCorpusDir, runnerVersion, HELP, PROGRAM } from
 export type { ParsedCommand, RunnerOptions } from "./args.js";
 export { listFiles, snapshotTree, describeTreeChanges } from "./files.js";
 export type { CaseResult } from "./run.js";
-export { buildWriteCase, fileSetExemption, judgeWriteAll, judgeWriteCase, loadWriteCases, strayFiles } from "./write.js";
+export { buildWriteCase, fileSetExemption, judgeWriteAll, judgeWriteCase, loadWriteCases, strayFiles, WRITE_FORMATS } from "./write.js";
+export { columnDir, isVlarray } from "./write-case.js";
+export { compareDatasetV2, strayFilesV2, superchunkDifference } from "./write-v2.js";
+export type { ColumnLayout } from "./write-v2.js";
 export type { WriteCase } from "./write.js";

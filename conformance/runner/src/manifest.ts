@@ -3,7 +3,8 @@
  *
  * A corpus set is a folder with a `manifest.json` whose `cases` array lists one entry per case
  * folder. Cases that must be rejected carry `expect.error` (a code of spec/errors.md); every other
- * case is valid and carries the metadata and value digests an adapter must reproduce.
+ * case is valid and carries the metadata and value digests an adapter must reproduce: a carray
+ * or a vlarray (format 2) has one value file, a ctable one per column.
  */
 import { readFile, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -28,13 +29,16 @@ export interface CorpusCase {
   category: "valid" | "invalid" | "malformed";
   /** For invalid/malformed cases: the error code the adapter must report. */
   expectError?: string;
-  kind?: "carray" | "ctable";
+  /** `"vlarray"` only in format 2 (spec/v2.md §12); judged like a carray. */
+  kind?: "carray" | "ctable" | "vlarray";
+  /** The format version `result.json` must report; compared only when the manifest gives it. */
+  format?: number;
   dtype?: unknown;
   shape?: number[];
   chunklen?: number | null;
   cparams?: { clevel: number; shuffle: number; cname: string } | null;
   attrs?: unknown;
-  /** Carray value digest. */
+  /** Carray (or vlarray) value digest. */
   values?: { sha256: string; bytes: number };
   columns?: ColumnExpectation[];
 }
@@ -80,7 +84,7 @@ function normaliseCase(set: string, setDir: string, raw: Json): CorpusCase {
     const category = raw.category === "malformed" ? "malformed" : "invalid";
     return { set, name, datasetDir, category, expectError: expect.error };
   }
-  const kind = raw.kind as "carray" | "ctable";
+  const kind = raw.kind as "carray" | "ctable" | "vlarray";
   const c: CorpusCase = {
     set,
     name,
@@ -93,7 +97,9 @@ function normaliseCase(set: string, setDir: string, raw: Json): CorpusCase {
     cparams: pickCparams(raw.cparams),
     attrs: raw.attrs ?? {},
   };
-  if (kind === "carray") {
+  // A case's own `format` (an integer); a manifest's top-level `format` is an informative label.
+  if (Number.isInteger(raw.format)) c.format = raw.format as number;
+  if (kind !== "ctable") {
     const expected = raw.expected as Record<string, { sha256: string; bytes: number }>;
     c.values = expected["values.bin"];
   } else {

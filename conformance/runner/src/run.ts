@@ -164,15 +164,18 @@ export async function judgeCase(adapter: string, c: CorpusCase, timeoutMs = 60_0
     }
     if (c.expectError !== undefined) return done("FAIL", `accepted a dataset that must fail with ${c.expectError}`);
     const result = JSON.parse(await readFile(join(out, "result.json"), "utf8")) as Record<string, unknown>;
-    const allowed = new Set(["result.json", ...(c.kind === "carray" ? ["values.bin"] : c.columns!.map((_, i) => `col-${i}.bin`))]);
+    // A carray and a vlarray have one value file (spec/conformance.md §1.2), a ctable one per column.
+    const single = c.kind !== "ctable";
+    const allowed = new Set(["result.json", ...(single ? ["values.bin"] : c.columns!.map((_, i) => `col-${i}.bin`))]);
     const extra = (await listFiles(out)).filter((f) => !allowed.has(f));
     const problems: (string | undefined)[] = [
       field("kind", result.kind, c.kind),
+      c.format === undefined ? undefined : field("format", result.format, c.format),
       field("dtype", result.dtype, c.dtype),
       field("shape", result.shape, c.shape),
       field("attrs", result.attrs, c.attrs),
     ];
-    if (c.kind === "carray") {
+    if (single) {
       problems.push(field("chunklen", result.chunklen, c.chunklen), field("cparams", cparamsOf(result.cparams), c.cparams));
       const values = await readFile(join(out, "values.bin"));
       if (c.values && (values.length !== c.values.bytes || sha256(values) !== c.values.sha256))

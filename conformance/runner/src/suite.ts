@@ -8,7 +8,7 @@ import { loadCorpus } from "./manifest.js";
 import type { AdapterInfo } from "./report.js";
 import { judgeAll, runAdapter, runPool, type CaseResult } from "./run.js";
 import { applyKnownFailures, globMatcher, type KnownFailure } from "./select.js";
-import { judgeWriteCase, loadWriteCases } from "./write.js";
+import { judgeWriteCase, loadWriteCases, WRITE_FORMATS } from "./write.js";
 
 /** The choices of one run (the checked form of the command line). */
 export interface SuiteOptions {
@@ -27,7 +27,7 @@ export interface SuiteOptions {
 /** The outcome of a run. */
 export interface SuiteReport {
   info: AdapterInfo;
-  /** Read cases (by format, set, manifest order), then write cases. */
+  /** Read cases (by format, set, manifest order), then write cases (likewise). */
   results: CaseResult[];
   /** Known-failures entries that matched no case that ran. */
   unmatchedKnown: KnownFailure[];
@@ -77,7 +77,8 @@ async function corpusFormats(corpus: string): Promise<number[]> {
 }
 
 /**
- * Run the suite: the read cases of every chosen format and, for format 1, the write check.
+ * Run the suite: the read cases of every chosen format, then the write check of every chosen
+ * format that has one (1 and 2).
  * Cases the adapter cannot take part in (a format or operation its `info` does not list) are
  * reported as SKIP with the reason.
  *
@@ -115,14 +116,20 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteReport> {
       results.push(...(await judgeAll(options.adapter, cases, jobs, timeoutMs)));
     }
   }
-  // The write check exists for format 1 only (spec/conformance.md §1.3).
-  if (options.only !== "read" && formats.includes(1)) {
-    const cases = (await loadWriteCases(options.corpus)).filter((c) => selected(`${c.set}/${c.raw.name as string}`));
-    const why = !info.formats.includes(1) ? "adapter info does not list format 1" : !info.operations.includes("write") ? "adapter info does not list the write operation" : undefined;
-    if (why !== undefined) {
-      results.push(...cases.map((c) => skip(c.set, c.raw.name as string, "valid", "write", why)));
-    } else {
-      results.push(...(await runPool(cases, jobs, (c) => judgeWriteCase(options.adapter, c.raw, c.setDir, c.set, timeoutMs))));
+  // The write check exists for formats 1 and 2 (spec/conformance.md §1.3, §4.1).
+  if (options.only !== "read") {
+    for (const format of formats.filter((f) => WRITE_FORMATS.includes(f))) {
+      const cases = (await loadWriteCases(options.corpus, format)).filter((c) => selected(`${c.set}/${c.raw.name as string}`));
+      const why = !info.formats.includes(format)
+        ? `adapter info does not list format ${format}`
+        : !info.operations.includes("write")
+          ? "adapter info does not list the write operation"
+          : undefined;
+      if (why !== undefined) {
+        results.push(...cases.map((c) => skip(c.set, c.raw.name as string, "valid", "write", why)));
+      } else {
+        results.push(...(await runPool(cases, jobs, (c) => judgeWriteCase(options.adapter, c.raw, c.setDir, c.set, timeoutMs, c.format))));
+      }
     }
   }
   const known = applyKnownFailures(results, options.knownFailures ?? []);

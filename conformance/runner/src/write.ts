@@ -1,16 +1,20 @@
 /**
- * The write check (spec/conformance.md §1.3, §4): for every valid real-bcolz case, describe the
- * dataset as a write case, let the adapter write it, and compare the result with what bcolz
- * wrote: file set, `blpk` headers, metadata bytes where bcolz is deterministic, and the values
- * read back through the adapter's own `read`.
+ * The write check (spec/conformance.md §1.3, §4): for every valid case of a format-1 or
+ * format-2 set, describe the dataset as a write case, let the adapter write it, and compare the
+ * result with the corpus's: file set, chunk-file or superchunk headers, metadata bytes where the
+ * writer is deterministic, the layout, and the values read back through the adapter's own `read`.
+ * Building the case is in write-case.ts, the format-2 comparisons in write-v2.ts.
  */
-import { createHash } from "node:crypto";
-import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { listFiles } from "./files.js";
 import type { CaseResult } from "./run.js";
 import { crashDetail, runAdapter, runPool } from "./run.js";
+import { buildWriteCase, readText, sha256 } from "./write-case.js";
+import { compareDatasetV2, strayFilesOfCaseV2 } from "./write-v2.js";
+
+export { buildWriteCase } from "./write-case.js";
 
 type Json = Record<string, unknown>;
 
@@ -30,81 +34,6 @@ export function fileSetExemption(raw: Json): string | undefined {
   const ops = (raw.ops as string[] | undefined) ?? [];
   const deriving = ops.filter((op) => DERIVING_OPS.test(op));
   return deriving.length === 0 ? undefined : `produced by ${deriving.join(", ")}: bcolz may keep stale chunk files, so only values and metadata are compared`;
-}
-
-async function readText(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, "utf8");
-  } catch {
-    return undefined;
-  }
-}
-
-/** The `dflt` of a meta/storage text in the write-case convention (non-finite and big ints as strings). */
-function dfltFromStorage(storage: string): string {
-  const m = /"dflt": (.*)\}\s*$/.exec(storage);
-  const token = m?.[1]?.trim() ?? "null";
-  if (token === "NaN" || token === "Infinity" || token === "-Infinity") return JSON.stringify(token);
-  if (/^-?\d+$/.test(token) && !Number.isSafeInteger(Number(token))) return JSON.stringify(token);
-  return token;
-}
-
-function cparamsJson(c: unknown): string {
-  const p = (c ?? {}) as Json;
-  return JSON.stringify({ clevel: p.clevel, shuffle: Number(p.shuffle), cname: p.cname ?? "blosclz", quantize: p.quantize ?? 0 });
-}
-
-/** JSON text of one array of a case (attrs and dflt spliced verbatim from bcolz's own files, so floats keep their spelling). */
-async function arrayCaseText(realDir: string, spec: Json, valuesFile: string, name?: string): Promise<string> {
-  const storage = (await readText(join(realDir, "meta/storage"))) ?? "";
-  const attrs = ((await readText(join(realDir, "__attrs__"))) ?? "{}").trim();
-  const parts = [
-    ...(name === undefined ? [] : [`"name": ${JSON.stringify(name)}`]),
-    `"dtype": ${JSON.stringify(spec.dtype)}`,
-    `"shape": ${JSON.stringify(spec.shape)}`,
-    `"chunklen": ${JSON.stringify(spec.chunklen)}`,
-    `"cparams": ${cparamsJson(spec.cparams)}`,
-    `"dflt": ${dfltFromStorage(storage)}`,
-    `"expectedlen": ${JSON.stringify(spec.expectedlen ?? null)}`,
-    `"attrs": ${attrs}`,
-    `"values": ${JSON.stringify(valuesFile)}`,
-  ];
-  return parts.join(", ");
-}
-
-/**
- * Writes the case JSON (and copies the value files) for manifest case `raw` into `dir`; returns
- * the case file's path.
- *
- * @example
- * ```ts
- * const caseJson = await buildWriteCase(raw, "conformance/corpus/v1/bcolz-real", "/tmp/case");
- * ```
- */
-export async function buildWriteCase(raw: Json, setDir: string, dir: string): Promise<string> {
-  const caseDir = join(setDir, raw.name as string);
-  const real = join(caseDir, (raw.rootdir as string | undefined) ?? "data.bcolz");
-  await mkdir(dir, { recursive: true });
-  let text: string;
-  if (raw.kind === "carray") {
-    await copyFile(join(caseDir, "expected", "values.bin"), join(dir, "values.bin"));
-    text = `{"format": 1, "kind": "carray", ${await arrayCaseText(real, raw, "values.bin")}, "columns": []}`;
-  } else {
-    const columns: string[] = [];
-    for (const [i, col] of (raw.columns as Json[]).entries()) {
-      await copyFile(join(caseDir, "expected", col.expected_file as string), join(dir, `col-${i}.bin`));
-      columns.push(`{${await arrayCaseText(join(real, col.name as string), col, `col-${i}.bin`, col.name as string)}}`);
-    }
-    const attrs = ((await readText(join(real, "__attrs__"))) ?? "{}").trim();
-    text = `{"format": 1, "kind": "ctable", "attrs": ${attrs}, "columns": [${columns.join(", ")}]}`;
-  }
-  const path = join(dir, "case.json");
-  await writeFile(path, `${text}\n`);
-  return path;
-}
-
-function sha256(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
 }
 
 function keysOf(text: string | undefined): string | undefined {
@@ -154,22 +83,60 @@ export function strayFiles(files: string[], kind: "carray" | "ctable", columnNam
   });
 }
 
+/** Checks 2 and 3 of the write check for a format-1 case (v1.md §14). */
+async function compareDatasetV1(out: string, real: string, raw: Json, problems: string[]): Promise<void> {
+  if (raw.kind !== "ctable") return compareArrayMeta(out, real, "", problems);
+  for (const file of ["__rootdirs__", "__attrs__"]) {
+    const w = await readText(join(out, file));
+    const r = await readText(join(real, file));
+    if (w !== r) problems.push(`${file} differs: ${w?.trim()} vs bcolz ${r?.trim()}`);
+  }
+  for (const col of raw.columns as Json[]) await compareArrayMeta(join(out, col.name as string), join(real, col.name as string), `${col.name as string}/`, problems);
+}
+
+/** What differs between the two formats' write checks: the layout, and checks 2 and 3. */
+interface FormatRules {
+  stray(files: string[], raw: Json): string[];
+  /** How the layout check's message names the rule. */
+  layout: string;
+  /** Who wrote the corpus datasets, in messages. */
+  reference: string;
+  compare(out: string, real: string, raw: Json, problems: string[]): Promise<void>;
+}
+
+const RULES: Record<1 | 2, FormatRules> = {
+  1: {
+    stray: (files, raw) => strayFiles(files, raw.kind as "carray" | "ctable", ((raw.columns as Json[] | undefined) ?? []).map((col) => col.name as string)),
+    layout: "files a bcolz reader does not expect (v1.md §14)",
+    reference: "bcolz",
+    compare: compareDatasetV1,
+  },
+  2: { stray: strayFilesOfCaseV2, layout: "files outside the format-2 layout (v2.md §10.5, §11, §12)", reference: "the corpus", compare: compareDatasetV2 },
+};
+
+/** Format versions that have a write check (spec/conformance.md §1.3). */
+export const WRITE_FORMATS: readonly number[] = [1, 2];
+
 /**
- * Runs the write check of one valid case: `adapter write`, then file set, headers, metadata and
- * values (through `adapter read`).
+ * Runs the write check of one valid case: `adapter write`, then layout, file set, headers,
+ * metadata and values (through `adapter read`). `format` is the corpus format of the case's set
+ * (its `v<N>/` folder), 1 or 2.
  *
  * @example
  * ```ts
  * const result = await judgeWriteCase(adapter, raw, "conformance/corpus/v1/bcolz-real", "bcolz-real");
+ * const v2 = await judgeWriteCase(adapter, raw2, "conformance/corpus/v2/synth", "synth", 60_000, 2);
  * ```
  */
-export async function judgeWriteCase(adapter: string, raw: Json, setDir: string, set: string, timeoutMs = 60_000): Promise<CaseResult> {
+export async function judgeWriteCase(adapter: string, raw: Json, setDir: string, set: string, timeoutMs = 60_000, format = 1): Promise<CaseResult> {
   const started = Date.now();
   const work = await mkdtemp(join(tmpdir(), "bcolz-write-"));
   const base = { set, name: raw.name as string, category: "valid" as const, operation: "write" as const };
   const done = (status: CaseResult["status"], detail: string): CaseResult => ({ ...base, status, detail, ms: Date.now() - started });
   try {
-    const caseJson = await buildWriteCase(raw, setDir, join(work, "case"));
+    const rules = RULES[format as 1 | 2];
+    if (rules === undefined) return done("FAIL", `could not judge: format ${format} has no write check`);
+    const caseJson = await buildWriteCase(raw, setDir, join(work, "case"), format);
     const out = join(work, "out.bcolz");
     const exec = await runAdapter(adapter, ["write", caseJson, out], timeoutMs);
     if (exec.timedOut) return done("CRASH", `write timed out after ${timeoutMs} ms (hang)`);
@@ -181,35 +148,24 @@ export async function judgeWriteCase(adapter: string, raw: Json, setDir: string,
     const real = join(setDir, raw.name as string, (raw.rootdir as string | undefined) ?? "data.bcolz");
     const files = await listFiles(out);
     if (files.length === 0) return done("FAIL", "exit 0 but DATASET_DIR holds no files");
-    const columnNames = ((raw.columns as Json[] | undefined) ?? []).map((col) => col.name as string);
-    const stray = strayFiles(files, raw.kind as "carray" | "ctable", columnNames);
-    if (stray.length > 0) problems.push(`files a bcolz reader does not expect (v1.md §14): ${stray.slice(0, 5).join(", ")}`);
+    const stray = rules.stray(files, raw);
+    if (stray.length > 0) problems.push(`${rules.layout}: ${stray.slice(0, 5).join(", ")}`);
     const exemption =
       fileSetExemption(raw) ?? (raw.files === undefined ? "the set records no reference file list, so only values and metadata are compared" : undefined);
     const expectedFiles = [...((raw.files as string[]) ?? [])].sort();
     if (exemption === undefined && JSON.stringify(files) !== JSON.stringify(expectedFiles)) {
-      problems.push(`files ${JSON.stringify(files)} vs bcolz ${JSON.stringify(expectedFiles)}`);
+      problems.push(`files ${JSON.stringify(files)} vs ${rules.reference} ${JSON.stringify(expectedFiles)}`);
     }
-    if (raw.kind === "carray") {
-      await compareArrayMeta(out, real, "", problems);
-    } else {
-      const w = await readText(join(out, "__rootdirs__"));
-      const r = await readText(join(real, "__rootdirs__"));
-      if (w !== r) problems.push(`__rootdirs__ differs: ${w?.trim()} vs bcolz ${r?.trim()}`);
-      const wa = await readText(join(out, "__attrs__"));
-      const ra = await readText(join(real, "__attrs__"));
-      if (wa !== ra) problems.push(`__attrs__ differs: ${wa?.trim()} vs bcolz ${ra?.trim()}`);
-      for (const col of raw.columns as Json[]) await compareArrayMeta(join(out, col.name as string), join(real, col.name as string), `${col.name as string}/`, problems);
-    }
+    await rules.compare(out, real, raw, problems);
     const readOut = join(work, "read");
     const back = await runAdapter(adapter, ["read", out, readOut], timeoutMs);
     if (back.timedOut || back.code !== 0) {
       const why = back.code === 3 ? back.stdout.trim().split("\n").pop() ?? "" : crashDetail(back);
       problems.push(`the written dataset does not read back (adapter read, exit ${back.code ?? "timeout"}): ${why}`.slice(0, 300));
-    } else if (raw.kind === "carray") {
+    } else if (raw.kind !== "ctable") {
       const want = (raw.expected as Record<string, { sha256: string; bytes: number }>)["values.bin"]!;
-      const got = await readFile(join(readOut, "values.bin"));
-      if (got.length !== want.bytes || sha256(got) !== want.sha256) problems.push("values read back differ from bcolz's");
+      const got = await readFile(join(readOut, "values.bin")).catch(() => undefined);
+      if (got === undefined || got.length !== want.bytes || sha256(got) !== want.sha256) problems.push(`values read back differ from ${rules.reference}'s`);
     } else {
       for (const [i, col] of (raw.columns as Json[]).entries()) {
         const got = await readFile(join(readOut, `col-${i}.bin`)).catch(() => undefined);
@@ -225,24 +181,27 @@ export async function judgeWriteCase(adapter: string, raw: Json, setDir: string,
   }
 }
 
-/** One write case of the corpus: the manifest entry and where its set lives. */
+/** One write case of the corpus: the manifest entry, where its set lives and its format version. */
 export interface WriteCase {
   set: string;
   setDir: string;
   raw: Record<string, unknown>;
+  format: number;
 }
 
 /**
- * The write cases of `corpusRoot/v1`: every valid case of every set, in set and manifest order.
+ * The write cases of `corpusRoot/v<version>`: every valid case of every set, in set and manifest
+ * order.
  *
  * @example
  * ```ts
  * const cases = await loadWriteCases("conformance/corpus");
+ * const v2 = await loadWriteCases("conformance/corpus", 2);
  * console.log(cases.map((c) => `${c.set}/${c.raw.name}`));
  * ```
  */
-export async function loadWriteCases(corpusRoot: string): Promise<WriteCase[]> {
-  const base = join(corpusRoot, "v1");
+export async function loadWriteCases(corpusRoot: string, version = 1): Promise<WriteCase[]> {
+  const base = join(corpusRoot, `v${version}`);
   const cases: WriteCase[] = [];
   for (const set of (await readdir(base)).sort()) {
     const manifestPath = join(base, set, "manifest.json");
@@ -253,14 +212,14 @@ export async function loadWriteCases(corpusRoot: string): Promise<WriteCase[]> {
       // mutation that keeps their content (bcolz-broken's leniency cases) would only repeat
       // their source's write check.
       if (raw.expect !== undefined || raw.derived_from !== undefined) continue;
-      cases.push({ set, setDir: join(base, set), raw });
+      cases.push({ set, setDir: join(base, set), raw, format: version });
     }
   }
   return cases;
 }
 
 /**
- * The write check over every valid case of every set under `corpusRoot/v1` (those whose
+ * The write check over every valid case of every set under `corpusRoot/v<version>` (those whose
  * `set/case` name contains `filter`, when given), `parallel` at a time.
  *
  * @example
@@ -268,7 +227,7 @@ export async function loadWriteCases(corpusRoot: string): Promise<WriteCase[]> {
  * console.log(formatTable(await judgeWriteAll(adapter, "conformance/corpus")));
  * ```
  */
-export async function judgeWriteAll(adapter: string, corpusRoot: string, filter?: string, timeoutMs = 60_000, parallel = 2): Promise<CaseResult[]> {
-  const cases = (await loadWriteCases(corpusRoot)).filter((c) => filter === undefined || `${c.set}/${c.raw.name as string}`.includes(filter));
-  return runPool(cases, parallel, (c) => judgeWriteCase(adapter, c.raw, c.setDir, c.set, timeoutMs));
+export async function judgeWriteAll(adapter: string, corpusRoot: string, filter?: string, timeoutMs = 60_000, parallel = 2, version = 1): Promise<CaseResult[]> {
+  const cases = (await loadWriteCases(corpusRoot, version)).filter((c) => filter === undefined || `${c.set}/${c.raw.name as string}`.includes(filter));
+  return runPool(cases, parallel, (c) => judgeWriteCase(adapter, c.raw, c.setDir, c.set, timeoutMs, c.format));
 }

@@ -9,6 +9,8 @@ import {
   parseCommandLine,
   parseKnownFailures,
   strayFiles,
+  strayFilesV2,
+  superchunkDifference,
   totalsLine,
   type CaseResult,
 } from "../src/index.js";
@@ -84,6 +86,55 @@ describe("checks on what an adapter wrote", () => {
     const ctable = ["__attrs__", "__rootdirs__", "a/__attrs__", "a/data/__0.blp", "a/meta/sizes", "a/meta/storage"];
     expect(strayFiles(ctable, "ctable", ["a"])).toEqual([]);
     expect(strayFiles([...ctable, "b/meta/storage", "a/.journal", "notes.txt"], "ctable", ["a"])).toEqual(["b/meta/storage", "a/.journal", "notes.txt"]);
+  });
+
+  it("strayFilesV2: only the v2 carray, vlarray and ctable layouts are allowed (v2.md §10.5, §11, §12)", () => {
+    const carray = ["__attrs__", "data/__1__.bin", "data/__12__.bin", "meta/shape", "meta/storage"];
+    expect(strayFilesV2(carray, "carray", [])).toEqual([]);
+    const bad = [".lock", ".journal", "data/__1__.bin.3.next", "data/__1__.bin.compact", "data/__0__.bin", "data/__01__.bin", "data/__0.blp", "meta/sizes", "__rootdirs__"];
+    expect(strayFilesV2([...carray, ...bad], "carray", [])).toEqual(bad);
+    const vlarray = ["__attrs__", "meta/storage", ...carray.map((f) => `offsets/${f}`), ...carray.map((f) => `values/${f}`)];
+    expect(strayFilesV2(vlarray, "vlarray", [])).toEqual([]);
+    expect(strayFilesV2([...vlarray, "meta/shape", "values/.lock", "lengths/meta/storage"], "vlarray", [])).toEqual(["meta/shape", "values/.lock", "lengths/meta/storage"]);
+    const ctable = ["__attrs__", "meta/storage", ...carray.map((f) => `data/id/${f}`), ...vlarray.map((f) => `data/sym/${f}`)];
+    const columns = [
+      { name: "id", vlarray: false },
+      { name: "sym", vlarray: true },
+    ];
+    expect(strayFilesV2(ctable, "ctable", columns)).toEqual([]);
+    expect(strayFilesV2([...ctable, "data/id/offsets/meta/storage", "data/sym/data/__1__.bin", "data/other/meta/storage", "id/meta/storage", ".append"], "ctable", columns)).toEqual([
+      "data/id/offsets/meta/storage",
+      "data/sym/data/__1__.bin",
+      "data/other/meta/storage",
+      "id/meta/storage",
+      ".append",
+    ]);
+  });
+
+  it("superchunkDifference: every header field but last-chunk, then the metadata section", () => {
+    const meta = '{"capacity": 4, "first_chunk": 0}       ';
+    const file = (patch: (b: Buffer) => void = () => {}): Buffer => {
+      const b = Buffer.alloc(32 + meta.length + 32);
+      b.write("blpk", 0, "latin1");
+      b.set([2, 3, 1, 4], 4);
+      b.writeInt32LE(8, 8);
+      b.writeInt32LE(4, 12);
+      b.writeBigInt64LE(2n, 16);
+      b.writeInt32LE(meta.length, 24);
+      b.write(meta, 32, "latin1");
+      patch(b);
+      return b;
+    };
+    const real = file();
+    expect(superchunkDifference(file(), real)).toBeUndefined();
+    expect(superchunkDifference(file((b) => b.writeInt32LE(-1, 12)), real)).toBeUndefined(); // last-chunk is a hint
+    expect(superchunkDifference(file((b) => b.fill(0xff, 32 + meta.length)), real)).toBeUndefined(); // offsets and chunks are not compared
+    expect(superchunkDifference(file((b) => b.writeInt32LE(16, 8)), real)).toBe("header chunk-size 10000000 vs 08000000");
+    expect(superchunkDifference(file((b) => b.set([1, 2], 5)), real)).toBe("header options 01 vs 03, checksum 02 vs 01");
+    expect(superchunkDifference(file((b) => b.writeBigInt64LE(3n, 16)), real)).toMatch(/^header nchunks 03/);
+    expect(superchunkDifference(file((b) => (b[31] = 1)), real)).toBe("header reserved 00000001 vs 00000000");
+    expect(superchunkDifference(file((b) => b.write("1", 32 + meta.indexOf("0}"), "latin1")), real)).toBe('metadata section "{\\"capacity\\": 4, \\"first_chunk\\": 1}       " vs "{\\"capacity\\": 4, \\"first_chunk\\": 0}       "');
+    expect(superchunkDifference(Buffer.from("blpk"), real)).toBe("only 4 bytes, no 32-byte header");
   });
 
   it("describeTreeChanges names added, removed and modified files", () => {
