@@ -18,34 +18,26 @@ def _i32(buf, off):
     return int.from_bytes(buf[off:off + 4], "little", signed=True)
 
 
-def decode_chunk_file(buf, path, expected, leftover_max=None, allowance=NBYTES_LIMIT):
-    """Check and decode one chunk file.
+class BloscHeader:
+    """The fields of a checked 16-byte Blosc header (v1.md sections 5.1, 5.2)."""
 
-    buf          the file's bytes
-    path         its path relative to the dataset root, for messages
-    expected     the nbytes section 8.1 requires
-    leftover_max for the leftover chunk: (atomsize, chunksize) of the section 8.5 leniency
-    Returns the decoded payload (bytes of length nbytes).
-    """
+    def __init__(self, flags, typesize, nbytes, blocksize, cbytes):
+        self.flags = flags
+        self.typesize = typesize
+        self.nbytes = nbytes
+        self.blocksize = blocksize
+        self.cbytes = cbytes
+
+    @property
+    def memcpyed(self):
+        return bool(self.flags & 0x02)
+
+
+def check_blosc_header(h, path, allowance=NBYTES_LIMIT):
+    """Sections 5.1, 5.2, 5.8 and the codec code, in this adapter's order; `h` is 16 bytes."""
     def err(code, field, msg):
         return FormatError(code, "%s: %s" % (path, msg), path=path, field=field)
 
-    size = len(buf)
-    # --- blpk header (section 4.3) ---
-    if size < 16:
-        raise err("TRUNCATED", "blpk.header", "file has %d bytes, the blpk header needs 16" % size)
-    if buf[0:4] != b"blpk":
-        raise err("BAD_MAGIC", "blpk.magic", "magic is %s, not 'blpk'" % buf[0:4].hex())
-    if buf[4] != 1:
-        raise err("UNSUPPORTED_VERSION", "blpk.version", "blpk version %d (only 1 is read)" % buf[4])
-    nchunks = int.from_bytes(buf[8:16], "little", signed=True)
-    if nchunks != 1:
-        raise err("BAD_HEADER", "blpk.nchunks", "nchunks is %d, must be 1" % nchunks)
-    if size < 32:
-        raise err("TRUNCATED", "blosc.header", "file has %d bytes, no room for a Blosc header" % size)
-
-    # --- Blosc header (sections 5.1, 5.2, 5.8) ---
-    h = buf[16:32]
     version, versionlz, flags, typesize = h[0], h[1], h[2], h[3]
     memcpyed = bool(flags & 0x02)
     if version != 2:
@@ -73,24 +65,20 @@ def decode_chunk_file(buf, path, expected, leftover_max=None, allowance=NBYTES_L
     codec = flags >> 5
     if not memcpyed and nbytes > 0 and codec > 4:
         raise err("UNKNOWN_CODEC", "blosc.flags.codec", "codec format code %d" % codec)
-    if size < 16 + cbytes:
-        raise err("TRUNCATED", "blosc.cbytes",
-                  "file has %d bytes, the Blosc chunk needs %d" % (size, 16 + cbytes))
+    return BloscHeader(flags, typesize, nbytes, blocksize, cbytes)
 
-    # --- the chunk's size against the metadata (section 8.1, 8.5) ---
-    if nbytes != expected:
-        ok = False
-        if leftover_max is not None:
-            atomsize, chunksize = leftover_max
-            ok = nbytes > expected and nbytes % atomsize == 0 and nbytes <= chunksize
-        if not ok:
-            raise err("INCONSISTENT", "blosc.nbytes",
-                      "chunk holds %d bytes, metadata require %d" % (nbytes, expected))
+
+def decode_blosc_body(chunk, hdr, path):
+    """Decode the whole Blosc chunk `chunk` (cbytes bytes, header included) whose header `hdr`
+    passed check_blosc_header: section 5.3 memcpyed size, 5.4 bstarts, 5.5 streams, then c-blosc."""
+    def err(code, field, msg):
+        return FormatError(code, "%s: %s" % (path, msg), path=path, field=field)
+
+    nbytes, blocksize, cbytes, typesize = hdr.nbytes, hdr.blocksize, hdr.cbytes, hdr.typesize
+    flags = hdr.flags
     if nbytes == 0:
         return b""
-
-    chunk = bytes(buf[16:16 + cbytes])
-    if memcpyed:
+    if hdr.memcpyed:
         # section 5.3
         if cbytes != nbytes + 16:
             raise err("BAD_HEADER", "blosc.cbytes",
@@ -138,3 +126,50 @@ def decode_chunk_file(buf, path, expected, leftover_max=None, allowance=NBYTES_L
         raise err("CORRUPT_STREAM", "blosc.stream",
                   "decoded %d bytes, header says %d" % (len(out), nbytes))
     return out
+
+
+def decode_chunk_file(buf, path, expected, leftover_max=None, allowance=NBYTES_LIMIT):
+    """Check and decode one format-1 chunk file.
+
+    buf          the file's bytes
+    path         its path relative to the dataset root, for messages
+    expected     the nbytes section 8.1 requires
+    leftover_max for the leftover chunk: (atomsize, chunksize) of the section 8.5 leniency
+    Returns the decoded payload (bytes of length nbytes).
+    """
+    def err(code, field, msg):
+        return FormatError(code, "%s: %s" % (path, msg), path=path, field=field)
+
+    size = len(buf)
+    # --- blpk header (section 4.3) ---
+    if size < 16:
+        raise err("TRUNCATED", "blpk.header", "file has %d bytes, the blpk header needs 16" % size)
+    if buf[0:4] != b"blpk":
+        raise err("BAD_MAGIC", "blpk.magic", "magic is %s, not 'blpk'" % buf[0:4].hex())
+    if buf[4] != 1:
+        raise err("UNSUPPORTED_VERSION", "blpk.version", "blpk version %d (only 1 is read)" % buf[4])
+    nchunks = int.from_bytes(buf[8:16], "little", signed=True)
+    if nchunks != 1:
+        raise err("BAD_HEADER", "blpk.nchunks", "nchunks is %d, must be 1" % nchunks)
+    if size < 32:
+        raise err("TRUNCATED", "blosc.header", "file has %d bytes, no room for a Blosc header" % size)
+
+    # --- Blosc header (sections 5.1, 5.2, 5.8) ---
+    hdr = check_blosc_header(buf[16:32], path, allowance)
+    nbytes, cbytes = hdr.nbytes, hdr.cbytes
+    if size < 16 + cbytes:
+        raise err("TRUNCATED", "blosc.cbytes",
+                  "file has %d bytes, the Blosc chunk needs %d" % (size, 16 + cbytes))
+
+    # --- the chunk's size against the metadata (section 8.1, 8.5) ---
+    if nbytes != expected:
+        ok = False
+        if leftover_max is not None:
+            atomsize, chunksize = leftover_max
+            ok = nbytes > expected and nbytes % atomsize == 0 and nbytes <= chunksize
+        if not ok:
+            raise err("INCONSISTENT", "blosc.nbytes",
+                      "chunk holds %d bytes, metadata require %d" % (nbytes, expected))
+    if nbytes == 0:
+        return b""
+    return decode_blosc_body(bytes(buf[16:16 + cbytes]), hdr, path)

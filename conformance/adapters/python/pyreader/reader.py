@@ -1,4 +1,5 @@
-"""Reading a format-version-1 dataset (spec/v1.md sections 3, 8, 10-13)."""
+"""Reading a format-version-1 dataset (spec/v1.md sections 3, 8, 10-13), and the version
+dispatch of spec/v2.md section 3.1 (version 2 itself is in reader2.py)."""
 
 import os
 import re
@@ -22,6 +23,19 @@ def is_int(v):
 
 def is_number(v):
     return type(v) in (int, float)
+
+
+def dflt_fits(kind, v):
+    """v1.md section 11.2: the JSON type of `dflt` fits the dtype kind."""
+    return {
+        "b": lambda v: type(v) is bool,
+        "i": is_int,
+        "u": is_int,
+        "f": is_number,
+        "S": lambda v: isinstance(v, str),
+        "U": lambda v: isinstance(v, str),
+        "M": lambda v: v is None or is_int(v),
+    }[kind](v)
 
 
 def _read(root, rel):
@@ -95,17 +109,7 @@ class Carray:
             raise _meta_error(p, rel, "storage.expectedlen",
                               "expectedlen %r is not an integer >= 0" % (expectedlen,))
         dflt = st["dflt"]
-        kind = self.dtype.kind
-        fits = {
-            "b": lambda v: type(v) is bool,
-            "i": is_int,
-            "u": is_int,
-            "f": is_number,
-            "S": lambda v: isinstance(v, str),
-            "U": lambda v: isinstance(v, str),
-            "M": lambda v: v is None or is_int(v),
-        }[kind]
-        if not fits(dflt):
+        if not dflt_fits(self.dtype.kind, dflt):
             raise _meta_error(p, rel, "storage.dflt", "dflt %r does not fit dtype %s" % (dflt, self.dtype.str))
 
     def _check_cparams(self, cp):
@@ -237,14 +241,26 @@ def read_dataset(root):
     """Returns (result dict, [(file name, bytes)]) or raises FormatError."""
     if not os.path.isdir(root):
         raise FormatError("MISSING_FILE", "dataset root %s is not a directory" % root)
+    # v2.md section 3.1, in order
     if os.path.exists(os.path.join(root, "__rootdirs__")):
         return _read_ctable(root)
+    storage = _load_json(root, "meta/storage", "")
+    if not isinstance(storage, dict):
+        raise _meta_error("", "meta/storage", "storage", "top-level value is not an object")
+    if "format_version" in storage:
+        fv = storage["format_version"]
+        if is_int(fv) and fv == 2:
+            from .reader2 import read_v2
+            return read_v2(root, storage)
+        if not (is_int(fv) and fv == 1):
+            raise FormatError("UNSUPPORTED_VERSION", "meta/storage: format_version %r" % (fv,),
+                              path="meta/storage", field="/format_version")
     carray = Carray(root)
     nfiles = carray.chunk_plan(carray.len)[2]
     total = carray.len * carray.atomsize
     _check_allowance(total, nfiles)
     out = carray.read_values(carray.len)
-    result = {"kind": "carray"}
+    result = {"kind": "carray", "format": 1}
     result.update(_column_info(carray, carray.len))
     result["columns"] = []
     return result, [("values.bin", _swap_to_little(out, carray.dtype))]
@@ -298,14 +314,13 @@ def _read_ctable(root):
         info = {"name": name}
         info.update(_column_info(c, length))
         col_infos.append(info)
-        entry = [name, c.dtype.str]
-        if len(c.shape) > 1:
-            entry.append(c.shape[1:])
-        dtype.append(entry)
+        # conformance.md section 1.2: "[name, dtype.str] pairs", also for multidimensional columns
+        dtype.append([name, c.dtype.str])
     chunklens = {c.chunklen for c in columns}
     first_cp = columns[0].cparams
     result = {
         "kind": "ctable",
+        "format": 1,
         "dtype": dtype,
         "shape": [length],
         "chunklen": columns[0].chunklen if len(chunklens) == 1 else None,
