@@ -16,7 +16,7 @@ import { lstat, mkdir, open as openFile, readFile, realpath, writeFile } from "n
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { isBcolzError, UsageError } from "@fmt/errors";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
-import { createJsonObject, encodeMetadata, jsonObjectKeys, parseDtype, parsePythonJson, PyFloat, serializeAttrs, serializeRootdirs } from "@fmt/meta";
+import { createJsonObject, encodeMetadata, jsonObjectKeys, parseDtype, parsePythonJson, PyFloat, serializeAttrs, serializeRootdirs, serializeStorageV2 } from "@fmt/meta";
 import type { CodecName, JsonObject, JsonValue } from "@fmt/meta";
 import { byteOrderUnit, createCarray, DEFAULT_MAX_CHUNKS_PER_CALL, DEFAULT_MAX_READ_BYTES, open, type CArray, type OpenOptions } from "@fmt/store";
 import { swapBytesInPlace, toStrictJson, type ArrayDescription } from "./output.js";
@@ -25,7 +25,7 @@ import { swapBytesInPlace, toStrictJson, type ArrayDescription } from "./output.
 export const ADAPTER_INFO = {
   name: "bcolz-ts reference",
   version: "0.1.0",
-  formats: [1],
+  formats: [1, 2],
   operations: ["read", "write"],
 } as const;
 
@@ -89,7 +89,7 @@ export async function readDatasetToDir(datasetDir: string, outDir: string, optio
   checkWholeRead(dataset.kind === "carray" ? [dataset] : dataset.columns, options);
   await mkdir(outDir, { recursive: true });
   if (dataset.kind === "carray") {
-    const result = { kind: "carray", ...describe(dataset), columns: [] };
+    const result = { kind: "carray", format: dataset.formatVersion, ...describe(dataset), columns: [] };
     await writeFile(join(outDir, "values.bin"), await littleEndianBytes(dataset));
     await writeFile(join(outDir, "result.json"), toStrictJson(result));
     return;
@@ -97,6 +97,7 @@ export async function readDatasetToDir(datasetDir: string, outDir: string, optio
   const columns = dataset.columns.map((column, i) => describe(column, dataset.names[i]));
   const result = {
     kind: "ctable",
+    format: dataset.formatVersion,
     dtype: columns.map((c) => [c.name, c.dtype]),
     shape: [dataset.length],
     chunklen: commonValue(columns.map((c) => c.chunklen)),
@@ -121,6 +122,19 @@ interface WriteArraySpec {
   expectedlen?: number | null;
   attrs?: JsonObject;
   values: string;
+  /** Format 2 (spec/conformance.md §1.3). */
+  superchunksize?: number;
+  checksum?: string;
+  spare?: number;
+  vtype?: string;
+}
+
+/** The format-2 options of a write case (the carray's own, else the case's top level). */
+interface FormatChoice {
+  formatVersion: 1 | 2;
+  superchunksize?: number;
+  checksum?: string;
+  spare?: number;
 }
 
 function caseError(message: string, field: string, actual?: unknown): never {
@@ -179,7 +193,10 @@ async function readValuesFile(caseDir: string, values: string, expected: number)
   return bytes;
 }
 
-async function writeArray(store: FileSystemStore, path: string, spec: WriteArraySpec, caseDir: string): Promise<void> {
+async function writeArray(store: FileSystemStore, path: string, spec: WriteArraySpec, caseDir: string, format: FormatChoice): Promise<void> {
+  if (spec.vtype !== undefined) {
+    throw new UsageError("INVALID_ARGUMENT", "write case: variable-length columns (vlarrays, spec/v2.md §12) are not implemented yet", { field: "vtype", actual: spec.vtype });
+  }
   if (typeof spec.dtype !== "string") caseError("dtype must be a string", "dtype", spec.dtype);
   if (!Array.isArray(spec.shape) || spec.shape.length < 1) caseError("shape must be a non-empty list", "shape", spec.shape);
   if (typeof spec.values !== "string") caseError("values must name a file", "values", spec.values);
@@ -205,8 +222,21 @@ async function writeArray(store: FileSystemStore, path: string, spec: WriteArray
     ...(spec.expectedlen === null || spec.expectedlen === undefined ? {} : { expectedlen: spec.expectedlen }),
     ...(dflt === undefined ? {} : { dflt }),
     ...(spec.attrs === undefined ? {} : { attrs: spec.attrs }),
+    ...(format.formatVersion === 1 ? {} : v2Options(spec, format)),
   });
   await array.close();
+}
+
+/** The format-2 keys of a case or column (its own first, then the case's). */
+function v2Options(spec: WriteArraySpec, outer: FormatChoice): Record<string, unknown> {
+  const out: Record<string, unknown> = { formatVersion: outer.formatVersion };
+  const superchunksize = spec.superchunksize ?? outer.superchunksize;
+  const checksum = spec.checksum ?? outer.checksum;
+  const spare = spec.spare ?? outer.spare;
+  if (superchunksize !== undefined) out.superchunksize = superchunksize;
+  if (checksum !== undefined) out.checksum = checksum;
+  if (spare !== undefined) out.spare = spare;
+  return out;
 }
 
 /**
@@ -222,23 +252,25 @@ async function writeArray(store: FileSystemStore, path: string, spec: WriteArray
 export async function writeDatasetFromCase(caseJson: string, datasetDir: string): Promise<void> {
   const doc = parsePythonJson(await readFile(caseJson, "utf8"), caseJson) as JsonObject;
   if (typeof doc !== "object" || doc === null || Array.isArray(doc)) caseError("the case must be a JSON object", "case", typeof doc);
-  if (doc.format !== 1) caseError("only format 1 can be written", "format", doc.format);
+  if (doc.format !== 1 && doc.format !== 2) caseError("format must be 1 or 2", "format", doc.format);
+  const format = v2Options(doc as unknown as WriteArraySpec, { formatVersion: doc.format }) as unknown as FormatChoice;
   const caseDir = dirname(resolve(caseJson));
   const store = new FileSystemStore(datasetDir);
   await mkdir(datasetDir, { recursive: true });
   if (doc.kind === "carray") {
-    await writeArray(store, "", doc as unknown as WriteArraySpec, caseDir);
+    await writeArray(store, "", doc as unknown as WriteArraySpec, caseDir, format);
     return;
   }
   if (doc.kind !== "ctable") caseError('kind must be "carray" or "ctable"', "kind", doc.kind);
   const columns = doc.columns as unknown as WriteArraySpec[];
   if (!Array.isArray(columns) || columns.length === 0) caseError("a ctable needs columns", "columns", columns);
   const names = columns.map((col, i) => (typeof col.name === "string" ? col.name : caseError("every column needs a name", `columns[${i}].name`, col.name)));
-  const rootdirs = serializeRootdirs({ names });
-  for (const [i, col] of columns.entries()) await writeArray(store, names[i]!, col, caseDir);
+  // Columns first, then __attrs__, then the file that lists the columns (which makes it a table).
+  for (const [i, col] of columns.entries()) await writeArray(store, format.formatVersion === 1 ? names[i]! : `data/${names[i]!}`, col, caseDir, format);
   const attrs = (doc.attrs ?? createJsonObject([])) as JsonObject;
   await store.put("__attrs__", encodeMetadata(serializeAttrs(createJsonObject(jsonObjectKeys(attrs).map((k) => [k, attrs[k]!] as [string, JsonValue])))));
-  await store.put("__rootdirs__", encodeMetadata(rootdirs));
+  if (format.formatVersion === 1) await store.put("__rootdirs__", encodeMetadata(serializeRootdirs({ names })));
+  else await store.put("meta/storage", encodeMetadata(serializeStorageV2({ formatVersion: 2, kind: "ctable", columns: names, raw: createJsonObject([]) })));
 }
 
 /**

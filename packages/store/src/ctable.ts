@@ -788,7 +788,10 @@ const READ_ATTEMPTS = 8;
  */
 async function committedColumns(store: ReadableStore, base: string, names: string[], options: OpenOptions, format: TableFormat): Promise<CArray[]> {
   for (let attempt = 1; ; attempt++) {
-    const settled = await Promise.allSettled(names.map((name) => openCarray(store, format.columnPath(base, name), options)));
+    const settled = await Promise.allSettled(names.map(async (name) => {
+      await checkColumnStorage(store, format, format.columnPath(base, name));
+      return openCarray(store, format.columnPath(base, name), options);
+    }));
     const columns: CArray[] = [];
     for (const result of settled) {
       if (result.status === "rejected") throw result.reason;
@@ -816,6 +819,19 @@ function pickDefined<T extends object, K extends keyof T>(from: T, keys: readonl
   const out: Partial<Pick<T, K>> = {};
   for (const k of keys) if (from[k] !== undefined) out[k] = from[k];
   return out;
+}
+
+/**
+ * A format-2 table's column must announce format 2 itself (spec/v2.md §11: `INCONSISTENT`), which
+ * is checked before the column is opened (as format 1 it would fail on a missing `meta/sizes`).
+ */
+async function checkColumnStorage(store: ReadableStore, format: TableFormat, columnPath: string): Promise<void> {
+  if (format.version !== 2) return;
+  const key = joinKey(columnPath, "meta/storage");
+  const text = await readText(store, key);
+  if (text === undefined) return; // openCarray reports MISSING_FILE
+  const version = withPath(key, () => storageFormatVersion(text, key));
+  if (version !== 2) throw new FormatError("INCONSISTENT", `a format-2 table holds a format-${version} column`, { path: key, field: "/format_version", expected: 2, actual: version });
 }
 
 /** A format-2 table's columns are format-2 carrays (spec/v2.md §11). */
@@ -850,7 +866,10 @@ export async function openCtableWith(store: ReadableStore, base: string, options
     const attrsText = await readText(writable, attrsKey);
     const attrs = attrsText === undefined ? {} : withPath(attrsKey, () => parseAttrs(attrsText, attrsKey));
     const columnOptions: OpenOptions = { ...options, mode: "a" };
-    for (const name of names) columns.push(checkColumnVersion(await openCarray(writable, format.columnPath(base, name), columnOptions), format));
+    for (const name of names) {
+      await checkColumnStorage(writable, format, format.columnPath(base, name));
+      columns.push(checkColumnVersion(await openCarray(writable, format.columnPath(base, name), columnOptions), format));
+    }
     const journalLength = await readAppendJournal(writable, base);
     if (journalLength !== undefined) {
       // Roll an interrupted append back: every column returns to the length it had before.

@@ -116,8 +116,9 @@ export function parseIndex(bytes: Uint8Array, key: string, expected: IndexExpect
     const header = readSuperchunkHeader(bytes, key);
     const text = readSuperchunkMetadataText(bytes, header, key);
     const meta = parseSuperchunkMeta(text.length === 0 ? "{}" : text, key);
+    // §5 (capacity below nchunks: BAD_METADATA) comes before §10.4's comparisons with meta/storage.
+    const capacity = header.hasOffsets ? offsetsEntryCount(header, meta.capacity, key) : 0;
     checkDatasetSuperchunk(header, meta, expected, key);
-    const capacity = offsetsEntryCount(header, meta.capacity, key);
     const tableStart = BLPK_V2_HEADER_SIZE + header.metaSize;
     const live = Math.min(header.nchunks, capacity);
     if (bytes.length < tableStart + 8 * live) {
@@ -180,5 +181,10 @@ export function slotReadLength(index: SuperchunkIndex, i: number, live: number):
  * ```
  */
 export function chunkFromSlot(index: SuperchunkIndex, i: number, slot: Uint8Array, verify: boolean, path = index.key): Uint8Array {
+  if (slot.length < 16 && path === index.key) {
+    // Fewer than a Blosc header's bytes from the offset to the end of the file: the entry lies
+    // past `file length − 16` (§7.1), not a chunk cut short.
+    throw new FormatError("BAD_HEADER", "offsets entry points past the last possible chunk start", { path, field: `offsets[${i}]`, expected: "<= file length - 16", actual: `${slot.length} bytes left` });
+  }
   return withPath(path, () => readSuperchunkChunk(slot, index.header, i, { path, verify, firstChunk: index.firstChunk }).chunk);
 }
