@@ -169,6 +169,32 @@ export class CarrayWriter implements AttrsWriter {
   }
 
   /**
+   * Appends one chunk exactly as stored elsewhere (conversion between format versions, spec/v2.md
+   * §14): `chunk` is a checked Blosc chunk of `rows` rows (`rows × atomSize` = its nbytes),
+   * `decoded` the same rows decoded. The array must end on a chunk boundary; a partial chunk must
+   * be the last one appended. The chunk's bytes are written unchanged, not recompressed.
+   */
+  async appendStoredChunk(chunk: Uint8Array, rows: number, decoded: Uint8Array): Promise<void> {
+    this.#lock.assertHeld(this.#array.path);
+    const a = this.#array;
+    if (a.leftoverRows !== 0 || rows < 1 || rows > a.chunklen || decoded.length !== rows * a.atomSize) {
+      throw new UsageError("INVALID_ARGUMENT", "a stored chunk is appended at a chunk boundary, with its rows", { path: a.path, field: "rows", expected: `1..${a.chunklen} at a chunk boundary`, actual: rows });
+    }
+    const index = a.nchunks;
+    this.#fileCount = Math.max(this.#fileCount, index + 1);
+    this.#access.chunkChanged(index);
+    await this.#layout.writeChunk(index, chunk, { committed: false });
+    if (rows === a.chunklen) this.#addCbytes(chunk.length);
+    else {
+      // The rows stay in memory as the leftover, already stored: the flush need not write them again.
+      this.#ensureBuffer();
+      this.#leftover.set(decoded);
+      this.#leftoverDirty = false;
+    }
+    this.#setLength(a.length + rows);
+  }
+
+  /**
    * Appends any input, all or nothing: when a value is refused or a chunk cannot be written, the
    * array keeps its previous length and rows (chunk files already written lie beyond the
    * committed length, where readers never look, and are removed or replaced by the next flush).

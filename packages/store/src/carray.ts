@@ -422,6 +422,23 @@ export class CArray {
   }
 
   /**
+   * Chunk `i` as stored: its checked Blosc bytes (container stripped, checksum verified), the rows
+   * it holds for this array's length, and those rows decoded. For conversions that copy chunks
+   * byte for byte. @internal
+   */
+  async storedChunk(i: number): Promise<{ chunk: Uint8Array; rows: number; exact: boolean; decoded: Uint8Array }> {
+    this.#checkChunkIndex(i);
+    const loaded = await this.#reader.loadChunk(i);
+    const decoded = this.#reader.decodeRows(loaded, 0, loaded.rows);
+    return { chunk: loaded.chunk, rows: loaded.rows, exact: loaded.storedNbytes === loaded.nbytes && loaded.decoded === undefined, decoded };
+  }
+
+  /** Appends a chunk exactly as stored (see {@link CArray.storedChunk}). @internal */
+  async appendStoredChunk(chunk: Uint8Array, rows: number, decoded: Uint8Array): Promise<void> {
+    await this.#requireWriter().appendStoredChunk(chunk, rows, decoded);
+  }
+
+  /**
    * A read-only array of the first `length` rows of this one, as if `meta/sizes` said so (how a
    * ctable reader sees the last committed length while an append is writing the columns).
    * @internal

@@ -47,3 +47,7 @@ export { runWhere } from "@fmt/expr";
 export type { BlockPredicate, PredicateBlock, RowPredicate, WhereOptions, WhereQuery, WhereResult, WhereTable } from "@fmt/expr";
 export { byteOrderUnit, decodeValues, toLittleEndian } from "@fmt/expr";
 export type { Scalar, TypedValues, Values } from "@fmt/expr";
+export { convert } from "./convert.js";
+export type { ConvertOptions, ConvertResult } from "./convert.js";
+export { verify } from "./verify.js";
+export type { VerifyOptions, VerifyProblem, VerifyReport } from "./verify.js";
