@@ -11,13 +11,14 @@ import { Command, CommanderError, Option } from "commander";
 import { isBcolzError, UsageError } from "@fmt/errors";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { open } from "@fmt/store";
-import type { CArray, CTable } from "@fmt/store";
+import type { CArray, ConvertOptions, CTable } from "@fmt/store";
 import { parseCount, parseInteger, parseList, parsePositive, resolveSlice } from "./args.js";
 import { exportDataset } from "./export.js";
 import { importFile } from "./import.js";
 import { describeDataset, renderInfo } from "./info.js";
 import { ClosedPipe, LineSink } from "./output-stream.js";
 import { toStrictJson } from "./output.js";
+import { compactDirectory, convertDirectory, renderVerifyReport, verifyDirectory } from "./maintain.js";
 import { makeProgress } from "./progress.js";
 import { streamRows } from "./rows.js";
 import { runUnlockCommand, UNLOCK_HELP } from "./unlock.js";
@@ -224,6 +225,66 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
       };
       const dataset = await importFile(source, dir, { force: opts.force === true, cparams, ...(opts.chunklen === undefined ? {} : { chunklen: opts.chunklen }) });
       streams.stderr.write(`created ${dataset.kind} with ${dataset.length} row(s) at ${dir}\n`);
+    });
+
+  program
+    .command("verify")
+    .description("read and check every chunk (checksums in format 2); report every bad chunk by file and index (exit 3 if any)")
+    .argument("<dir>", "dataset directory")
+    .option("--json", "print the report as JSON")
+    .option("--no-progress", "never show a progress bar")
+    .addHelpText("after", EXIT_CODES_HELP)
+    .action(async (dir: string, opts: { json?: boolean; progress: boolean }) => {
+      const progress = makeProgress("verifying", opts.progress && opts.json !== true);
+      let report;
+      try {
+        report = await verifyDirectory(dir, progress);
+      } finally {
+        progress.stop();
+      }
+      await out.write(opts.json === true ? `${toStrictJson(report)}\n` : renderVerifyReport(report));
+      if (!report.ok) throw new ExitCode(3);
+    });
+
+  program
+    .command("compact")
+    .description("format 2: rewrite superchunks that hold dead space (left by relocations), reclaiming it")
+    .argument("<dir>", "dataset directory")
+    .addHelpText("after", EXIT_CODES_HELP)
+    .action(async (dir: string) => {
+      const { formatVersion, reclaimed } = await compactDirectory(dir);
+      await out.write(formatVersion === 1 ? "format 1: nothing to compact\n" : `reclaimed ${reclaimed} byte(s)\n`);
+    });
+
+  program
+    .command("convert")
+    .description("convert a dataset to format 1 or 2 in a new directory (chunks copied byte for byte)")
+    .argument("<src>", "dataset directory")
+    .argument("<dst>", "new dataset directory")
+    .requiredOption("--format <n>", "format version to write: 1 or 2", parseInteger)
+    .option("--superchunksize <n>", "format 2: chunks per superchunk file", parsePositive)
+    .addOption(new Option("--checksum <name>", "format 2: checksum after each chunk").choices(["none", "adler32", "crc32", "md5", "sha1", "sha224", "sha256", "sha384", "sha512"]))
+    .option("--spare <percent>", "format 2: spare room per slot, 0-100", parseInteger)
+    .option("--force", "replace what is at <dst>")
+    .option("--no-progress", "never show a progress bar")
+    .addHelpText("after", EXIT_CODES_HELP)
+    .action(async (src: string, dst: string, opts: { format: number; superchunksize?: number; checksum?: ConvertOptions["checksum"]; spare?: number; force?: boolean; progress: boolean }) => {
+      const progress = makeProgress("converting", opts.progress);
+      let result;
+      try {
+        result = await convertDirectory(src, dst, {
+          formatVersion: opts.format as 1 | 2,
+          mode: opts.force === true ? "w" : "a",
+          onStart: (n) => progress.start(n),
+          onChunk: () => progress.tick(),
+          ...(opts.superchunksize === undefined ? {} : { superchunksize: opts.superchunksize }),
+          ...(opts.checksum === undefined ? {} : { checksum: opts.checksum }),
+          ...(opts.spare === undefined ? {} : { spare: opts.spare }),
+        });
+      } finally {
+        progress.stop();
+      }
+      streams.stderr.write(`converted ${result.kind} to format ${opts.format} at ${dst}: ${result.copied} chunk(s) copied byte for byte, ${result.recompressed} recompressed\n`);
     });
 
   program
