@@ -8,6 +8,8 @@ import { chunksTouched, selectedChunks, selectedCount } from "./selection.js";
 import { decodeValues, entriesPerElement } from "@fmt/expr";
 import type { Scalar, TypedValues, Values } from "@fmt/expr";
 import { ChunkReader } from "./carray-read.js";
+import { extremeOf, iterBlocksOf, PRECHECK_BYTES, readSteppedOf, sumOf } from "./carray-scan.js";
+import type { ScanContext } from "./carray-scan.js";
 import type { LoadedChunk } from "./carray-read.js";
 import { checkTakeIndices, checkTypedOut, swapInPlace } from "./carray-take.js";
 import { AttrStore } from "./attr-store.js";
@@ -16,53 +18,11 @@ import type { DatasetLock } from "./lock.js";
 import type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-encode.js";
 import type { ChunkLayoutWriter, LayoutGeometry } from "./layout.js";
 import type { LayoutV2 } from "./layout-v2.js";
-import type { IterBlocksOptions, OpenOptions, RowBlock, Selector } from "./options.js";
+import type { CArrayInit, IterBlocksOptions, OpenOptions, RowBlock, Selector, SuperchunkSettings } from "./options.js";
 
-/**
- * What an array is built from: its metadata (either format version) and its chunk layout.
- * @internal
- */
-export interface CArrayInit {
-  store: ReadableStore;
-  path: string;
-  formatVersion: 1 | 2;
-  dtype: DType;
-  shape: number[];
-  chunklen: number;
-  cparams: Cparams;
-  dflt: JsonValue;
-  expectedlen: number | bigint;
-  attrs: { [key: string]: JsonValue };
-  atomSize: number;
-  options: OpenOptions;
-  /** Builds the array's chunk layout (format 1 or 2) once the array can say its committed length. */
-  layout: (geometry: LayoutGeometry) => ChunkLayoutWriter;
-  /** Format 2: the superchunk settings of `meta/storage`. */
-  superchunks?: SuperchunkSettings;
-  /** Present when opened for writing. */
-  writer?: { lock: DatasetLock; cbytes: number | bigint };
-}
-
-/**
- * The format-2 settings of a carray (`meta/storage`, spec/v2.md §10.1).
- *
- * @example
- * ```ts
- * const s: SuperchunkSettings = { superchunksize: 128, checksum: "adler32", spare: 10 };
- * ```
- */
-export interface SuperchunkSettings {
-  /** Chunks per superchunk file. */
-  superchunksize: number;
-  /** Checksum written after each chunk of new superchunks. */
-  checksum: "none" | "adler32" | "crc32" | "md5" | "sha1" | "sha224" | "sha256" | "sha384" | "sha512";
-  /** Spare room percentage of new slots. */
-  spare: number;
-}
+export type { CArrayInit, SuperchunkSettings } from "./options.js";
 
 const DEFAULT_CACHE_BYTES = 4 * 1024 * 1024;
-/** Above this many bytes, a read first checks that the last chunk it needs exists. */
-const PRECHECK_BYTES = 16 * 1024 * 1024;
 
 /**
  * A bcolz carray opened for reading: an N-dimensional array stored as `data/__<k>.blp` chunk
@@ -332,38 +292,7 @@ export class CArray {
    * ```
    */
   async sum(): Promise<number | bigint> {
-    const kind = this.dtype.kind;
-    if (kind === "S" || kind === "U" || kind === "M" || kind === "m" || kind === "V") {
-      throw new UsageError("INVALID_ARGUMENT", `cannot sum dtype ${this.dtype.str}`, { path: this.path, field: "dtype", actual: this.dtype.str });
-    }
-    const wide = (kind === "i" || kind === "u") && this.dtype.itemsize === 8;
-    const integral = kind === "i" || kind === "u" || kind === "b";
-    this.#checkWork(0, this.length, 1);
-    let big = 0n;
-    let acc = 0;
-    await this.#reader.scan(0, this.length, (bytes) => {
-      const values = decodeValues(bytes, this.dtype);
-      if (wide) {
-        for (const v of values as BigInt64Array | BigUint64Array) big += v;
-        return;
-      }
-      const numbers = values as Float64Array;
-      if (!integral) {
-        for (let i = 0; i < numbers.length; i++) acc += numbers[i]!;
-        return;
-      }
-      for (let i = 0; i < numbers.length; i++) {
-        acc += numbers[i]!;
-        if (Math.abs(acc) > 2 ** 52) {
-          big += BigInt(acc);
-          acc = 0;
-        }
-      }
-    });
-    if (wide) return big;
-    if (!integral) return acc;
-    const total = big + BigInt(acc);
-    return Number.isSafeInteger(Number(total)) ? Number(total) : total;
+    return sumOf(this.#scan());
   }
 
   /**
@@ -375,7 +304,7 @@ export class CArray {
    * ```
    */
   async min(): Promise<number | bigint | boolean> {
-    return this.#extreme(-1);
+    return extremeOf(this.#scan(), -1);
   }
 
   /**
@@ -390,36 +319,9 @@ export class CArray {
    * ```
    */
   async max(): Promise<number | bigint | boolean> {
-    return this.#extreme(1);
+    return extremeOf(this.#scan(), 1);
   }
 
-  async #extreme(sign: 1 | -1): Promise<number | bigint | boolean> {
-    const kind = this.dtype.kind;
-    if (kind === "S" || kind === "U" || kind === "V" || kind === "c") {
-      throw new UsageError("INVALID_ARGUMENT", `no ordering for dtype ${this.dtype.str}`, { path: this.path, field: "dtype", actual: this.dtype.str });
-    }
-    if (this.length === 0 || this.itemsPerRow === 0) {
-      throw new UsageError("INVALID_ARGUMENT", "min/max of an empty array", { path: this.path, field: "length", actual: 0 });
-    }
-    const nat = -(2n ** 63n);
-    const isDate = kind === "M" || kind === "m";
-    let best: number | bigint | undefined;
-    let special: number | bigint | undefined;
-    this.#checkWork(0, this.length, 1);
-    await this.#reader.scan(0, this.length, (bytes) => {
-      if (special !== undefined) return;
-      const values = decodeValues(bytes, this.dtype) as ArrayLike<number | bigint>;
-      for (let i = 0; i < values.length; i++) {
-        const v = values[i]!;
-        if (typeof v === "number" && Number.isNaN(v)) special = NaN;
-        else if (isDate && v === nat) special = nat;
-        if (special !== undefined) return;
-        if (best === undefined || (sign > 0 ? v > best : v < best)) best = v;
-      }
-    });
-    if (special !== undefined) return special;
-    return kind === "b" ? best === 1 : best!;
-  }
 
   /**
    * Chunk `i` as stored: its checked Blosc bytes (container stripped, checksum verified), the rows
@@ -645,7 +547,7 @@ export class CArray {
   async read(start?: number, stop?: number, step?: number): Promise<Values> {
     const s = normalizeSlice(this.length, start, stop, step);
     if (s.step === 1) return decodeValues(await this.readBytes(s.start, s.stop), this.dtype);
-    return decodeValues(await this.#readStepped(s.start, s.stop, s.step), this.dtype);
+    return decodeValues(await readSteppedOf(this.#scan(), s.start, s.stop, s.step), this.dtype);
   }
 
   /**
@@ -695,104 +597,18 @@ export class CArray {
    * ```
    */
   async *iterBlocks(blockLenOrOptions: number | IterBlocksOptions = this.chunklen, start = 0, stop: number = this.length): AsyncGenerator<RowBlock, void, undefined> {
-    let blockLen: number;
-    if (typeof blockLenOrOptions === "object" && blockLenOrOptions !== null) {
-      const o = blockLenOrOptions;
-      blockLen = o.blockLen ?? this.chunklen;
-      start = o.start ?? 0;
-      stop = o.stop ?? this.length;
-      const step = o.step ?? 1;
-      checkInteger(step, "step");
-      if (step < 1) throw new UsageError("INVALID_ARGUMENT", "step must be at least 1", { field: "step", expected: ">= 1", actual: step });
-      if (step > 1) {
-        yield* this.#iterStepped(blockLen, start, stop, step);
-        return;
-      }
-    } else {
-      blockLen = blockLenOrOptions;
-    }
-    checkInteger(blockLen, "blockLen");
-    if (blockLen < 1) throw new UsageError("INVALID_ARGUMENT", "blockLen must be at least 1", { field: "blockLen", expected: ">= 1", actual: blockLen });
-    this.#checkBounds(start, stop);
-    this.#checkWork(start, stop, 1);
-    this.#checkAllocation(Math.min(blockLen, stop - start));
-    if (start === stop) return;
-    const first = Math.floor(start / this.chunklen);
-    const last = Math.floor((stop - 1) / this.chunklen);
-    const chunks = this.#chunksInOrder(range(first, last + 1));
-    // Rows [currentFrom, currentTo) of the array, decoded from the current chunk.
-    let current: Uint8Array | undefined;
-    let currentFrom = 0;
-    let currentTo = 0;
-    const nextChunk = async (): Promise<void> => {
-      const step = await chunks.next();
-      if (step.done === true) throw new Error("internal: ran out of chunks"); // unreachable: chunks cover [start, stop)
-      const loaded = step.value;
-      currentFrom = Math.max(start, loaded.firstRow);
-      currentTo = Math.min(stop, loaded.firstRow + loaded.rows);
-      current = this.#decodeRows(loaded, currentFrom - loaded.firstRow, currentTo - loaded.firstRow);
-    };
-    try {
-      let pos = start;
-      while (pos < stop) {
-        const blockEnd = Math.min(stop, (Math.floor(pos / blockLen) + 1) * blockLen);
-        if (current === undefined || pos >= currentTo) await nextChunk();
-        if (currentFrom === pos && currentTo === blockEnd) {
-          // The block is exactly the decoded part of one chunk: hand it over without a copy.
-          const bytes = current!;
-          current = undefined;
-          yield { start: pos, stop: blockEnd, bytes };
-          pos = blockEnd;
-          continue;
-        }
-        const out = new Uint8Array((blockEnd - pos) * this.atomSize);
-        let row = pos;
-        while (row < blockEnd) {
-          if (current === undefined || row >= currentTo) await nextChunk();
-          const to = Math.min(blockEnd, currentTo);
-          out.set(current!.subarray((row - currentFrom) * this.atomSize, (to - currentFrom) * this.atomSize), (row - pos) * this.atomSize);
-          row = to;
-        }
-        yield { start: pos, stop: blockEnd, bytes: out };
-        pos = blockEnd;
-      }
-    } finally {
-      await chunks.return(undefined);
-    }
+    yield* iterBlocksOf(this.#scan(), blockLenOrOptions, start, stop);
   }
 
-  async *#iterStepped(blockLen: number, start: number, stop: number, step: number): AsyncGenerator<RowBlock, void, undefined> {
-    checkInteger(blockLen, "blockLen");
-    if (blockLen < 1) throw new UsageError("INVALID_ARGUMENT", "blockLen must be at least 1", { field: "blockLen", expected: ">= 1", actual: blockLen });
-    this.#checkBounds(start, stop);
-    this.#checkWork(start, stop, step);
-    const count = selectedCount(start, stop, step);
-    this.#checkAllocation(Math.min(blockLen, count));
-    if (count === 0) return;
-    const atom = this.atomSize;
-    const lastRow = start + (count - 1) * step;
-    let out = new Uint8Array(0);
-    let filled = 0;
-    let first = start;
-    let next = start; // the next selected row; only chunks holding one are read
-    for await (const loaded of this.#chunksInOrder(selectedChunks(start, lastRow, step, this.chunklen))) {
-      const lastSelected = Math.min(lastRow, next + Math.floor((loaded.firstRow + loaded.rows - 1 - next) / step) * step);
-      const rows = this.#decodeRows(loaded, next - loaded.firstRow, lastSelected + 1 - loaded.firstRow);
-      for (let r = next; r <= lastSelected; r += step) {
-        if (filled === 0) {
-          first = r;
-          out = new Uint8Array(Math.min(blockLen, selectedCount(r, stop, step)) * atom);
-        }
-        const at = (r - next) * atom;
-        out.set(rows.subarray(at, at + atom), filled * atom);
-        filled++;
-        if (filled * atom === out.length) {
-          yield { start: first, stop: r + 1, step, bytes: out };
-          filled = 0;
-        }
-      }
-      next = lastSelected + step;
-    }
+  /** The array's state as the scans of `carray-scan.ts` need it. */
+  #scan(): ScanContext {
+    return {
+      reader: this.#reader, dtype: this.dtype, path: this.path, length: this.length, chunklen: this.chunklen, atomSize: this.atomSize, itemsPerRow: this.itemsPerRow,
+      checkWork: (start, stop, step) => this.#checkWork(start, stop, step),
+      checkBounds: (start, stop) => this.#checkBounds(start, stop),
+      checkAllocation: (rows) => this.#checkAllocation(rows),
+      precheck: (index) => this.#precheckChunk(index),
+    };
   }
 
   #checkChunkIndex(i: number): void {
@@ -836,28 +652,6 @@ export class CArray {
     return new Uint8Array(this.#checkAllocation(rows));
   }
 
-  async #readStepped(start: number, stop: number, step: number): Promise<Uint8Array> {
-    const count = selectedCount(start, stop, step);
-    this.#checkWork(start, stop, step);
-    const out = this.#allocate(count);
-    if (count === 0 || out.length === 0) return out;
-    const lastRow = start + (count - 1) * step;
-    if (out.length > PRECHECK_BYTES) await this.#precheckChunk(Math.floor(lastRow / this.chunklen));
-    const atom = this.atomSize;
-    for await (const loaded of this.#chunksInOrder(selectedChunks(start, lastRow, step, this.chunklen))) {
-      const chunkStart = loaded.firstRow;
-      const chunkEnd = chunkStart + loaded.rows;
-      const firstSelected = chunkStart <= start ? start : start + Math.ceil((chunkStart - start) / step) * step;
-      const lastSelected = Math.min(lastRow, firstSelected + Math.floor((chunkEnd - 1 - firstSelected) / step) * step);
-      const rows = this.#decodeRows(loaded, firstSelected - chunkStart, lastSelected + 1 - chunkStart);
-      for (let r = firstSelected; r <= lastSelected; r += step) {
-        const at = (r - firstSelected) * atom;
-        out.set(rows.subarray(at, at + atom), ((r - start) / step) * atom);
-      }
-    }
-    return out;
-  }
-
   /**
    * Before allocating a large result, make sure the last chunk it needs exists and announces
    * the right size, so that a length claiming too many rows fails before the allocation.
@@ -878,7 +672,4 @@ export class CArray {
   }
 }
 
-function* range(from: number, to: number): Generator<number> {
-  for (let i = from; i < to; i++) yield i;
-}
 

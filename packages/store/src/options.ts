@@ -9,6 +9,10 @@
  * @module
  */
 import type { ChunkCodecPool } from "@fmt/blosc";
+import type { ReadableStore } from "@fmt/fs-adapters";
+import type { Cparams, DType, JsonValue } from "@fmt/meta";
+import type { ChunkLayoutWriter, LayoutGeometry } from "./layout.js";
+import type { DatasetLock } from "./lock.js";
 
 /**
  * Options for {@link open}, {@link openCarray} and {@link openCtable}.
@@ -152,5 +156,48 @@ export interface RowBlock {
   bytes: Uint8Array;
   /** Row step of the selection (present only when iterating with `step > 1`; then `bytes` holds rows start, start+step, …). */
   step?: number;
+}
+
+
+/**
+ * What an array is built from: its metadata (either format version) and its chunk layout.
+ * @internal
+ */
+export interface CArrayInit {
+  store: ReadableStore;
+  path: string;
+  formatVersion: 1 | 2;
+  dtype: DType;
+  shape: number[];
+  chunklen: number;
+  cparams: Cparams;
+  dflt: JsonValue;
+  expectedlen: number | bigint;
+  attrs: { [key: string]: JsonValue };
+  atomSize: number;
+  options: OpenOptions;
+  /** Builds the array's chunk layout (format 1 or 2) once the array can say its committed length. */
+  layout: (geometry: LayoutGeometry) => ChunkLayoutWriter;
+  /** Format 2: the superchunk settings of `meta/storage`. */
+  superchunks?: SuperchunkSettings;
+  /** Present when opened for writing. */
+  writer?: { lock: DatasetLock; cbytes: number | bigint };
+}
+
+/**
+ * The format-2 settings of a carray (`meta/storage`, spec/v2.md §10.1).
+ *
+ * @example
+ * ```ts
+ * const s: SuperchunkSettings = { superchunksize: 128, checksum: "adler32", spare: 10 };
+ * ```
+ */
+export interface SuperchunkSettings {
+  /** Chunks per superchunk file. */
+  superchunksize: number;
+  /** Checksum written after each chunk of new superchunks. */
+  checksum: "none" | "adler32" | "crc32" | "md5" | "sha1" | "sha224" | "sha256" | "sha384" | "sha512";
+  /** Spare room percentage of new slots. */
+  spare: number;
 }
 

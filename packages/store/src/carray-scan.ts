@@ -1,0 +1,284 @@
+/**
+ * The scans of a carray, written once for both format versions over its read engine: sums and
+ * extremes block by block, blocks of rows (`iterBlocks`, with or without a step), and stepped
+ * reads. `CArray` calls them with a {@link ScanContext} of its own state.
+ *
+ * @example
+ * ```ts
+ * const total = await sumOf(context);
+ * ```
+ * @module
+ */
+import { UsageError } from "@fmt/errors";
+import type { DType } from "@fmt/meta";
+import { decodeValues } from "@fmt/expr";
+import type { ChunkReader } from "./carray-read.js";
+import { checkInteger } from "./internal.js";
+import type { IterBlocksOptions, RowBlock } from "./options.js";
+import { selectedChunks, selectedCount } from "./selection.js";
+
+/**
+ * What the scans need of an array: its read engine, shape of rows and the call limits. @internal
+ *
+ * @example
+ * ```ts
+ * const ctx: ScanContext = array.scanContext();
+ * ```
+ */
+export interface ScanContext {
+  reader: ChunkReader;
+  dtype: DType;
+  path: string;
+  length: number;
+  chunklen: number;
+  atomSize: number;
+  itemsPerRow: number;
+  /** Refuses a call reading more chunks than allowed. */
+  checkWork(start: number, stop: number, step: number): void;
+  /** Refuses bounds outside `[0, length]`. */
+  checkBounds(start: number, stop: number): void;
+  /** Refuses results above `maxReadBytes`; returns the byte size of `rows` rows. */
+  checkAllocation(rows: number): number;
+  /** Checks that chunk `index` exists and has the right size before a large allocation. */
+  precheck(index: number): Promise<void>;
+}
+
+/** Above this many bytes, a read first checks that the last chunk it needs exists. */
+export const PRECHECK_BYTES = 16 * 1024 * 1024;
+
+function allocate(ctx: ScanContext, rows: number): Uint8Array {
+  return new Uint8Array(ctx.checkAllocation(rows));
+}
+
+function* range(from: number, to: number): Generator<number> {
+  for (let i = from; i < to; i++) yield i;
+}
+
+/**
+ * `CArray.sum`: the sum of all elements, one decoded chunk at a time (see its documentation).
+ *
+ * @example
+ * ```ts
+ * const total = await sumOf(ctx); // 4950 for 0..99
+ * ```
+ */
+export async function sumOf(ctx: ScanContext): Promise<number | bigint> {
+  const kind = ctx.dtype.kind;
+  if (kind === "S" || kind === "U" || kind === "M" || kind === "m" || kind === "V") {
+    throw new UsageError("INVALID_ARGUMENT", `cannot sum dtype ${ctx.dtype.str}`, { path: ctx.path, field: "dtype", actual: ctx.dtype.str });
+  }
+  const wide = (kind === "i" || kind === "u") && ctx.dtype.itemsize === 8;
+  const integral = kind === "i" || kind === "u" || kind === "b";
+  ctx.checkWork(0, ctx.length, 1);
+  let big = 0n;
+  let acc = 0;
+  await ctx.reader.scan(0, ctx.length, (bytes) => {
+    const values = decodeValues(bytes, ctx.dtype);
+    if (wide) {
+      for (const v of values as BigInt64Array | BigUint64Array) big += v;
+      return;
+    }
+    const numbers = values as Float64Array;
+    if (!integral) {
+      for (let i = 0; i < numbers.length; i++) acc += numbers[i]!;
+      return;
+    }
+    for (let i = 0; i < numbers.length; i++) {
+      acc += numbers[i]!;
+      if (Math.abs(acc) > 2 ** 52) {
+        big += BigInt(acc);
+        acc = 0;
+      }
+    }
+  });
+  if (wide) return big;
+  if (!integral) return acc;
+  const total = big + BigInt(acc);
+  return Number.isSafeInteger(Number(total)) ? Number(total) : total;
+}
+
+/**
+ * `CArray.min` (`sign` −1) and `CArray.max` (`sign` 1), one decoded chunk at a time.
+ *
+ * @example
+ * ```ts
+ * const largest = await extremeOf(ctx, 1);
+ * ```
+ */
+export async function extremeOf(ctx: ScanContext, sign: 1 | -1): Promise<number | bigint | boolean> {
+  const kind = ctx.dtype.kind;
+  if (kind === "S" || kind === "U" || kind === "V" || kind === "c") {
+    throw new UsageError("INVALID_ARGUMENT", `no ordering for dtype ${ctx.dtype.str}`, { path: ctx.path, field: "dtype", actual: ctx.dtype.str });
+  }
+  if (ctx.length === 0 || ctx.itemsPerRow === 0) {
+    throw new UsageError("INVALID_ARGUMENT", "min/max of an empty array", { path: ctx.path, field: "length", actual: 0 });
+  }
+  const nat = -(2n ** 63n);
+  const isDate = kind === "M" || kind === "m";
+  let best: number | bigint | undefined;
+  let special: number | bigint | undefined;
+  ctx.checkWork(0, ctx.length, 1);
+  await ctx.reader.scan(0, ctx.length, (bytes) => {
+    if (special !== undefined) return;
+    const values = decodeValues(bytes, ctx.dtype) as ArrayLike<number | bigint>;
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i]!;
+      if (typeof v === "number" && Number.isNaN(v)) special = NaN;
+      else if (isDate && v === nat) special = nat;
+      if (special !== undefined) return;
+      if (best === undefined || (sign > 0 ? v > best : v < best)) best = v;
+    }
+  });
+  if (special !== undefined) return special;
+  return kind === "b" ? best === 1 : best!;
+}
+
+/**
+ * `CArray.iterBlocks`: rows `[start, stop)` in blocks of `blockLen` rows (or the options form,
+ * with a step), each chunk read and decoded once.
+ *
+ * @example
+ * ```ts
+ * for await (const block of iterBlocksOf(ctx, 1000, 0, ctx.length)) console.log(block.start);
+ * ```
+ */
+export async function* iterBlocksOf(ctx: ScanContext, blockLenOrOptions: number | IterBlocksOptions, start: number, stop: number): AsyncGenerator<RowBlock, void, undefined> {
+  let blockLen: number;
+  if (typeof blockLenOrOptions === "object" && blockLenOrOptions !== null) {
+    const o = blockLenOrOptions;
+    blockLen = o.blockLen ?? ctx.chunklen;
+    start = o.start ?? 0;
+    stop = o.stop ?? ctx.length;
+    const step = o.step ?? 1;
+    checkInteger(step, "step");
+    if (step < 1) throw new UsageError("INVALID_ARGUMENT", "step must be at least 1", { field: "step", expected: ">= 1", actual: step });
+    if (step > 1) {
+      yield* iterSteppedOf(ctx, blockLen, start, stop, step);
+      return;
+    }
+  } else {
+    blockLen = blockLenOrOptions;
+  }
+  checkInteger(blockLen, "blockLen");
+  if (blockLen < 1) throw new UsageError("INVALID_ARGUMENT", "blockLen must be at least 1", { field: "blockLen", expected: ">= 1", actual: blockLen });
+  ctx.checkBounds(start, stop);
+  ctx.checkWork(start, stop, 1);
+  ctx.checkAllocation(Math.min(blockLen, stop - start));
+  if (start === stop) return;
+  const first = Math.floor(start / ctx.chunklen);
+  const last = Math.floor((stop - 1) / ctx.chunklen);
+  const chunks = ctx.reader.chunksInOrder(range(first, last + 1));
+  // Rows [currentFrom, currentTo) of the array, decoded from the current chunk.
+  let current: Uint8Array | undefined;
+  let currentFrom = 0;
+  let currentTo = 0;
+  const nextChunk = async (): Promise<void> => {
+    const step = await chunks.next();
+    if (step.done === true) throw new Error("internal: ran out of chunks"); // unreachable: chunks cover [start, stop)
+    const loaded = step.value;
+    currentFrom = Math.max(start, loaded.firstRow);
+    currentTo = Math.min(stop, loaded.firstRow + loaded.rows);
+    current = ctx.reader.decodeRows(loaded, currentFrom - loaded.firstRow, currentTo - loaded.firstRow);
+  };
+  try {
+    let pos = start;
+    while (pos < stop) {
+      const blockEnd = Math.min(stop, (Math.floor(pos / blockLen) + 1) * blockLen);
+      if (current === undefined || pos >= currentTo) await nextChunk();
+      if (currentFrom === pos && currentTo === blockEnd) {
+        // The block is exactly the decoded part of one chunk: hand it over without a copy.
+        const bytes = current!;
+        current = undefined;
+        yield { start: pos, stop: blockEnd, bytes };
+        pos = blockEnd;
+        continue;
+      }
+      const out = new Uint8Array((blockEnd - pos) * ctx.atomSize);
+      let row = pos;
+      while (row < blockEnd) {
+        if (current === undefined || row >= currentTo) await nextChunk();
+        const to = Math.min(blockEnd, currentTo);
+        out.set(current!.subarray((row - currentFrom) * ctx.atomSize, (to - currentFrom) * ctx.atomSize), (row - pos) * ctx.atomSize);
+        row = to;
+      }
+      yield { start: pos, stop: blockEnd, bytes: out };
+      pos = blockEnd;
+    }
+  } finally {
+    await chunks.return(undefined);
+  }
+}
+
+/**
+ * The stepped form of {@link iterBlocksOf}: blocks of `blockLen` selected rows, reading only the
+ * chunks that hold one.
+ *
+ * @example
+ * ```ts
+ * for await (const block of iterSteppedOf(ctx, 100, 0, ctx.length, 7)) console.log(block.start);
+ * ```
+ */
+export async function* iterSteppedOf(ctx: ScanContext, blockLen: number, start: number, stop: number, step: number): AsyncGenerator<RowBlock, void, undefined> {
+  checkInteger(blockLen, "blockLen");
+  if (blockLen < 1) throw new UsageError("INVALID_ARGUMENT", "blockLen must be at least 1", { field: "blockLen", expected: ">= 1", actual: blockLen });
+  ctx.checkBounds(start, stop);
+  ctx.checkWork(start, stop, step);
+  const count = selectedCount(start, stop, step);
+  ctx.checkAllocation(Math.min(blockLen, count));
+  if (count === 0) return;
+  const atom = ctx.atomSize;
+  const lastRow = start + (count - 1) * step;
+  let out = new Uint8Array(0);
+  let filled = 0;
+  let first = start;
+  let next = start; // the next selected row; only chunks holding one are read
+  for await (const loaded of ctx.reader.chunksInOrder(selectedChunks(start, lastRow, step, ctx.chunklen))) {
+    const lastSelected = Math.min(lastRow, next + Math.floor((loaded.firstRow + loaded.rows - 1 - next) / step) * step);
+    const rows = ctx.reader.decodeRows(loaded, next - loaded.firstRow, lastSelected + 1 - loaded.firstRow);
+    for (let r = next; r <= lastSelected; r += step) {
+      if (filled === 0) {
+        first = r;
+        out = new Uint8Array(Math.min(blockLen, selectedCount(r, stop, step)) * atom);
+      }
+      const at = (r - next) * atom;
+      out.set(rows.subarray(at, at + atom), filled * atom);
+      filled++;
+      if (filled * atom === out.length) {
+        yield { start: first, stop: r + 1, step, bytes: out };
+        filled = 0;
+      }
+    }
+    next = lastSelected + step;
+  }
+}
+
+/**
+ * Rows `start, start + step, …` below `stop` as stored bytes, reading only the chunks that hold
+ * one of them.
+ *
+ * @example
+ * ```ts
+ * const bytes = await readSteppedOf(ctx, 0, 1000, 10);
+ * ```
+ */
+export async function readSteppedOf(ctx: ScanContext, start: number, stop: number, step: number): Promise<Uint8Array> {
+  const count = selectedCount(start, stop, step);
+  ctx.checkWork(start, stop, step);
+  const out = allocate(ctx, count);
+  if (count === 0 || out.length === 0) return out;
+  const lastRow = start + (count - 1) * step;
+  if (out.length > PRECHECK_BYTES) await ctx.precheck(Math.floor(lastRow / ctx.chunklen));
+  const atom = ctx.atomSize;
+  for await (const loaded of ctx.reader.chunksInOrder(selectedChunks(start, lastRow, step, ctx.chunklen))) {
+    const chunkStart = loaded.firstRow;
+    const chunkEnd = chunkStart + loaded.rows;
+    const firstSelected = chunkStart <= start ? start : start + Math.ceil((chunkStart - start) / step) * step;
+    const lastSelected = Math.min(lastRow, firstSelected + Math.floor((chunkEnd - 1 - firstSelected) / step) * step);
+    const rows = ctx.reader.decodeRows(loaded, firstSelected - chunkStart, lastSelected + 1 - chunkStart);
+    for (let r = firstSelected; r <= lastSelected; r += step) {
+      const at = (r - firstSelected) * atom;
+      out.set(rows.subarray(at, at + atom), ((r - start) / step) * atom);
+    }
+  }
+  return out;
+}
