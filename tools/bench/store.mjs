@@ -12,7 +12,7 @@ import { parseArgs } from "node:util";
 
 import { startNative } from "./lib/native.mjs";
 import { fail, na, ok } from "./lib/report.mjs";
-import { loadStore, ourOperations } from "./lib/store-ours.mjs";
+import { formatOperations, loadStore, ourOperations } from "./lib/store-ours.mjs";
 import { STORE_OPERATIONS, storeMarkdownTable, storeRows } from "./lib/store-report.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -213,6 +213,33 @@ async function main() {
     await native.close();
   }
 
+  // Format 2 next to format 1 (both ours), checked against the same source values.
+  const formatRows = [];
+  if (lib.loaded && typeof lib.store.convert === "function") {
+    const source = readFloat64(join(root, "carray-source.f8"));
+    const indices = randomIndices(sizes.gets, source.length, SEED);
+    const versions = formatOperations(lib, { root, source, indices });
+    log("format 2: converting the carray (crc32)");
+    await versions.ensureV2();
+    const refSum = referenceSum(source);
+    const checkOf = {
+      create: () => undefined,
+      readall: (values) => (sameFloat64(values, source) ? undefined : "values differ from the source array"),
+      get: (values) => (values.every((v, i) => Object.is(Number(v), source[indices[i]])) ? undefined : "wrong values"),
+      sum: (got) => (closeSum(got, refSum) ? undefined : `sum ${got}, expected ${refSum.sum}`),
+    };
+    for (const op of versions.ops) {
+      if (!only.includes(op.key)) continue;
+      const cells = {};
+      for (const version of [1, 2]) {
+        log(`${op.key}: format ${version}`);
+        cells[version] = await measureOurs(op.run(version), sizes.runs, checkOf[op.key]);
+      }
+      formatRows.push({ label: op.label, goal: op.goal, v1: cells[1], v2: cells[2] });
+    }
+    versions.cleanup();
+  }
+
   const labels = {
     create: `create the ${(sizes.carrayRows / 1e6).toLocaleString("en")} M-row f8 carray on disk from a Float64Array`,
     get: `${sizes.gets.toLocaleString("en")} random single-element gets`,
@@ -234,7 +261,23 @@ async function main() {
     `- median of ${sizes.runs} timed run${sizes.runs === 1 ? "" : "s"} after one untimed warm-up run per operation and side (files in the page cache)`,
     "",
   ].join("\n");
-  const markdown = `${header}\n${storeMarkdownTable(rows)}\n`;
+  const formatTable = formatRows.length === 0 ? "" : [
+    "",
+    "## Format 2 (superchunks, crc32 verified on read) next to format 1, both ours, same run",
+    "",
+    "| operation | v1 ms | v2 ms | v2 ÷ v1 | goal |",
+    "|---|---:|---:|---:|---|",
+    ...formatRows.map((r) => {
+      const v1 = r.v1.value;
+      const v2 = r.v2.value;
+      const ratio = typeof v1 === "number" && typeof v2 === "number" && v1 > 0 ? v2 / v1 : undefined;
+      const show = (cell) => (typeof cell.value === "number" ? cell.value.toFixed(1) : (cell.fail ?? cell.na ?? "?"));
+      const goal = r.goal === undefined ? "—" : ratio === undefined ? `≤ ${r.goal}×: NOT EVALUATED` : `≤ ${r.goal}×: ${ratio <= r.goal ? "MET" : "NOT MET"}`;
+      return `| ${r.label} | ${show(r.v1)} | ${show(r.v2)} | ${ratio === undefined ? "—" : `${ratio.toFixed(2)}×`} | ${goal} |`;
+    }),
+    "",
+  ].join("\n");
+  const markdown = `${header}\n${storeMarkdownTable(rows)}\n${formatTable}`;
   process.stdout.write(markdown);
   writeFileSync(join(root, "latest.md"), markdown);
   writeFileSync(join(root, "latest.json"), `${JSON.stringify({ mode, sizes, facts, rows }, null, 2)}\n`);
