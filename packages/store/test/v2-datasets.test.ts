@@ -59,6 +59,31 @@ describe.each(stores)("format 2 on %s", (_name, make) => {
     }
   });
 
+  it("verifies checksums on every read unless the caller opts out; a mismatch names file, chunk and both values", async () => {
+    const { store, done } = make();
+    try {
+      const w = await createCarray(store, "c", Int32Array.from({ length: 64 }, (_, i) => i), { dtype: "<i4", chunklen: 16, formatVersion: 2, superchunksize: 2, checksum: "crc32", cparams: { clevel: 0 } });
+      await w.close();
+      const key = "c/data/__2__.bin";
+      const file = (await store.get(key))!;
+      const view = new DataView(file.buffer, file.byteOffset);
+      const offset = Number(view.getBigInt64(32 + file[24]! + 8, true)); // local chunk 1 = global chunk 3
+      file[offset + 16]! ^= 0x01; // row 48 of a memcpyed chunk: 48 -> 49
+      await store.put(key, file);
+      const error = await (await openCarray(store, "c")).read().then(() => undefined, (e: unknown) => e);
+      expect(error).toMatchObject({ code: "CHECKSUM_MISMATCH", path: key, field: "chunk[1].checksum" });
+      const { expected, actual } = error as { expected: string; actual: string };
+      expect(expected).toMatch(/^[0-9a-f]{8}$/);
+      expect(actual).toMatch(/^[0-9a-f]{8}$/);
+      expect(actual).not.toBe(expected);
+      const unchecked = await openCarray(store, "c", { verifyChecksums: false });
+      expect(await unchecked.get(48)).toBe(49);
+      expect(await unchecked.get(47)).toBe(47);
+    } finally {
+      done();
+    }
+  });
+
   it("a ctable: columns under data/, append, add/delete/rename a column, where, reopen", async () => {
     const { store, files, done } = make();
     try {
