@@ -1,7 +1,9 @@
 // Measures reading one bcolz carray of 10 M × <f8 from local files, from a static HTTP server and
 // from an S3-protocol server (s3rver), all on loopback: read-all time and requests, and 1,000
-// random single-element reads in requests and bytes. Run with `pnpm --filter @fmt/remote-tests bench`
-// (after `pnpm exec turbo run build`). Prints a table; asserts nothing.
+// random single-element reads in requests and bytes; in format 1 (a file per chunk) and format 2
+// (superchunk files), `BENCH_FORMATS=1,2` by default. Read-all runs `BENCH_REPEATS` times (default
+// 3) on fresh handles; the table gives the fastest and the ratio to local files. Run with
+// `pnpm --filter @fmt/remote-tests bench` (after `pnpm exec turbo run build`). Asserts nothing.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -16,6 +18,8 @@ import { startStaticServer } from "../src/static-server.js";
 
 const N = Number(process.env.BENCH_ROWS ?? 10_000_000);
 const SINGLE_READS = 1000;
+const FORMATS = (process.env.BENCH_FORMATS ?? "1,2").split(",").map((f) => Number(f) as 1 | 2);
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -36,41 +40,53 @@ try {
   const data = new Float64Array(N);
   let x = 0;
   for (let i = 0; i < N; i++) data[i] = x += Math.sin(i * 0.37) + (i % 7) * 0.01;
-  const [, writeMs] = await timed(async () => (await createCarray(new FileSystemStore(root), "ds", data, { dtype: "<f8" })).close());
-  const files = filesUnder(join(root, "ds"));
-  const onDisk = files.reduce((sum, f) => sum + statSync(f).size, 0);
-
   const s3 = await startS3Server();
   const http = await startStaticServer(root);
   try {
-    const upload = new S3Store({ client: makeClient(s3.endpoint), bucket: TEST_BUCKET });
-    for (let i = 0; i < files.length; i += 8) {
-      await Promise.all(files.slice(i, i + 8).map((f) => upload.put(relative(root, f), new Uint8Array(readFileSync(f)))));
-    }
-    const stores: [string, () => { store: ReadableStore; stats: () => { requests: number; bytes: number } }][] = [
-      ["local files", () => ({ store: new FileSystemStore(root), stats: () => ({ requests: 0, bytes: 0 }) })] /* a file system store counts nothing */,
-      ["HTTP (static server)", () => { const s = new HttpStore(http.url); return { store: s, stats: () => s.stats.snapshot() }; }],
-      ["S3 (s3rver)", () => { const s = new S3Store({ client: makeClient(s3.endpoint), bucket: TEST_BUCKET }); return { store: s, stats: () => s.stats.snapshot() }; }],
-    ];
-    console.log(`${N} rows <f8, ${files.length} files, ${(onDisk / 1e6).toFixed(1)} MB on disk (written in ${writeMs.toFixed(0)} ms)`);
-    console.log("store | read-all ms | read-all requests | 1,000 single reads: requests, bytes (with CachingStore)");
-    for (const [name, make] of stores) {
-      const a = make();
-      const array = await openCarray(a.store, "ds");
-      const [all, readMs] = await timed(() => array.read());
-      if ((all as Float64Array).length !== N || (all as Float64Array)[N - 1] !== data[N - 1]) throw new Error(`${name}: wrong values`);
-      const readRequests = a.stats().requests;
-      const b = make();
-      const cached = await openCarray(new CachingStore(b.store, { maxBytes: 256 << 20 }), "ds");
-      const before = b.stats();
-      let seed = 42;
-      for (let i = 0; i < SINGLE_READS; i++) {
-        seed = (seed * 1103515245 + 12345) % 2 ** 31;
-        const index = seed % N;
-        if ((await cached.get(index)) !== data[index]) throw new Error(`${name}: wrong value at ${index}`);
+    for (const format of FORMATS) {
+      const name = `ds-v${format}`;
+      const [, writeMs] = await timed(async () => (await createCarray(new FileSystemStore(root), name, data, { dtype: "<f8", formatVersion: format })).close());
+      const files = filesUnder(join(root, name));
+      const onDisk = files.reduce((sum, f) => sum + statSync(f).size, 0);
+      const upload = new S3Store({ client: makeClient(s3.endpoint), bucket: TEST_BUCKET });
+      for (let i = 0; i < files.length; i += 8) {
+        await Promise.all(files.slice(i, i + 8).map((f) => upload.put(relative(root, f), new Uint8Array(readFileSync(f)))));
       }
-      const after = b.stats();
-      console.log(`${name} | ${readMs.toFixed(0)} | ${readRequests} | ${after.requests - before.requests}, ${after.bytes - before.bytes}`);
+      const stores: [string, () => { store: ReadableStore; stats: () => { requests: number; bytes: number } }][] = [
+        ["local files", () => ({ store: new FileSystemStore(root), stats: () => ({ requests: 0, bytes: 0 }) })] /* a file system store counts nothing */,
+        ["HTTP (static server)", () => { const s = new HttpStore(http.url); return { store: s, stats: () => s.stats.snapshot() }; }],
+        ["S3 (s3rver)", () => { const s = new S3Store({ client: makeClient(s3.endpoint), bucket: TEST_BUCKET }); return { store: s, stats: () => s.stats.snapshot() }; }],
+      ];
+      const probe = await openCarray(new FileSystemStore(root), name);
+      console.log(`\nformat ${format}: ${N} rows <f8, chunklen ${probe.chunklen}, ${files.length} files, ${(onDisk / 1e6).toFixed(1)} MB on disk (written in ${writeMs.toFixed(0)} ms)`);
+      console.log("store | read-all ms (fastest of runs) | ratio to local | read-all requests (open included) | 1,000 single reads: requests, bytes (with CachingStore)");
+      let localMs = 0;
+      for (const [label, make] of stores) {
+        let best = Infinity;
+        const runs: number[] = [];
+        let readRequests = 0;
+        for (let r = 0; r < REPEATS; r++) {
+          const a = make();
+          const array = await openCarray(a.store, name);
+          const [all, readMs] = await timed(() => array.read());
+          if ((all as Float64Array).length !== N || (all as Float64Array)[N - 1] !== data[N - 1] || (all as Float64Array)[N >> 1] !== data[N >> 1]) throw new Error(`${label}: wrong values`);
+          runs.push(readMs);
+          best = Math.min(best, readMs);
+          readRequests = a.stats().requests;
+        }
+        if (label === "local files") localMs = best;
+        const b = make();
+        const cached = await openCarray(new CachingStore(b.store, { maxBytes: 256 << 20 }), name);
+        const before = b.stats();
+        let seed = 42;
+        for (let i = 0; i < SINGLE_READS; i++) {
+          seed = (seed * 1103515245 + 12345) % 2 ** 31;
+          const index = seed % N;
+          if ((await cached.get(index)) !== data[index]) throw new Error(`${label}: wrong value at ${index}`);
+        }
+        const after = b.stats();
+        console.log(`${label} | ${best.toFixed(0)} (${runs.map((m) => m.toFixed(0)).join(", ")}) | ${(best / localMs).toFixed(2)} | ${readRequests} | ${after.requests - before.requests}, ${after.bytes - before.bytes}`);
+      }
     }
   } finally {
     await http.stop();

@@ -2,7 +2,7 @@
 // `bytes=-n`), HEAD, 404 and 416, plus switches that make it behave like worse servers: ignore
 // Range, omit Content-Length (chunked bodies), refuse some paths with 403. It counts requests and
 // body bytes so tests can state what a read costs.
-import { readFileSync, statSync } from "node:fs";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
@@ -30,6 +30,22 @@ const TYPES: Record<string, string> = { ".html": "text/html; charset=utf-8", ".j
 function contentType(file: string): string {
   const dot = file.lastIndexOf(".");
   return TYPES[file.slice(dot)] ?? "application/octet-stream";
+}
+
+/** Bytes [start, end) of a file, read alone (a range of a large file does not read all of it). */
+function readPart(file: string, start: number, end: number): Buffer {
+  const out = Buffer.alloc(end - start);
+  const fd = openSync(file, "r");
+  try {
+    for (let done = 0; done < out.length; ) {
+      const n = readSync(fd, out, done, out.length - done, start + done);
+      if (n === 0) return out.subarray(0, done);
+      done += n;
+    }
+    return out;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Serves `root` on 127.0.0.1 at a free port. */
@@ -82,7 +98,7 @@ export async function startStaticServer(root: string, options: StaticServerOptio
       status = 206;
       headers["content-range"] = `bytes ${start}-${end - 1}/${size}`;
     }
-    const body = req.method === "HEAD" ? Buffer.alloc(0) : readFileSync(file).subarray(start, end);
+    const body = req.method === "HEAD" ? Buffer.alloc(0) : readPart(file, start, end);
     if (options.omitContentLength !== true) headers["content-length"] = end - start;
     counts.bytes += body.length;
     res.writeHead(status, headers);

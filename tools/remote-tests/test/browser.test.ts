@@ -7,6 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FileSystemStore } from "@fmt/fs-adapters/node";
+import { createCarray } from "@fmt/store";
 import { bundleDemo } from "../src/bundle.js";
 import type { DemoBundle } from "../src/bundle.js";
 import { startStaticServer } from "../src/static-server.js";
@@ -16,6 +18,10 @@ const CORPUS = new URL("../../../conformance/corpus/v1/bcolz-real/", import.meta
 const ARTIFACTS = new URL("../artifacts/", import.meta.url).pathname;
 const CHROMIUM = "/usr/bin/chromium";
 const F8 = "carray_f8_n6000_cl1600";
+// A format-2 carray written here: 100,000 rows of <f8 in chunks of 1,000, 32 chunks per
+// superchunk file (4 files: 32, 32, 32 and 4 chunks).
+const V2 = "v2_f8_n100000";
+const v2Values = Float64Array.from({ length: 100_000 }, (_, i) => Math.round(100 * Math.cos(i / 777)) / 4 + (i % 13));
 
 interface DemoResult {
   kind: string;
@@ -35,6 +41,7 @@ beforeAll(async () => {
   writeFileSync(join(root, "demo.js"), bundle.code);
   cpSync(new URL("../browser/index.html", import.meta.url).pathname, join(root, "index.html"));
   for (const name of [F8, "blosc114_ctable_mixed"]) cpSync(join(CORPUS, name, "data.bcolz"), join(root, "data", name), { recursive: true });
+  await (await createCarray(new FileSystemStore(join(root, "data")), V2, v2Values, { dtype: "<f8", chunklen: 1000, formatVersion: 2, superchunksize: 32, checksum: "adler32" })).close();
   server = await startStaticServer(root);
 });
 afterAll(async () => {
@@ -107,6 +114,24 @@ describe("the demo page in headless Chromium", () => {
     expect(column.mean).toBe(numbers.reduce((a, b) => a + b, 0) / numbers.length);
     // open(): __rootdirs__ (404: not a ctable), .journal (404), storage, sizes, attrs; then 4 chunks
     expect(result.requests).toBe(5 + 4);
+  });
+
+  it("reads a format-2 carray: one range request per superchunk table and one per run of neighbouring slots", async () => {
+    const before = { ...server.counts };
+    const result = await runPage(`base=/data/&dataset=${V2}`, "carray-v2-f8.png");
+    expect(result.kind).toBe("carray");
+    expect(result.length).toBe(v2Values.length);
+    const column = result.columns[0]!;
+    expect(column.dtype).toBe("<f8");
+    expect(column.first).toEqual(Array.from(v2Values.slice(0, 10), String));
+    expect(column.min).toBe(v2Values.reduce((a, b) => Math.min(a, b), Infinity));
+    expect(column.max).toBe(v2Values.reduce((a, b) => Math.max(a, b), -Infinity));
+    expect(column.mean).toBe(v2Values.reduce((a, b) => a + b, 0) / v2Values.length);
+    // open(): __rootdirs__ (404), meta/storage, meta/shape, __attrs__, .journal (404); then per
+    // superchunk file its table and one group of its (≤ 64) slots: 4 + 4 range requests for 100 chunks.
+    expect(result.requests).toBe(5 + 4 + 4);
+    // As the server saw it: only chunk data is read with Range.
+    expect(server.counts.rangeRequests - before.rangeRequests).toBe(4 + 4);
   });
 
   it("shows the columns of a ctable", async () => {
