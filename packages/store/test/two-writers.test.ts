@@ -1,6 +1,6 @@
 // Two processes on one dataset on disk: while one writer holds the dataset, a second writer is
 // refused with LOCKED (naming the lock file) and a reader still opens it; once the first closes,
-// the next writer gets in and sees the first one's rows.
+// the next writer gets in and sees the first one's rows. Both format versions.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,8 +14,8 @@ const CONTENDER = fileURLToPath(new URL("./kill/contender.mjs", import.meta.url)
 const dir = mkdtempSync(join(tmpdir(), "bcolz-two-writers-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function start(mode: "a" | "r"): { child: ChildProcessWithoutNullStreams; next: () => Promise<string> } {
-  const child = spawn(process.execPath, [CONTENDER, dir, mode], { stdio: ["pipe", "pipe", "pipe"] });
+function start(root: string, mode: "a" | "r"): { child: ChildProcessWithoutNullStreams; next: () => Promise<string> } {
+  const child = spawn(process.execPath, [CONTENDER, root, mode], { stdio: ["pipe", "pipe", "pipe"] });
   const lines: string[] = [];
   const waiters: ((line: string) => void)[] = [];
   let buffer = "";
@@ -42,31 +42,38 @@ function start(mode: "a" | "r"): { child: ChildProcessWithoutNullStreams; next: 
   return { child, next };
 }
 
-describe("two writers in two processes", () => {
-  it("the second writer is refused with LOCKED while the first holds the dataset", async () => {
-    const created = await createCarray(new FileSystemStore(dir), "ds", new Int32Array([1, 2, 3, 4]), { dtype: "<i4", chunklen: 3 });
-    await created.close();
+for (const format of [1, 2] as const) {
+  describe(`format ${format}: two writers in two processes`, () => {
+    it("the second writer is refused with LOCKED while the first holds the dataset", async () => {
+      const root = join(dir, `v${format}`);
+      const options = format === 1 ? {} : { formatVersion: 2 as const, superchunksize: 2 };
+      const created = await createCarray(new FileSystemStore(root), "ds", new Int32Array([1, 2, 3, 4]), { dtype: "<i4", chunklen: 3, ...options });
+      await created.close();
+      expect(created.formatVersion).toBe(format);
 
-    const first = start("a");
-    expect(await first.next()).toBe("GOT");
+      const first = start(root, "a");
+      expect(await first.next()).toBe("GOT");
 
-    const second = start("a");
-    expect(await second.next()).toBe("REFUSED LOCKED ds/.lock");
+      const second = start(root, "a");
+      expect(await second.next()).toBe("REFUSED LOCKED ds/.lock");
 
-    first.child.stdin.write("append\n");
-    expect(await first.next()).toBe("APPENDED");
-    const reader = start("r");
-    expect(await reader.next()).toBe("READ 7");
+      // Format 2: the append rewrites the partial chunk 1 and adds chunk 2, in superchunk 2.
+      first.child.stdin.write("append\n");
+      expect(await first.next()).toBe("APPENDED");
+      const reader = start(root, "r");
+      expect(await reader.next()).toBe("READ 7");
 
-    first.child.stdin.write("close\n");
-    expect(await first.next()).toBe("CLOSED");
+      first.child.stdin.write("close\n");
+      expect(await first.next()).toBe("CLOSED");
 
-    const third = start("a");
-    expect(await third.next()).toBe("GOT");
-    third.child.stdin.write("close\n");
-    expect(await third.next()).toBe("CLOSED");
+      const third = start(root, "a");
+      expect(await third.next()).toBe("GOT");
+      third.child.stdin.write("close\n");
+      expect(await third.next()).toBe("CLOSED");
 
-    const final = await openCarray(new FileSystemStore(dir), "ds");
-    expect(Array.from((await final.read()) as Int32Array)).toEqual([1, 2, 3, 4, 7, 8, 9]);
-  }, 180_000);
-});
+      const final = await openCarray(new FileSystemStore(root), "ds");
+      expect(final.formatVersion).toBe(format);
+      expect(Array.from((await final.read()) as Int32Array)).toEqual([1, 2, 3, 4, 7, 8, 9]);
+    }, 180_000);
+  });
+}

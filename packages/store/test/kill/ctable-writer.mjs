@@ -3,12 +3,13 @@
 // reopen. Before each operation it appends one fsynced JSON line to LOG: the operation and the
 // whole table (column names in order, every column's values) as it will be once the operation
 // is done. A ctable operation is all-or-nothing, so after a SIGKILL the table must read as the
-// state of the last line or of the one before.
+// state of the last line or of the one before. A fifth argument 2 creates a format-2 table
+// (spec/v2.md §11: columns under data/, superchunks of 2 chunks) instead of a bcolz 1.x one.
 import { closeSync } from "node:fs";
 import { fsyncedLog, seededRandom } from "./child-kit.mjs";
 import { loadStore } from "./load-store.mjs";
 
-const [dir, seedText, logPath, focus] = process.argv.slice(2);
+const [dir, seedText, logPath, focus, formatText = "1"] = process.argv.slice(2);
 const rand = seededRandom(seedText);
 
 const { store, fsAdapters } = await loadStore();
@@ -19,7 +20,12 @@ let table;
 try {
   table = await store.openCtable(fs, "tb", { mode: "a", breakLock: true });
 } catch {
-  table = await store.createCtable(fs, "tb", [{ name: "id", data: new Int32Array(0) }, { name: "half", data: new Float64Array(0) }], { chunklen: 8, mode: "w", breakLock: true });
+  table = await store.createCtable(fs, "tb", [{ name: "id", data: new Int32Array(0) }, { name: "half", data: new Float64Array(0) }], {
+    chunklen: 8,
+    mode: "w",
+    breakLock: true,
+    ...(formatText === "2" ? { formatVersion: 2, superchunksize: 2, spare: [0, 20, 100][Number(seedText) % 3] } : {}),
+  });
 }
 async function snapshot() {
   const rows = await table.readRows();
