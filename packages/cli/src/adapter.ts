@@ -18,8 +18,8 @@ import { isBcolzError, UsageError } from "@fmt/errors";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { createJsonObject, encodeMetadata, jsonObjectKeys, parseDtype, parsePythonJson, PyFloat, serializeAttrs, serializeRootdirs, serializeStorageV2 } from "@fmt/meta";
 import type { CodecName, JsonObject, JsonValue } from "@fmt/meta";
-import { byteOrderUnit, createCarray, DEFAULT_MAX_CHUNKS_PER_CALL, DEFAULT_MAX_READ_BYTES, open, type CArray, type OpenOptions } from "@fmt/store";
-import { swapBytesInPlace, toStrictJson, type ArrayDescription } from "./output.js";
+import { byteOrderUnit, carraysOf, createCarray, createVLArray, DEFAULT_MAX_CHUNKS_PER_CALL, DEFAULT_MAX_READ_BYTES, open, type CArray, type OpenOptions, type TableColumn, type VLArray, type VLElementInput } from "@fmt/store";
+import { dtypeText, swapBytesInPlace, toStrictJson, type ArrayDescription } from "./output.js";
 
 /** Name and version the adapter reports. */
 export const ADAPTER_INFO = {
@@ -29,9 +29,9 @@ export const ADAPTER_INFO = {
   operations: ["read", "write"],
 } as const;
 
-function describe(array: CArray, name?: string): ArrayDescription {
+function describe(array: TableColumn, name?: string): ArrayDescription {
   const d: ArrayDescription = {
-    dtype: array.dtype.str,
+    dtype: dtypeText(array),
     attrs: array.attrs.toJSON(),
     shape: [...array.shape],
     chunklen: array.chunklen,
@@ -47,8 +47,36 @@ function commonValue<T>(values: T[]): T | null {
   return values.every((v) => JSON.stringify(v) === first) ? values[0]! : null;
 }
 
-async function littleEndianBytes(array: CArray): Promise<Uint8Array> {
-  const bytes = await array.readBytes();
+/**
+ * The value file of a vlarray (spec/conformance.md §1.2): per element a little-endian u64 byte
+ * length, then its bytes (values little-endian). Every element is read and checked first.
+ */
+async function vlarrayValueFile(array: VLArray): Promise<Uint8Array> {
+  await array.read();
+  const ends = (await array.offsets.read()) as BigInt64Array;
+  const end = Number(ends[ends.length - 1]!);
+  const values = await littleEndianBytes(array.values, end);
+  const size = array.dtype.itemsize;
+  const out = new Uint8Array(8 * array.length + values.length);
+  const view = new DataView(out.buffer);
+  let at = 0;
+  for (let k = 0; k < array.length; k++) {
+    const from = Number(ends[k]!) * size;
+    const to = Number(ends[k + 1]!) * size;
+    view.setBigUint64(at, BigInt(to - from), true);
+    out.set(values.subarray(from, to), at + 8);
+    at += 8 + to - from;
+  }
+  return out;
+}
+
+/** The value file of a carray or vlarray (spec/conformance.md §1.2). */
+function valueFile(array: TableColumn): Promise<Uint8Array> {
+  return array.kind === "vlarray" ? vlarrayValueFile(array) : littleEndianBytes(array);
+}
+
+async function littleEndianBytes(array: CArray, stop: number = array.length): Promise<Uint8Array> {
+  const bytes = await array.readBytes(0, stop);
   if (array.dtype.byteOrder !== ">") return bytes;
   const unit = array.dtype.kind === "U" ? 4 : array.dtype.itemsize;
   return swapBytesInPlace(bytes, unit);
@@ -86,11 +114,11 @@ function checkWholeRead(arrays: readonly CArray[], options: OpenOptions): void {
 export async function readDatasetToDir(datasetDir: string, outDir: string, options: OpenOptions = {}): Promise<void> {
   const store = new FileSystemStore(datasetDir);
   const dataset = await open(store, "", options);
-  checkWholeRead(dataset.kind === "carray" ? [dataset] : dataset.columns, options);
+  checkWholeRead(carraysOf(dataset), options);
   await mkdir(outDir, { recursive: true });
-  if (dataset.kind === "carray") {
-    const result = { kind: "carray", format: dataset.formatVersion, ...describe(dataset), columns: [] };
-    await writeFile(join(outDir, "values.bin"), await littleEndianBytes(dataset));
+  if (dataset.kind !== "ctable") {
+    const result = { kind: dataset.kind, format: dataset.formatVersion, ...describe(dataset), columns: [] };
+    await writeFile(join(outDir, "values.bin"), await valueFile(dataset));
     await writeFile(join(outDir, "result.json"), toStrictJson(result));
     return;
   }
@@ -106,7 +134,7 @@ export async function readDatasetToDir(datasetDir: string, outDir: string, optio
     columns,
   };
   for (const [i, column] of dataset.columns.entries()) {
-    await writeFile(join(outDir, `col-${i}.bin`), await littleEndianBytes(column));
+    await writeFile(join(outDir, `col-${i}.bin`), await valueFile(column));
   }
   await writeFile(join(outDir, "result.json"), toStrictJson(result));
 }
@@ -168,7 +196,7 @@ function unsafeValues(message: string, values: string): never {
  * without `..`, naming a regular file (not a device, FIFO or symbolic link; so `/dev/zero` cannot
  * hang the adapter) of exactly `expected` bytes, checked before it is read.
  */
-async function readValuesFile(caseDir: string, values: string, expected: number): Promise<Uint8Array> {
+async function readValuesFile(caseDir: string, values: string, expected: number | undefined): Promise<Uint8Array> {
   if (values === "" || values.includes("\0") || isAbsolute(values) || /^[A-Za-z]:/.test(values)) unsafeValues("values must be a relative path", values);
   if (values.split(/[\\/]/).includes("..")) unsafeValues("values must not climb out of the case directory", values);
   const full = resolve(caseDir, values);
@@ -177,13 +205,14 @@ async function readValuesFile(caseDir: string, values: string, expected: number)
   if (!info.isFile()) caseError(`values file ${values} is not a regular file`, "values", values);
   const [realDir, realFile] = await Promise.all([realpath(caseDir), realpath(full)]);
   if (!realFile.startsWith(realDir + sep)) unsafeValues("values resolves outside the case directory", values);
-  if (info.size !== expected) caseError(`${values} holds ${info.size} bytes, shape needs ${expected}`, "values", info.size);
-  const bytes = new Uint8Array(expected);
+  if (expected !== undefined && info.size !== expected) caseError(`${values} holds ${info.size} bytes, shape needs ${expected}`, "values", info.size);
+  const size = expected ?? info.size;
+  const bytes = new Uint8Array(size);
   const handle = await openFile(full, "r");
   try {
     let at = 0;
-    while (at < expected) {
-      const { bytesRead } = await handle.read(bytes, at, expected - at, at);
+    while (at < size) {
+      const { bytesRead } = await handle.read(bytes, at, size - at, at);
       if (bytesRead === 0) caseError(`${values} shrank while being read`, "values", at);
       at += bytesRead;
     }
@@ -193,10 +222,65 @@ async function readValuesFile(caseDir: string, values: string, expected: number)
   return bytes;
 }
 
-async function writeArray(store: FileSystemStore, path: string, spec: WriteArraySpec, caseDir: string, format: FormatChoice): Promise<void> {
-  if (spec.vtype !== undefined) {
-    throw new UsageError("INVALID_ARGUMENT", "write case: variable-length columns (vlarrays, spec/v2.md §12) are not implemented yet", { field: "vtype", actual: spec.vtype });
+/** The elements of a vlarray value file (spec/conformance.md §1.2), `count` of them, in the values dtype's own byte order. */
+function vlarrayElements(file: Uint8Array, count: number, vtype: string, dtype: string | undefined): VLElementInput[] {
+  const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
+  const parsed = dtype === undefined ? undefined : parseDtype(dtype);
+  const elements: VLElementInput[] = [];
+  let at = 0;
+  for (let k = 0; k < count; k++) {
+    if (at + 8 > file.length) caseError(`the value file ends before element ${k}`, "values", at);
+    const length = Number(view.getBigUint64(at, true));
+    if (at + 8 + length > file.length) caseError(`element ${k} runs past the end of the value file`, "values", length);
+    const bytes = file.slice(at + 8, at + 8 + length);
+    at += 8 + length;
+    if (vtype !== "ragged") elements.push(bytes);
+    else {
+      if (parsed!.byteOrder === ">") swapBytesInPlace(bytes, byteOrderUnit(parsed!));
+      elements.push({ bytes });
+    }
   }
+  if (at !== file.length) caseError(`the value file holds more than ${count} elements`, "values", file.length);
+  return elements;
+}
+
+/** Writes a vlarray (a case of kind vlarray, or a column with `vtype`, spec/v2.md §12). */
+async function writeVlarray(store: FileSystemStore, path: string, spec: WriteArraySpec, caseDir: string, format: FormatChoice): Promise<void> {
+  const vtype = spec.vtype;
+  if (vtype !== "utf8" && vtype !== "bytes" && vtype !== "ragged") caseError('vtype must be "utf8", "bytes" or "ragged"', "vtype", vtype);
+  if (format.formatVersion !== 2) caseError("vlarrays exist only in format 2", "format", format.formatVersion);
+  if (typeof spec.dtype !== "string" || !spec.dtype.startsWith("vl:")) caseError('a vlarray dtype is "vl:utf8", "vl:bytes" or "vl:<dtype>"', "dtype", spec.dtype);
+  if (!Array.isArray(spec.shape) || spec.shape.length !== 1) caseError("a vlarray shape is [number of elements]", "shape", spec.shape);
+  if (typeof spec.values !== "string") caseError("values must name a file", "values", spec.values);
+  const valuesDtype = vtype === "ragged" ? spec.dtype.slice(3) : undefined;
+  const elements = vlarrayElements(await readValuesFile(caseDir, spec.values, undefined), spec.shape[0]!, vtype, valuesDtype);
+  const dflt = caseDflt(valuesDtype ?? "|u1", spec.dflt);
+  const array = await createVLArray(store, path, elements, {
+    vtype,
+    ...(valuesDtype === undefined ? {} : { dtype: valuesDtype }),
+    cparams: caseCparams(spec),
+    mode: "w",
+    ...(spec.chunklen === null || spec.chunklen === undefined ? {} : { chunklen: spec.chunklen }),
+    ...(spec.expectedlen === null || spec.expectedlen === undefined ? {} : { expectedlen: spec.expectedlen }),
+    ...(dflt === undefined ? {} : { dflt }),
+    ...(spec.attrs === undefined ? {} : { attrs: spec.attrs }),
+    ...v2Options(spec, format),
+  });
+  await array.close();
+}
+
+function caseCparams(spec: WriteArraySpec): Record<string, unknown> {
+  const c = spec.cparams ?? {};
+  return {
+    ...(c.clevel === undefined ? {} : { clevel: c.clevel }),
+    ...(c.shuffle === undefined ? {} : { shuffle: c.shuffle }),
+    ...(c.cname === undefined ? {} : { cname: c.cname }),
+    ...(c.quantize === undefined ? {} : { quantize: c.quantize }),
+  };
+}
+
+async function writeArray(store: FileSystemStore, path: string, spec: WriteArraySpec, caseDir: string, format: FormatChoice): Promise<void> {
+  if (spec.vtype !== undefined) return writeVlarray(store, path, spec, caseDir, format);
   if (typeof spec.dtype !== "string") caseError("dtype must be a string", "dtype", spec.dtype);
   if (!Array.isArray(spec.shape) || spec.shape.length < 1) caseError("shape must be a non-empty list", "shape", spec.shape);
   if (typeof spec.values !== "string") caseError("values must name a file", "values", spec.values);
@@ -205,13 +289,7 @@ async function writeArray(store: FileSystemStore, path: string, spec: WriteArray
   const bytes = await readValuesFile(caseDir, spec.values, expected);
   // Value files are little-endian; the dataset keeps the dtype's own byte order.
   if (dtype.byteOrder === ">") swapBytesInPlace(bytes, byteOrderUnit(dtype));
-  const c = spec.cparams ?? {};
-  const cparams = {
-    ...(c.clevel === undefined ? {} : { clevel: c.clevel }),
-    ...(c.shuffle === undefined ? {} : { shuffle: c.shuffle }),
-    ...(c.cname === undefined ? {} : { cname: c.cname }),
-    ...(c.quantize === undefined ? {} : { quantize: c.quantize }),
-  };
+  const cparams = caseCparams(spec);
   const dflt = caseDflt(spec.dtype, spec.dflt);
   const array = await createCarray(store, path, { bytes }, {
     dtype,
@@ -261,7 +339,11 @@ export async function writeDatasetFromCase(caseJson: string, datasetDir: string)
     await writeArray(store, "", doc as unknown as WriteArraySpec, caseDir, format);
     return;
   }
-  if (doc.kind !== "ctable") caseError('kind must be "carray" or "ctable"', "kind", doc.kind);
+  if (doc.kind === "vlarray") {
+    await writeVlarray(store, "", doc as unknown as WriteArraySpec, caseDir, format);
+    return;
+  }
+  if (doc.kind !== "ctable") caseError('kind must be "carray", "vlarray" or "ctable"', "kind", doc.kind);
   const columns = doc.columns as unknown as WriteArraySpec[];
   if (!Array.isArray(columns) || columns.length === 0) caseError("a ctable needs columns", "columns", columns);
   const names = columns.map((col, i) => (typeof col.name === "string" ? col.name : caseError("every column needs a name", `columns[${i}].name`, col.name)));

@@ -108,7 +108,8 @@ export async function exportDataset(dataset: CArray | CTable, options: ExportOpt
   if (options.force !== true && existsSync(options.to)) throw new UsageError("INVALID_ARGUMENT", `${options.to} exists (use --force to replace it)`, { field: "to" });
   const names = dataset.kind === "ctable" ? [...(options.columns ?? dataset.names)] : [];
   const arrays = dataset.kind === "carray" ? [dataset] : names.map((n) => dataset.column(n));
-  const blockLen = Math.max(1, Math.min(arrays[0]?.chunklen ?? 1024, 65536));
+  const first = arrays[0];
+  const blockLen = Math.max(1, Math.min(first === undefined ? 1024 : first.kind === "vlarray" ? first.offsets.chunklen : first.chunklen, 65536));
   options.progress?.start(Math.ceil(dataset.length / blockLen));
   const file = createWriteStream(options.to);
   const failed = once(file, "error").then(([err]) => {
@@ -119,6 +120,8 @@ export async function exportDataset(dataset: CArray | CTable, options: ExportOpt
     if (!file.write(chunk)) await Promise.race([once(file, "drain"), failed]);
   };
   if (format === "npy") {
+    const fixed = arrays.filter((a): a is CArray => a.kind === "carray");
+    if (fixed.length !== arrays.length) throw new UsageError("INVALID_ARGUMENT", "a .npy file cannot hold variable-length (vlarray) columns: export to .csv or .jsonl", { field: "to", actual: options.to });
     if (dataset.kind === "carray") {
       await write(npyHeader(`'${dataset.dtype.str}'`, dataset.shape));
       for await (const block of dataset.iterBlocks(blockLen)) {
@@ -126,14 +129,14 @@ export async function exportDataset(dataset: CArray | CTable, options: ExportOpt
         options.progress?.tick();
       }
     } else {
-      await write(npyHeader(`[${names.map((n, i) => fieldDescr(n, arrays[i]!)).join(", ")}]`, [dataset.length]));
-      const rowSize = arrays.reduce((s, a) => s + a.atomSize, 0);
+      await write(npyHeader(`[${names.map((n, i) => fieldDescr(n, fixed[i]!)).join(", ")}]`, [dataset.length]));
+      const rowSize = fixed.reduce((s, a) => s + a.atomSize, 0);
       for await (const block of dataset.iterBlocks({ columns: names, blockLen })) {
         const rows = block.stop - block.start;
         const out = new Uint8Array(rows * rowSize);
         let offset = 0;
         names.forEach((n, i) => {
-          const size = arrays[i]!.atomSize;
+          const size = fixed[i]!.atomSize;
           const src = block.columns[n]!;
           for (let r = 0; r < rows; r++) out.set(src.subarray(r * size, (r + 1) * size), r * rowSize + offset);
           offset += size;

@@ -17,6 +17,11 @@ export interface ImportOptions {
   cparams?: Partial<Cparams>;
   /** Replace a dataset already at the destination. */
   force?: boolean;
+  /**
+   * `1` (default): a bcolz 1.x dataset; CSV text columns are `<U<longest>`. `2`: a format-2
+   * dataset (spec/v2.md); CSV text columns are variable-length `utf8` columns (vlarrays, §12).
+   */
+  formatVersion?: 1 | 2;
 }
 
 /** A parsed `.npy` file: its header fields and data bytes. */
@@ -116,12 +121,13 @@ function parseCsv(text: string): string[][] {
   return records;
 }
 
-/** Typed column data from CSV cells: int64, float64, bool (True/False) or unicode strings. */
-function csvColumn(cells: string[]): { data: ColumnSpec["data"]; dtype: string } {
+/** Typed column data from CSV cells: int64, float64, bool (True/False) or unicode strings (variable-length utf8 when `vl`). */
+function csvColumn(cells: string[], vl: boolean): { data: ColumnSpec["data"]; dtype?: string; vtype?: "utf8" } {
   if (cells.length > 0 && cells.every((c) => /^-?\d+$/.test(c) && BigInt(c) >= -(2n ** 63n) && BigInt(c) < 2n ** 63n)) return { data: BigInt64Array.from(cells, (c) => BigInt(c)), dtype: "<i8" };
   const number = /^[-+]?(\d+\.?\d*([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?|inf|Infinity|nan|NaN)$/;
   if (cells.length > 0 && cells.every((c) => number.test(c))) return { data: Float64Array.from(cells, (c) => (/nan/i.test(c) ? NaN : /inf/i.test(c) ? (c.startsWith("-") ? -Infinity : Infinity) : Number(c))), dtype: "<f8" };
   if (cells.length > 0 && cells.every((c) => c === "True" || c === "False")) return { data: cells.map((c) => c === "True"), dtype: "|b1" };
+  if (vl) return { data: cells, vtype: "utf8" };
   const longest = cells.reduce((n, c) => Math.max(n, [...c].length), 1);
   return { data: cells, dtype: `<U${longest}` };
 }
@@ -146,7 +152,14 @@ export async function importFile(source: string, dest: string, options: ImportOp
 
 async function importInto(source: string, dest: string, options: ImportOptions): Promise<CArray | CTable> {
   const store = new FileSystemStore(dest);
-  const common = { mode: options.force === true ? ("w" as const) : ("a" as const), ...(options.chunklen === undefined ? {} : { chunklen: options.chunklen }), ...(options.cparams === undefined ? {} : { cparams: options.cparams }) };
+  const version = options.formatVersion ?? 1;
+  if (version !== 1 && version !== 2) bad("the format version must be 1 or 2");
+  const common = {
+    mode: options.force === true ? ("w" as const) : ("a" as const),
+    ...(options.chunklen === undefined ? {} : { chunklen: options.chunklen }),
+    ...(options.cparams === undefined ? {} : { cparams: options.cparams }),
+    formatVersion: version,
+  };
   const lower = source.toLowerCase();
   if (lower.endsWith(".npy")) {
     const buf = await readFile(source);
@@ -180,8 +193,8 @@ async function importInto(source: string, dest: string, options: ImportOptions):
       if (r.length !== names.length) bad(`CSV line ${i + 2} has ${r.length} fields, the header ${names.length}`);
     });
     const columns: ColumnSpec[] = names.map((name, k) => {
-      const { data, dtype } = csvColumn(records.map((r) => r[k]!));
-      return { name: name.trim(), data, options: { dtype } };
+      const { data, dtype, vtype } = csvColumn(records.map((r) => r[k]!), version === 2);
+      return { name: name.trim(), data, ...(vtype === undefined ? { options: { dtype } } : { vtype }) };
     });
     const t = await createCtable(store, "", columns, common);
     await t.close();

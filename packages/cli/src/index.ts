@@ -9,7 +9,8 @@
  * @packageDocumentation
  */
 import type { DType } from "@fmt/meta";
-import type { CArray, CTable } from "@fmt/store";
+import type { CArray, CTable, TableColumn } from "@fmt/store";
+import { dtypeText } from "./output.js";
 
 export { ADAPTER_INFO, readDatasetToDir, runAdapterCommand } from "./adapter.js";
 export { swapBytesInPlace, toStrictJson } from "./output.js";
@@ -38,7 +39,7 @@ export type { ResolvedSlice } from "./args.js";
  * ```
  */
 export function summarize(dataset: CArray | CTable): Record<string, unknown> {
-  const one = (a: CArray): Record<string, unknown> => ({
+  const one = (a: TableColumn): Record<string, unknown> => (a.kind === "vlarray" ? { dtype: dtypeText(a), shape: a.shape, chunklen: a.chunklen, cparams: a.cparams } : {
     dtype: a.dtype.str,
     bcolzDtype: a.dtype.bcolzName,
     shape: a.shape,

@@ -3,8 +3,8 @@
  */
 import type { ReadableStore } from "@fmt/fs-adapters";
 import { parseSizes, storageFormatVersion } from "@fmt/meta";
-import type { CArray, CTable } from "@fmt/store";
-import { toStrictJson } from "./output.js";
+import type { CArray, CTable, VLArray } from "@fmt/store";
+import { dtypeText, toStrictJson } from "./output.js";
 
 /**
  * The description of one carray (or ctable column) that `info` prints.
@@ -109,6 +109,12 @@ async function describeArray(a: CArray, name?: string): Promise<ArrayInfo> {
   return name === undefined ? info : { name, ...info };
 }
 
+/** A vlarray column: its `values/` carray, with the element count and both carrays' sizes. */
+async function describeVLArray(a: VLArray, name?: string): Promise<ArrayInfo> {
+  const info = await describeArray(a.values, name);
+  return { ...info, dtype: dtypeText(a), shape: [a.length], nchunks: info.nchunks + a.offsets.chunkCount, nbytes: info.nbytes + a.offsets.nbytes };
+}
+
 /**
  * Gathers the {@link DatasetInfo} of an opened dataset.
  *
@@ -119,7 +125,7 @@ async function describeArray(a: CArray, name?: string): Promise<ArrayInfo> {
  * ```
  */
 export async function describeDataset(dataset: CArray | CTable): Promise<DatasetInfo> {
-  const arrays = dataset.kind === "carray" ? [await describeArray(dataset)] : await Promise.all(dataset.columns.map((c, i) => describeArray(c, dataset.names[i])));
+  const arrays = dataset.kind === "carray" ? [await describeArray(dataset)] : await Promise.all(dataset.columns.map((c, i) => (c.kind === "vlarray" ? describeVLArray(c, dataset.names[i]) : describeArray(c, dataset.names[i]))));
   const nbytes = arrays.reduce((s, a) => s + a.nbytes, 0);
   const cbytes = arrays.every((a) => a.cbytes !== null) ? arrays.reduce((s, a) => s + (a.cbytes ?? 0), 0) : null;
   return {

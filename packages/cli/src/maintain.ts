@@ -11,7 +11,7 @@
  */
 import { UsageError } from "@fmt/errors";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
-import { convert, open, verify } from "@fmt/store";
+import { carraysOf, convert, open, verify } from "@fmt/store";
 import type { ConvertOptions, ConvertResult, VerifyReport } from "@fmt/store";
 import type { Progress } from "./progress.js";
 
@@ -59,7 +59,7 @@ export async function compactDirectory(dir: string): Promise<{ formatVersion: 1 
   const dataset = await open(new FileSystemStore(dir), "", { mode: "a" });
   let reclaimed = 0;
   try {
-    const arrays = dataset.kind === "carray" ? [dataset] : dataset.columns;
+    const arrays = carraysOf(dataset);
     for (const a of arrays) reclaimed += await a.compact();
   } finally {
     await dataset.close();

@@ -3,6 +3,7 @@
  * little-endian value files (spec/conformance.md).
  */
 import type { JsonValue } from "@fmt/meta";
+import type { TableColumn } from "@fmt/store";
 
 /** What `result.json` holds for a carray or a column. */
 export interface ArrayDescription {
@@ -68,4 +69,18 @@ export function toStrictJson(value: JsonValue | unknown): string {
     return JSON.stringify(String(v));
   };
   return walk(value);
+}
+
+/**
+ * The dtype text of a dataset column: numpy's `dtype.str` for a carray, `vl:utf8`, `vl:bytes`
+ * or `vl:<dtype.str>` for a vlarray (spec/conformance.md §1.2).
+ *
+ * @example
+ * ```ts
+ * dtypeText(table.column("sym")); // "vl:utf8"
+ * ```
+ */
+export function dtypeText(column: TableColumn): string {
+  if (column.kind === "carray") return column.dtype.str;
+  return column.vtype === "ragged" ? `vl:${column.dtype.str}` : `vl:${column.vtype}`;
 }

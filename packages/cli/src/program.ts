@@ -64,7 +64,10 @@ Exit codes:
   3  format or data error, printed as "error CODE: message" (validate: problems found)`;
 
 async function openDataset(dir: string): Promise<CArray | CTable> {
-  return open(new FileSystemStore(dir), "");
+  const dataset = await open(new FileSystemStore(dir), "");
+  // A vlarray root alone (spec/v2.md §12) is read through the store API; the commands take carrays and tables (vlarray columns included).
+  if (dataset.kind === "vlarray") throw new UsageError("INVALID_ARGUMENT", "this command reads carrays and ctables; the dataset is a vlarray", { field: "dir", actual: "vlarray" });
+  return dataset;
 }
 
 function sliceOptions(cmd: Command): Command {
@@ -215,15 +218,16 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
     .addOption(new Option("--clevel <n>", "compression level 0-9").argParser(parseCount))
     .addOption(new Option("--shuffle <n>", "0 none, 1 byte shuffle, 2 bit shuffle").choices(["0", "1", "2"]))
     .option("--force", "replace a dataset already at DIR")
+    .addOption(new Option("--format <version>", "format version: 1 (bcolz 1.x, default) or 2 (CSV text columns become variable-length utf8 columns)").choices(["1", "2"]))
     .addHelpText("after", EXIT_CODES_HELP)
-    .action(async (source: string, dir: string, opts: { chunklen?: number; cname?: string; clevel?: number; shuffle?: string; force?: boolean }) => {
+    .action(async (source: string, dir: string, opts: { chunklen?: number; cname?: string; clevel?: number; shuffle?: string; force?: boolean; format?: string }) => {
       if (opts.clevel !== undefined && opts.clevel > 9) throw new UsageError("INVALID_ARGUMENT", "--clevel must be between 0 and 9", { field: "clevel", actual: opts.clevel });
       const cparams = {
         ...(opts.cname === undefined ? {} : { cname: opts.cname as "lz4" }),
         ...(opts.clevel === undefined ? {} : { clevel: opts.clevel }),
         ...(opts.shuffle === undefined ? {} : { shuffle: Number(opts.shuffle) as 0 | 1 | 2 }),
       };
-      const dataset = await importFile(source, dir, { force: opts.force === true, cparams, ...(opts.chunklen === undefined ? {} : { chunklen: opts.chunklen }) });
+      const dataset = await importFile(source, dir, { force: opts.force === true, cparams, ...(opts.chunklen === undefined ? {} : { chunklen: opts.chunklen }), ...(opts.format === undefined ? {} : { formatVersion: Number(opts.format) as 1 | 2 }) });
       streams.stderr.write(`created ${dataset.kind} with ${dataset.length} row(s) at ${dir}\n`);
     });
 

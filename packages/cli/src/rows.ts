@@ -3,7 +3,7 @@
  * call per chunk-sized piece), and rendering them as text or JSON lines.
  */
 import type { DType } from "@fmt/meta";
-import type { CArray, CTable, Values } from "@fmt/store";
+import type { CArray, ColumnValues, CTable, TableColumn } from "@fmt/store";
 import type { ResolvedSlice } from "./args.js";
 import { toStrictJson } from "./output.js";
 
@@ -20,8 +20,23 @@ export type RowFormat = "text" | "json";
 /** One column's decoded values for a piece of rows, plus how many entries make one row. */
 interface ColumnPiece {
   dtype: DType;
-  values: Values;
+  values: ColumnValues;
   perRow: number;
+  /** A ragged vlarray column: each row is an array of values. */
+  ragged?: boolean;
+}
+
+/**
+ * The piece of rows of `column` holding `values` (as read by `read`/`readRows`/`takeRows`).
+ *
+ * @example
+ * ```ts
+ * renderRows([columnPiece(t.column("sym"), await t.readColumn("sym", 0, 2))], 2, "text");
+ * ```
+ */
+export function columnPiece(column: TableColumn, values: ColumnValues): ColumnPiece {
+  if (column.kind === "vlarray") return { dtype: column.dtype, values, perRow: 1, ragged: column.vtype === "ragged" };
+  return { dtype: column.dtype, values, perRow: entriesPerRow(column) };
 }
 
 /**
@@ -84,6 +99,10 @@ function jsonEntry(dtype: DType, value: unknown): unknown {
 
 function cell(piece: ColumnPiece, row: number, format: RowFormat): unknown {
   const values = piece.values as ArrayLike<unknown>;
+  if (piece.ragged === true) {
+    const entries = Array.from(values[row] as ArrayLike<unknown>, (v) => (format === "text" ? formatEntry(piece.dtype, v) : jsonEntry(piece.dtype, v)));
+    return format === "text" ? `[${entries.join(", ")}]` : entries;
+  }
   if (piece.perRow === 1) {
     const v = values[row];
     return format === "text" ? formatEntry(piece.dtype, v) : jsonEntry(piece.dtype, v);
@@ -137,14 +156,14 @@ export async function* streamRows(dataset: CArray | CTable, slice: ResolvedSlice
   const { stop, step } = slice;
   for (let pos = slice.start; pos < stop; ) {
     const end = Math.min(stop, pos + rowsPerPiece * step);
-    let values: Values[];
+    let values: ColumnValues[];
     if (dataset.kind === "carray") values = [await dataset.read(pos, end, step)];
     else {
       const got = await dataset.readRows(pos, end, step, names);
       values = names!.map((n) => got[n]!);
     }
     const count = Math.ceil((end - pos) / step);
-    const pieces = arrays.map((a, i) => ({ dtype: a.dtype, values: values[i]!, perRow: entriesPerRow(a) }));
+    const pieces = arrays.map((a, i) => columnPiece(a, values[i]!));
     yield renderRows(pieces, count, format, names);
     pos = end;
   }

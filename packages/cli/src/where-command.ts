@@ -5,7 +5,7 @@
 import { UsageError } from "@fmt/errors";
 import type { CArray, CTable } from "@fmt/store";
 import type { LineSink } from "./output-stream.js";
-import { entriesPerRow, renderRows } from "./rows.js";
+import { columnPiece, renderRows } from "./rows.js";
 
 /**
  * Options of `bcolz-ts where`.
@@ -47,9 +47,6 @@ export async function runWhereCommand(dataset: CArray | CTable, expr: string, op
   const indices = await dataset.where(expr, { as: "indices", ...limit });
   // The matches are known: read just their rows instead of scanning the table a second time.
   const rows = await dataset.takeRows(indices, names);
-  const pieces = names.map((n) => {
-    const c = dataset.column(n);
-    return { dtype: c.dtype, values: rows[n]!, perRow: entriesPerRow(c) };
-  });
+  const pieces = names.map((n) => columnPiece(dataset.column(n), rows[n]!));
   await out.write(renderRows(pieces, indices.length, opts.json === true ? "json" : "text", names, indices));
 }

@@ -818,7 +818,19 @@ export function formatExpression(node: ExpressionNode, options: FormatExpression
  * const schema: ExpressionSchema = { price: { dtype: parseDtype("float64") }, sym: { dtype: parseDtype("|S6") } };
  * ```
  */
-export type ExpressionSchema = { readonly [name: string]: { readonly dtype: DType; readonly shape?: readonly number[] } };
+export type ExpressionSchema = { readonly [name: string]: { readonly dtype: DType; readonly shape?: readonly number[]; readonly vtype?: "utf8" | "bytes" | "ragged" } };
+
+/**
+ * What {@link CompiledExpression.evaluate} reads: each referenced column's stored bytes for the
+ * block, or, for a variable-length column (schema `vtype`, spec/v2.md §12), its elements: `string[]`
+ * for `utf8`, `Uint8Array[]` for `bytes`.
+ *
+ * @example
+ * ```ts
+ * const input: ExpressionInput = { price: new Uint8Array(new Float64Array([1.5]).buffer), sym: ["AB"] };
+ * ```
+ */
+export type ExpressionInput = { readonly [name: string]: Uint8Array | readonly (string | Uint8Array)[] };
 
 type StaticType =
   | { t: "bool" }
@@ -828,7 +840,9 @@ type StaticType =
   | { t: "int" } // integer literal, exact
   | { t: "bytes" }
   | { t: "str" }
-  | { t: "text" }; // string literal: bytes (UTF-8) next to S, code points otherwise
+  | { t: "text" } // string literal: bytes (UTF-8) next to S, code points otherwise
+  | { t: "vstr" } // utf8 vlarray column: one string per row
+  | { t: "vbytes" }; // bytes vlarray column: one Uint8Array per row
 
 function typeName(type: StaticType): string {
   switch (type.t) {
@@ -841,9 +855,11 @@ function typeName(type: StaticType): string {
     case "int":
       return "an integer";
     case "bytes":
+    case "vbytes":
       return "bytes";
     case "str":
     case "text":
+    case "vstr":
       return "a string";
   }
 }
@@ -864,11 +880,12 @@ type Vec =
   | { t: "num"; v: NumArray | number }
   | { t: "big"; v: BigArray | bigint }
   | { t: "bytes"; v: Uint8Array; w: number } // w < 0: scalar (v is the value, trailing NULs removed)
-  | { t: "str"; v: Uint32Array; w: number }; // code points; w < 0: scalar
+  | { t: "str"; v: Uint32Array; w: number } // code points; w < 0: scalar
+  | { t: "list"; v: readonly (string | Uint8Array)[] }; // a variable-length column's elements
 
 interface EvalContext {
   n: number;
-  input: { readonly [name: string]: Uint8Array };
+  input: ExpressionInput;
   cache: Map<string, Vec>;
 }
 
@@ -879,6 +896,8 @@ interface Compiled {
   ev: Evaluator;
   /** The value of a string literal, for comparisons that need it as UTF-8 bytes. */
   literal?: string;
+  /** The value of a bytes literal, as written (NULs kept), for variable-length columns. */
+  literalBytes?: Uint8Array;
 }
 
 const encoder = new TextEncoder();
@@ -968,6 +987,8 @@ function isScalar(v: Vec): boolean {
   switch (v.t) {
     case "bool":
       return typeof v.v === "boolean";
+    case "list":
+      return false;
     case "num":
       return typeof v.v === "number";
     case "big":
@@ -1113,6 +1134,39 @@ const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 const UINT64_MAX = 2n ** 64n - 1n;
 
+/** The elements of a variable-length column for one block. */
+function loadList(name: string, ctx: EvalContext): Vec {
+  const list = ctx.input[name];
+  if (!Array.isArray(list) || list.length !== ctx.n) {
+    throw new UsageError("INVALID_ARGUMENT", `column "${name}" needs one element per row of the block`, { field: `columns.${name}`, expected: `${ctx.n} elements`, actual: Array.isArray(list) ? list.length : typeof list });
+  }
+  return { t: "list", v: list as readonly (string | Uint8Array)[] };
+}
+
+/** Sign of a − b in Unicode code point order (which is UTF-8 byte order), for JS strings. */
+function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800 && y >= 0xd800) {
+      // A surrogate stands for a code point above every BMP unit from U+E000 on.
+      x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
+      y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
+    }
+    return x < y ? -1 : 1;
+  }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+
+/** Sign of a − b in unsigned byte order (a proper prefix sorts first). */
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+
 /** Column data of one block, decoded as the evaluator wants it. */
 function loadColumn(name: string, dtype: DType, ctx: EvalContext): Vec {
   const cached = ctx.cache.get(name);
@@ -1230,7 +1284,7 @@ class Compiler {
       case "bytes": {
         if (!(node.value instanceof Uint8Array)) badNode(node, "bytes node value must be a Uint8Array");
         const value = stripNul(node.value.slice());
-        return { type: { t: "bytes" }, ev: () => ({ t: "bytes", v: value, w: -1 }) };
+        return { type: { t: "bytes" }, ev: () => ({ t: "bytes", v: value, w: -1 }), literalBytes: node.value.slice() };
       }
       case "boolean": {
         const value = node.value === true;
@@ -1273,6 +1327,11 @@ class Compiler {
     }
     const shape = info.shape ?? [];
     if (shape.slice(1).some((d) => d !== 1)) this.fail(node, `column "${name}" is multidimensional`, "a column with one value per row");
+    if (info.vtype !== undefined) {
+      if (info.vtype !== "utf8" && info.vtype !== "bytes") this.fail(node, `column "${name}" holds ragged arrays, which expressions do not support`, "a bool, integer, float, datetime, string or bytes column");
+      if (!this.columns.includes(name)) this.columns.push(name);
+      return { type: { t: info.vtype === "utf8" ? "vstr" : "vbytes" }, ev: (ctx) => ctx.cache.get(name) ?? loadList(name, ctx) };
+    }
     const type = columnType(info.dtype);
     if (type === undefined) this.fail(node, `column "${name}" has dtype ${info.dtype.str}, which expressions do not support`, "a bool, integer, float, datetime, S or U column");
     if (!this.columns.includes(name)) this.columns.push(name);
@@ -1308,6 +1367,7 @@ class Compiler {
       if (!isNumeric(lt) || !isNumeric(rt)) mismatch();
       return { type: { t: "bool" }, ev: (ctx) => ({ t: "bool", v: compareNumeric(op, left.ev(ctx), right.ev(ctx), ctx.n) }) };
     }
+    if (lt.t === "vstr" || rt.t === "vstr" || lt.t === "vbytes" || rt.t === "vbytes") return this.compareList(node, left, right, mismatch);
     // Strings and bytes. A text literal next to bytes is compared as its UTF-8 encoding.
     const bytesSide = lt.t === "bytes" || rt.t === "bytes";
     if (bytesSide && (lt.t === "str" || rt.t === "str")) mismatch();
@@ -1321,6 +1381,42 @@ class Compiler {
     return {
       type: { t: "bool" },
       ev: (ctx) => ({ t: "bool", v: compareFixed(op, le(ctx) as FixedVec, re(ctx) as FixedVec, ctx.n) }),
+    };
+  }
+
+  /**
+   * A variable-length column (spec/v2.md §12) against a literal or a column of the same kind:
+   * utf8 by code point order (exactly, trailing NULs included), bytes by unsigned byte order
+   * against a bytes literal or a string literal's UTF-8.
+   */
+  compareList(node: ExpressionNode & { kind: "compare" }, left: Compiled, right: Compiled, mismatch: () => never): Compiled {
+    const text = left.type.t === "vstr" || right.type.t === "vstr";
+    type Side = { list?: readonly (string | Uint8Array)[]; scalar?: string | Uint8Array };
+    const side = (c: Compiled): ((ctx: EvalContext) => Side) => {
+      if (c.type.t === (text ? "vstr" : "vbytes")) return (ctx) => ({ list: (c.ev(ctx) as Vec & { t: "list" }).v });
+      if (c.type.t === "text" && c.literal !== undefined) {
+        const scalar = text ? c.literal : encoder.encode(c.literal);
+        return () => ({ scalar });
+      }
+      if (!text && c.type.t === "bytes" && c.literalBytes !== undefined) {
+        const scalar = c.literalBytes;
+        return () => ({ scalar });
+      }
+      return mismatch();
+    };
+    const a = side(left);
+    const b = side(right);
+    const test = signTest(node.op);
+    const cmp = (text ? compareCodePoints : compareBytes) as (x: string | Uint8Array, y: string | Uint8Array) => number;
+    return {
+      type: { t: "bool" },
+      ev: (ctx) => {
+        const x = a(ctx);
+        const y = b(ctx);
+        const out = new Uint8Array(ctx.n);
+        for (let i = 0; i < ctx.n; i++) out[i] = test(cmp(x.list?.[i] ?? x.scalar!, y.list?.[i] ?? y.scalar!)) ? 1 : 0;
+        return { t: "bool", v: out };
+      },
     };
   }
 
@@ -1466,9 +1562,10 @@ export interface CompiledExpression {
   /**
    * Evaluates the expression over `rows` rows given each referenced column's stored bytes for
    * those rows (exactly `rows × itemsize` bytes, in the dtype's byte order, as
-   * `@fmt/store`'s `TableBlock` holds them). Returns a new mask with 1 for matching rows.
+   * `@fmt/store`'s `TableBlock` holds them), or for a variable-length column its `rows` elements.
+   * Returns a new mask with 1 for matching rows.
    */
-  evaluate(columns: { readonly [name: string]: Uint8Array }, rows: number): Uint8Array;
+  evaluate(columns: ExpressionInput, rows: number): Uint8Array;
 }
 
 /**
@@ -1483,7 +1580,10 @@ export interface CompiledExpression {
  * `/` is always float64 true division and `%` is Python's floor modulo (`x % 0` is NaN for
  * floats and 0 for 64-bit integers). `S` columns compare bytewise with bytes literals and with
  * string literals encoded as UTF-8; `U` columns compare by code points with string literals;
- * trailing NULs never matter (as in numpy). NaN compares unequal to everything. The result must
+ * trailing NULs never matter (as in numpy). Variable-length columns (schema `vtype`, spec/v2.md
+ * §12) compare with literals exactly: `utf8` by code point order (= UTF-8 byte order) with string
+ * literals, `bytes` by unsigned byte order with bytes literals and the UTF-8 of string literals;
+ * `ragged` columns are refused. NaN compares unequal to everything. The result must
  * be a boolean. Complex, void and multidimensional columns are refused.
  *
  * Errors: `UsageError` `INVALID_ARGUMENT` with `field: "expression"` (unknown column, operands
@@ -1513,7 +1613,7 @@ export function compileExpression(expression: string | ExpressionNode, schema: E
     node,
     text: canonical,
     columns,
-    evaluate(input: { readonly [name: string]: Uint8Array }, rows: number): Uint8Array {
+    evaluate(input: ExpressionInput, rows: number): Uint8Array {
       if (!Number.isSafeInteger(rows) || rows < 0) {
         throw new UsageError("INVALID_ARGUMENT", "rows must be a non-negative integer", { field: "rows", actual: rows });
       }

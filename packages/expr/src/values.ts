@@ -46,6 +46,19 @@ export type TypedValues =
 export type Values = TypedValues | string[] | Uint8Array[];
 
 /**
+ * The values of one table column: {@link Values} for fixed-size columns; for a variable-length
+ * column (a vlarray, spec/v2.md §12) one entry per row: `string[]` (`utf8`), `Uint8Array[]`
+ * (`bytes`) or `Values[]` (`ragged`, each row's values).
+ *
+ * @example
+ * ```ts
+ * const sym: ColumnValues = ["AB", "", "héllo"];
+ * const nums: ColumnValues = [new Int32Array([1, 2]), new Int32Array([])];
+ * ```
+ */
+export type ColumnValues = Values | Values[];
+
+/**
  * One element of {@link Values}: what `CArray.get` of `@fmt/store` returns for 1-dimensional, non-complex
  * arrays.
  *

@@ -4,10 +4,10 @@
 import { UsageError } from "@fmt/errors";
 import type { DType } from "@fmt/meta";
 import { compileExpression } from "./expression.js";
-import type { ExpressionSchema } from "./expression.js";
+import type { ExpressionInput, ExpressionSchema } from "./expression.js";
 import { checkInteger, normalizeSlice } from "./slice.js";
 import { decodeValues, entriesPerElement } from "./values.js";
-import type { Scalar, TypedValues, Values } from "./values.js";
+import type { ColumnValues, Scalar, TypedValues, Values } from "./values.js";
 
 /**
  * One block handed to a {@link BlockPredicate}: rows `[start, stop)` of the predicate's input
@@ -30,8 +30,8 @@ export interface PredicateBlock {
   stop: number;
   /** Number of rows, `stop − start`. */
   length: number;
-  /** Decoded values of each input column for these rows. */
-  columns: { [name: string]: Values };
+  /** Decoded values of each input column for these rows (one element per row for variable-length columns). */
+  columns: { [name: string]: ColumnValues };
 }
 
 /**
@@ -123,11 +123,29 @@ export interface WhereOptions {
 export interface WhereTable {
   readonly names: readonly string[];
   readonly length: number;
-  column(name: string): { readonly dtype: DType; readonly shape: readonly number[]; readonly itemsPerRow: number; readonly chunklen: number };
-  iterBlocks(options: { columns: readonly string[]; blockLen?: number; start: number; stop: number }): AsyncIterable<{ start: number; stop: number; columns: { [name: string]: Uint8Array } }>;
+  /** A column's description; `vtype` marks a variable-length column (spec/v2.md §12). */
+  column(name: string): { readonly dtype: DType; readonly shape: readonly number[]; readonly itemsPerRow: number; readonly chunklen: number; readonly vtype?: "utf8" | "bytes" | "ragged" };
+  /** Row blocks: stored bytes of fixed-size columns in `columns`, decoded elements of variable-length ones in `elements`. */
+  iterBlocks(options: { columns: readonly string[]; blockLen?: number; start: number; stop: number }): AsyncIterable<WhereBlock>;
 }
 
-type Evaluate = (block: { start: number; stop: number; columns: { [name: string]: Uint8Array } }, decoded: (name: string) => Values) => Uint8Array;
+/**
+ * One block a {@link WhereTable} hands out: rows `[start, stop)`, the stored bytes of fixed-size
+ * columns and the elements of variable-length columns.
+ *
+ * @example
+ * ```ts
+ * const block: WhereBlock = { start: 0, stop: 2, columns: { qty: new Uint8Array(8) }, elements: { sym: ["a", "b"] } };
+ * ```
+ */
+export interface WhereBlock {
+  start: number;
+  stop: number;
+  columns: { [name: string]: Uint8Array };
+  elements?: { [name: string]: ColumnValues };
+}
+
+type Evaluate = (block: WhereBlock, decoded: (name: string) => ColumnValues) => Uint8Array;
 
 // Same value as @fmt/store's DEFAULT_MAX_READ_BYTES, which this package cannot import (the store
 // depends on it); CTable.where always passes the table's own limit.
@@ -151,7 +169,7 @@ function checkColumnList(table: WhereTable, list: unknown, field: string): strin
 
 function entriesPerRow(table: WhereTable, name: string): number {
   const c = table.column(name);
-  return c.itemsPerRow * entriesPerElement(c.dtype);
+  return c.vtype !== undefined ? 1 : c.itemsPerRow * entriesPerElement(c.dtype);
 }
 
 function toMask(result: unknown, n: number): Uint8Array {
@@ -165,18 +183,18 @@ function toMask(result: unknown, n: number): Uint8Array {
   return mask;
 }
 
-function rowValue(values: Values, i: number, k: number): Scalar | Values {
+function rowValue(values: ColumnValues, i: number, k: number): Scalar | Values {
   if (k === 1) return values[i]!;
   if (Array.isArray(values)) return values.slice(i * k, (i + 1) * k) as Values;
   return (values as TypedValues).subarray(i * k, (i + 1) * k);
 }
 
 /** The matching entries of `values` (k entries per row). */
-function selectRows(values: Values, mask: Uint8Array, count: number, k: number): Values {
+function selectRows(values: ColumnValues, mask: Uint8Array, count: number, k: number): ColumnValues {
   if (Array.isArray(values)) {
-    const out: (string | Uint8Array)[] = [];
+    const out: unknown[] = [];
     for (let i = 0; i < mask.length; i++) if (mask[i] === 1) for (let j = 0; j < k; j++) out.push(values[i * k + j]!);
-    return out as Values;
+    return out as ColumnValues;
   }
   const typed = values as TypedValues;
   const Ctor = typed.constructor as new (n: number) => TypedValues;
@@ -193,10 +211,10 @@ function selectRows(values: Values, mask: Uint8Array, count: number, k: number):
   return out;
 }
 
-function concatValues(parts: Values[], empty: Values): Values {
+function concatValues(parts: ColumnValues[], empty: ColumnValues): ColumnValues {
   if (parts.length === 0) return empty;
   if (parts.length === 1) return parts[0]!;
-  if (Array.isArray(empty)) return ([] as (string | Uint8Array)[]).concat(...(parts as (string | Uint8Array)[][])) as Values;
+  if (Array.isArray(empty)) return ([] as unknown[]).concat(...(parts as unknown[][])) as ColumnValues;
   const total = parts.reduce((sum, p) => sum + p.length, 0);
   const Ctor = empty.constructor as new (n: number) => TypedValues;
   const out = new Ctor(total);
@@ -210,13 +228,17 @@ function concatValues(parts: Values[], empty: Values): Values {
 
 function compileQuery(table: WhereTable, query: WhereQuery): { inputs: string[]; evaluate: Evaluate } {
   if (typeof query === "string") {
-    const schema: { [name: string]: { dtype: DType; shape: readonly number[] } } = Object.create(null) as { [name: string]: { dtype: DType; shape: readonly number[] } };
+    type Entry = { dtype: DType; shape: readonly number[]; vtype?: "utf8" | "bytes" | "ragged" };
+    const schema: { [name: string]: Entry } = Object.create(null) as { [name: string]: Entry };
     for (const name of table.names) {
       const c = table.column(name);
-      schema[name] = { dtype: c.dtype, shape: c.shape };
+      schema[name] = c.vtype === undefined ? { dtype: c.dtype, shape: c.shape } : { dtype: c.dtype, shape: c.shape, vtype: c.vtype };
     }
     const compiled = compileExpression(query, schema as ExpressionSchema);
-    return { inputs: [...compiled.columns], evaluate: (block) => compiled.evaluate(block.columns, block.stop - block.start) };
+    return {
+      inputs: [...compiled.columns],
+      evaluate: (block) => compiled.evaluate((block.elements === undefined ? block.columns : { ...block.columns, ...block.elements }) as ExpressionInput, block.stop - block.start),
+    };
   }
   if (typeof query === "function") {
     const fn = query;
@@ -254,9 +276,9 @@ function compileQuery(table: WhereTable, query: WhereQuery): { inputs: string[];
   return badOption("query", "a query must be an expression string, a block predicate, { block } or { row }", "string | function | { block } | { row }", typeof query);
 }
 
-function callBlock(fn: BlockPredicate, block: { start: number; stop: number }, inputs: string[], decoded: (name: string) => Values): Uint8Array {
+function callBlock(fn: BlockPredicate, block: { start: number; stop: number }, inputs: string[], decoded: (name: string) => ColumnValues): Uint8Array {
   const n = block.stop - block.start;
-  const columns: { [name: string]: Values } = {};
+  const columns: { [name: string]: ColumnValues } = {};
   for (const name of inputs) columns[name] = decoded(name);
   return toMask(fn({ start: block.start, stop: block.stop, length: n, columns }), n);
 }
@@ -270,7 +292,7 @@ function callBlock(fn: BlockPredicate, block: { start: number; stop: number }, i
  * const r: WhereResult = await t.where("qty > 3", { as: "count" });
  * ```
  */
-export type WhereResult = number[] | { [name: string]: Values } | number;
+export type WhereResult = number[] | { [name: string]: ColumnValues } | number;
 
 /**
  * Runs `query` over `table`; the implementation of `CTable.where` in `@fmt/store`.
@@ -297,19 +319,21 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
   const needed = [...inputs];
   if (as === "rows") for (const name of projection) if (!needed.includes(name)) needed.push(name);
   const indices: number[] = [];
-  const parts = new Map<string, Values[]>(projection.map((name) => [name, []]));
+  const parts = new Map<string, ColumnValues[]>(projection.map((name) => [name, []]));
   let count = 0;
   const maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   if (!Number.isSafeInteger(maxResultBytes) || maxResultBytes < 0) badOption("maxResultBytes", "maxResultBytes must be a non-negative integer", ">= 0", maxResultBytes);
-  const bytesPerMatch = as === "rows" ? projection.reduce((total, name) => total + table.column(name).dtype.itemsize * table.column(name).itemsPerRow, 0) : as === "indices" ? 8 : 0;
+  // A variable-length element is counted as its 8-byte offset plus one value (an estimate: its length is known only once read).
+  const rowBytes = (name: string): number => (table.column(name).vtype !== undefined ? 8 + table.column(name).dtype.itemsize : table.column(name).dtype.itemsize * table.column(name).itemsPerRow);
+  const bytesPerMatch = as === "rows" ? projection.reduce((total, name) => total + rowBytes(name), 0) : as === "indices" ? 8 : 0;
 
   if (limit > 0 && start < stop) {
     const blockOptions: { columns: string[]; blockLen?: number; start: number; stop: number } = { columns: needed, start, stop };
     if (options.blockLen !== undefined) blockOptions.blockLen = options.blockLen;
     for await (const block of table.iterBlocks(blockOptions)) {
-      const cache = new Map<string, Values>();
-      const decoded = (name: string): Values => {
-        let values = cache.get(name);
+      const cache = new Map<string, ColumnValues>();
+      const decoded = (name: string): ColumnValues => {
+        let values = cache.get(name) ?? block.elements?.[name];
         if (values === undefined) {
           values = decodeValues(block.columns[name]!, table.column(name).dtype);
           cache.set(name, values);
@@ -343,7 +367,7 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
   }
   if (as === "count") return count;
   if (as === "indices") return indices;
-  const rows: { [name: string]: Values } = {};
-  for (const name of projection) rows[name] = concatValues(parts.get(name)!, decodeValues(new Uint8Array(0), table.column(name).dtype));
+  const rows: { [name: string]: ColumnValues } = {};
+  for (const name of projection) rows[name] = concatValues(parts.get(name)!, table.column(name).vtype !== undefined ? [] : decodeValues(new Uint8Array(0), table.column(name).dtype));
   return rows;
 }

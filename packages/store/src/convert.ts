@@ -23,6 +23,7 @@ import { open } from "./ctable.js";
 import { attrsText, somethingAt, TABLE_V1, TABLE_V2 } from "./ctable-write.js";
 import { checkDatasetPath, joinKey } from "./internal.js";
 import { DatasetLock } from "./lock.js";
+import type { VLArray } from "./vlarray.js";
 
 /**
  * Options of {@link convert}.
@@ -88,7 +89,12 @@ export async function convert(src: ReadableStore, srcPath: string, dst: Writable
   if (typeof options !== "object" || options === null || (options.formatVersion !== 1 && options.formatVersion !== 2)) {
     throw new UsageError("INVALID_ARGUMENT", "convert needs options.formatVersion 1 or 2", { field: "formatVersion", actual: (options as Partial<ConvertOptions> | null)?.formatVersion });
   }
-  const source = await open(src, checkDatasetPath(srcPath), { cacheBytes: 0 });
+  const opened = await open(src, checkDatasetPath(srcPath), { cacheBytes: 0 });
+  if (opened.kind === "vlarray" || (opened.kind === "ctable" && opened.columns.some((c) => c.kind === "vlarray"))) {
+    // Format 1 cannot hold them (spec/v2.md §14); copying them between format-2 datasets is not done here yet.
+    throw new UsageError("INVALID_ARGUMENT", "convert does not handle vlarrays (format 1 cannot represent them)", { path: srcPath, field: "kind", actual: "vlarray" });
+  }
+  const source = opened as Exclude<typeof opened, VLArray>;
   const mode = options.mode ?? "a";
   if (mode !== "a" && mode !== "w") throw new UsageError("INVALID_ARGUMENT", 'mode must be "a" or "w"', { field: "mode", actual: mode });
   // Only what this call created is removed after a failure: an existing destination is refused
@@ -100,7 +106,7 @@ export async function convert(src: ReadableStore, srcPath: string, dst: Writable
     for (const f of ["__rootdirs__", "meta/storage", "meta/sizes", "meta/shape"]) await writable.delete(joinKey(base, f));
     await removeUnder(writable, base);
   }
-  const arrays = source.kind === "carray" ? [source] : [...source.columns];
+  const arrays = source.kind === "carray" ? [source] : ([...source.columns] as CArray[]);
   options.onStart?.(arrays.reduce((n, a) => n + a.chunkCount, 0));
   const result: ConvertResult = { kind: source.kind, chunks: 0, copied: 0, recompressed: 0 };
   try {
@@ -112,7 +118,7 @@ export async function convert(src: ReadableStore, srcPath: string, dst: Writable
     // The table's own lock, like a ctable writer: columns are written under it, the names last.
     const lock = await DatasetLock.acquire(writable, base, {});
     try {
-      for (const [i, column] of source.columns.entries()) await copyArray(column, writable, format.columnPath(base, source.names[i]!), options, mode, result);
+      for (const [i, column] of (source.columns as CArray[]).entries()) await copyArray(column, writable, format.columnPath(base, source.names[i]!), options, mode, result);
       await writable.put(joinKey(base, "__attrs__"), encodeMetadata(attrsText(source.attrs.toJSON() as JsonObject)));
       await writable.put(format.namesKey(base), format.namesBytes(source.names));
     } finally {

@@ -5,7 +5,9 @@ import { columnNameProblem, encodeMetadata, serializeAppendV2, serializeAttrs, s
 import type { Cparams, JsonObject, JsonValue } from "@fmt/meta";
 import type { ChunkCodecPool } from "@fmt/blosc";
 import type { WritableStore } from "@fmt/fs-adapters";
-import { requireWritableStore } from "./carray-open.js";
+import { readOptionsOf, requireWritableStore } from "./carray-open.js";
+import type { OpenOptions } from "./options.js";
+import type { AddColumnOptions } from "./ctable.js";
 import type { CArray } from "./carray.js";
 import { createCarray } from "./carray-create.js";
 import type { CarrayCreateOptions } from "./carray-create.js";
@@ -13,6 +15,10 @@ import type { ArrayInput, ElementInput } from "./carray-encode.js";
 import { checkDatasetPath, joinKey } from "./internal.js";
 import { DatasetLock, LOCK_FILE } from "./lock.js";
 import type { LockOptions } from "./lock.js";
+import type { VLArray } from "./vlarray.js";
+import type { VLInput, VLType } from "./vlarray-elements.js";
+import { copyVLArrayFiles, createVLArray, removeVLArrayFiles } from "./vlarray-open.js";
+import type { VLArrayCreateOptions } from "./vlarray-open.js";
 
 /** Python 3 keywords (hard keywords only; soft keywords are valid identifiers). */
 const PYTHON_KEYWORDS = new Set([
@@ -118,8 +124,16 @@ export function inferColumnDtype(data: unknown): string | undefined {
 export interface ColumnSpec {
   /** Column name: an ASCII Python identifier, not a keyword. */
   name: string;
-  /** The column's values (any carray input); all columns must have the same number of rows. */
-  data: ArrayInput;
+  /**
+   * The column's values (any carray input; with `vtype`, the elements: strings, `Uint8Array`s
+   * or arrays); all columns must have the same number of rows.
+   */
+  data: ArrayInput | VLInput;
+  /**
+   * Format 2: a variable-length column (a vlarray, spec/v2.md §12) of `"utf8"` strings,
+   * `"bytes"`, or `"ragged"` arrays of `options.dtype`.
+   */
+  vtype?: VLType;
   /** Options of the column's carray (`dtype`, `chunklen`, `cparams`, `dflt`, `attrs`, …). */
   options?: Partial<Omit<CarrayCreateOptions, "mode" | "breakLock">>;
 }
@@ -277,7 +291,7 @@ export interface CreatedTable {
   store: WritableStore;
   base: string;
   names: string[];
-  columns: CArray[];
+  columns: (CArray | VLArray)[];
   attrs: Record<string, JsonValue>;
   lock: DatasetLock;
   format: TableFormat;
@@ -286,11 +300,11 @@ export interface CreatedTable {
 function columnOptions(spec: ColumnSpec, table: CtableCreateOptions, index: number): CarrayCreateOptions {
   const own = spec.options ?? {};
   if (typeof own !== "object" || own === null) throw new UsageError("INVALID_ARGUMENT", "column options must be an object", { field: `columns.${index}.options`, actual: own });
-  const dtype = own.dtype ?? inferColumnDtype(spec.data);
-  if (dtype === undefined) {
+  const dtype = spec.vtype !== undefined ? own.dtype : own.dtype ?? inferColumnDtype(spec.data);
+  if (dtype === undefined && spec.vtype === undefined) {
     throw new UsageError("INVALID_ARGUMENT", `cannot infer the dtype of column "${spec.name}"; give options.dtype`, { field: `columns.${index}.options.dtype`, expected: "a dtype such as \"<f8\" or \"|S6\"" });
   }
-  const out: CarrayCreateOptions = { ...own, dtype, mode: "a" };
+  const out = { ...own, dtype, mode: "a" } as CarrayCreateOptions;
   if (own.cparams === undefined && table.cparams !== undefined) out.cparams = table.cparams;
   if (own.chunklen === undefined && table.chunklen !== undefined) out.chunklen = table.chunklen;
   if (own.expectedlen === undefined && table.expectedlen !== undefined) out.expectedlen = table.expectedlen;
@@ -361,7 +375,7 @@ export async function createTableFiles(store: WritableStore, path: string, colum
   const attrs = options.attrs ?? {};
   const attrsFile = encodeMetadata(attrsText(attrs));
   // Lengths known up front are checked before anything is written.
-  const known = specs.map(({ spec }) => knownRows(spec.data, 1));
+  const known = specs.map(({ spec }) => knownRows(spec.data as ArrayInput, 1));
   const firstKnown = known.find((n) => n !== undefined);
   known.forEach((n, i) => {
     if (n !== undefined && firstKnown !== undefined && n !== firstKnown && specs[i]!.options.shape === undefined) {
@@ -370,7 +384,7 @@ export async function createTableFiles(store: WritableStore, path: string, colum
   });
 
   const lock = await DatasetLock.acquire(writable, base, options);
-  const created: CArray[] = [];
+  const created: (CArray | VLArray)[] = [];
   let attrsWritten = false;
   try {
     if (await somethingAt(writable, base)) {
@@ -378,7 +392,8 @@ export async function createTableFiles(store: WritableStore, path: string, colum
       await removeDataset(writable, base);
     }
     for (const { spec, options: colOptions } of specs) {
-      created.push(await createCarray(writable, format.columnPath(base, spec.name), spec.data, colOptions));
+      const key = format.columnPath(base, spec.name);
+      created.push(spec.vtype === undefined ? await createCarray(writable, key, spec.data as ArrayInput, colOptions) : await createVLColumn(writable, key, spec.data, false, undefined, { ...colOptions, vtype: spec.vtype }, version));
     }
     const length = created[0]!.length;
     created.forEach((c, i) => {
@@ -393,9 +408,179 @@ export async function createTableFiles(store: WritableStore, path: string, colum
   } catch (error) {
     // Undo: without __rootdirs__ the partial columns are not a table; remove them too.
     for (const c of created) await c.close().catch(() => undefined);
-    for (const [i, c] of created.entries()) await removeColumnFiles(writable, format.columnPath(base, names[i]!), c.chunkCount).catch(() => undefined);
+    for (const c of created) await removeColumn(writable, c).catch(() => undefined);
     if (attrsWritten) await writable.delete(joinKey(base, "__attrs__")).catch(() => undefined);
     await lock.release();
     throw error;
   }
+}
+
+/**
+ * Creates a vlarray column (spec/v2.md §11–§12) at `key` from its elements, or `rows` copies of
+ * one element when `isFill`; a format-1 table cannot hold one (`UsageError` `INVALID_ARGUMENT`).
+ *
+ * @example
+ * ```ts
+ * const sym = await createVLColumn(store, "t/data/sym", "n/a", true, 3, { dtype: "|u1", vtype: "utf8" }, 2);
+ * ```
+ * @internal
+ */
+export async function createVLColumn(store: WritableStore, key: string, data: unknown, isFill: boolean, rows: number | undefined, options: CarrayCreateOptions & { vtype: VLType; offsetsChunklen?: number }, version: 1 | 2): Promise<VLArray> {
+  if (version !== 2) throw new UsageError("INVALID_ARGUMENT", "variable-length columns (vlarrays) need a format-2 table", { path: key, field: "vtype", actual: options.vtype });
+  const { shape, formatVersion: _f, ...rest } = options;
+  if (shape !== undefined && shape.length > 0) throw new UsageError("INVALID_ARGUMENT", "a vlarray column has no trailing dimensions", { path: key, field: "shape", actual: shape });
+  const vlOptions = { ...rest, ...(rows === undefined ? {} : { expectedlen: rest.expectedlen ?? rows }) } as VLArrayCreateOptions;
+  if (vlOptions.dtype === undefined) delete vlOptions.dtype;
+  const elements: VLInput = isFill ? repeatElement(data, rows ?? 0) : (data as VLInput);
+  return createVLArray(store, key, elements, vlOptions);
+}
+
+function* repeatElement(value: unknown, n: number): Generator<never, void, undefined> {
+  for (let i = 0; i < n; i++) yield value as never;
+}
+
+/**
+ * Deletes a table column's directory, of either kind (metadata first, so that a half-deleted
+ * column no longer opens).
+ *
+ * @example
+ * ```ts
+ * await removeColumn(store, table.column("old"));
+ * ```
+ * @internal
+ */
+export async function removeColumn(store: WritableStore, column: CArray | VLArray): Promise<void> {
+  if (column.kind === "carray") return removeColumnFiles(store, column.path, column.chunkCount + 1);
+  await removeVLArrayFiles(store, column.path, Math.max(column.offsets.chunkCount, column.values.chunkCount) + 1);
+}
+
+/**
+ * Copies a closed column of either kind to `to`, in an order that makes the copy open only when complete.
+ *
+ * @example
+ * ```ts
+ * await copyColumn(store, column, "t/data/renamed");
+ * ```
+ * @internal
+ */
+export async function copyColumn(store: WritableStore, column: CArray | VLArray, to: string): Promise<void> {
+  if (column.kind === "carray") return copyColumnFiles(store, column.path, to, column.chunkCount + 1);
+  await copyVLArrayFiles(store, column.path, to, Math.max(column.offsets.chunkCount, column.values.chunkCount) + 1);
+}
+
+/**
+ * The input of every column, in column order, from an object of columns or an array of records
+ * (`UsageError` `INVALID_ARGUMENT` for unknown or missing columns).
+ *
+ * @example
+ * ```ts
+ * columnInputs("t", ["id", "sym"], columns, [{ id: 1, sym: "a" }]); // [[1], ["a"]]
+ * ```
+ * @internal
+ */
+export function columnInputs(path: string, names: readonly string[], columns: readonly { itemsPerRow: number }[], rows: unknown): ArrayInput[] {
+  if (Array.isArray(rows)) {
+    const perColumn: ElementInput[][] = names.map(() => []);
+    rows.forEach((record: unknown, r) => {
+      if (typeof record !== "object" || record === null) throw new UsageError("INVALID_ARGUMENT", "a record must be an object", { path: path, field: `rows.${r}`, actual: record });
+      const keys = Object.keys(record);
+      for (const k of keys) if (!names.includes(k)) throw new UsageError("INVALID_ARGUMENT", `unknown column "${k}"`, { path: path, field: `rows.${r}.${k}`, expected: names.join(", ") });
+      names.forEach((name, c) => {
+        if (!(name in record)) throw new UsageError("INVALID_ARGUMENT", `record lacks column "${name}"`, { path: path, field: `rows.${r}.${name}`, expected: "a value for every column" });
+        const value = (record as { [k: string]: unknown })[name];
+        if (columns[c]!.itemsPerRow !== 1 && typeof value === "object" && value !== null && "length" in value) perColumn[c]!.push(...Array.from(value as ArrayLike<ElementInput>));
+        else perColumn[c]!.push(value as ElementInput);
+      });
+    });
+    return perColumn;
+  }
+  if (typeof rows !== "object" || rows === null) throw new UsageError("INVALID_ARGUMENT", "rows must be an object of columns or an array of records", { path: path, field: "rows", actual: rows });
+  for (const k of Object.keys(rows)) if (!names.includes(k)) throw new UsageError("INVALID_ARGUMENT", `unknown column "${k}"`, { path: path, field: `rows.${k}`, expected: names.join(", ") });
+  return names.map((name) => {
+    if (!(name in rows)) throw new UsageError("INVALID_ARGUMENT", `column "${name}" is missing`, { path: path, field: `rows.${name}`, expected: "data for every column" });
+    return (rows as { [k: string]: ArrayInput })[name]!;
+  });
+}
+
+/**
+ * What {@link createNewColumn} needs to know of the table.
+ *
+ * @example
+ * ```ts
+ * const ctx: NewColumnContext = { length: 3, tableOptions: {}, first: t.columns[0], format: TABLE_V2 };
+ * ```
+ * @internal
+ */
+export interface NewColumnContext {
+  /** The table's length. */
+  length: number;
+  /** The table's open options (their read options go to the new column). */
+  tableOptions: OpenOptions;
+  /** The first column, whose cparams and superchunk settings are the defaults. */
+  first: CArray | VLArray | undefined;
+  format: TableFormat;
+}
+
+/**
+ * Creates the files of a column that `CTable.addColumn` adds: from data of the table's length or
+ * a fill value, a carray or (with `options.vtype`, format 2) a vlarray, taking the table's format
+ * and the first column's cparams and superchunk settings unless given.
+ *
+ * @example
+ * ```ts
+ * const column = await createNewColumn(store, "t/data/note", "note", "n/a", { vtype: "utf8" }, ctx);
+ * ```
+ * @internal
+ */
+export async function createNewColumn(store: WritableStore, key: string, name: string, data: unknown, options: AddColumnOptions, ctx: NewColumnContext): Promise<CArray | VLArray> {
+  const length = ctx.length;
+    const isFill = (v: unknown): v is { fill: ElementInput | readonly ElementInput[] } => typeof v === "object" && v !== null && !ArrayBuffer.isView(v) && !Array.isArray(v) && "fill" in v;
+    const scalar = data === null || typeof data === "number" || typeof data === "bigint" || typeof data === "boolean" || typeof data === "string";
+    const fill = isFill(data) ? data.fill : scalar ? (data as ElementInput) : undefined;
+    const hasFill = isFill(data) || scalar;
+    const dtype = options.vtype !== undefined ? options.dtype : options.dtype ?? inferColumnDtype(hasFill ? (Array.isArray(fill) ? fill : [fill]) : data);
+    if (dtype === undefined && options.vtype === undefined) {
+      throw new UsageError("INVALID_ARGUMENT", `cannot infer the dtype of column "${name}"; give options.dtype`, { path: key, field: "options.dtype", expected: 'a dtype such as "<f8" or "|S6"' });
+    }
+    const itemsPerRow = (options.shape ?? []).reduce((a, b) => a * b, 1);
+    const createOptions = {
+      ...options,
+      ...readOptionsOf(ctx.tableOptions),
+      // A pool given for this column wins over the table's.
+      workers: options.workers ?? ctx.tableOptions.workers,
+      dtype,
+      cparams: options.cparams ?? (ctx.first?.cparams as Partial<Cparams> | undefined),
+      mode: options.overwrite === true ? "w" : "a",
+      // The new column takes the table's format, and in format 2 the first column's superchunk settings unless given.
+      formatVersion: ctx.format.version,
+      ...(ctx.format.version === 2 ? { ...ctx.first?.superchunks, ...pickDefined(options, ["superchunksize", "checksum", "spare"]) } : {}),
+    } as CarrayCreateOptions;
+    delete (createOptions as { position?: unknown }).position;
+    delete (createOptions as { overwrite?: unknown }).overwrite;
+    let input: ArrayInput;
+    if (hasFill && options.vtype !== undefined) {
+      input = data as ArrayInput;
+    } else if (hasFill) {
+      input = repeatedValue(fill as ElementInput | readonly ElementInput[], length, 65536);
+      createOptions.expectedlen ??= length;
+    } else {
+      input = data as ArrayInput;
+      const known = knownRows(input, itemsPerRow);
+      if (known !== undefined && known !== length) {
+        throw new UsageError("INVALID_ARGUMENT", `the new column has ${known} rows, the table has ${length}`, { path: key, field: "data", expected: length, actual: known });
+      }
+    }
+    if (options.overwrite !== true && (await somethingAt(store, key))) {
+      throw new ConflictError("ALREADY_EXISTS", `a directory "${name}" exists in the table but is not one of its columns (use overwrite: true to replace it)`, { path: key, field: "name" });
+    }
+    const column: CArray | VLArray = options.vtype === undefined
+      ? await createCarray(store, key, input, createOptions)
+      : await createVLColumn(store, key, hasFill ? fill : data, hasFill, length, { ...createOptions, vtype: options.vtype }, ctx.format.version);
+  return column;
+}
+
+function pickDefined<T extends object, K extends keyof T>(from: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const k of keys) if (from[k] !== undefined) out[k] = from[k];
+  return out;
 }

@@ -1,41 +1,56 @@
-import { ConflictError, FormatError, UsageError } from "@fmt/errors";
-import { columnNameProblem, encodeMetadata, parseAttrs, parseRootdirs, parseStorageV2, storageFormatVersion } from "@fmt/meta";
-import type { Cparams, JsonObject, JsonValue } from "@fmt/meta";
+/**
+ * The ctable (spec/v1.md §3.3, spec/v2.md §11): columns of equal length read and written
+ * together, each a carray or (format 2) a vlarray. Opening and creating tables live in
+ * `ctable-open.ts`, the write helpers in `ctable-write.ts`.
+ *
+ * @example
+ * ```ts
+ * const t = await openCtable(store, "trades.bcolz");
+ * await t.readRows(0, 10);
+ * ```
+ * @module
+ */
+import { ConflictError, UsageError } from "@fmt/errors";
+import { encodeMetadata } from "@fmt/meta";
+import type { JsonObject, JsonValue } from "@fmt/meta";
 import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
-import { CArray } from "./carray.js";
-import { checkOptions, openCarray, readOptionsOf, requireWritableStore } from "./carray-open.js";
-import type { OpenOptions } from "./options.js";
-import { createCarray } from "./carray-create.js";
+import type { CArray } from "./carray.js";
+import { readOptionsOf } from "./carray-open.js";
+import type { OpenOptions, RowBlock } from "./options.js";
 import type { CarrayCreateOptions } from "./carray-create.js";
 import type { ArrayInput, ElementInput } from "./carray-encode.js";
 import { collectRows } from "./carray-input.js";
 import { AttrStore } from "./attr-store.js";
 import type { AttrsWriter } from "./attr-store.js";
 import { callLimits, checkChunkWork, checkReadBytes } from "./limits.js";
-import { DatasetLock } from "./lock.js";
 import { chunksTouched, selectedCount } from "./selection.js";
-import {
-  APPEND_JOURNAL_FILE,
-  attrsText,
-  checkNewColumnName,
-  copyColumnFiles,
-  createTableFiles,
-  inferColumnDtype,
-  knownRows,
-  removeColumnFiles,
-  repeatedValue,
-  TABLE_V1,
-  TABLE_V2,
-  somethingAt,
-} from "./ctable-write.js";
-import type { ColumnSpec, CtableCreateOptions, TableFormat } from "./ctable-write.js";
-import { checkDatasetPath, checkInteger, joinKey, normalizeSlice, readText, requireText, withPath } from "./internal.js";
+import { APPEND_JOURNAL_FILE, attrsText, checkNewColumnName, columnInputs, copyColumn, createNewColumn, removeColumn, somethingAt, TABLE_V1 } from "./ctable-write.js";
+import type { TableFormat } from "./ctable-write.js";
+import { checkInteger, joinKey, normalizeSlice } from "./internal.js";
+import type { DatasetLock } from "./lock.js";
+import type { VLArray, VLBlock } from "./vlarray.js";
+import type { EncodedElements, VLInput, VLType, VLValues } from "./vlarray-elements.js";
+import { openColumn } from "./vlarray-open.js";
 import { runWhere } from "@fmt/expr";
-import type { TypedValues, Values, WhereOptions, WhereQuery, WhereResult, WhereTable } from "@fmt/expr";
+import type { ColumnValues, TypedValues, WhereOptions, WhereQuery, WhereResult, WhereTable } from "@fmt/expr";
+
+// Kept for the modules that import these from here (ctable-open.ts holds them).
+export { createCtable, open, openCtable } from "./ctable-open.js";
+
+/**
+ * A column of a table: a {@link CArray}, or in format 2 a {@link VLArray} (spec/v2.md §11).
+ *
+ * @example
+ * ```ts
+ * const c: TableColumn = t.column("sym");
+ * if (c.kind === "vlarray") console.log(c.vtype);
+ * ```
+ */
+export type TableColumn = CArray | VLArray;
 
 /**
  * One block of rows produced by {@link CTable.iterBlocks}: rows `[start, stop)` of every
- * column, as stored bytes keyed by column name.
+ * column, as stored bytes keyed by column name (and, for vlarray columns, decoded elements).
  *
  * @example
  * ```ts
@@ -47,8 +62,10 @@ export interface TableBlock {
   start: number;
   /** One past the last row of the block. */
   stop: number;
-  /** Stored bytes of each column for these rows. */
+  /** Stored bytes of each fixed-size (carray) column for these rows. */
   columns: { [name: string]: Uint8Array };
+  /** The elements of each vlarray column for these rows (`string[]` for utf8, `Uint8Array[]` for bytes, `Values[]` for ragged); absent when none is selected. */
+  elements?: { [name: string]: VLValues };
 }
 
 /**
@@ -84,6 +101,10 @@ type TableWriter = { store: WritableStore; lock: DatasetLock };
 export interface AddColumnOptions extends Partial<Omit<CarrayCreateOptions, "mode" | "breakLock" | "maxReadBytes" | "maxChunksPerCall" | "prefetch">> {
   /** Index in the column order (0 = first; default: after the last column). */
   position?: number;
+  /** Format 2: a variable-length column (a vlarray, spec/v2.md §12) of `"utf8"` strings, `"bytes"` or `"ragged"` arrays of `dtype`. */
+  vtype?: VLType;
+  /** With `vtype`: rows per chunk of the column's `offsets/` (default `chunklen`). */
+  offsetsChunklen?: number;
   /** Replace a directory of that name left in the table root (not a listed column). Default false. */
   overwrite?: boolean;
 }
@@ -115,7 +136,7 @@ export class CTable {
    */
   readonly attrs: AttrStore;
   #names: string[];
-  #columns: CArray[];
+  #columns: TableColumn[];
   #writer: TableWriter | undefined;
   readonly #options: OpenOptions;
   readonly #format: TableFormat;
@@ -129,7 +150,7 @@ export class CTable {
    * Use {@link openCtable}, {@link createCtable} or {@link open}.
    * @internal
    */
-  constructor(store: ReadableStore, path: string, names: string[], columns: CArray[], attrs: { [key: string]: JsonValue }, writer?: { store: WritableStore; lock: DatasetLock }, options: OpenOptions = {}, format: TableFormat = TABLE_V1) {
+  constructor(store: ReadableStore, path: string, names: string[], columns: TableColumn[], attrs: { [key: string]: JsonValue }, writer?: { store: WritableStore; lock: DatasetLock }, options: OpenOptions = {}, format: TableFormat = TABLE_V1) {
     this.store = store;
     this.path = path;
     this.#format = format;
@@ -148,7 +169,7 @@ export class CTable {
   }
 
   /** The columns, in the order of {@link CTable.names}. */
-  get columns(): readonly CArray[] {
+  get columns(): readonly TableColumn[] {
     return Object.freeze([...this.#columns]);
   }
 
@@ -171,7 +192,7 @@ export class CTable {
    * console.log(price.dtype.str, price.chunklen);
    * ```
    */
-  column(name: string): CArray {
+  column(name: string): TableColumn {
     const i = this.#names.indexOf(name);
     if (i < 0) throw new UsageError("INVALID_ARGUMENT", "no such column", { path: this.path, field: "name", expected: this.#names.join(", "), actual: name });
     return this.#columns[i]!;
@@ -186,7 +207,7 @@ export class CTable {
    * const some = await t.readColumn("price", 100, 200);  // rows 100..199
    * ```
    */
-  async readColumn(name: string, start?: number, stop?: number, step?: number): Promise<Values> {
+  async readColumn(name: string, start?: number, stop?: number, step?: number): Promise<ColumnValues> {
     return this.column(name).read(start, stop, step);
   }
 
@@ -202,6 +223,7 @@ export class CTable {
    */
   async readColumnInto(name: string, out: TypedValues, start?: number, stop?: number): Promise<void> {
     const column = this.column(name);
+    if (column.kind === "vlarray") throw new UsageError("INVALID_ARGUMENT", "a vlarray column has no fixed-size values to read into a typed array; use readColumn", { path: this.path, field: "name", actual: name });
     await column.readInto(out, start, stop);
   }
 
@@ -217,7 +239,7 @@ export class CTable {
    * console.log(picked["price"]); // three values
    * ```
    */
-  async takeRows(indices: ArrayLike<number>, columns?: readonly string[]): Promise<{ [name: string]: Values }> {
+  async takeRows(indices: ArrayLike<number>, columns?: readonly string[]): Promise<{ [name: string]: ColumnValues }> {
     const names = columns === undefined ? this.#names : [...columns];
     const selected = names.map((name) => this.column(name));
     const values = await Promise.all(selected.map((c) => c.take(indices)));
@@ -237,14 +259,14 @@ export class CTable {
    * const some = await t.readRows(100, 200, 1, ["price", "qty"]);
    * ```
    */
-  async readRows(start?: number, stop?: number, step?: number, columns?: readonly string[]): Promise<{ [name: string]: Values }> {
+  async readRows(start?: number, stop?: number, step?: number, columns?: readonly string[]): Promise<{ [name: string]: ColumnValues }> {
     const s = normalizeSlice(this.length, start, stop, step);
     const names = columns === undefined ? this.#names : [...columns];
     const selected = names.map((name) => this.column(name));
     // The limits hold for the call as a whole, not per column.
     const limits = callLimits(this.#options);
-    checkReadBytes(limits, selected.reduce((total, c) => total + selectedCount(s.start, s.stop, s.step) * c.atomSize, 0), this.path);
-    checkChunkWork(limits, selected.reduce((total, c) => total + chunksTouched(s.start, s.stop, s.step, c.chunklen), 0), this.path);
+    checkReadBytes(limits, selected.reduce((total, c) => total + selectedCount(s.start, s.stop, s.step) * knownRowBytes(c), 0), this.path);
+    checkChunkWork(limits, selected.reduce((total, c) => total + chunksTouched(s.start, s.stop, s.step, rowChunklen(c)), 0), this.path);
     const values = await Promise.all(selected.map((c) => c.read(s.start, s.stop, s.step)));
     return Object.fromEntries(names.map((name, i) => [name, values[i]!]));
   }
@@ -277,7 +299,8 @@ export class CTable {
     const selected = names.map((name) => this.column(name));
     const from = opts.start ?? 0;
     const to = opts.stop ?? this.length;
-    const len = opts.blockLen ?? selected[0]?.chunklen ?? this.#columns[0]?.chunklen ?? 1;
+    const first = selected[0] ?? this.#columns[0];
+    const len = opts.blockLen ?? (first === undefined ? 1 : rowChunklen(first));
     checkInteger(len, "blockLen");
     if (len < 1) throw new UsageError("INVALID_ARGUMENT", "blockLen must be at least 1", { field: "blockLen", expected: ">= 1", actual: len });
     checkInteger(from, "start");
@@ -286,8 +309,8 @@ export class CTable {
       throw new UsageError("OUT_OF_RANGE", "row range out of bounds", { path: this.path, field: "start..stop", expected: `0 <= start <= stop <= ${this.length}`, actual: `${from}..${to}` });
     }
     const limits = callLimits(this.#options);
-    checkReadBytes(limits, selected.reduce((total, c) => total + Math.min(len, to - from) * c.atomSize, 0), this.path);
-    checkChunkWork(limits, selected.reduce((total, c) => total + chunksTouched(from, to, 1, c.chunklen), 0), this.path);
+    checkReadBytes(limits, selected.reduce((total, c) => total + Math.min(len, to - from) * knownRowBytes(c), 0), this.path);
+    checkChunkWork(limits, selected.reduce((total, c) => total + chunksTouched(from, to, 1, rowChunklen(c)), 0), this.path);
     if (selected.length === 0) {
       for (let pos = from; pos < to; ) {
         const blockStop = Math.min(to, (Math.floor(pos / len) + 1) * len);
@@ -296,21 +319,23 @@ export class CTable {
       }
       return;
     }
-    const iterators = selected.map((c) => c.iterBlocks(len, from, to));
+    const iterators: AsyncGenerator<RowBlock | VLBlock, void, undefined>[] = selected.map((c) => c.iterBlocks(len, from, to));
     try {
       for (let pos = from; pos < to; ) {
         const steps = await Promise.all(iterators.map((it) => it.next()));
         const columns: { [name: string]: Uint8Array } = Object.create(null) as { [name: string]: Uint8Array };
+        let elements: { [name: string]: VLValues } | undefined;
         let blockStop = pos;
         steps.forEach((step, i) => {
           // Every column yields the same block boundaries, since they depend only on the arguments.
           if (step.done !== true) {
-            columns[names[i]!] = step.value.bytes;
+            if ("bytes" in step.value) columns[names[i]!] = step.value.bytes;
+            else (elements ??= Object.create(null) as { [name: string]: VLValues })[names[i]!] = step.value.elements;
             blockStop = step.value.stop;
           }
         });
         if (blockStop <= pos) return; // unreachable unless a column ends early
-        yield { start: pos, stop: blockStop, columns };
+        yield { start: pos, stop: blockStop, columns, ...(elements === undefined ? {} : { elements }) };
         pos = blockStop;
       }
     } finally {
@@ -345,7 +370,7 @@ export class CTable {
    * ```
    */
   where(query: WhereQuery, options?: WhereOptions & { as?: "indices" }): Promise<number[]>;
-  where(query: WhereQuery, options: WhereOptions & { as: "rows" }): Promise<{ [name: string]: Values }>;
+  where(query: WhereQuery, options: WhereOptions & { as: "rows" }): Promise<{ [name: string]: ColumnValues }>;
   where(query: WhereQuery, options: WhereOptions & { as: "count" }): Promise<number>;
   where(query: WhereQuery, options?: WhereOptions): Promise<WhereResult>;
   async where(query: WhereQuery, options: WhereOptions = {}): Promise<WhereResult> {
@@ -374,28 +399,33 @@ export class CTable {
    * ```ts
    * await t.append({ id: [5n, 6n], price: [1.5, 2.5] });
    * await t.append([{ id: 7n, price: 3.5 }]);
+   * await v2.append([{ id: 8n, sym: "héllo" }]); // a utf8 vlarray column takes strings
    * ```
    */
   async append(rows: { readonly [name: string]: ArrayInput } | readonly { readonly [name: string]: unknown }[]): Promise<void> {
     const writer = this.#requireWriter();
-    const inputs = this.#columnInputs(rows);
-    const encoded: Uint8Array[] = [];
+    const inputs = columnInputs(this.path, this.#names, this.#columns, rows);
+    const encoded: (Uint8Array | EncodedElements)[] = [];
     let count: number | undefined;
     for (const [i, column] of this.#columns.entries()) {
-      const bytes = await collectRows(inputs[i]!, column.dtype, column.itemsPerRow, 0);
-      const n = bytes.length / column.atomSize;
+      const prepared = column.kind === "vlarray" ? await column.encode(inputs[i] as unknown as VLInput) : await collectRows(inputs[i]!, column.dtype, column.itemsPerRow, 0);
+      const n = prepared instanceof Uint8Array ? prepared.length / (column as CArray).atomSize : prepared.count;
       if (count !== undefined && n !== count) {
         throw new UsageError("INVALID_ARGUMENT", `column "${this.#names[i]}" got ${n} rows, column "${this.#names[0]}" got ${count}`, { path: this.path, field: `rows.${this.#names[i]}`, expected: count, actual: n });
       }
       count = n;
-      encoded.push(bytes);
+      encoded.push(prepared);
     }
     if (count === undefined || count === 0) return;
     const committed = this.length;
     const journalKey = joinKey(this.path, APPEND_JOURNAL_FILE);
     await writer.store.put(journalKey, this.#format.appendJournalBytes(committed));
     try {
-      for (const [i, column] of this.#columns.entries()) await column.append({ bytes: encoded[i]! });
+      for (const [i, column] of this.#columns.entries()) {
+        const prepared = encoded[i]!;
+        if (column.kind === "vlarray") await column.appendEncoded(prepared as EncodedElements);
+        else await column.append({ bytes: prepared as Uint8Array });
+      }
       for (const column of this.#columns) await column.flush();
     } catch (error) {
       let rolledBack = true;
@@ -427,9 +457,11 @@ export class CTable {
    * ```ts
    * await t.addColumn("c", new Int16Array(t.length), { position: 1, cparams: { cname: "zlib", clevel: 9 }, chunklen: 500 });
    * await t.addColumn("flag", false, { dtype: "|b1" });
+   * await t.addColumn("note", "n/a", { vtype: "utf8" });           // format 2: a vlarray column, filled
+   * await t.addColumn("tags", t.length === 2 ? ["a", "bc"] : [], { vtype: "utf8" });
    * ```
    */
-  async addColumn(name: string, data: ArrayInput | ElementInput | { fill: ElementInput | readonly ElementInput[] }, options: AddColumnOptions = {}): Promise<CArray> {
+  async addColumn(name: string, data: ArrayInput | ElementInput | VLInput | { fill: ElementInput | readonly ElementInput[] | Uint8Array }, options: AddColumnOptions = {}): Promise<TableColumn> {
     const writer = this.#requireWriter();
     if (typeof options !== "object" || options === null) throw new UsageError("INVALID_ARGUMENT", "options must be an object", { path: this.path, field: "options", actual: options });
     checkNewColumnName(name, "name", this.path);
@@ -438,46 +470,13 @@ export class CTable {
     if (!Number.isSafeInteger(position) || position < 0 || position > this.#names.length) {
       throw new UsageError("OUT_OF_RANGE", "position must be an integer from 0 to the number of columns", { path: this.path, field: "position", expected: `0..${this.#names.length}`, actual: position });
     }
-    const isFill = (v: unknown): v is { fill: ElementInput | readonly ElementInput[] } => typeof v === "object" && v !== null && !ArrayBuffer.isView(v) && !Array.isArray(v) && "fill" in v;
-    const scalar = data === null || typeof data === "number" || typeof data === "bigint" || typeof data === "boolean" || typeof data === "string";
-    const fill = isFill(data) ? data.fill : scalar ? (data as ElementInput) : undefined;
-    const hasFill = isFill(data) || scalar;
-    const dtype = options.dtype ?? inferColumnDtype(hasFill ? (Array.isArray(fill) ? fill : [fill]) : data);
-    if (dtype === undefined) {
-      throw new UsageError("INVALID_ARGUMENT", `cannot infer the dtype of column "${name}"; give options.dtype`, { path: this.path, field: "options.dtype", expected: 'a dtype such as "<f8" or "|S6"' });
-    }
     const length = this.length;
-    const itemsPerRow = (options.shape ?? []).reduce((a, b) => a * b, 1);
-    const createOptions: CarrayCreateOptions = {
-      ...options,
-      ...readOptionsOf(this.#options),
-      // A pool given for this column wins over the table's.
-      workers: options.workers ?? this.#options.workers,
-      dtype,
-      cparams: options.cparams ?? (this.#columns[0]?.cparams as Partial<Cparams> | undefined),
-      mode: options.overwrite === true ? "w" : "a",
-      // The new column takes the table's format, and in format 2 the first column's superchunk settings unless given.
-      formatVersion: this.#format.version,
-      ...(this.#format.version === 2 ? { ...this.#columns[0]?.superchunks, ...pickDefined(options, ["superchunksize", "checksum", "spare"]) } : {}),
-    };
-    delete (createOptions as { position?: unknown }).position;
-    delete (createOptions as { overwrite?: unknown }).overwrite;
-    let input: ArrayInput;
-    if (hasFill) {
-      input = repeatedValue(fill as ElementInput | readonly ElementInput[], length, 65536);
-      createOptions.expectedlen ??= length;
-    } else {
-      input = data as ArrayInput;
-      const known = knownRows(input, itemsPerRow);
-      if (known !== undefined && known !== length) {
-        throw new UsageError("INVALID_ARGUMENT", `the new column has ${known} rows, the table has ${length}`, { path: this.path, field: "data", expected: length, actual: known });
-      }
-    }
-    const key = this.#format.columnPath(this.path, name);
-    if (options.overwrite !== true && (await somethingAt(writer.store, key))) {
-      throw new ConflictError("ALREADY_EXISTS", `a directory "${name}" exists in the table but is not one of its columns (use overwrite: true to replace it)`, { path: key, field: "name" });
-    }
-    const column = await createCarray(writer.store, key, input, createOptions);
+    const column = await createNewColumn(writer.store, this.#format.columnPath(this.path, name), name, data, options, {
+      length,
+      tableOptions: this.#options,
+      first: this.#columns[0],
+      format: this.#format,
+    });
     try {
       if (column.length !== length) {
         throw new UsageError("INVALID_ARGUMENT", `the new column has ${column.length} rows, the table has ${length}`, { path: this.path, field: "data", expected: length, actual: column.length });
@@ -490,7 +489,7 @@ export class CTable {
       return column;
     } catch (error) {
       await column.close().catch(() => undefined);
-      await removeColumnFiles(writer.store, key, column.chunkCount + 1).catch(() => undefined);
+      await removeColumn(writer.store, column).catch(() => undefined);
       throw error;
     }
   }
@@ -517,7 +516,7 @@ export class CTable {
     this.#names = names;
     this.#columns.splice(i, 1);
     await column.close();
-    if (options.keepData !== true) await removeColumnFiles(writer.store, column.path, column.chunkCount + 1);
+    if (options.keepData !== true) await removeColumn(writer.store, column);
   }
 
   /**
@@ -547,22 +546,21 @@ export class CTable {
       throw new ConflictError("ALREADY_EXISTS", `a directory "${to}" already exists in the table`, { path: target, field: "to" });
     }
     const column = this.#columns[i]!;
-    const files = column.chunkCount + 1;
     const openOptions: OpenOptions = { ...readOptionsOf(this.#options), mode: "a" };
     await column.close();
     try {
-      await copyColumnFiles(writer.store, column.path, target, files);
+      await copyColumn(writer.store, column, target);
       const names = [...this.#names];
       names[i] = to;
       await writer.store.put(this.#format.namesKey(this.path), this.#format.namesBytes(names));
       this.#names = names;
     } catch (error) {
       // Still the old table: take the old column back for writing.
-      this.#columns[i] = await openCarray(writer.store, column.path, openOptions);
+      this.#columns[i] = await openColumn(writer.store, column.path, openOptions);
       throw error;
     }
-    await removeColumnFiles(writer.store, column.path, files);
-    this.#columns[i] = await openCarray(writer.store, target, openOptions);
+    await removeColumn(writer.store, column);
+    this.#columns[i] = await openColumn(writer.store, target, openOptions);
   }
 
   /**
@@ -612,30 +610,7 @@ export class CTable {
     return this.#writer;
   }
 
-  /** The input of every column, in column order, from an object of columns or an array of records. */
-  #columnInputs(rows: unknown): ArrayInput[] {
-    if (Array.isArray(rows)) {
-      const perColumn: ElementInput[][] = this.#names.map(() => []);
-      rows.forEach((record: unknown, r) => {
-        if (typeof record !== "object" || record === null) throw new UsageError("INVALID_ARGUMENT", "a record must be an object", { path: this.path, field: `rows.${r}`, actual: record });
-        const keys = Object.keys(record);
-        for (const k of keys) if (!this.#names.includes(k)) throw new UsageError("INVALID_ARGUMENT", `unknown column "${k}"`, { path: this.path, field: `rows.${r}.${k}`, expected: this.#names.join(", ") });
-        this.#names.forEach((name, c) => {
-          if (!(name in record)) throw new UsageError("INVALID_ARGUMENT", `record lacks column "${name}"`, { path: this.path, field: `rows.${r}.${name}`, expected: "a value for every column" });
-          const value = (record as { [k: string]: unknown })[name];
-          if (this.#columns[c]!.itemsPerRow !== 1 && typeof value === "object" && value !== null && "length" in value) perColumn[c]!.push(...Array.from(value as ArrayLike<ElementInput>));
-          else perColumn[c]!.push(value as ElementInput);
-        });
-      });
-      return perColumn;
-    }
-    if (typeof rows !== "object" || rows === null) throw new UsageError("INVALID_ARGUMENT", "rows must be an object of columns or an array of records", { path: this.path, field: "rows", actual: rows });
-    for (const k of Object.keys(rows)) if (!this.#names.includes(k)) throw new UsageError("INVALID_ARGUMENT", `unknown column "${k}"`, { path: this.path, field: `rows.${k}`, expected: this.#names.join(", ") });
-    return this.#names.map((name) => {
-      if (!(name in rows)) throw new UsageError("INVALID_ARGUMENT", `column "${name}" is missing`, { path: this.path, field: `rows.${name}`, expected: "data for every column" });
-      return (rows as { [k: string]: ArrayInput })[name]!;
-    });
-  }
+
 
   #checkColumns(list: unknown, field: string): string[] {
     if (!Array.isArray(list)) throw new UsageError("INVALID_ARGUMENT", "columns must be an array of column names", { field, expected: "string[]", actual: list });
@@ -650,291 +625,13 @@ export class CTable {
   }
 }
 
-function checkColumnName(name: unknown, index: number, key: string): string {
-  // parseRootdirs checks this too; repeated here because a bad name would reach the store.
-  const problem = typeof name === "string" ? columnNameProblem(name) : "not a string";
-  if (problem !== undefined) {
-    throw new FormatError("UNSAFE_NAME", `column name is not a safe directory name: ${problem}`, { path: key, field: `names.${index}`, actual: name });
-  }
-  return name as string;
+
+/** Bytes per row a read of the column is known to need before reading (a vlarray: its offset). */
+function knownRowBytes(c: TableColumn): number {
+  return c.kind === "vlarray" ? 8 : c.atomSize;
 }
 
-/**
- * Opens the ctable whose directory is `path` in `store` (`""` = the store root): reads
- * `__rootdirs__` and `__attrs__` and opens every column as a carray at `<path>/<name>`.
- *
- * `options.mode`: `"r"` (default) reads only and takes no lock. `"a"` opens for writing (needs
- * a WritableStore): takes `<path>/.lock` (`ConflictError` `LOCKED` if another writer holds it;
- * `breakLock` for a stale one), opens every column with mode `"a"`, and rolls back an append
- * that was interrupted (see {@link CTable.append}). `"w"` is `"a"` followed by truncating every
- * column to 0 rows (bcolz refuses to reopen a ctable with `'w'`; here it means "empty it").
- *
- * Errors: `FormatError` `MISSING_FILE` (no `__rootdirs__`, or a column's metadata), `UNSAFE_NAME`
- * (a column name that is not a single safe path segment), `BAD_METADATA` (duplicate names),
- * `INCONSISTENT` (columns of different lengths with no append journal to explain them, naming
- * the column's `meta/sizes`), plus every error of {@link openCarray}. A read-only open during an
- * append (in this or another process, or after one was interrupted) sees the last committed
- * length: columns are read up to the length the append journal records.
- * When several columns are bad, the first in order is reported.
- *
- * @example
- * ```ts
- * const t = await openCtable(store, "trades.bcolz");
- * console.log(t.columns.map((c) => c.dtype.str));
- * const w = await openCtable(store, "trades.bcolz", { mode: "a" });
- * await w.append([{ id: 9n, price: 1.5 }]);
- * await w.close();
- * ```
- */
-export async function openCtable(store: ReadableStore, path = "", options: OpenOptions = {}): Promise<CTable> {
-  const base = checkDatasetPath(path);
-  const source = await tableSource(store, base);
-  if (source === undefined) return openCtableWith(store, base, options, { format: TABLE_V1, namesText: await requireText(store, joinKey(base, "__rootdirs__")) });
-  return openCtableWith(store, base, options, source);
-}
-
-/**
- * Which table format the root `base` holds, with the text of the file that lists its columns:
- * `__rootdirs__` (format 1), or a format-2 `meta/storage` of kind ctable; `undefined` otherwise.
- */
-async function tableSource(store: ReadableStore, base: string): Promise<TableSource | undefined> {
-  const rootdirs = await readText(store, joinKey(base, "__rootdirs__"));
-  if (rootdirs !== undefined) return { format: TABLE_V1, namesText: rootdirs };
-  const storageKey = joinKey(base, "meta/storage");
-  const storage = await readText(store, storageKey);
-  if (storage === undefined) return undefined;
-  try {
-    if (storageFormatVersion(storage, storageKey) === 2 && parseStorageV2(storage, storageKey).kind === "ctable") return { format: TABLE_V2, namesText: storage };
-  } catch {
-    // Not a readable format-2 table: opening it as a carray reports what is wrong.
-  }
-  return undefined;
-}
-
-/** The format of a table and the text of the file listing its columns. @internal */
-export interface TableSource {
-  format: TableFormat;
-  namesText: string;
-}
-
-/** Column names from `__rootdirs__` (format 1) or `meta/storage` (format 2), checked. */
-function readNames(format: TableFormat, rootKey: string, rootdirsText: string): string[] {
-  const names = format.version === 1
-    ? withPath(rootKey, () => parseRootdirs(rootdirsText, rootKey)).names
-    : withPath(rootKey, () => {
-        const storage = parseStorageV2(rootdirsText, rootKey);
-        if (storage.kind !== "ctable") throw new FormatError("BAD_METADATA", "not a ctable", { path: rootKey, field: "/kind", expected: "ctable", actual: storage.kind });
-        return storage.columns;
-      });
-  if (format.version === 2) {
-    // Stricter than format 1: ASCII identifiers only (spec/v2.md §11).
-    names.forEach((name, i) => {
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || name === "__attrs__" || name === "__rootdirs__") {
-        throw new FormatError("UNSAFE_NAME", "a format-2 column name is an ASCII identifier", { path: rootKey, field: `/columns/${i}`, expected: "[A-Za-z_][A-Za-z0-9_]*", actual: name });
-      }
-    });
-  }
-  const seen = new Set<string>();
-  names.forEach((name, i) => {
-    checkColumnName(name, i, rootKey);
-    if (seen.has(name)) throw new FormatError("BAD_METADATA", "column name listed twice", { path: rootKey, field: `names.${i}`, actual: name });
-    seen.add(name);
-  });
-  return names;
-}
-
-/** The old length recorded by an interrupted append, or undefined. */
-async function readAppendJournal(store: ReadableStore, base: string): Promise<number | undefined> {
-  const key = joinKey(base, APPEND_JOURNAL_FILE);
-  const text = await readText(store, key);
-  if (text === undefined) return undefined;
-  let length: unknown;
-  try {
-    length = (JSON.parse(text) as { length?: unknown }).length;
-  } catch (cause) {
-    throw new FormatError("BAD_JSON", "the journal of an interrupted append is not JSON", { path: key, field: "text", cause });
-  }
-  if (typeof length !== "number" || !Number.isSafeInteger(length) || length < 0) {
-    throw new FormatError("BAD_METADATA", "the journal of an interrupted append needs a length", { path: key, field: "length", actual: length });
-  }
-  return length;
-}
-
-function checkLengths(names: string[], columns: CArray[], interrupted: boolean): void {
-  const first = columns[0];
-  for (const [i, column] of columns.entries()) {
-    if (first !== undefined && column.length !== first.length) {
-      const hint = interrupted ? ' (an append was interrupted; open the table with mode "a" to roll it back)' : "";
-      throw new FormatError("INCONSISTENT", `column "${names[i]}" has ${column.length} rows, column "${names[0]}" has ${first.length}${hint}`, {
-        path: joinKey(column.path, column.formatVersion === 1 ? "meta/sizes" : "meta/shape"),
-        field: "shape.0",
-        expected: first.length,
-        actual: column.length,
-      });
-    }
-  }
-}
-
-/** How often a reader re-reads the columns' `meta/sizes` when it caught a writer between two of them. */
-const READ_ATTEMPTS = 8;
-
-/**
- * Opens every column read-only and returns them at the table's last committed length (spec v1
- * §8.5). The append journal is read after the columns: when it exists, its length is committed
- * and every column holds at least that many rows (rows beyond it belong to the append in
- * progress and are left out). A journal claiming more rows than some column has, or unequal
- * columns without a journal, means a writer moved on between the reads: read again. Only
- * columns that stay unequal with no journal are `INCONSISTENT`.
- */
-async function committedColumns(store: ReadableStore, base: string, names: string[], options: OpenOptions, format: TableFormat): Promise<CArray[]> {
-  for (let attempt = 1; ; attempt++) {
-    const settled = await Promise.allSettled(names.map(async (name) => {
-      await checkColumnStorage(store, format, format.columnPath(base, name));
-      return openCarray(store, format.columnPath(base, name), options);
-    }));
-    const columns: CArray[] = [];
-    for (const result of settled) {
-      if (result.status === "rejected") throw result.reason;
-      columns.push(checkColumnVersion(result.value, format));
-    }
-    const journalLength = await readAppendJournal(store, base);
-    if (journalLength !== undefined && columns.every((c) => c.length >= journalLength)) {
-      return columns.map((c) => (c.length === journalLength ? c : c.committedPrefix(journalLength)));
-    }
-    if (journalLength === undefined && columns.every((c) => c.length === columns[0]!.length)) return columns;
-    if (attempt === READ_ATTEMPTS) {
-      checkLengths(names, columns, journalLength !== undefined);
-      // Equal columns below the journal's length: the journal is not this table's.
-      throw new FormatError("INCONSISTENT", `the append journal records ${journalLength} rows, the columns have ${columns[0]!.length}`, {
-        path: joinKey(base, APPEND_JOURNAL_FILE),
-        field: "length",
-        expected: `<= ${columns[0]!.length}`,
-        actual: journalLength,
-      });
-    }
-  }
-}
-
-function pickDefined<T extends object, K extends keyof T>(from: T, keys: readonly K[]): Partial<Pick<T, K>> {
-  const out: Partial<Pick<T, K>> = {};
-  for (const k of keys) if (from[k] !== undefined) out[k] = from[k];
-  return out;
-}
-
-/**
- * A format-2 table's column must announce format 2 itself (spec/v2.md §11: `INCONSISTENT`), which
- * is checked before the column is opened (as format 1 it would fail on a missing `meta/sizes`).
- */
-async function checkColumnStorage(store: ReadableStore, format: TableFormat, columnPath: string): Promise<void> {
-  if (format.version !== 2) return;
-  const key = joinKey(columnPath, "meta/storage");
-  const text = await readText(store, key);
-  if (text === undefined) return; // openCarray reports MISSING_FILE
-  const version = withPath(key, () => storageFormatVersion(text, key));
-  if (version !== 2) throw new FormatError("INCONSISTENT", `a format-2 table holds a format-${version} column`, { path: key, field: "/format_version", expected: 2, actual: version });
-}
-
-/** A format-2 table's columns are format-2 carrays (spec/v2.md §11). */
-function checkColumnVersion(column: CArray, format: TableFormat): CArray {
-  if (column.formatVersion !== format.version) {
-    throw new FormatError("INCONSISTENT", `a format-${format.version} table holds a format-${column.formatVersion} column`, { path: joinKey(column.path, "meta/storage"), field: "/format_version", expected: format.version, actual: column.formatVersion });
-  }
-  return column;
-}
-
-/** {@link openCtable} with the file listing the columns already read. */
-export async function openCtableWith(store: ReadableStore, base: string, options: OpenOptions, source: TableSource): Promise<CTable> {
-  checkOptions(options);
-  const mode = options.mode ?? "r";
-  const { format, namesText: rootdirsText } = source;
-  const rootKey = format.namesKey(base);
-  const attrsKey = joinKey(base, "__attrs__");
-  if (mode === "r") {
-    const names = readNames(format, rootKey, rootdirsText);
-    const attrsText = await readText(store, attrsKey);
-    if (attrsText === undefined && format.version === 2) throw new FormatError("MISSING_FILE", "__attrs__ is missing", { path: attrsKey, field: "file" });
-    const attrs = attrsText === undefined ? {} : withPath(attrsKey, () => parseAttrs(attrsText, attrsKey));
-    const columns = await committedColumns(store, base, names, options, format);
-    return new CTable(store, base, names, columns, attrs, undefined, options, format);
-  }
-  const writable = requireWritableStore(store);
-  const lock = await DatasetLock.acquire(writable, base, { breakLock: options.breakLock === true });
-  const columns: CArray[] = [];
-  try {
-    // Read again under the lock: another writer may have changed the table meanwhile.
-    const names = readNames(format, rootKey, await requireText(writable, rootKey));
-    const attrsText = await readText(writable, attrsKey);
-    const attrs = attrsText === undefined ? {} : withPath(attrsKey, () => parseAttrs(attrsText, attrsKey));
-    const columnOptions: OpenOptions = { ...options, mode: "a" };
-    for (const name of names) {
-      await checkColumnStorage(writable, format, format.columnPath(base, name));
-      columns.push(checkColumnVersion(await openCarray(writable, format.columnPath(base, name), columnOptions), format));
-    }
-    const journalLength = await readAppendJournal(writable, base);
-    if (journalLength !== undefined) {
-      // Roll an interrupted append back: every column returns to the length it had before.
-      for (const column of columns) if (column.length > journalLength) await column.resize(journalLength);
-      checkLengths(names, columns, false);
-      await writable.delete(joinKey(base, APPEND_JOURNAL_FILE));
-    }
-    checkLengths(names, columns, false);
-    if (mode === "w") for (const column of columns) await column.resize(0);
-    return new CTable(writable, base, names, columns, attrs, { store: writable, lock }, options, format);
-  } catch (error) {
-    for (const column of columns) await column.close().catch(() => undefined);
-    await lock.release();
-    throw error;
-  }
-}
-
-/**
- * Creates a bcolz 1.x ctable at `path` in `store` from columns (name, data, carray options)
- * and returns it open for writing; call {@link CTable.close} when done (the table holds
- * `<path>/.lock`, each column its own). Files are what bcolz writes: one carray directory per
- * column (see {@link createCarray}), `__attrs__`, and `__rootdirs__` (`{"names": [...]}`),
- * written last so that the table opens only once complete.
- *
- * Column names must be ASCII Python identifiers that are not keywords (`UsageError`
- * `UNSAFE_NAME`); all columns must have the same number of rows (`INVALID_ARGUMENT`). A dtype
- * is inferred from typed arrays and uniform arrays when a column gives none. `mode: "w"`
- * replaces whatever is at `path`; the default `"a"` refuses with `ConflictError`
- * `ALREADY_EXISTS`.
- *
- * @example
- * ```ts
- * import { MemoryStore } from "@fmt/fs-adapters";
- * const store = new MemoryStore();
- * const t = await createCtable(store, "trades", [
- *   { name: "id", data: new BigInt64Array([1n, 2n, 3n]) },
- *   { name: "price", data: [1.5, 2.5, 3.5], options: { dtype: "<f8", cparams: { cname: "zstd" } } },
- *   { name: "sym", data: ["AB", "C", "DEF"], options: { dtype: "|S3" } },
- * ], { chunklen: 1024 });
- * await t.append([{ id: 4n, price: 4.5, sym: "GH" }]);
- * await t.close();
- * ```
- */
-export async function createCtable(store: WritableStore, path: string, columns: readonly ColumnSpec[], options: CtableCreateOptions = {}): Promise<CTable> {
-  const created = await createTableFiles(store, path, columns, options);
-  const openOptions = readOptionsOf(options);
-  return new CTable(created.store, created.base, created.names, created.columns, created.attrs, { store: created.store, lock: created.lock }, openOptions, created.format);
-}
-
-/**
- * Opens the bcolz dataset at `path` in `store`, like `bcolz.open`: a {@link CTable} when
- * `<path>/__rootdirs__` exists, else a {@link CArray}.
- *
- * @example
- * ```ts
- * import { FileSystemStore } from "@fmt/fs-adapters/node";
- * const dataset = await open(new FileSystemStore("/data/prices.bcolz"));
- * if (dataset.kind === "ctable") console.log(dataset.names);
- * else console.log(dataset.dtype.str, dataset.length);
- * ```
- */
-export async function open(store: ReadableStore, path = "", options: OpenOptions = {}): Promise<CArray | CTable> {
-  const base = checkDatasetPath(path);
-  checkOptions(options);
-  const source = await tableSource(store, base);
-  if (source !== undefined) return openCtableWith(store, base, options, source);
-  return openCarray(store, base, options);
+/** Rows per chunk of the part that is read row by row (a vlarray: its offsets). */
+function rowChunklen(c: TableColumn): number {
+  return c.kind === "vlarray" ? c.offsets.chunklen : c.chunklen;
 }

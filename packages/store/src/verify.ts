@@ -17,7 +17,7 @@ import { readSuperchunkHeader, readSuperchunkMetadataText, verifySuperchunk } fr
 import type { ReadableStore } from "@fmt/fs-adapters";
 import { parseSuperchunkMeta } from "@fmt/meta";
 import type { CArray } from "./carray.js";
-import { open } from "./ctable.js";
+import { carraysOf, open } from "./ctable-open.js";
 import { checkDatasetPath } from "./internal.js";
 
 /**
@@ -55,7 +55,7 @@ export interface VerifyReport {
   /** No problem at all. */
   ok: boolean;
   /** `"carray"`, `"ctable"`, or `"unknown"` when the dataset could not be opened. */
-  kind: "carray" | "ctable" | "unknown";
+  kind: "carray" | "ctable" | "vlarray" | "unknown";
   /** The dataset's format version, when it could be opened. */
   formatVersion?: 1 | 2;
   /** Chunks checked. */
@@ -108,7 +108,7 @@ export async function verify(store: ReadableStore, path = "", options: VerifyOpt
   let formatVersion: 1 | 2;
   try {
     const dataset = await open(store, base, { cacheBytes: 0 });
-    arrays = dataset.kind === "carray" ? [dataset] : [...dataset.columns];
+    arrays = carraysOf(dataset);
     kind = dataset.kind;
     formatVersion = dataset.formatVersion;
   } catch (error) {

@@ -126,7 +126,7 @@ export const datasetTarget: FuzzTarget = {
   async run(input) {
     const store = new MemoryStore(input);
     const dataset = await open(store, "", { maxReadBytes: MAX_READ_BYTES });
-    if (dataset.kind === "carray") {
+    if (dataset.kind !== "ctable") {
       await dataset.read();
       if (dataset.length > 2) await dataset.read(1, dataset.length, 7);
       // First and last row only: the work must follow the rows selected, not the claimed length.
