@@ -357,8 +357,13 @@ def valid_cases():
     r = rng_for("vl")
     words = ["ab", "", "héllo", "naïve ☃", "\U0001F600 emoji", "x" * 150, "", "中文", "end"]
     words += ["".join(r.choice(V.UNI + list("abc ")) for _ in range(r.randint(0, 12))) for _ in range(200)]
-    vl = Vlarray(words, "utf8", chunklen=64, off_chunklen=32, S=4, attrs={"kind": "words"})
+    vl = Vlarray(words, "utf8", chunklen=64, S=4, attrs={"kind": "words"})
     add_vlarray("vl_utf8", vl, "v2.md §12 (utf8, elements spanning chunks)")
+    # A write case carries one chunklen per vlarray, so the offsets' own chunklen is pinned by a
+    # read-only case (derived_from keeps it out of the write check).
+    vl = Vlarray(words, "utf8", chunklen=64, off_chunklen=32, S=4, attrs={"kind": "words"})
+    add_vlarray("vl_utf8_offsets_chunklen_32", vl, "v2.md §12: offsets/ and values/ are carrays of their own (chunklens differ)",
+                derived_from="vl_utf8")
     vl = Vlarray(["ab", "", "héllo"], "utf8", chunklen=4, S=2)
     add_vlarray("vl_utf8_spec_example", vl, "v2.md §12 example ['ab', '', 'héllo'] with values chunklen 4")
     r = rng_for("vlb")

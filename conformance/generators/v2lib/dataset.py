@@ -165,7 +165,8 @@ class Vlarray:
         else:
             self.vdtype = np.dtype(values_dtype)
             arrs = [np.asarray(e, dtype=self.vdtype) for e in elements]
-            vals = np.concatenate(arrs) if arrs else np.zeros(0, self.vdtype)
+            # astype: np.concatenate gives the native byte order, the values keep the dtype asked for.
+            vals = np.concatenate(arrs).astype(self.vdtype) if arrs else np.zeros(0, self.vdtype)
             lens = [len(a) for a in arrs]
             parts = [le_bytes(a) for a in arrs]
         self.parts = parts
