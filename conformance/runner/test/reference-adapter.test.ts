@@ -49,7 +49,7 @@ describe("reference adapter", () => {
     expect(failed.map((r) => `${r.set}/${r.name}: ${r.status} ${r.detail}`)).toEqual([]);
   }, 600_000);
 
-  it("passes every v2 read case except the vlarray cases its KNOWN-FAILURES.md lists (and those still fail)", async () => {
+  it("passes every v2 read case except those its KNOWN-FAILURES.md lists (and those still fail)", async () => {
     const cases = await loadCorpus(corpus, 2);
     expect(cases.length).toBeGreaterThanOrEqual(232);
     const known = parseKnownFailures(readFileSync(join(root, "conformance/adapters/reference/KNOWN-FAILURES.md"), "utf8"), "KNOWN-FAILURES.md")
