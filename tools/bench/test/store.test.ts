@@ -67,8 +67,25 @@ describe("store.mjs --quick", () => {
     expect(lines[0]).toBe("# Store benchmark (quick run)");
     const header = lines.findIndex((l) => l.startsWith("| operation |"));
     expect(header).toBeGreaterThan(0);
-    const rows = lines.slice(header + 2).filter((l) => l.startsWith("|"));
+    const tableAt = (at: number): string[] => {
+      const end = lines.findIndex((l, k) => k > at && !l.startsWith("|"));
+      return lines.slice(at + 2, end === -1 ? undefined : end);
+    };
+    const rows = tableAt(header);
     expect(rows).toHaveLength(STORE_OPERATIONS.length);
+    // Format 2 next to format 1 (both ours): create, read-all, gets, sum, each with two times.
+    const versions = lines.findIndex((l) => l.startsWith("| operation | v1 ms | v2 ms |"));
+    expect(versions, "the format-2 table").toBeGreaterThan(header);
+    const versionRows = tableAt(versions);
+    expect(versionRows).toHaveLength(4);
+    for (const line of versionRows) {
+      const cells = line.slice(2, -2).split(" | ");
+      expect(cells, line).toHaveLength(5);
+      expect(line).not.toContain("FAIL");
+      expect(cells[1], line).toMatch(/^\d+\.\d$/);
+      expect(cells[2], line).toMatch(/^\d+\.\d$/);
+      expect(cells[3], line).toMatch(/^\d+\.\d\d×$/);
+    }
     const time = /^(\d+(\.\d+)?|n\/a( \(.*\))?)$/;
     for (const [i, line] of rows.entries()) {
       const cells = line.slice(2, -2).split(" | ");
