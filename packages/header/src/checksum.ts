@@ -47,16 +47,22 @@ export function adler32(bytes: Uint8Array, previous = 1): number {
   return ((b << 16) | a) >>> 0;
 }
 
-let crcTable: Int32Array | undefined;
+let crcTables: Int32Array | undefined;
 
-function buildCrcTable(): Int32Array {
-  const table = new Int32Array(256);
+// Eight tables of 256 entries (slicing-by-8): table k maps a byte to its CRC contribution k bytes
+// further on, so eight input bytes cost eight lookups and no loop-carried shifts per byte. About
+// four times the speed of the one-table loop, which mattered once every read verifies checksums.
+function buildCrcTables(): Int32Array {
+  const t = new Int32Array(8 * 256);
   for (let n = 0; n < 256; n++) {
     let c = n;
     for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c;
+    t[n] = c;
   }
-  return table;
+  for (let n = 0; n < 256; n++) {
+    for (let k = 1; k < 8; k++) t[k * 256 + n] = (t[(k - 1) * 256 + n]! >>> 8) ^ t[t[(k - 1) * 256 + n]! & 0xff]!;
+  }
+  return t;
 }
 
 /**
@@ -72,8 +78,16 @@ function buildCrcTable(): Int32Array {
  * ```
  */
 export function crc32(bytes: Uint8Array, previous = 0): number {
-  const table = (crcTable ??= buildCrcTable());
+  const t = (crcTables ??= buildCrcTables());
   let c = ~previous;
-  for (let i = 0; i < bytes.length; i++) c = table[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
+  const n = bytes.length;
+  let i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const a = c ^ (bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24));
+    c =
+      t[1792 + (a & 0xff)]! ^ t[1536 + ((a >>> 8) & 0xff)]! ^ t[1280 + ((a >>> 16) & 0xff)]! ^ t[1024 + (a >>> 24)]! ^
+      t[768 + bytes[i + 4]!]! ^ t[512 + bytes[i + 5]!]! ^ t[256 + bytes[i + 6]!]! ^ t[bytes[i + 7]!]!;
+  }
+  for (; i < n; i++) c = t[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
   return ~c >>> 0;
 }
