@@ -4,7 +4,11 @@
  * `bcolz-ts --help` (or `bcolz-ts COMMAND --help`) for the commands and exit codes.
  * @packageDocumentation
  */
+import { useNativeCrc32 } from "@fmt/header/node";
 import { runCli } from "./program.js";
+
+// Format-2 reads verify a CRC-32 over every chunk: Node's native one when it has it.
+useNativeCrc32();
 
 // A reader that goes away (`bcolz-ts cat … | head -1`) is not an error: end quietly.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {

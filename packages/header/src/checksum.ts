@@ -78,6 +78,8 @@ function buildCrcTables(): Int32Array {
  * ```
  */
 export function crc32(bytes: Uint8Array, previous = 0): number {
+  // A registered platform implementation is used for inputs long enough to repay the call.
+  if (fastCrc32 !== undefined && bytes.length >= 64) return fastCrc32(bytes, previous);
   const t = (crcTables ??= buildCrcTables());
   let c = ~previous;
   const n = bytes.length;
@@ -90,4 +92,44 @@ export function crc32(bytes: Uint8Array, previous = 0): number {
   }
   for (; i < n; i++) c = t[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
   return ~c >>> 0;
+}
+
+/**
+ * A CRC-32 function with zlib's signature: `(bytes, previous) => crc` of `bytes` continuing from
+ * `previous` (0 to start).
+ *
+ * @example
+ * ```ts
+ * const impl: Crc32Function = (bytes, previous = 0) => crc32(bytes, previous);
+ * ```
+ */
+export type Crc32Function = (bytes: Uint8Array, previous?: number) => number;
+
+let fastCrc32: Crc32Function | undefined;
+
+/**
+ * Makes {@link crc32} use `impl` (for example Node's native CRC-32, which `useNativeCrc32` of
+ * `@fmt/header/node` hands over) for inputs of 64 bytes or more, after checking that it gives the same values as the
+ * built-in code on known inputs; `undefined` goes back to the built-in code. Resolves to whether
+ * `impl` is now in use. Format-2 readers verify a checksum over every chunk they read, so this is
+ * where native code pays.
+ *
+ * @example
+ * ```ts
+ * useCrc32(myFasterCrc32); // true when it agrees with the built-in code
+ * useCrc32(undefined);      // back to the built-in code
+ * ```
+ */
+export function useCrc32(impl: Crc32Function | undefined): boolean {
+  fastCrc32 = undefined;
+  if (impl === undefined) return false;
+  const probe = new Uint8Array(1031);
+  for (let i = 0; i < probe.length; i++) probe[i] = (i * 131 + 7) & 0xff;
+  try {
+    const same = impl(probe, 0) === crc32(probe) && impl(probe.subarray(100), crc32(probe.subarray(0, 100))) === crc32(probe);
+    if (same) fastCrc32 = impl;
+  } catch {
+    // an implementation that throws is not used
+  }
+  return fastCrc32 !== undefined;
 }

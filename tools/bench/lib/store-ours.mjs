@@ -12,6 +12,8 @@ import { median } from "./store-report.mjs";
  */
 export async function loadStore() {
   try {
+    // As a Node user of format 2 would: checksums through Node's native CRC-32.
+    (await import("@fmt/header/node")).useNativeCrc32();
     const store = await import("@fmt/store");
     const { FileSystemStore } = await import("@fmt/fs-adapters/node");
     return { loaded: true, store, FileSystemStore };
