@@ -111,8 +111,8 @@ function readNames(format: TableFormat, rootKey: string, rootdirsText: string): 
   if (format.version === 2) {
     // Stricter than format 1: ASCII identifiers only (spec/v2.md §11).
     names.forEach((name, i) => {
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || name === "__attrs__" || name === "__rootdirs__") {
-        throw new FormatError("UNSAFE_NAME", "a format-2 column name is an ASCII identifier", { path: rootKey, field: `/columns/${i}`, expected: "[A-Za-z_][A-Za-z0-9_]*", actual: name });
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || name.length > 255 || name === "__attrs__" || name === "__rootdirs__") {
+        throw new FormatError("UNSAFE_NAME", "a format-2 column name is an ASCII identifier of at most 255 bytes", { path: rootKey, field: `/columns/${i}`, expected: "[A-Za-z_][A-Za-z0-9_]*, at most 255 bytes", actual: name });
       }
     });
   }
