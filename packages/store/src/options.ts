@@ -9,7 +9,7 @@
  * @module
  */
 import type { ChunkCodecPool } from "@fmt/blosc";
-import type { ReadableStore } from "@fmt/fs-adapters";
+import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import type { Cparams, DType, JsonValue } from "@fmt/meta";
 import type { ChunkLayoutWriter, LayoutGeometry } from "./layout.js";
 import type { DatasetLock } from "./lock.js";
