@@ -81,7 +81,8 @@ function unwrap(file: Uint8Array, key: string, index: number): StoredChunk {
 
 /**
  * Finishes an interrupted journaled update of the format-1 carray at `base` (roll forward), then
- * removes the journal. Needs the dataset's lock.
+ * removes the journal and any staged `data/__k.blp.next` file no journal lists (on stores that can
+ * list). Needs the dataset's lock.
  *
  * @example
  * ```ts
@@ -91,7 +92,16 @@ function unwrap(file: Uint8Array, key: string, index: number): StoredChunk {
 export async function recoverV1(store: WritableStore, base: string): Promise<void> {
   const journalKey = joinKey(base, JOURNAL_FILE);
   const chunks = await readJournal(store, journalKey);
-  if (chunks === undefined) return;
+  if (chunks !== undefined) await rollForward(store, base, journalKey, chunks);
+  // Staged chunks of an update killed before its journal was written were never committed:
+  // readers ignore them; the writer removes them (spec/v1.md §8.5, like v2 §13.1).
+  if (store.list !== undefined) {
+    const prefix = joinKey(base, "data/");
+    for (const key of await store.list(prefix)) if (/^__\d+\.blp\.next$/.test(key.slice(prefix.length))) await store.delete(key);
+  }
+}
+
+async function rollForward(store: WritableStore, base: string, journalKey: string, chunks: Set<number>): Promise<void> {
   for (const k of chunks) {
     const key = joinKey(base, `data/__${k}.blp`);
     const next = await store.get(`${key}.next`);

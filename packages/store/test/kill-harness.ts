@@ -198,7 +198,6 @@ export async function checkCarrayAfterKill(root: string, logPath: string, extra:
   const where = `after "${last.op}"`;
   const files = filesUnder(join(root, "ds"));
   const fs = new FileSystemStore(root);
-  const kept: string[] = [];
 
   const reader = await openCarray(fs, "ds").catch((error: unknown) => {
     throw new Error(`${where} the dataset does not open read-only: ${String(error)}`);
@@ -217,15 +216,8 @@ export async function checkCarrayAfterKill(root: string, logPath: string, extra:
     const recovered = Array.from((await writer.read()) as Int32Array);
     if (!sameNumbers(recovered, content)) throw new Error(`${where} recovery changed the values from ${JSON.stringify(content)} to ${JSON.stringify(recovered)}`);
     const after = filesUnder(join(root, "ds"));
-    let stale = after.filter(isLeftover);
-    if (writer.formatVersion === 1 && !files.includes(".journal")) {
-      // Format 1 (spec/v1.md §8.5) does not ask a writer to delete `.next` files staged by an
-      // update killed before its journal was written, and recoverV1 keeps them: readers ignore
-      // them and the next update of that chunk replaces them. Noted, not failed (format 2 fails).
-      const orphans = stale.filter((f) => /^data\/__\d+\.blp\.next$/.test(f));
-      if (orphans.length > 0) kept.push("v1 orphan .next");
-      stale = stale.filter((f) => !orphans.includes(f));
-    }
+    // Both formats: recovery removes every staged or temporary file (spec v1 §8.5, v2 §13.1).
+    const stale = after.filter(isLeftover);
     if (stale.length > 0) throw new Error(`${where} recovery left ${stale.join(", ")}`);
     if (writer.formatVersion === 2) {
       const superchunks = after.filter((f) => /^data\/__\d+__\.bin$/.test(f));
@@ -240,7 +232,7 @@ export async function checkCarrayAfterKill(root: string, logPath: string, extra:
   }
   const again = Array.from((await (await openCarray(fs, "ds")).read()) as Int32Array);
   if (!sameNumbers(again, [...content, ...extra])) throw new Error(`${where} the append after recovery reads back as ${JSON.stringify(again)}, not ${JSON.stringify([...content, ...extra])}`);
-  return { op: last.op.split(" ")[0]!, leftovers: [...leftoverKinds(files), ...kept], operations: entries.length - 1 };
+  return { op: last.op.split(" ")[0]!, leftovers: leftoverKinds(files), operations: entries.length - 1 };
 }
 
 const sameStrings = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((v, i) => v === b[i]);
