@@ -10,7 +10,6 @@ import type { Scalar, TypedValues, Values } from "@fmt/expr";
 import { ChunkReader } from "./carray-read.js";
 import { extremeOf, iterBlocksOf, PRECHECK_BYTES, readSteppedOf, sumOf } from "./carray-scan.js";
 import type { ScanContext } from "./carray-scan.js";
-import type { LoadedChunk } from "./carray-read.js";
 import { checkTakeIndices, checkTypedOut, swapInPlace } from "./carray-take.js";
 import { AttrStore } from "./attr-store.js";
 import { CarrayWriter } from "./carray-writer.js";
@@ -660,16 +659,4 @@ export class CArray {
     if (index >= this.nchunks && this.#writer !== undefined) return;
     await this.#reader.loadChunk(index);
   }
-
-  /** Chunk files in the given order, `prefetch` ahead. */
-  #chunksInOrder(indices: Iterable<number>): AsyncGenerator<LoadedChunk, void, undefined> {
-    return this.#reader.chunksInOrder(indices);
-  }
-
-  /** Decoded bytes of rows [from, to) of a loaded chunk (relative rows). */
-  #decodeRows(loaded: LoadedChunk, from: number, to: number): Uint8Array {
-    return this.#reader.decodeRows(loaded, from, to);
-  }
 }
-
-
