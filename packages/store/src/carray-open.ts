@@ -19,7 +19,7 @@ import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import { CArray } from "./carray.js";
 import type { CArrayInit } from "./carray.js";
 import { checkCodecPool } from "./chunk-writes.js";
-import { checkDatasetPath, joinKey, readText, withPath } from "./internal.js";
+import { checkDatasetPath, joinKey, readText, withPath, pathAndOptions } from "./internal.js";
 import { JOURNAL_FILE, LayoutV1, readJournal, recoverV1 } from "./layout-v1.js";
 import { LayoutV2 } from "./layout-v2.js";
 import { DatasetLock } from "./lock.js";
@@ -56,7 +56,10 @@ function badShape(key: string, shape: unknown): never {
  * await w.close();
  * ```
  */
-export async function openCarray(store: ReadableStore | WritableStore, path = "", options: OpenOptions = {}): Promise<CArray> {
+export async function openCarray(store: ReadableStore | WritableStore, options?: OpenOptions): Promise<CArray>;
+export async function openCarray(store: ReadableStore | WritableStore, path?: string, options?: OpenOptions): Promise<CArray>;
+export async function openCarray(store: ReadableStore | WritableStore, pathOrOptions: string | OpenOptions = "", maybeOptions?: OpenOptions): Promise<CArray> {
+  const [path, options] = pathAndOptions(pathOrOptions, maybeOptions);
   const base = checkDatasetPath(path);
   checkOptions(options);
   const mode = options.mode ?? "r";

@@ -21,7 +21,7 @@ import { CTable } from "./ctable.js";
 import type { TableColumn } from "./ctable.js";
 import { APPEND_JOURNAL_FILE, createTableFiles, TABLE_V1, TABLE_V2 } from "./ctable-write.js";
 import type { ColumnSpec, CtableCreateOptions, TableFormat } from "./ctable-write.js";
-import { checkDatasetPath, joinKey, readText, requireText, withPath } from "./internal.js";
+import { checkDatasetPath, joinKey, readText, requireText, withPath, pathAndOptions } from "./internal.js";
 import { DatasetLock } from "./lock.js";
 import type { VLArray } from "./vlarray.js";
 import { isVLArrayRoot, openColumn, openVLArray } from "./vlarray-open.js";
@@ -68,7 +68,10 @@ function checkColumnName(name: unknown, index: number, key: string): string {
  * await w.close();
  * ```
  */
-export async function openCtable(store: ReadableStore, path = "", options: OpenOptions = {}): Promise<CTable> {
+export async function openCtable(store: ReadableStore, options?: OpenOptions): Promise<CTable>;
+export async function openCtable(store: ReadableStore, path?: string, options?: OpenOptions): Promise<CTable>;
+export async function openCtable(store: ReadableStore, pathOrOptions: string | OpenOptions = "", maybeOptions?: OpenOptions): Promise<CTable> {
+  const [path, options] = pathAndOptions(pathOrOptions, maybeOptions);
   const base = checkDatasetPath(path);
   const source = await tableSource(store, base);
   if (source === undefined) return openCtableWith(store, base, options, { format: TABLE_V1, namesText: await requireText(store, joinKey(base, "__rootdirs__")) });
@@ -310,7 +313,10 @@ export async function createCtable(store: WritableStore, path: string, columns: 
  * else console.log(dataset.dtype.str, dataset.length);
  * ```
  */
-export async function open(store: ReadableStore, path = "", options: OpenOptions = {}): Promise<CArray | CTable | VLArray> {
+export async function open(store: ReadableStore, options?: OpenOptions): Promise<CArray | CTable | VLArray>;
+export async function open(store: ReadableStore, path?: string, options?: OpenOptions): Promise<CArray | CTable | VLArray>;
+export async function open(store: ReadableStore, pathOrOptions: string | OpenOptions = "", maybeOptions?: OpenOptions): Promise<CArray | CTable | VLArray> {
+  const [path, options] = pathAndOptions(pathOrOptions, maybeOptions);
   const base = checkDatasetPath(path);
   checkOptions(options);
   const source = await tableSource(store, base);

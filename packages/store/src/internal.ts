@@ -1,6 +1,7 @@
 import { BcolzError, FormatError } from "@fmt/errors";
 import type { ReadableStore } from "@fmt/fs-adapters";
 import { validateKey } from "@fmt/fs-adapters";
+import type { OpenOptions } from "./options.js";
 
 /** Store key of `relative` inside the dataset at `base` ("" = store root). */
 export function joinKey(base: string, relative: string): string {
@@ -45,3 +46,13 @@ export async function requireText(store: ReadableStore, key: string): Promise<st
 
 // The row-bound rules live with where queries, which read start/stop the same way.
 export { checkInteger, normalizeSlice } from "@fmt/expr";
+
+/**
+ * The `(path, options)` of an open function called as `(store, path?, options?)` or
+ * `(store, options)`: a plain object in the path's place is the options of a dataset at the store
+ * root (what a JavaScript caller writes as `open(store, { mode: "a" })`).
+ */
+export function pathAndOptions(pathOrOptions: string | OpenOptions | undefined, options: OpenOptions | undefined): [string, OpenOptions] {
+  if (typeof pathOrOptions === "object" && pathOrOptions !== null && options === undefined) return ["", pathOrOptions];
+  return [pathOrOptions as string, options ?? {}];
+}

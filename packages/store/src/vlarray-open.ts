@@ -18,7 +18,7 @@ import type { CArray } from "./carray.js";
 import { createCarray, writableDtype } from "./carray-create.js";
 import type { CarrayCreateOptions } from "./carray-create.js";
 import { checkOptions, openCarray, readOptionsOf, requireWritableStore } from "./carray-open.js";
-import { checkDatasetPath, joinKey, readText, withPath } from "./internal.js";
+import { checkDatasetPath, joinKey, readText, withPath, pathAndOptions } from "./internal.js";
 import { DatasetLock, LOCK_FILE } from "./lock.js";
 import type { OpenOptions } from "./options.js";
 import { VLArray } from "./vlarray.js";
@@ -102,7 +102,10 @@ function vlarrayVtype(text: string, key: string): VLType {
  * await w.close();
  * ```
  */
-export async function openVLArray(store: ReadableStore | WritableStore, path = "", options: OpenOptions = {}): Promise<VLArray> {
+export async function openVLArray(store: ReadableStore | WritableStore, options?: OpenOptions): Promise<VLArray>;
+export async function openVLArray(store: ReadableStore | WritableStore, path?: string, options?: OpenOptions): Promise<VLArray>;
+export async function openVLArray(store: ReadableStore | WritableStore, pathOrOptions: string | OpenOptions = "", maybeOptions?: OpenOptions): Promise<VLArray> {
+  const [path, options] = pathAndOptions(pathOrOptions, maybeOptions);
   const base = checkDatasetPath(path);
   checkOptions(options);
   const mode = options.mode ?? "r";
