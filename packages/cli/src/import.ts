@@ -2,8 +2,8 @@
  * `bcolz-ts import`: creates a carray from a simple `.npy` file, or a ctable from a structured
  * `.npy` file or a CSV file with a header line, with the chosen chunklen and cparams.
  */
-import { readFile } from "node:fs/promises";
 import { ConflictError, isBcolzError, UsageError } from "@fmt/errors";
+import { readSourceFile } from "./paths.js";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
 import type { Cparams } from "@fmt/meta";
 import { createCarray, createCtable } from "@fmt/store";
@@ -162,7 +162,7 @@ async function importInto(source: string, dest: string, options: ImportOptions):
   };
   const lower = source.toLowerCase();
   if (lower.endsWith(".npy")) {
-    const buf = await readFile(source);
+    const buf = await readSourceFile(source);
     const npy = parseNpy(new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength));
     if (!npy.descr.startsWith("[")) {
       const [length = 1, ...trailing] = npy.shape;
@@ -186,7 +186,7 @@ async function importInto(source: string, dest: string, options: ImportOptions):
     return t;
   }
   if (lower.endsWith(".csv")) {
-    const records = parseCsv(await readFile(source, "utf8"));
+    const records = parseCsv(await readSourceFile(source, "utf8"));
     const names = records.shift();
     if (names === undefined || names.length === 0) bad("the CSV file has no header line");
     records.forEach((r, i) => {

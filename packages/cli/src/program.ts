@@ -19,6 +19,7 @@ import { describeDataset, renderInfo } from "./info.js";
 import { ClosedPipe, LineSink } from "./output-stream.js";
 import { toStrictJson } from "./output.js";
 import { compactDirectory, convertDirectory, renderVerifyReport, verifyDirectory } from "./maintain.js";
+import { requireDatasetDir } from "./paths.js";
 import { makeProgress } from "./progress.js";
 import { streamRows } from "./rows.js";
 import { runUnlockCommand, UNLOCK_HELP } from "./unlock.js";
@@ -64,6 +65,7 @@ Exit codes:
   3  format or data error, printed as "error CODE: message" (validate: problems found)`;
 
 async function openDataset(dir: string): Promise<CArray | CTable> {
+  await requireDatasetDir(dir);
   const dataset = await open(new FileSystemStore(dir), "");
   // A vlarray root alone (spec/v2.md §12) is read through the store API; the commands take carrays and tables (vlarray columns included).
   if (dataset.kind === "vlarray") throw new UsageError("INVALID_ARGUMENT", "this command reads carrays and ctables; the dataset is a vlarray", { field: "dir", actual: "vlarray" });
@@ -166,6 +168,7 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
       const progress = makeProgress("validating", opts.progress && opts.json !== true);
       let report;
       try {
+        await requireDatasetDir(dir);
         report = await validateDataset(new FileSystemStore(dir), progress);
       } finally {
         progress.stop();
@@ -242,6 +245,7 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
       const progress = makeProgress("verifying", opts.progress && opts.json !== true);
       let report;
       try {
+        await requireDatasetDir(dir);
         report = await verifyDirectory(dir, progress);
       } finally {
         progress.stop();
@@ -256,6 +260,7 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
     .argument("<dir>", "dataset directory")
     .addHelpText("after", EXIT_CODES_HELP)
     .action(async (dir: string) => {
+      await requireDatasetDir(dir);
       const { formatVersion, reclaimed } = await compactDirectory(dir);
       await out.write(formatVersion === 1 ? "format 1: nothing to compact\n" : `reclaimed ${reclaimed} byte(s)\n`);
     });
@@ -273,6 +278,7 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
     .option("--no-progress", "never show a progress bar")
     .addHelpText("after", EXIT_CODES_HELP)
     .action(async (src: string, dst: string, opts: { format: number; superchunksize?: number; checksum?: ConvertOptions["checksum"]; spare?: number; force?: boolean; progress: boolean }) => {
+      await requireDatasetDir(src);
       const progress = makeProgress("converting", opts.progress);
       let result;
       try {

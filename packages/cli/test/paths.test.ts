@@ -1,0 +1,42 @@
+// Issue 18 items 4 and 5: a wrong path is reported as what it is, naming the path given: no such
+// directory, a file where a dataset directory was expected, a directory that is no dataset; an
+// unreadable import source is a usage error (exit 2), never "internal error" with a stack trace.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+
+const bin = join(dirname(fileURLToPath(import.meta.url)), "../dist/bin.js");
+const tmp = mkdtempSync(join(tmpdir(), "cli-paths-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const run = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: "utf8" });
+
+describe("paths the user names", () => {
+  const missing = join(tmp, "nope");
+  const file = join(tmp, "file.txt");
+  writeFileSync(file, "hello\n");
+
+  for (const command of ["info", "cat", "validate", "verify", "compact", "export"]) {
+    it(`${command}: no such directory / a file / not a dataset`, () => {
+      const extra = command === "export" ? ["--to", join(tmp, `${command}.csv`)] : [];
+      const a = run(command, missing, ...extra);
+      expect(a.status).toBe(3);
+      expect(a.stderr).toBe(`error MISSING_FILE: ${missing}: field dir: no such directory\n`);
+      const b = run(command, file, ...extra);
+      expect(b.stderr).toContain(`${file}: field dir: a file, not a dataset directory`);
+      const c = run(command, tmp, ...extra);
+      expect(c.stderr).toContain(`${tmp}: field meta/storage: a directory, but not a bcolz dataset`);
+    });
+  }
+
+  it("import of a missing or unreadable source: exit 2, named, no stack trace", () => {
+    const r = run("import", join(tmp, "missing.npy"), join(tmp, "out.bcolz"));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe(`error INVALID_ARGUMENT: ${join(tmp, "missing.npy")}: field source: the source file: no such file\n`);
+    const d = run("import", `${tmp}.csv`, join(tmp, "out2.bcolz"));
+    expect(d.status).toBe(2);
+    expect(d.stderr).not.toContain("internal error");
+  });
+});
