@@ -4,6 +4,9 @@
  */
 import { once } from "node:events";
 import { createWriteStream, existsSync } from "node:fs";
+import { rename, unlink } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { basename, dirname, join } from "node:path";
 import { UsageError } from "@fmt/errors";
 import type { CArray, CTable } from "@fmt/store";
 import { resolveSlice } from "./args.js";
@@ -111,49 +114,63 @@ export async function exportDataset(dataset: CArray | CTable, options: ExportOpt
   const first = arrays[0];
   const blockLen = Math.max(1, Math.min(first === undefined ? 1024 : first.kind === "vlarray" ? first.offsets.chunklen : first.chunklen, 65536));
   options.progress?.start(Math.ceil(dataset.length / blockLen));
-  const file = createWriteStream(options.to);
+  // Written under a temporary name beside the target and renamed when complete: a failed export
+  // leaves no partial file (and no file blocking the retry).
+  const temp = join(dirname(options.to), `.${basename(options.to)}.${randomBytes(6).toString("hex")}.partial`);
+  const file = createWriteStream(temp);
   const failed = once(file, "error").then(([err]) => {
     throw err;
   });
   failed.catch(() => undefined);
-  const write = async (chunk: string | Uint8Array): Promise<void> => {
-    if (!file.write(chunk)) await Promise.race([once(file, "drain"), failed]);
-  };
-  if (format === "npy") {
-    const fixed = arrays.filter((a): a is CArray => a.kind === "carray");
-    if (fixed.length !== arrays.length) throw new UsageError("INVALID_ARGUMENT", "a .npy file cannot hold variable-length (vlarray) columns: export to .csv or .jsonl", { field: "to", actual: options.to });
-    if (dataset.kind === "carray") {
-      await write(npyHeader(`'${dataset.dtype.str}'`, dataset.shape));
-      for await (const block of dataset.iterBlocks(blockLen)) {
-        await write(block.bytes);
-        options.progress?.tick();
+  try {
+    await writeAll();
+    file.end();
+    await Promise.race([once(file, "finish"), failed]);
+    await rename(temp, options.to);
+  } catch (error) {
+    file.destroy();
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+  return dataset.length;
+
+  async function writeAll(): Promise<void> {
+    const write = async (chunk: string | Uint8Array): Promise<void> => {
+      if (!file.write(chunk)) await Promise.race([once(file, "drain"), failed]);
+    };
+    if (format === "npy") {
+      const fixed = arrays.filter((a): a is CArray => a.kind === "carray");
+      if (fixed.length !== arrays.length) throw new UsageError("INVALID_ARGUMENT", "a .npy file cannot hold variable-length (vlarray) columns: export to .csv or .jsonl", { field: "to", actual: options.to });
+      if (dataset.kind === "carray") {
+        await write(npyHeader(`'${dataset.dtype.str}'`, dataset.shape));
+        for await (const block of dataset.iterBlocks(blockLen)) {
+          await write(block.bytes);
+          options.progress?.tick();
+        }
+      } else {
+        await write(npyHeader(`[${names.map((n, i) => fieldDescr(n, fixed[i]!)).join(", ")}]`, [dataset.length]));
+        const rowSize = fixed.reduce((s, a) => s + a.atomSize, 0);
+        for await (const block of dataset.iterBlocks({ columns: names, blockLen })) {
+          const rows = block.stop - block.start;
+          const out = new Uint8Array(rows * rowSize);
+          let offset = 0;
+          names.forEach((n, i) => {
+            const size = fixed[i]!.atomSize;
+            const src = block.columns[n]!;
+            for (let r = 0; r < rows; r++) out.set(src.subarray(r * size, (r + 1) * size), r * rowSize + offset);
+            offset += size;
+          });
+          await write(out);
+          options.progress?.tick();
+        }
       }
     } else {
-      await write(npyHeader(`[${names.map((n, i) => fieldDescr(n, fixed[i]!)).join(", ")}]`, [dataset.length]));
-      const rowSize = fixed.reduce((s, a) => s + a.atomSize, 0);
-      for await (const block of dataset.iterBlocks({ columns: names, blockLen })) {
-        const rows = block.stop - block.start;
-        const out = new Uint8Array(rows * rowSize);
-        let offset = 0;
-        names.forEach((n, i) => {
-          const size = fixed[i]!.atomSize;
-          const src = block.columns[n]!;
-          for (let r = 0; r < rows; r++) out.set(src.subarray(r * size, (r + 1) * size), r * rowSize + offset);
-          offset += size;
-        });
-        await write(out);
+      if (format === "csv" && dataset.kind === "ctable") await write(`${names.map(csvCell).join(",")}\n`);
+      const slice = resolveSlice(dataset.length);
+      for await (const text of streamRows(dataset, slice, format === "jsonl" ? "json" : "text", dataset.kind === "ctable" ? names : undefined)) {
+        await write(format === "csv" ? text.split("\n").map((line) => (line === "" ? line : line.split("\t").map(csvCell).join(","))).join("\n") : text);
         options.progress?.tick();
       }
     }
-  } else {
-    if (format === "csv" && dataset.kind === "ctable") await write(`${names.map(csvCell).join(",")}\n`);
-    const slice = resolveSlice(dataset.length);
-    for await (const text of streamRows(dataset, slice, format === "jsonl" ? "json" : "text", dataset.kind === "ctable" ? names : undefined)) {
-      await write(format === "csv" ? text.split("\n").map((line) => (line === "" ? line : line.split("\t").map(csvCell).join(","))).join("\n") : text);
-      options.progress?.tick();
-    }
   }
-  file.end();
-  await Promise.race([once(file, "finish"), failed]);
-  return dataset.length;
 }

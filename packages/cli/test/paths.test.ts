@@ -40,3 +40,28 @@ describe("paths the user names", () => {
     expect(d.stderr).not.toContain("internal error");
   });
 });
+
+describe("a failed export leaves no file behind (issue 18 item 6)", () => {
+  it("a truncated chunk: exit 3, no target and no temporary file; the retry after repair is not blocked", async () => {
+    const { cpSync, existsSync, readdirSync, readFileSync, truncateSync } = await import("node:fs");
+    const real = join(dirname(fileURLToPath(import.meta.url)), "../../../conformance/corpus/v1/bcolz-real/carray_i4_n5000_cl1024/data.bcolz");
+    const dir = join(tmp, "broken.bcolz");
+    cpSync(real, dir, { recursive: true });
+    const chunk = join(dir, "data", "__3.blp");
+    const good = readFileSync(chunk);
+    truncateSync(chunk, 100);
+    const outDir = join(tmp, "exports");
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(outDir);
+    for (const ext of ["csv", "npy", "jsonl"]) {
+      const target = join(outDir, `out.${ext}`);
+      const r = run("export", dir, "--to", target);
+      expect(r.status, r.stderr).toBe(3);
+      expect(existsSync(target)).toBe(false);
+    }
+    expect(readdirSync(outDir)).toEqual([]);
+    writeFileSync(chunk, good);
+    expect(run("export", dir, "--to", join(outDir, "out.csv")).status).toBe(0);
+    expect(readdirSync(outDir)).toEqual(["out.csv"]);
+  });
+});
