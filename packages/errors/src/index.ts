@@ -86,8 +86,9 @@ export interface ErrorDetails {
 
 function describe(message: string, details: ErrorDetails): string {
   const parts: string[] = [];
-  if (details.path !== undefined) parts.push(details.path);
-  if (details.field !== undefined) parts.push(`field ${details.field}`);
+  // An empty path is the dataset at the store root: no "" segment in the message (": field …").
+  if (details.path !== undefined && details.path !== "") parts.push(details.path);
+  if (details.field !== undefined && details.field !== "") parts.push(`field ${details.field}`);
   let text = parts.length > 0 ? `${parts.join(": ")}: ${message}` : message;
   if (details.expected !== undefined) text += ` (expected ${show(details.expected)}`;
   if (details.actual !== undefined) text += `${details.expected !== undefined ? ", " : " ("}got ${show(details.actual)}`;
