@@ -99,7 +99,7 @@ export class DatasetLock {
       } catch {
         // keep the raw text
       }
-      throw new ConflictError("LOCKED", "the dataset is open for writing elsewhere (or a killed writer left its lock; see breakLock)", {
+      throw new ConflictError("LOCKED", "the dataset is open for writing elsewhere, or a writer was killed and left its lock: remove it with `bcolz-ts unlock` on the directory, or open with the breakLock option", {
         path: key,
         field: "lock",
         expected: "no lock file",
