@@ -101,13 +101,16 @@ function parseCsv(text: string): string[][] {
   let field = "";
   let record: string[] = [];
   let quoted = false;
+  let quoteLine = 0;
+  let line = 1;
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
+    if (c === "\n") line++;
     if (quoted) {
       if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
       else if (c === '"') quoted = false;
       else field += c;
-    } else if (c === '"') quoted = true;
+    } else if (c === '"') (quoted = true), (quoteLine = line);
     else if (c === ",") record.push(field), (field = "");
     else if (c === "\n" || c === "\r") {
       if (c === "\r" && text[i + 1] === "\n") i++;
@@ -117,6 +120,8 @@ function parseCsv(text: string): string[][] {
       field = "";
     } else field += c;
   }
+  // A quote still open at the end would swallow every later line into one cell: refuse it.
+  if (quoted) bad(`CSV line ${quoteLine}: a quoted field is never closed`);
   if (field !== "" || record.length > 0) record.push(field), records.push(record);
   return records;
 }

@@ -65,3 +65,17 @@ describe("a failed export leaves no file behind (issue 18 item 6)", () => {
     expect(readdirSync(outDir)).toEqual(["out.csv"]);
   });
 });
+
+describe("CSV import refuses an unclosed quote (issue 18 item 10)", () => {
+  it("names the line where the quote opened; nothing is created", async () => {
+    const { existsSync } = await import("node:fs");
+    const csv = join(tmp, "open-quote.csv");
+    writeFileSync(csv, 'a,b\n1,"x\n2,y\n');
+    const r = run("import", csv, join(tmp, "q.bcolz"));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("CSV line 2: a quoted field is never closed");
+    expect(existsSync(join(tmp, "q.bcolz"))).toBe(false);
+    writeFileSync(csv, 'a,b\n1,"x\n2"\n');
+    expect(run("import", csv, join(tmp, "q2.bcolz")).status).toBe(0); // a quoted newline is fine
+  });
+});
