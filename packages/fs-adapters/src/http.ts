@@ -16,12 +16,45 @@
 import { StorageError, UsageError } from "@fmt/errors";
 import { resolveRange, validateKey, validatePrefix } from "./index.js";
 import type { ByteRange, ReadableStore } from "./index.js";
-import { ConcurrencyLimit, RemoteStats, RetryableFailure, isConnectionError, resolveRetryOptions, withRetries } from "./remote.js";
-import type { RetryOptions } from "./remote.js";
+import {
+  ConcurrencyLimit,
+  InconsistentAnswer,
+  RemoteStats,
+  RetryableFailure,
+  bodyCap,
+  extractAsked,
+  isConnectionError,
+  parseRetryAfter,
+  rangeHeader,
+  readCapped,
+  resolveBodyLimits,
+  resolveRetryOptions,
+  withRetries,
+} from "./remote.js";
+import type { Asked, BodyLimits, RetryOptions } from "./remote.js";
 
 export type { ByteRange, ReadableStore } from "./index.js";
 export { RemoteStats } from "./remote.js";
-export type { RetryOptions } from "./remote.js";
+export type { BodyLimits, RetryOptions } from "./remote.js";
+
+/**
+ * Which HTTP redirects {@link HttpStore} follows.
+ *
+ * @example
+ * ```ts
+ * const redirects: RedirectOptions = { allowCrossOrigin: true, forwardHeaders: ["x-api-key"] };
+ * ```
+ */
+export interface RedirectOptions {
+  /** Most redirects followed for one request (default 5). */
+  maxRedirects?: number;
+  /** Follow redirects to another origin (scheme, host, port); default `false`: refused with `IO_ERROR`. */
+  allowCrossOrigin?: boolean;
+  /** Configured headers (by name, case-insensitive) that go along to another origin; default none. */
+  forwardHeaders?: string[];
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
  * Options of {@link HttpStore}.
@@ -48,6 +81,10 @@ export interface HttpStoreOptions {
   retry?: RetryOptions;
   /** Told once per store when the server ignores `Range` and sends whole values instead. */
   onNotice?: (message: string) => void;
+  /** Most bytes an answer may bring (whole values, range overread). */
+  limits?: BodyLimits;
+  /** Which redirects are followed (default: same-origin only). */
+  redirects?: RedirectOptions;
 }
 
 /**
@@ -61,8 +98,19 @@ export interface HttpStoreOptions {
  *   ignores `Range` answers 200 with the whole value: that one answer is sliced (never fetched
  *   twice), counted in `stats.rangeIgnored`, reported once through `onNotice`, and from then on
  *   `getRange` asks for whole values without a `Range` header.
+ * - Every answer is checked against its request: a `206` must name (in `Content-Range`) a range
+ *   that covers the asked one — a superset is fine, the asked bytes are taken out of it; a body
+ *   past the announced range is dropped. Anything else is asked again, then ends in
+ *   `StorageError` `IO_ERROR` naming the URL, the asked range and the received one.
+ * - A body is capped by what the request can return (`limits`: the asked length plus
+ *   `maxRangeOverread` for a `206`, `maxBodyBytes` for a whole value); an answer announcing more
+ *   is refused before its body is read, one streaming past the cap is cancelled.
  * - A body that ends before its `Content-Length` is retried; without a `Content-Length` the body
- *   is read to its end and taken as it is.
+ *   is read to its end (or the cap) and taken as it is. `Retry-After` on 429/503 is honoured
+ *   within `retry.deadlineMs`; an unparseable answer or a reset is retried on a fresh connection.
+ * - Same-origin redirects are followed (at most `redirects.maxRedirects`); a redirect to another
+ *   origin is refused with `IO_ERROR` unless `redirects.allowCrossOrigin`, and then only the
+ *   configured headers named in `redirects.forwardHeaders` go along.
  * - At most `concurrency` requests are in flight; more calls wait their turn.
  *
  * @example
@@ -87,6 +135,10 @@ export class HttpStore implements ReadableStore {
   readonly #headers: Record<string, string>;
   readonly #retry: ReturnType<typeof resolveRetryOptions>;
   readonly #onNotice: ((message: string) => void) | undefined;
+  readonly #limits: Required<BodyLimits>;
+  readonly #maxRedirects: number;
+  readonly #allowCrossOrigin: boolean;
+  readonly #forwardHeaders: Set<string>;
   #index: Promise<string[]> | undefined;
 
   /** Serves keys relative to `baseUrl` (a trailing `/` is added when missing). */
@@ -101,6 +153,14 @@ export class HttpStore implements ReadableStore {
     this.#headers = { ...options.headers };
     this.#retry = resolveRetryOptions(options.retry ?? {});
     this.#onNotice = options.onNotice;
+    this.#limits = resolveBodyLimits(options.limits ?? {});
+    const maxRedirects = options.redirects?.maxRedirects ?? 5;
+    if (!Number.isSafeInteger(maxRedirects) || maxRedirects < 0) {
+      throw new UsageError("INVALID_ARGUMENT", "redirects.maxRedirects must be an integer >= 0", { field: "redirects.maxRedirects", actual: maxRedirects });
+    }
+    this.#maxRedirects = maxRedirects;
+    this.#allowCrossOrigin = options.redirects?.allowCrossOrigin === true;
+    this.#forwardHeaders = new Set((options.redirects?.forwardHeaders ?? []).map((h) => h.toLowerCase()));
     if (options.indexKey !== undefined) {
       const indexKey = validateKey(options.indexKey);
       this.list = async (prefix: string) => {
@@ -114,7 +174,7 @@ export class HttpStore implements ReadableStore {
   /** The value of `key`; `undefined` if the server says 404/410. */
   async get(key: string): Promise<Uint8Array | undefined> {
     validateKey(key);
-    const answer = await this.#request(key, "GET", undefined);
+    const answer = await this.#request(key, "GET", { kind: "whole" });
     return answer?.bytes;
   }
 
@@ -123,26 +183,26 @@ export class HttpStore implements ReadableStore {
     validateKey(key);
     resolveRange(range, 0);
     const empty = "suffixLength" in range ? range.suffixLength === 0 : range.length === 0;
-    if (empty) return (await this.#request(key, "HEAD", undefined)) === undefined ? undefined : new Uint8Array(0);
+    if (empty) return (await this.#request(key, "HEAD", { kind: "whole" })) === undefined ? undefined : new Uint8Array(0);
     if (!this.rangeSupported) {
       const whole = await this.get(key);
       if (whole === undefined) return undefined;
       const { start, end } = resolveRange(range, whole.length);
       return whole.slice(start, end);
     }
-    const header = "suffixLength" in range ? `bytes=-${range.suffixLength}` : `bytes=${range.offset}-${range.offset + range.length - 1}`;
-    const answer = await this.#request(key, "GET", header);
+    const asked: Asked = "suffixLength" in range ? { kind: "suffix", length: range.suffixLength } : { kind: "range", offset: range.offset, length: range.length };
+    const answer = await this.#request(key, "GET", asked);
     if (answer === undefined) return undefined;
-    if (answer.status === 416) return (await this.#request(key, "HEAD", undefined)) === undefined ? undefined : new Uint8Array(0);
-    if (answer.status === 206) return answer.bytes;
-    // 200 to a Range request: the server sent the whole value.
-    this.stats.rangeIgnored += 1;
-    if (this.rangeSupported) {
-      this.rangeSupported = false;
-      this.#onNotice?.(`${this.baseUrl} ignores HTTP Range requests; reading whole values instead (put a CachingStore in front)`);
+    if (answer.status === 416) return (await this.#request(key, "HEAD", { kind: "whole" })) === undefined ? undefined : new Uint8Array(0);
+    if (answer.status === 200) {
+      // 200 to a Range request: the server sent the whole value (already sliced).
+      this.stats.rangeIgnored += 1;
+      if (this.rangeSupported) {
+        this.rangeSupported = false;
+        this.#onNotice?.(`${this.baseUrl} ignores HTTP Range requests; reading whole values instead (put a CachingStore in front)`);
+      }
     }
-    const { start, end } = resolveRange(range, answer.bytes.length);
-    return answer.bytes.slice(start, end);
+    return answer.bytes;
   }
 
   async #readIndex(indexKey: string): Promise<string[]> {
@@ -159,57 +219,114 @@ export class HttpStore implements ReadableStore {
     return [...keys].sort();
   }
 
-  async #request(key: string, method: "GET" | "HEAD", range: string | undefined): Promise<{ status: number; bytes: Uint8Array } | undefined> {
+  /** Sends one request: redirects, status, body cap, and the asked bytes taken out of the answer. */
+  async #exchange(key: string, url: string, method: "GET" | "HEAD", asked: Asked, signal: AbortSignal): Promise<{ status: number; bytes: Uint8Array } | undefined> {
+    let headers: Record<string, string> = { ...this.#headers };
+    const range = rangeHeader(asked);
+    if (method === "GET" && range !== undefined) headers.range = range;
+    let response: Response;
+    for (let hops = 0; ; hops++) {
+      this.stats.record(0);
+      response = await this.#fetch(url, { method, headers, signal, redirect: "manual" });
+      if (response.type === "opaqueredirect") {
+        // A browser hides where a redirect goes: follow it without the configured headers that
+        // may not leave the origin, and check where it ended.
+        const bare: Record<string, string> = {};
+        for (const [name, value] of Object.entries(headers)) if (name === "range" || this.#forwardHeaders.has(name.toLowerCase())) bare[name] = value;
+        this.stats.record(0);
+        response = await this.#fetch(url, { method, headers: bare, signal, redirect: "follow" });
+        if (response.url !== "" && new URL(response.url).origin !== new URL(url).origin && !this.#allowCrossOrigin) {
+          await response.body?.cancel();
+          throw this.#refuseRedirect(key, url, response.url);
+        }
+        break;
+      }
+      if (!REDIRECTS.has(response.status)) break;
+      await response.body?.cancel();
+      const location = response.headers.get("location");
+      if (location === null) break;
+      const target = new URL(location, url).href;
+      if (hops >= this.#maxRedirects) {
+        throw new StorageError("IO_ERROR", `HTTP ${method} ${url} redirected more than ${this.#maxRedirects} times`, { path: key, field: "redirects.maxRedirects", expected: `at most ${this.#maxRedirects} redirects`, actual: target });
+      }
+      if (new URL(target).origin !== new URL(url).origin) {
+        if (!this.#allowCrossOrigin) throw this.#refuseRedirect(key, url, target);
+        const kept: Record<string, string> = {};
+        for (const [name, value] of Object.entries(headers)) if (name === "range" || this.#forwardHeaders.has(name.toLowerCase())) kept[name] = value;
+        headers = kept;
+      }
+      url = target;
+    }
+    const status = response.status;
+    if (status === 404 || status === 410) {
+      await response.body?.cancel();
+      return undefined;
+    }
+    if (status === 416) {
+      await response.body?.cancel();
+      return { status, bytes: new Uint8Array(0) };
+    }
+    if (status >= 500 || status === 429) {
+      await response.body?.cancel();
+      throw new RetryableFailure(`HTTP ${status}`, { retryAfterMs: parseRetryAfter(response.headers.get("retry-after")) });
+    }
+    if (status !== 200 && status !== 206) {
+      await response.body?.cancel();
+      throw new StorageError("IO_ERROR", `HTTP ${method} ${url} answered ${status} ${response.statusText}`, {
+        path: key,
+        field: "key",
+        expected: "200, 206 or 404",
+        actual: status,
+      });
+    }
+    if (method === "HEAD") {
+      await response.body?.cancel();
+      return { status, bytes: new Uint8Array(0) };
+    }
+    const announcedHeader = response.headers.get("content-length");
+    const announced = announcedHeader === null ? undefined : Number(announcedHeader);
+    // Content-Length is the size of the (possibly compressed) body on the wire; compare only
+    // when the body was not content-encoded.
+    const encoded = (response.headers.get("content-encoding") ?? "identity") !== "identity";
+    const cap = bodyCap(asked, status, this.#limits);
+    const received = (n: number) => `${status} ${response.headers.get("content-range") ?? "without Content-Range"}, ${n} body bytes`;
+    if (announced !== undefined && !encoded && announced > cap) {
+      await response.body?.cancel();
+      throw new InconsistentAnswer(`the answer announces ${announced} bytes, more than the ${cap} this request can return`, rangeHeader(asked) ?? "the whole value", received(announced));
+    }
+    const body = await readCapped(response.body, cap, (n) => new InconsistentAnswer(`the body runs past the ${cap} bytes this request can return`, rangeHeader(asked) ?? "the whole value", received(n)));
+    this.stats.bytes += body.length;
+    if (announced !== undefined && !encoded && announced !== body.length) {
+      throw new RetryableFailure(`body of ${body.length} bytes, ${announced} announced`);
+    }
+    return { status, bytes: extractAsked(asked, { status, contentRange: response.headers.get("content-range") }, body) };
+  }
+
+  #refuseRedirect(key: string, from: string, to: string): StorageError {
+    return new StorageError("IO_ERROR", `HTTP ${from} redirects to another origin (${to}); refused (set redirects.allowCrossOrigin to follow it)`, {
+      path: key,
+      field: "redirects.allowCrossOrigin",
+      expected: `a redirect within ${new URL(from).origin}`,
+      actual: to,
+    });
+  }
+
+  async #request(key: string, method: "GET" | "HEAD", asked: Asked): Promise<{ status: number; bytes: Uint8Array } | undefined> {
     const url = this.baseUrl + key.split("/").map(encodeURIComponent).join("/");
     try {
-      return await this.limit.run(() =>
-        withRetries(
-          this.#retry,
-          this.stats,
-          async (signal) => {
-            const headers: Record<string, string> = { ...this.#headers };
-            if (range !== undefined) headers.range = range;
-            this.stats.record(0);
-            const response = await this.#fetch(url, { method, headers, signal });
-            const status = response.status;
-            if (status === 404 || status === 410) {
-              await response.body?.cancel();
-              return undefined;
-            }
-            if (status === 416) {
-              await response.body?.cancel();
-              return { status, bytes: new Uint8Array(0) };
-            }
-            if (status >= 500 || status === 429) {
-              await response.body?.cancel();
-              throw new RetryableFailure(`HTTP ${status}`);
-            }
-            if (status !== 200 && status !== 206) {
-              await response.body?.cancel();
-              throw new StorageError("IO_ERROR", `HTTP ${method} ${url} answered ${status} ${response.statusText}`, {
-                path: key,
-                field: "key",
-                expected: "200, 206 or 404",
-                actual: status,
-              });
-            }
-            const bytes = method === "HEAD" ? new Uint8Array(0) : new Uint8Array(await response.arrayBuffer());
-            this.stats.bytes += bytes.length;
-            const announced = response.headers.get("content-length");
-            // Content-Length is the size of the (possibly compressed) body on the wire; compare
-            // only when the body was not content-encoded.
-            const encoded = (response.headers.get("content-encoding") ?? "identity") !== "identity";
-            if (method === "GET" && announced !== null && !encoded && Number(announced) !== bytes.length) {
-              throw new RetryableFailure(`body of ${bytes.length} bytes, ${announced} announced`);
-            }
-            return { status, bytes };
-          },
-          isConnectionError,
-        ),
-      );
+      return await this.limit.run(() => withRetries(this.#retry, this.stats, (signal) => this.#exchange(key, url, method, asked, signal), isConnectionError));
     } catch (error) {
       if (this.#retry.signal?.aborted === true && error === this.#retry.signal.reason) throw error;
       if (error instanceof StorageError) throw error;
+      if (error instanceof InconsistentAnswer) {
+        throw new StorageError("IO_ERROR", `HTTP ${method} ${url}: ${error.message}; asked ${error.asked}, received ${error.received}`, {
+          path: key,
+          field: "Content-Range",
+          expected: error.asked,
+          actual: error.received,
+          cause: error,
+        });
+      }
       throw new StorageError("IO_ERROR", `HTTP ${method} ${url} failed: ${(error as Error)?.message ?? String(error)}`, {
         path: key,
         field: "key",

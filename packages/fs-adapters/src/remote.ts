@@ -34,6 +34,11 @@ export interface RetryOptions {
   timeoutMs?: number;
   /** Aborts every request of the store; an aborted request rejects with the signal's reason, not retried. */
   signal?: AbortSignal;
+  /**
+   * All attempts of one request, waits included, end within this many milliseconds (default
+   * 120000): a `Retry-After` that would wait past it ends the request at once.
+   */
+  deadlineMs?: number;
 }
 
 /**
@@ -109,12 +114,233 @@ export class RemoteStats {
  * ```
  */
 export class RetryableFailure extends Error {
+  /** The server's `Retry-After`, in milliseconds, when it sent one. */
+  readonly retryAfterMs: number | undefined;
   /** Describes the failure, e.g. `"HTTP 503"`. */
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, options?: { cause?: unknown; retryAfterMs?: number | undefined }) {
     super(message, options);
     this.name = "RetryableFailure";
+    this.retryAfterMs = options?.retryAfterMs;
   }
 }
+
+/**
+ * An answer that does not fit its request (a `Content-Range` naming other bytes, a body longer
+ * than the request can return, a `206` without a usable `Content-Range`). Retried like any
+ * {@link RetryableFailure}; the stores turn the last one into a `StorageError` `IO_ERROR` that
+ * names the URL or key, the asked range and the received one.
+ *
+ * @example
+ * ```ts
+ * throw new InconsistentAnswer("Content-Range names other bytes", "bytes 0-99", "bytes 1000-1099/5000");
+ * ```
+ */
+export class InconsistentAnswer extends RetryableFailure {
+  /** What was asked, e.g. `"bytes 0-99"` or `"the whole value"`. */
+  readonly asked: string;
+  /** What came back, e.g. `"206 bytes 1000-1099/5000, 100 body bytes"`. */
+  readonly received: string;
+  /** Says what does not fit. */
+  constructor(message: string, asked: string, received: string) {
+    super(message);
+    this.name = "InconsistentAnswer";
+    this.asked = asked;
+    this.received = received;
+  }
+}
+
+/**
+ * Milliseconds to wait according to a `Retry-After` header value (delay-seconds or an
+ * HTTP-date); `undefined` when absent or unreadable.
+ *
+ * @example
+ * ```ts
+ * parseRetryAfter("2"); // 2000
+ * parseRetryAfter(new Date(Date.now() + 5000).toUTCString()); // about 5000
+ * ```
+ */
+export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  if (!/[a-z]/i.test(text) || Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+/**
+ * What a read asked for: the whole value, `length` bytes at `offset`, or the last `length` bytes.
+ *
+ * @example
+ * ```ts
+ * const asked: Asked = { kind: "range", offset: 0, length: 32 };
+ * ```
+ */
+export type Asked = { kind: "whole" } | { kind: "range"; offset: number; length: number } | { kind: "suffix"; length: number };
+
+/**
+ * The `Range` header value of an {@link Asked} (`undefined` for the whole value).
+ *
+ * @example
+ * ```ts
+ * rangeHeader({ kind: "range", offset: 10, length: 5 }); // "bytes=10-14"
+ * ```
+ */
+export function rangeHeader(asked: Asked): string | undefined {
+  if (asked.kind === "whole") return undefined;
+  if (asked.kind === "suffix") return `bytes=-${asked.length}`;
+  return `bytes=${asked.offset}-${asked.offset + asked.length - 1}`;
+}
+
+/** Describes an {@link Asked} for error messages. */
+function describeAsked(asked: Asked): string {
+  if (asked.kind === "whole") return "the whole value";
+  return rangeHeader(asked) ?? "";
+}
+
+/**
+ * Limits on what one answer may bring.
+ *
+ * @example
+ * ```ts
+ * const limits: BodyLimits = { maxBodyBytes: 64 << 20, maxRangeOverread: 1 << 20 };
+ * ```
+ */
+export interface BodyLimits {
+  /** Most bytes a whole-value answer (a `get`, or a `200` to a range request) may have (default 256 MiB). */
+  maxBodyBytes?: number;
+  /** Most bytes a `206` may bring beyond the asked length (an aligned superset; default 1 MiB). */
+  maxRangeOverread?: number;
+}
+
+/**
+ * {@link BodyLimits} with defaults filled in and checked.
+ *
+ * @example
+ * ```ts
+ * const limits = resolveBodyLimits({}); // { maxBodyBytes: 268435456, maxRangeOverread: 1048576 }
+ * ```
+ */
+export function resolveBodyLimits(limits: BodyLimits): Required<BodyLimits> {
+  const check = (value: number | undefined, fallback: number, field: string): number => {
+    const v = value ?? fallback;
+    if (!Number.isSafeInteger(v) || v < 0) throw new UsageError("INVALID_ARGUMENT", `${field} must be a non-negative integer`, { field, expected: "integer >= 0", actual: v });
+    return v;
+  };
+  return { maxBodyBytes: check(limits.maxBodyBytes, 256 * 1024 * 1024, "maxBodyBytes"), maxRangeOverread: check(limits.maxRangeOverread, 1024 * 1024, "maxRangeOverread") };
+}
+
+/**
+ * The most body bytes an answer with this status may carry for `asked`.
+ *
+ * @example
+ * ```ts
+ * bodyCap({ kind: "range", offset: 0, length: 50 }, 206, resolveBodyLimits({})); // 1048626
+ * ```
+ */
+export function bodyCap(asked: Asked, status: number, limits: Required<BodyLimits>): number {
+  if (asked.kind === "whole" || status === 200) return limits.maxBodyBytes;
+  return Math.min(limits.maxBodyBytes, asked.length + limits.maxRangeOverread);
+}
+
+/**
+ * Reads a body stream, cancelling it (and so closing the connection) once it passes `cap` bytes.
+ *
+ * @example
+ * ```ts
+ * const bytes = await readCapped(response.body, 1024, (n) => new RetryableFailure(`${n} bytes`));
+ * ```
+ */
+export async function readCapped(stream: ReadableStream<Uint8Array> | null | undefined, cap: number, tooLong: (received: number) => Error): Promise<Uint8Array> {
+  if (stream === null || stream === undefined) return new Uint8Array(0);
+  const reader = stream.getReader();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > cap) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLong(total);
+    }
+    parts.push(value);
+  }
+  if (parts.length === 1 && parts[0] !== undefined) return parts[0];
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/**
+ * An answer's status line and headers, as {@link extractAsked} needs them.
+ *
+ * @example
+ * ```ts
+ * const head: AnswerHead = { status: 206, contentRange: "bytes 0-9/100" };
+ * ```
+ */
+export interface AnswerHead {
+  /** The HTTP status (200 or 206). */
+  status: number;
+  /** The `Content-Range` header, if any. */
+  contentRange: string | null | undefined;
+}
+
+/**
+ * Takes the asked bytes out of an answer, or throws {@link InconsistentAnswer} when the answer
+ * does not contain them: a `200` is the whole value (sliced); a `206` must carry a
+ * `Content-Range` `bytes s-e/t` that covers the asked range (clipped at `t`), with at least
+ * `e-s+1` body bytes (more are dropped). A `206` for a superset of the asked range is fine.
+ *
+ * @example
+ * ```ts
+ * extractAsked({ kind: "range", offset: 4, length: 2 }, { status: 206, contentRange: "bytes 0-9/10" }, body); // body[4..6]
+ * ```
+ */
+export function extractAsked(asked: Asked, head: AnswerHead, body: Uint8Array): Uint8Array {
+  const received = `${head.status} ${head.contentRange ?? "without Content-Range"}, ${body.length} body bytes`;
+  const wrong = (why: string) => new InconsistentAnswer(why, describeAsked(asked), received);
+  if (head.status === 200) {
+    if (asked.kind === "whole") return body;
+    const start = asked.kind === "suffix" ? Math.max(0, body.length - asked.length) : Math.min(asked.offset, body.length);
+    const end = asked.kind === "suffix" ? body.length : Math.min(body.length, asked.offset + asked.length);
+    return body.slice(start, end);
+  }
+  if (head.status !== 206) throw wrong(`unexpected status ${head.status}`);
+  const match = /^\s*bytes\s+(\d+)-(\d+)\/(\d+|\*)\s*$/i.exec(head.contentRange ?? "");
+  if (match === null) throw wrong("a 206 answer without a usable Content-Range");
+  const s = Number(match[1]);
+  const e = Number(match[2]);
+  const total = match[3] === "*" ? undefined : Number(match[3]);
+  if (e < s || (total !== undefined && e >= total)) throw wrong("a Content-Range that contradicts itself");
+  const length = e - s + 1;
+  if (body.length < length) throw new RetryableFailure(`body of ${body.length} bytes, Content-Range ${head.contentRange ?? ""} announced`);
+  let a: number;
+  let b: number; // inclusive
+  if (asked.kind === "whole") {
+    if (total === undefined) throw wrong("a 206 answer of unknown total to a whole-value request");
+    a = 0;
+    b = total - 1;
+  } else if (asked.kind === "suffix") {
+    if (total === undefined) throw wrong("a 206 answer of unknown total to a suffix request");
+    a = Math.max(0, total - asked.length);
+    b = total - 1;
+  } else {
+    a = asked.offset;
+    b = asked.offset + asked.length - 1;
+    if (total !== undefined) b = Math.min(b, total - 1);
+    else if (s <= a && a <= e) b = Math.min(b, e);
+    if (b < a) return new Uint8Array(0);
+  }
+  if (s > a || e < b) throw wrong("the Content-Range does not cover the asked range");
+  return body.slice(a - s, b - s + 1);
+}
+
 
 /**
  * {@link RetryOptions} with every default filled in, as {@link resolveRetryOptions} returns them.
@@ -136,6 +362,8 @@ export interface RetrySettings {
   timeoutMs: number;
   /** See {@link RetryOptions.signal}. */
   signal: AbortSignal | undefined;
+  /** See {@link RetryOptions.deadlineMs}. */
+  deadlineMs: number;
 }
 
 /**
@@ -160,6 +388,7 @@ export function resolveRetryOptions(options: RetryOptions): RetrySettings {
     maxDelayMs: count(options.maxDelayMs, 5000, "maxDelayMs", 0),
     timeoutMs: count(options.timeoutMs, 30_000, "timeoutMs", 1),
     signal: options.signal,
+    deadlineMs: count(options.deadlineMs, 120_000, "deadlineMs", 1),
   };
 }
 
@@ -189,10 +418,13 @@ function isAborted(signal: AbortSignal | undefined): boolean {
 class AttemptTimeout extends RetryableFailure {}
 
 /**
- * Runs `attempt` until it succeeds, at most `maxAttempts` times. An attempt is retried when it
- * throws a {@link RetryableFailure}, when `isRetryable` says so, or when it times out; other
- * errors and the caller's abort end the loop at once. Each attempt gets its own signal, aborted
- * after `timeoutMs` or when the caller's signal aborts.
+ * Runs `attempt` until it succeeds, at most `maxAttempts` times and within `deadlineMs`. An
+ * attempt is retried when it throws a {@link RetryableFailure}, when `isRetryable` says so, or
+ * when it times out; other errors and the caller's abort end the loop at once. Each attempt gets
+ * its own signal, aborted after `timeoutMs` (or at the deadline) or when the caller's signal
+ * aborts. The wait before a retry is the jittered backoff or the server's `Retry-After`
+ * ({@link RetryableFailure.retryAfterMs}, or `retryAfterOf(error)`), whichever is longer; a wait
+ * that would end past the deadline ends the loop with the last error instead.
  *
  * @example
  * ```ts
@@ -204,23 +436,29 @@ export async function withRetries<T>(
   stats: RemoteStats,
   attempt: (signal: AbortSignal) => Promise<T>,
   isRetryable: (error: unknown) => boolean,
+  retryAfterOf?: (error: unknown) => number | undefined,
 ): Promise<T> {
   const outer = settings.signal;
+  const deadline = Date.now() + settings.deadlineMs;
   let last: unknown;
   for (let n = 0; n < settings.maxAttempts; n++) {
     if (n > 0) {
-      stats.retries += 1;
       // Full jitter: spreads the retries of many clients throttled at once (503 SlowDown).
       const cap = Math.min(settings.maxDelayMs, settings.baseDelayMs * 2 ** (n - 1));
-      await sleep(Math.floor(Math.random() * cap), outer);
+      const hinted = last instanceof RetryableFailure ? last.retryAfterMs : retryAfterOf?.(last);
+      const wait = Math.max(Math.floor(Math.random() * cap), hinted ?? 0);
+      if (Date.now() + wait >= deadline) throw last;
+      stats.retries += 1;
+      await sleep(wait, outer);
     }
     if (outer?.aborted === true) throw outer.reason;
     const controller = new AbortController();
     const attemptState = { timedOut: false };
+    const budget = Math.max(1, Math.min(settings.timeoutMs, deadline - Date.now()));
     const timer = setTimeout(() => {
       attemptState.timedOut = true;
-      controller.abort(new AttemptTimeout(`no answer within ${settings.timeoutMs} ms`));
-    }, settings.timeoutMs);
+      controller.abort(new AttemptTimeout(`no answer within ${budget} ms`));
+    }, budget);
     const onAbort = () => controller.abort(outer?.reason);
     outer?.addEventListener("abort", onAbort, { once: true });
     try {
@@ -228,7 +466,7 @@ export async function withRetries<T>(
     } catch (error) {
       // Read again: the caller may have aborted while the attempt ran.
       if (isAborted(outer)) throw outer?.reason;
-      last = attemptState.timedOut ? new AttemptTimeout(`no answer within ${settings.timeoutMs} ms`, { cause: error }) : error;
+      last = attemptState.timedOut ? new AttemptTimeout(`no answer within ${budget} ms`, { cause: error }) : error;
       if (!(last instanceof RetryableFailure) && !isRetryable(last)) throw last;
     } finally {
       clearTimeout(timer);
@@ -250,9 +488,11 @@ export async function withRetries<T>(
 export function isConnectionError(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; typeof e === "object" && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|ECONNABORTED|EAI_AGAIN|UND_ERR_SOCKET|UND_ERR_CLOSED|ERR_STREAM_PREMATURE_CLOSE)$/.test(code)) return true;
+    // HPE_*: the answer could not be parsed (stray bytes on a kept-alive connection); the
+    // connection is closed and a retry opens a fresh one.
+    if (typeof code === "string" && /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|ECONNABORTED|EAI_AGAIN|UND_ERR_SOCKET|UND_ERR_CLOSED|ERR_STREAM_PREMATURE_CLOSE|HPE_[A-Z_]+)$/.test(code)) return true;
     const message = String((e as { message?: unknown }).message ?? "");
-    if (/socket hang up|fetch failed|terminated|premature close|aborted|network/i.test(message)) return true;
+    if (/socket hang up|fetch failed|terminated|premature close|aborted|network|parse error/i.test(message)) return true;
   }
   return false;
 }

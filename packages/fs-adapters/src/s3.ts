@@ -29,12 +29,61 @@ import type { CreateMultipartUploadCommandOutput, GetObjectCommandOutput, ListOb
 import { BcolzError, StorageError, UsageError } from "@fmt/errors";
 import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./index.js";
 import type { ByteRange, PutOptions, WritableStore } from "./index.js";
-import { RemoteStats, RetryableFailure, isConnectionError, resolveRetryOptions, withRetries } from "./remote.js";
-import type { RetryOptions } from "./remote.js";
+import {
+  InconsistentAnswer,
+  RemoteStats,
+  RetryableFailure,
+  bodyCap,
+  extractAsked,
+  isConnectionError,
+  parseRetryAfter,
+  rangeHeader,
+  readCapped,
+  resolveBodyLimits,
+  resolveRetryOptions,
+  withRetries,
+} from "./remote.js";
+import type { Asked, BodyLimits, RetryOptions } from "./remote.js";
 
 export type { ByteRange, PutOptions, ReadableStore, WritableStore } from "./index.js";
 export { RemoteStats } from "./remote.js";
-export type { RetryOptions } from "./remote.js";
+export type { BodyLimits, RetryOptions } from "./remote.js";
+
+/**
+ * Which redirects {@link S3Store} follows. A redirect to another path of the configured
+ * endpoint is always followed (the request is signed again for it).
+ *
+ * @example
+ * ```ts
+ * const redirects: S3RedirectOptions = { maxRedirects: 3 };
+ * ```
+ */
+export interface S3RedirectOptions {
+  /** Most redirects followed for one request (default 5). */
+  maxRedirects?: number;
+  /**
+   * Follow a redirect that leaves the configured endpoint (another scheme, host or port); the
+   * request is then signed for that host. Default `false`: refused with `IO_ERROR`.
+   */
+  allowCrossOrigin?: boolean;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** The part of an SDK command this store touches: its own middleware stack. */
+interface CommandWithStack {
+  middlewareStack: { add(middleware: unknown, options: { step: "build"; name: string; priority?: "low" }): void };
+}
+
+/** The part of an SDK HTTP request a redirect changes. */
+interface RequestLike {
+  protocol: string;
+  hostname: string;
+  port?: number | undefined;
+  path: string;
+  query?: Record<string, string | string[] | null>;
+  headers: Record<string, string>;
+}
 
 /**
  * How {@link S3Store.putExclusive} (the dataset `.lock`) creates a key only if it is absent.
@@ -85,6 +134,10 @@ export interface S3StoreOptions {
   retry?: RetryOptions;
   /** How `putExclusive` works; see {@link ConditionalCreate}. */
   conditionalCreate?: ConditionalCreate;
+  /** Most bytes an answer may bring (whole values, range overread). */
+  limits?: BodyLimits;
+  /** Which redirects are followed (default: within the configured endpoint only). */
+  redirects?: S3RedirectOptions;
 }
 
 const MIB = 1024 * 1024;
@@ -109,6 +162,14 @@ function isRetryableS3(error: unknown): boolean {
   if (/^(SlowDown|InternalError|ServiceUnavailable|RequestTimeout|ThrottlingException|ConditionalRequestConflict)$/.test(name)) return true;
   if (status === 409 && name === "ConditionalRequestConflict") return true;
   return status === undefined && isConnectionError(error);
+}
+
+/** A response header of a failed SDK call, if the SDK kept the response. */
+function headerOf(error: unknown, name: string): string | undefined {
+  const headers = (error as { $response?: { headers?: Record<string, string | undefined> } } | null)?.$response?.headers;
+  if (headers === undefined) return undefined;
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
+  return undefined;
 }
 
 function isMissing(error: unknown): boolean {
@@ -139,8 +200,17 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
  * - `delete` of a missing key is not an error; `list` pages through `ListObjectsV2` (1,000 keys
  *   a page) and returns every key under the prefix, sorted.
  * - Throttling (503 SlowDown), other 5xx, 429, timeouts and dropped connections are retried with
- *   jittered exponential backoff ({@link RetryOptions}); a body shorter than its Content-Length
- *   too. Any other failure, or the last failed attempt, is a `StorageError` `IO_ERROR` whose
+ *   jittered exponential backoff ({@link RetryOptions}), honouring `Retry-After` within
+ *   `retry.deadlineMs`; a body shorter than its Content-Length and an unparseable answer (retried
+ *   on a fresh connection) too.
+ * - Every GET answer is checked against its request: a `206` must name a `Content-Range` that
+ *   covers the asked range (a superset is fine: the asked bytes are taken out of it), a `200` to
+ *   a range request is the whole object (sliced), and a body is capped by what the request can
+ *   return (`limits`) — an answer announcing more is refused unread, one streaming past it is
+ *   cancelled. An inconsistent answer is asked again, then ends in `IO_ERROR` naming the key, the
+ *   asked range and the received one.
+ * - A redirect (3xx with `Location`) within the configured endpoint is followed; one that leaves
+ *   it is refused with `IO_ERROR` unless `redirects.allowCrossOrigin`. Any other failure, or the last failed attempt, is a `StorageError` `IO_ERROR` whose
  *   `path` is the key and whose `actual` is the HTTP status and S3 error name. An abort through
  *   `retry.signal` rejects with the signal's reason.
  *
@@ -167,6 +237,9 @@ export class S3Store implements WritableStore {
   readonly #partSize: number;
   #conditional: ConditionalCreate;
   #probe: Promise<"native" | "emulated"> | undefined;
+  readonly #limits: Required<BodyLimits>;
+  readonly #maxRedirects: number;
+  readonly #allowCrossOrigin: boolean;
 
   /** Connects to `options.bucket` (nothing is sent until the first operation). */
   constructor(options: S3StoreOptions) {
@@ -187,6 +260,13 @@ export class S3Store implements WritableStore {
     if (!Number.isSafeInteger(this.#multipartThreshold) || this.#multipartThreshold < 0) {
       throw new UsageError("INVALID_ARGUMENT", "multipartThreshold must be a non-negative integer", { field: "multipartThreshold", actual: this.#multipartThreshold });
     }
+    this.#limits = resolveBodyLimits(options.limits ?? {});
+    const maxRedirects = options.redirects?.maxRedirects ?? 5;
+    if (!Number.isSafeInteger(maxRedirects) || maxRedirects < 0) {
+      throw new UsageError("INVALID_ARGUMENT", "redirects.maxRedirects must be an integer >= 0", { field: "redirects.maxRedirects", actual: maxRedirects });
+    }
+    this.#maxRedirects = maxRedirects;
+    this.#allowCrossOrigin = options.redirects?.allowCrossOrigin === true;
     this.#conditional = options.conditionalCreate ?? "auto";
     if (!["auto", "native", "emulated"].includes(this.#conditional)) {
       throw new UsageError("INVALID_ARGUMENT", "conditionalCreate must be auto, native or emulated", { field: "conditionalCreate", actual: this.#conditional });
@@ -195,7 +275,7 @@ export class S3Store implements WritableStore {
 
   /** The value of `key`; `undefined` if missing. */
   async get(key: string): Promise<Uint8Array | undefined> {
-    return this.#getObject(validateKey(key), undefined, "get");
+    return this.#getPlain(validateKey(key), { kind: "whole" }, "get");
   }
 
   /** Part of the value of `key` (clipped at its end); `undefined` if missing. */
@@ -205,28 +285,28 @@ export class S3Store implements WritableStore {
     const empty = "suffixLength" in range ? range.suffixLength === 0 : range.length === 0;
     if (empty) return (await this.#exists(key)) ? new Uint8Array(0) : undefined;
     if ("suffixLength" in range) return this.#getSuffix(key, range.suffixLength);
-    return this.#getObject(key, `bytes=${range.offset}-${range.offset + range.length - 1}`, "getRange");
+    return this.#getPlain(key, { kind: "range", offset: range.offset, length: range.length }, "getRange");
   }
 
   /**
-   * A suffix range, checked against the answer's Content-Range: some servers (s3rver) read
-   * `bytes=-n` as `bytes=0-n`. Such an answer still tells the value's size, so one plain range
-   * request repairs it; `stats.suffixRepairs` counts those.
+   * A suffix range. Some servers (s3rver) read `bytes=-n` as `bytes=0-n`; such an answer still
+   * tells the value's size, so one plain range request (checked like any other) repairs it;
+   * `stats.suffixRepairs` counts those.
    */
   async #getSuffix(key: string, n: number): Promise<Uint8Array | undefined> {
-    let total: number | undefined;
-    let start: number | undefined;
-    const bytes = await this.#getObject(key, `bytes=-${n}`, "getRange", (contentRange) => {
-      const match = /^bytes (\d+)-\d+\/(\d+)$/.exec(contentRange ?? "");
-      if (match !== null) {
-        start = Number(match[1]);
-        total = Number(match[2]);
-      }
-    });
-    if (bytes === undefined || total === undefined || start === Math.max(0, total - n)) return bytes;
+    const answer = await this.#getObject(key, { kind: "suffix", length: n }, "getRange");
+    if (answer === undefined || answer instanceof Uint8Array) return answer;
     this.suffixRepairs += 1;
-    if (n >= total) return this.#getObject(key, undefined, "getRange");
-    return this.#getObject(key, `bytes=${total - n}-${total - 1}`, "getRange");
+    const total = answer.repair;
+    if (n >= total) return this.#getPlain(key, { kind: "whole" }, "getRange");
+    return this.#getPlain(key, { kind: "range", offset: total - n, length: n }, "getRange");
+  }
+
+  /** {@link S3Store.#getObject} for anything but a suffix (which alone can ask for a repair). */
+  async #getPlain(key: string, asked: Asked, operation: string): Promise<Uint8Array | undefined> {
+    const answer = await this.#getObject(key, asked, operation);
+    if (answer === undefined || answer instanceof Uint8Array) return answer;
+    throw new StorageError("IO_ERROR", `S3 ${operation} of s3://${this.bucket}/${this.prefix}${key} got no usable answer`, { path: key, field: "Content-Range", expected: rangeHeader(asked) ?? "the whole value" });
   }
 
   /**
@@ -366,21 +446,37 @@ export class S3Store implements WritableStore {
     }
   }
 
-  async #getObject(key: string, range: string | undefined, operation: string, onContentRange?: (value: string | undefined) => void): Promise<Uint8Array | undefined> {
+  async #getObject(key: string, asked: Asked, operation: string): Promise<Uint8Array | { repair: number } | undefined> {
     try {
-      return await this.#send<GetObjectCommandOutput, Uint8Array>(
+      return await this.#send<GetObjectCommandOutput, Uint8Array | { repair: number }>(
         key,
         operation,
-        () => new GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key, Range: range }),
+        () => new GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key, Range: rangeHeader(asked) }),
         true,
         async (response) => {
-          onContentRange?.(response.ContentRange);
-          const body = response.Body;
-          const bytes = body === undefined ? new Uint8Array(0) : await body.transformToByteArray();
+          const status = response.$metadata.httpStatusCode ?? 200;
+          const cap = bodyCap(asked, status, this.#limits);
+          const askedText = rangeHeader(asked) ?? "the whole value";
+          const received = (n: number) => `${status} ${response.ContentRange ?? "without Content-Range"}, ${n} body bytes`;
+          const stream = response.Body?.transformToWebStream();
+          if (response.ContentLength !== undefined && response.ContentLength > cap) {
+            await stream?.cancel().catch(() => undefined);
+            throw new InconsistentAnswer(`the answer announces ${response.ContentLength} bytes, more than the ${cap} this request can return`, askedText, received(response.ContentLength));
+          }
+          const bytes = await readCapped(stream, cap, (n) => new InconsistentAnswer(`the body runs past the ${cap} bytes this request can return`, askedText, received(n)));
           if (response.ContentLength !== undefined && bytes.length !== response.ContentLength) {
             throw new RetryableFailure(`body of ${bytes.length} bytes, ${response.ContentLength} announced`);
           }
-          return bytes;
+          try {
+            return extractAsked(asked, { status, contentRange: response.ContentRange }, bytes);
+          } catch (error) {
+            // A suffix answered from the wrong end still tells the size: repair it with a plain range.
+            const match = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(response.ContentRange ?? "");
+            if (asked.kind === "suffix" && error instanceof InconsistentAnswer && match !== null && bytes.length >= Number(match[2]) - Number(match[1]) + 1) {
+              return { repair: Number(match[3]) };
+            }
+            throw error;
+          }
         },
       );
     } catch (error) {
@@ -417,7 +513,8 @@ export class S3Store implements WritableStore {
 
   /**
    * Sends one command with retries. `missingIsSentinel` turns a 404 into the {@link MISSING}
-   * sentinel; `read` consumes the response inside the attempt, so a truncated body is retried.
+   * sentinel; `read` consumes the response inside the attempt, so a truncated or inconsistent
+   * body is retried. Redirects are followed within the endpoint (see {@link S3RedirectOptions}).
    */
   async #send<O = unknown, R = O>(
     key: string,
@@ -426,27 +523,82 @@ export class S3Store implements WritableStore {
     missingIsSentinel = false,
     read?: (output: O) => Promise<R>,
   ): Promise<R> {
+    const where = `s3://${this.bucket}/${this.prefix}${key}`;
+    const route: { target: URL | undefined; origin: string | undefined; url: string | undefined } = { target: undefined, origin: undefined, url: undefined };
     try {
       return await withRetries(
         this.#retry,
         this.stats,
         async (abortSignal) => {
-          this.stats.record(0);
-          const output = (await this.client.send(command() as never, { abortSignal })) as O;
-          if (read === undefined) return output as unknown as R;
-          const result = await read(output);
-          if (result instanceof Uint8Array) this.stats.bytes += result.length;
-          return result;
+          for (let hops = 0; ; hops++) {
+            this.stats.record(0);
+            const built = command() as CommandWithStack;
+            built.middlewareStack.add(
+              (next: (args: { request: unknown }) => Promise<unknown>) => async (args: { request: unknown }) => {
+                const request = args.request as RequestLike;
+                const target = route.target;
+                if (target !== undefined) {
+                  request.protocol = target.protocol;
+                  request.hostname = target.hostname;
+                  request.port = target.port === "" ? undefined : Number(target.port);
+                  request.path = target.pathname;
+                  request.query = Object.fromEntries(target.searchParams);
+                  request.headers.host = target.host;
+                }
+                const url = `${request.protocol}//${request.hostname}${request.port === undefined ? "" : `:${request.port}`}${request.path}`;
+                route.url = url;
+                route.origin ??= new URL(url).origin;
+                return next(args);
+              },
+              { step: "build", name: "fmtRedirect", priority: "low" },
+            );
+            let output: O;
+            try {
+              output = (await this.client.send(built as never, { abortSignal })) as O;
+            } catch (error) {
+              const status = statusOf(error);
+              const location = headerOf(error, "location");
+              if (status === undefined || !REDIRECTS.has(status) || location === undefined || route.url === undefined) throw error;
+              const target = new URL(location, route.url);
+              if (hops >= this.#maxRedirects) {
+                throw new StorageError("IO_ERROR", `S3 ${operation} of ${where} redirected more than ${this.#maxRedirects} times`, { path: key, field: "redirects.maxRedirects", expected: `at most ${this.#maxRedirects} redirects`, actual: target.href });
+              }
+              if (target.origin !== route.origin && !this.#allowCrossOrigin) {
+                throw new StorageError("IO_ERROR", `S3 ${operation} of ${where} redirects to another endpoint (${target.href}); refused (set redirects.allowCrossOrigin to follow it)`, {
+                  path: key,
+                  field: "redirects.allowCrossOrigin",
+                  expected: `a redirect within ${route.origin ?? "the endpoint"}`,
+                  actual: target.href,
+                });
+              }
+              route.target = target;
+              continue;
+            }
+            if (read === undefined) return output as unknown as R;
+            const result = await read(output);
+            if (result instanceof Uint8Array) this.stats.bytes += result.length;
+            return result;
+          }
         },
-        (error) => !isMissing(error) && isRetryableS3(error),
+        (error) => !(error instanceof BcolzError) && !isMissing(error) && isRetryableS3(error),
+        (error) => parseRetryAfter(headerOf(error, "retry-after")),
       );
     } catch (error) {
       if (this.#retry.signal?.aborted === true && error === this.#retry.signal.reason) throw error;
       if (missingIsSentinel && isMissing(error)) throw MISSING;
       if (error instanceof BcolzError) throw error;
+      if (error instanceof InconsistentAnswer) {
+        throw new StorageError("IO_ERROR", `S3 ${operation} of ${where}: ${error.message}; asked ${error.asked}, received ${error.received}`, {
+          path: key,
+          field: "Content-Range",
+          expected: error.asked,
+          actual: error.received,
+          cause: error,
+        });
+      }
       const status = statusOf(error);
       const what = status === undefined ? nameOf(error) : `${status} ${nameOf(error)}`;
-      throw new StorageError("IO_ERROR", `S3 ${operation} of s3://${this.bucket}/${this.prefix}${key} failed: ${(error as Error)?.message ?? what}`, {
+      throw new StorageError("IO_ERROR", `S3 ${operation} of ${where} failed: ${(error as Error)?.message ?? what}`, {
         path: key,
         field: "key",
         expected: `a successful ${operation}`,
