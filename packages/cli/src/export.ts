@@ -39,6 +39,13 @@ export interface ExportOptions {
   force?: boolean;
   /** Called with the number of blocks to write, then after each block. */
   progress?: { start(total: number): void; tick(): void };
+  /** The format, when `to` has no telling extension (`"-"`, standard output). */
+  format?: ExportFormat;
+  /**
+   * Where text goes instead of the file `to` (standard output for `--to -`): `csv` and `jsonl` only.
+   * Nothing is created on disk then.
+   */
+  sink?: { write(text: string): Promise<void> };
 }
 
 /**
@@ -106,14 +113,22 @@ const csvCell = (text: string): string => (/[",\n\r]/.test(text) ? `"${text.repl
  * ```
  */
 export async function exportDataset(dataset: CArray | CTable, options: ExportOptions): Promise<number> {
-  const format = exportFormat(options.to);
+  const format = options.format ?? exportFormat(options.to);
+  if (options.sink !== undefined && format === "npy") {
+    throw new UsageError("INVALID_ARGUMENT", ".npy is binary: write it to a file, or choose csv or jsonl for standard output", { field: "format", expected: "csv or jsonl", actual: format });
+  }
   if (options.columns !== undefined && dataset.kind === "carray") throw new UsageError("INVALID_ARGUMENT", "--columns applies to a ctable only", { field: "columns" });
-  if (options.force !== true && existsSync(options.to)) throw new UsageError("INVALID_ARGUMENT", `${options.to} exists (use --force to replace it)`, { field: "to" });
+  if (options.sink === undefined && options.force !== true && existsSync(options.to)) throw new UsageError("INVALID_ARGUMENT", `${options.to} exists (use --force to replace it)`, { field: "to" });
   const names = dataset.kind === "ctable" ? [...(options.columns ?? dataset.names)] : [];
   const arrays = dataset.kind === "carray" ? [dataset] : names.map((n) => dataset.column(n));
   const first = arrays[0];
   const blockLen = Math.max(1, Math.min(first === undefined ? 1024 : first.kind === "vlarray" ? first.offsets.chunklen : first.chunklen, 65536));
   options.progress?.start(Math.ceil(dataset.length / blockLen));
+  if (options.sink !== undefined) {
+    const sink = options.sink;
+    await writeAll((chunk) => sink.write(chunk as string));
+    return dataset.length;
+  }
   // Written under a temporary name beside the target and renamed when complete: a failed export
   // leaves no partial file (and no file blocking the retry).
   const temp = join(dirname(options.to), `.${basename(options.to)}.${randomBytes(6).toString("hex")}.partial`);
@@ -122,8 +137,11 @@ export async function exportDataset(dataset: CArray | CTable, options: ExportOpt
     throw err;
   });
   failed.catch(() => undefined);
+  const toFile = async (chunk: string | Uint8Array): Promise<void> => {
+    if (!file.write(chunk)) await Promise.race([once(file, "drain"), failed]);
+  };
   try {
-    await writeAll();
+    await writeAll(toFile);
     file.end();
     await Promise.race([once(file, "finish"), failed]);
     await rename(temp, options.to);
@@ -134,10 +152,7 @@ export async function exportDataset(dataset: CArray | CTable, options: ExportOpt
   }
   return dataset.length;
 
-  async function writeAll(): Promise<void> {
-    const write = async (chunk: string | Uint8Array): Promise<void> => {
-      if (!file.write(chunk)) await Promise.race([once(file, "drain"), failed]);
-    };
+  async function writeAll(write: (chunk: string | Uint8Array) => Promise<void>): Promise<void> {
     if (format === "npy") {
       const fixed = arrays.filter((a): a is CArray => a.kind === "carray");
       if (fixed.length !== arrays.length) throw new UsageError("INVALID_ARGUMENT", "a .npy file cannot hold variable-length (vlarray) columns: export to .csv or .jsonl", { field: "to", actual: options.to });

@@ -14,6 +14,7 @@ import { open } from "@fmt/store";
 import type { CArray, ConvertOptions, CTable } from "@fmt/store";
 import { parseCount, parseInteger, parseList, parsePositive, resolveSlice } from "./args.js";
 import { exportDataset } from "./export.js";
+import type { ExportFormat } from "./export.js";
 import { importFile } from "./import.js";
 import { describeDataset, renderInfo } from "./info.js";
 import { ClosedPipe, LineSink } from "./output-stream.js";
@@ -195,17 +196,26 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
     .command("export")
     .description("write a dataset to .npy (a ctable as a structured array), .csv or .jsonl")
     .argument("<dir>", "dataset directory")
-    .requiredOption("--to <file>", "output file; the extension (.npy, .csv, .jsonl) picks the format")
+    .requiredOption("--to <file>", "output file; the extension (.npy, .csv, .jsonl) picks the format; - writes to standard output (with --as)")
+    .addOption(new Option("--as <format>", "the format, for --to - or a file without a telling extension").choices(["npy", "csv", "jsonl"]))
     .option("--columns <list>", "ctable: comma-separated columns to write", parseList)
     .option("--force", "replace an existing output file")
     .option("--no-progress", "never show a progress bar")
     .addHelpText("after", EXIT_CODES_HELP)
-    .action(async (dir: string, opts: { to: string; columns?: string[]; force?: boolean; progress: boolean }) => {
-      const progress = makeProgress("exporting", opts.progress);
+    .action(async (dir: string, opts: { to: string; as?: ExportFormat; columns?: string[]; force?: boolean; progress: boolean }) => {
+      const toStdout = opts.to === "-";
+      if (toStdout && opts.as === undefined) throw new UsageError("INVALID_ARGUMENT", "--to - needs --as csv or --as jsonl", { field: "as", expected: "csv or jsonl" });
+      // No bar while the rows themselves go to the terminal.
+      const progress = makeProgress("exporting", opts.progress && !toStdout);
       try {
-        const rows = await exportDataset(await openDataset(dir), { to: opts.to, force: opts.force === true, progress, ...(opts.columns === undefined ? {} : { columns: opts.columns }) });
+        const rows = await exportDataset(await openDataset(dir), {
+          to: opts.to, force: opts.force === true, progress,
+          ...(opts.as === undefined ? {} : { format: opts.as }),
+          ...(toStdout ? { sink: out } : {}),
+          ...(opts.columns === undefined ? {} : { columns: opts.columns }),
+        });
         progress.stop();
-        streams.stderr.write(`wrote ${rows} row(s) to ${opts.to}\n`);
+        streams.stderr.write(`wrote ${rows} row(s) to ${toStdout ? "standard output" : opts.to}\n`);
       } finally {
         progress.stop();
       }

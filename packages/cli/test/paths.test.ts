@@ -79,3 +79,28 @@ describe("CSV import refuses an unclosed quote (issue 18 item 10)", () => {
     expect(run("import", csv, join(tmp, "q2.bcolz")).status).toBe(0); // a quoted newline is fine
   });
 });
+
+describe("export to standard output (issue 18 item 10)", () => {
+  const real = join(dirname(fileURLToPath(import.meta.url)), "../../../conformance/corpus/v1/bcolz-real/ctable_addcol/data.bcolz");
+  it("--to - --as csv|jsonl writes exactly what the file export writes; nothing is created", async () => {
+    const { readFileSync, readdirSync } = await import("node:fs");
+    const before = readdirSync(tmp);
+    for (const as of ["csv", "jsonl"]) {
+      const file = join(tmp, `whole.${as}`);
+      expect(run("export", real, "--to", file).status).toBe(0);
+      const piped = run("export", real, "--to", "-", "--as", as);
+      expect(piped.status, piped.stderr).toBe(0);
+      expect(piped.stdout).toBe(readFileSync(file, "utf8"));
+      expect(piped.stderr).toBe("wrote 3000 row(s) to standard output\n");
+    }
+    expect(readdirSync(tmp).filter((f) => !before.includes(f)).sort()).toEqual(["whole.csv", "whole.jsonl"]);
+  });
+  it("refuses --to - without --as, and .npy to standard output", () => {
+    const a = run("export", real, "--to", "-");
+    expect([a.status, a.stderr]).toEqual([2, "error INVALID_ARGUMENT: field as: --to - needs --as csv or --as jsonl (expected csv or jsonl)\n"]);
+    const b = run("export", real, "--to", "-", "--as", "npy");
+    expect(b.status).toBe(2);
+    expect(b.stderr).toContain(".npy is binary");
+    expect(b.stdout).toBe("");
+  });
+});
