@@ -60,14 +60,22 @@ export async function openCarray(store: ReadableStore | WritableStore, options?:
 export async function openCarray(store: ReadableStore | WritableStore, path?: string, options?: OpenOptions): Promise<CArray>;
 export async function openCarray(store: ReadableStore | WritableStore, pathOrOptions: string | OpenOptions = "", maybeOptions?: OpenOptions): Promise<CArray> {
   const [path, options] = pathAndOptions(pathOrOptions, maybeOptions);
-  const base = checkDatasetPath(path);
+  return openCarrayAt(store, checkDatasetPath(path), options);
+}
+
+/**
+ * {@link openCarray} of a checked path, with the text of its `meta/storage` when the caller has
+ * read it already (a ctable telling its column kinds apart), so that it is not fetched again.
+ * @internal
+ */
+export async function openCarrayAt(store: ReadableStore | WritableStore, base: string, options: OpenOptions, storageText?: string): Promise<CArray> {
   checkOptions(options);
   const mode = options.mode ?? "r";
-  if (mode === "r") return openCarrayWith(store, base, options, undefined);
+  if (mode === "r") return openCarrayWith(store, base, options, undefined, storageText);
   const writable = requireWritableStore(store);
   const lock = await DatasetLock.acquire(writable, base, { breakLock: options.breakLock === true });
   try {
-    const array = await openCarrayWith(writable, base, options, lock);
+    const array = await openCarrayWith(writable, base, options, lock, storageText);
     if (mode === "w") await array.resize(0);
     return array;
   } catch (error) {
@@ -91,14 +99,15 @@ export function requireWritableStore(store: ReadableStore | WritableStore): Writ
  * Opens with metadata validation; with a `lock`, as a writer (the lock is then owned by the
  * array). @internal
  */
-export async function openCarrayWith(store: ReadableStore, base: string, options: OpenOptions, lock: DatasetLock | undefined): Promise<CArray> {
+export async function openCarrayWith(store: ReadableStore, base: string, options: OpenOptions, lock: DatasetLock | undefined, knownStorage?: string): Promise<CArray> {
   if (lock !== undefined) {
     // The zstd encoder (and, in browsers, the SIMD kernels) load asynchronously, once.
     compressionReady ??= initCompression();
     await compressionReady;
   }
   const storageKey = joinKey(base, "meta/storage");
-  const storageText = await readText(store, storageKey);
+  // meta/storage is written at creation only: a text the caller read is still the file's.
+  const storageText = knownStorage ?? (await readText(store, storageKey));
   if (storageText === undefined) throw new FormatError("MISSING_FILE", "not a bcolz carray: meta/storage is missing", { path: storageKey, field: "file" });
   const version = withPath(storageKey, () => storageFormatVersion(storageText, storageKey));
   const init = version === 1 ? await readV1(store, base, storageText, lock) : await readV2(store, base, storageText, options, lock);

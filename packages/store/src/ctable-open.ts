@@ -15,7 +15,7 @@ import { FormatError } from "@fmt/errors";
 import { columnNameProblem, parseAttrs, parseRootdirs, parseStorageV2, storageFormatVersion } from "@fmt/meta";
 import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import type { CArray } from "./carray.js";
-import { checkOptions, openCarray, readOptionsOf, requireWritableStore } from "./carray-open.js";
+import { checkOptions, openCarray, openCarrayAt, readOptionsOf, requireWritableStore } from "./carray-open.js";
 import type { OpenOptions } from "./options.js";
 import { CTable } from "./ctable.js";
 import type { TableColumn } from "./ctable.js";
@@ -24,12 +24,25 @@ import type { ColumnSpec, CtableCreateOptions, TableFormat } from "./ctable-writ
 import { checkDatasetPath, joinKey, readText, requireText, withPath, pathAndOptions } from "./internal.js";
 import { DatasetLock } from "./lock.js";
 import type { VLArray } from "./vlarray.js";
-import { isVLArrayRoot, openColumn, openVLArray } from "./vlarray-open.js";
+import { openVLArray } from "./vlarray-open.js";
 
-/** Opens column `name`: a carray, or in format 2 a carray or vlarray. */
-function openTableColumn(store: ReadableStore, format: TableFormat, base: string, name: string, options: OpenOptions): Promise<TableColumn> {
+/**
+ * Opens column `name`: a carray, or in format 2 a carray or vlarray. A format-2 column's
+ * `meta/storage` is read once: it must announce format 2 itself (spec/v2.md §11 and §15.1:
+ * `INCONSISTENT`, not the format-1 reading a root would get), its `kind` picks carray or vlarray,
+ * and a carray opens from the same text.
+ */
+async function openTableColumn(store: ReadableStore, format: TableFormat, base: string, name: string, options: OpenOptions): Promise<TableColumn> {
   const path = format.columnPath(base, name);
-  return format.version === 2 ? openColumn(store, path, options) : openCarray(store, path, options);
+  if (format.version === 1) return openCarray(store, path, options);
+  const key = joinKey(path, "meta/storage");
+  const text = await readText(store, key);
+  if (text !== undefined) {
+    const version = withPath(key, () => storageFormatVersion(text, key));
+    if (version !== 2) throw new FormatError("INCONSISTENT", `a format-2 table holds a format-${version} column`, { path: key, field: "/format_version", expected: 2, actual: version });
+    if (withPath(key, () => parseStorageV2(text, key)).kind === "vlarray") return openVLArray(store, path, options);
+  }
+  return openCarrayAt(store, checkDatasetPath(path), options, text);
 }
 
 function checkColumnName(name: unknown, index: number, key: string): string {
@@ -83,17 +96,30 @@ export async function openCtable(store: ReadableStore, pathOrOptions: string | O
  * `__rootdirs__` (format 1), or a format-2 `meta/storage` of kind ctable; `undefined` otherwise.
  */
 async function tableSource(store: ReadableStore, base: string): Promise<TableSource | undefined> {
+  return (await rootOf(store, base)).table;
+}
+
+/**
+ * What the root `base` is, from `__rootdirs__` and `meta/storage` read once each: a table (with
+ * the file listing its columns), a format-2 vlarray, or else (carray or nothing readable) the
+ * `meta/storage` text for the carray opener, so that no file is fetched twice.
+ */
+async function rootOf(store: ReadableStore, base: string): Promise<{ table?: TableSource; vlarray?: boolean; storageText?: string }> {
   const rootdirs = await readText(store, joinKey(base, "__rootdirs__"));
-  if (rootdirs !== undefined) return { format: TABLE_V1, namesText: rootdirs };
+  if (rootdirs !== undefined) return { table: { format: TABLE_V1, namesText: rootdirs } };
   const storageKey = joinKey(base, "meta/storage");
   const storage = await readText(store, storageKey);
-  if (storage === undefined) return undefined;
+  if (storage === undefined) return {};
   try {
-    if (storageFormatVersion(storage, storageKey) === 2 && parseStorageV2(storage, storageKey).kind === "ctable") return { format: TABLE_V2, namesText: storage };
+    if (storageFormatVersion(storage, storageKey) === 2) {
+      const kind = parseStorageV2(storage, storageKey).kind;
+      if (kind === "ctable") return { table: { format: TABLE_V2, namesText: storage } };
+      if (kind === "vlarray") return { vlarray: true };
+    }
   } catch {
-    // Not a readable format-2 table: opening it as a carray reports what is wrong.
+    // Not a readable format-2 table or vlarray: opening it as a carray reports what is wrong.
   }
-  return undefined;
+  return { storageText: storage };
 }
 
 /** The format of a table and the text of the file listing its columns. @internal */
@@ -173,10 +199,7 @@ const READ_ATTEMPTS = 8;
  */
 async function committedColumns(store: ReadableStore, base: string, names: string[], options: OpenOptions, format: TableFormat): Promise<TableColumn[]> {
   for (let attempt = 1; ; attempt++) {
-    const settled = await Promise.allSettled(names.map(async (name) => {
-      await checkColumnStorage(store, format, format.columnPath(base, name));
-      return openTableColumn(store, format, base, name, options);
-    }));
+    const settled = await Promise.allSettled(names.map((name) => openTableColumn(store, format, base, name, options)));
     const columns: TableColumn[] = [];
     for (const result of settled) {
       if (result.status === "rejected") throw result.reason;
@@ -201,18 +224,6 @@ async function committedColumns(store: ReadableStore, base: string, names: strin
 }
 
 
-/**
- * A format-2 table's column must announce format 2 itself (spec/v2.md §11: `INCONSISTENT`), which
- * is checked before the column is opened (as format 1 it would fail on a missing `meta/sizes`).
- */
-async function checkColumnStorage(store: ReadableStore, format: TableFormat, columnPath: string): Promise<void> {
-  if (format.version !== 2) return;
-  const key = joinKey(columnPath, "meta/storage");
-  const text = await readText(store, key);
-  if (text === undefined) return; // openCarray reports MISSING_FILE
-  const version = withPath(key, () => storageFormatVersion(text, key));
-  if (version !== 2) throw new FormatError("INCONSISTENT", `a format-2 table holds a format-${version} column`, { path: key, field: "/format_version", expected: 2, actual: version });
-}
 
 /** A format-2 table's columns are format-2 carrays (spec/v2.md §11). */
 function checkColumnVersion(column: TableColumn, format: TableFormat): TableColumn {
@@ -246,10 +257,7 @@ export async function openCtableWith(store: ReadableStore, base: string, options
     const attrsText = await readText(writable, attrsKey);
     const attrs = attrsText === undefined ? {} : withPath(attrsKey, () => parseAttrs(attrsText, attrsKey));
     const columnOptions: OpenOptions = { ...options, mode: "a" };
-    for (const name of names) {
-      await checkColumnStorage(writable, format, format.columnPath(base, name));
-      columns.push(checkColumnVersion(await openTableColumn(writable, format, base, name, columnOptions), format));
-    }
+    for (const name of names) columns.push(checkColumnVersion(await openTableColumn(writable, format, base, name, columnOptions), format));
     const journalLength = await readAppendJournal(writable, base);
     if (journalLength !== undefined) {
       // Roll an interrupted append back: every column returns to the length it had before.
@@ -319,10 +327,10 @@ export async function open(store: ReadableStore, pathOrOptions: string | OpenOpt
   const [path, options] = pathAndOptions(pathOrOptions, maybeOptions);
   const base = checkDatasetPath(path);
   checkOptions(options);
-  const source = await tableSource(store, base);
-  if (source !== undefined) return openCtableWith(store, base, options, source);
-  if (await isVLArrayRoot(store, base)) return openVLArray(store, base, options);
-  return openCarray(store, base, options);
+  const root = await rootOf(store, base);
+  if (root.table !== undefined) return openCtableWith(store, base, options, root.table);
+  if (root.vlarray === true) return openVLArray(store, base, options);
+  return openCarrayAt(store, base, options, root.storageText);
 }
 
 /**
