@@ -43,7 +43,8 @@ export interface SuperchunkReport {
  * @param file - the whole file.
  * @param opts - `capacity` and `firstChunk` (its `first_chunk`, for the checksum binding) from the
  * metadata section, `path` for errors, `chunks` to check only the first chunks (the ones a
- * dataset's length requires).
+ * dataset's length requires), `verify: false` to skip the checksums (a caller that compared them
+ * already and wants the layout checks only).
  * @throws FormatError from `readSuperchunkHeader`, `readOffsets` or `walkChunkOffsets`.
  * @example
  * ```ts
@@ -51,7 +52,7 @@ export interface SuperchunkReport {
  * problems.map((p) => `${p.field}: ${p.code}`); // e.g. ["chunk[1].checksum: CHECKSUM_MISMATCH"]
  * ```
  */
-export function verifySuperchunk(file: Uint8Array, opts: { capacity?: number | undefined; path?: string | undefined; chunks?: number | undefined; firstChunk?: number | undefined } = {}): SuperchunkReport {
+export function verifySuperchunk(file: Uint8Array, opts: { capacity?: number | undefined; path?: string | undefined; chunks?: number | undefined; firstChunk?: number | undefined; verify?: boolean | undefined } = {}): SuperchunkReport {
   const { path } = opts;
   const header = readSuperchunkHeader(file, path);
   const offsets = header.hasOffsets ? readOffsets(file, header, { capacity: opts.capacity, fileLength: file.length, path }) : walkChunkOffsets(file, header, path);
@@ -61,7 +62,7 @@ export function verifySuperchunk(file: Uint8Array, opts: { capacity?: number | u
   const size = checksumKind(header.checksumId).size;
   for (let i = 0; i < count; i++) {
     try {
-      const { blosc } = readSuperchunkChunk(file.subarray(offsets[i]), header, i, { path, firstChunk: opts.firstChunk });
+      const { blosc } = readSuperchunkChunk(file.subarray(offsets[i]), header, i, { path, firstChunk: opts.firstChunk, verify: opts.verify !== false });
       spans.push({ index: i, start: offsets[i]!, end: offsets[i]! + blosc.cbytes + size });
     } catch (e) {
       if (!(e instanceof FormatError)) throw e;
