@@ -20,6 +20,7 @@ import * as nodePath from "node:path";
 import { ConflictError, FormatError, StorageError, UsageError } from "@fmt/errors";
 import { isMissing, refuseLinksBetween, removeTemporaryFiles, storageFailure, systemErrorCode as errorCode, TEMP_MARKER, TEMP_PATTERN } from "./file-safety-node.js";
 import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./index.js";
+import { fileKind, readFileChecked } from "./read-sync-node.js";
 import type { ByteRange, PutOptions, WritableStore } from "./index.js";
 
 export type { ByteRange, PutOptions, ReadableStore, WritableStore } from "./index.js";
@@ -54,6 +55,15 @@ export interface FileSystemStoreOptions {
    * requested length and is not limited.
    */
   maxValueBytes?: number;
+  /**
+   * How `get` and `getRange` read: `"sync"` (default) on the calling thread, `"async"` through
+   * libuv's thread pool. A synchronous read of a cached chunk file takes microseconds; an
+   * asynchronous one costs four thread-pool round trips (open, fstat, read, close), five to seven
+   * times the read itself for chunk files (see tools/bench/README.md). Choose `"async"` when the
+   * files are on a slow or network file system and the event loop must never wait for a disk.
+   * Writes are not affected.
+   */
+  io?: "sync" | "async";
 }
 
 /** A regular file opened for reading, with its size at the time of opening. */
@@ -62,14 +72,6 @@ interface OpenedFile {
   size: number;
 }
 
-/** How `fstat` describes something that is neither a regular file nor a directory. */
-function fileKind(info: { isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
-  if (info.isFIFO()) return "a FIFO";
-  if (info.isSocket()) return "a socket";
-  if (info.isCharacterDevice()) return "a character device";
-  if (info.isBlockDevice()) return "a block device";
-  return "not a regular file";
-}
 
 /**
  * A {@link WritableStore} over a directory of the local file system: key `"data/__0.blp"` is the
@@ -81,7 +83,9 @@ function fileKind(info: { isFIFO(): boolean; isSocket(): boolean; isCharacterDev
  *   that is a FIFO, a socket or a device (or a symbolic link to `/dev/zero`) gives `StorageError`
  *   `IO_ERROR` without reading a byte. `get` reads at most the size `fstat` reported and refuses
  *   files over `maxValueBytes` (`FormatError` `SIZE_LIMIT`); `getRange` reads only the requested
- *   bytes. That is one open, one fstat, the reads and one close per call.
+ *   bytes. That is one open, one fstat, the reads and one close per call, on the calling thread
+ *   by default (see {@link FileSystemStoreOptions.io}: a cached chunk file reads in microseconds,
+ *   while the thread pool would cost four round trips per file).
  * - `list(prefix)` walks the real directories recursively and returns, sorted, the key of every
  *   other entry: regular files, and symbolic links as themselves, whatever they point to (a link
  *   to a directory is one key, its contents are not walked). So a link cycle or a link to `/`
@@ -128,6 +132,8 @@ export class FileSystemStore implements WritableStore {
   readonly root: string;
   /** Largest file `get` reads; see {@link FileSystemStoreOptions.maxValueBytes}. */
   readonly maxValueBytes: number;
+  /** How reads are done; see {@link FileSystemStoreOptions.io}. */
+  readonly io: "sync" | "async";
   /** Files renamed into place by non-durable puts since the last sync, and their directories. */
   #unsyncedFiles = new Set<string>();
   #unsyncedDirectories = new Set<string>();
@@ -142,8 +148,13 @@ export class FileSystemStore implements WritableStore {
     if (!Number.isSafeInteger(maxValueBytes) || maxValueBytes < 0) {
       throw new UsageError("INVALID_ARGUMENT", "maxValueBytes must be a non-negative safe integer", { field: "maxValueBytes", actual: maxValueBytes });
     }
+    const io = options.io ?? "sync";
+    if (io !== "sync" && io !== "async") {
+      throw new UsageError("INVALID_ARGUMENT", "io must be \"sync\" or \"async\"", { field: "io", expected: "sync or async", actual: io });
+    }
     this.root = nodePath.resolve(root);
     this.maxValueBytes = maxValueBytes;
+    this.io = io;
   }
 
   /**
@@ -167,6 +178,7 @@ export class FileSystemStore implements WritableStore {
 
   /** The whole file; `undefined` if missing. */
   async get(key: string): Promise<Uint8Array | undefined> {
+    if (this.io === "sync") return readFileChecked(this.pathOf(key), key, undefined, this.maxValueBytes);
     const opened = await this.#openRegularFile(key);
     if (opened === undefined) return undefined;
     try {
@@ -183,6 +195,7 @@ export class FileSystemStore implements WritableStore {
   async getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined> {
     validateKey(key);
     resolveRange(range, 0);
+    if (this.io === "sync") return readFileChecked(this.pathOf(key), key, (size) => resolveRange(range, size), Infinity);
     const opened = await this.#openRegularFile(key);
     if (opened === undefined) return undefined;
     try {

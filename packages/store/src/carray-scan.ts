@@ -78,23 +78,86 @@ export async function sumOf(ctx: ScanContext): Promise<number | bigint> {
       for (const v of values as BigInt64Array | BigUint64Array) big += v;
       return;
     }
+    // The running sums live in locals: a number the closure keeps in `acc` would be boxed on
+    // every addition (a heap number per element, three times the time of the loop itself).
     const numbers = values as Float64Array;
     if (!integral) {
-      for (let i = 0; i < numbers.length; i++) acc += numbers[i]!;
+      acc = sumLikeNumpy(numbers, acc);
       return;
     }
+    let local = acc;
     for (let i = 0; i < numbers.length; i++) {
-      acc += numbers[i]!;
-      if (Math.abs(acc) > 2 ** 52) {
-        big += BigInt(acc);
-        acc = 0;
+      local += numbers[i]!;
+      if (Math.abs(local) > 2 ** 52) {
+        big += BigInt(local);
+        local = 0;
       }
     }
+    acc = local;
   });
   if (wide) return big;
   if (!integral) return acc;
   const total = big + BigInt(acc);
   return Number.isSafeInteger(Number(total)) ? Number(total) : total;
+}
+
+/** Values numpy's reduction hands its inner loop at a time (its buffer size). */
+const NUMPY_REDUCE_BLOCK = 8192;
+/** Below this many values numpy's pairwise sum adds eight running sums instead of splitting. */
+const PAIRWISE_BLOCK = 128;
+
+/**
+ * `start` plus `values.sum()` (one chunk's values) in exactly numpy's order of additions, so that a carray's sum
+ * equals bcolz's (which adds `chunk.sum()` of every chunk to a running total) to the last bit:
+ * numpy reduces a contiguous array in buffers of 8,192 values, each by pairwise summation
+ * (halves cut at multiples of 8 down to at most 128 values, those with eight running sums).
+ * The eight independent sums also run about four times faster than one running total.
+ * @internal
+ *
+ * @example
+ * ```ts
+ * sumLikeNumpy(new Float64Array([0.1, 0.2, 0.3]), 0); // 0.6000000000000001, as np.sum
+ * ```
+ */
+export function sumLikeNumpy(values: ArrayLike<number>, start: number): number {
+  if (values.length === 0) return start;
+  // numpy's first buffer initializes its accumulator; bcolz then adds the chunk's sum.
+  let chunkSum = pairwiseSum(values, 0, Math.min(NUMPY_REDUCE_BLOCK, values.length));
+  for (let at = NUMPY_REDUCE_BLOCK; at < values.length; at += NUMPY_REDUCE_BLOCK) {
+    chunkSum += pairwiseSum(values, at, Math.min(NUMPY_REDUCE_BLOCK, values.length - at));
+  }
+  return start + chunkSum;
+}
+
+function pairwiseSum(a: ArrayLike<number>, lo: number, n: number): number {
+  if (n < 8) {
+    let res = 0;
+    for (let i = 0; i < n; i++) res += a[lo + i]!;
+    return res;
+  }
+  if (n <= PAIRWISE_BLOCK) {
+    let r0 = a[lo]!, r1 = a[lo + 1]!, r2 = a[lo + 2]!, r3 = a[lo + 3]!;
+    let r4 = a[lo + 4]!, r5 = a[lo + 5]!, r6 = a[lo + 6]!, r7 = a[lo + 7]!;
+    const whole = n - (n % 8);
+    let i = 8;
+    for (; i < whole; i += 8) {
+      const p = lo + i;
+      r0 += a[p]!;
+      r1 += a[p + 1]!;
+      r2 += a[p + 2]!;
+      r3 += a[p + 3]!;
+      r4 += a[p + 4]!;
+      r5 += a[p + 5]!;
+      r6 += a[p + 6]!;
+      r7 += a[p + 7]!;
+    }
+    let res = r0 + r1 + (r2 + r3) + (r4 + r5 + (r6 + r7));
+    for (; i < n; i++) res += a[lo + i]!;
+    return res;
+  }
+  let half = Math.floor(n / 2);
+  half -= half % 8;
+  return pairwiseSum(a, lo, half) + pairwiseSum(a, lo + half, n - half);
 }
 
 /**
@@ -121,13 +184,16 @@ export async function extremeOf(ctx: ScanContext, sign: 1 | -1): Promise<number 
   await ctx.reader.scan(0, ctx.length, (bytes) => {
     if (special !== undefined) return;
     const values = decodeValues(bytes, ctx.dtype) as ArrayLike<number | bigint>;
+    // Locals, not the closure's variables, in the loop (see sumOf).
+    let chunkBest = best;
     for (let i = 0; i < values.length; i++) {
       const v = values[i]!;
       if (typeof v === "number" && Number.isNaN(v)) special = NaN;
       else if (isDate && v === nat) special = nat;
       if (special !== undefined) return;
-      if (best === undefined || (sign > 0 ? v > best : v < best)) best = v;
+      if (chunkBest === undefined || (sign > 0 ? v > chunkBest : v < chunkBest)) chunkBest = v;
     }
+    best = chunkBest;
   });
   if (special !== undefined) return special;
   return kind === "b" ? best === 1 : best!;

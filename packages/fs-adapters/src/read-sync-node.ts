@@ -1,0 +1,111 @@
+/**
+ * Reads of {@link FileSystemStore} done on the calling thread (`io: "sync"`, the default).
+ *
+ * Why: an asynchronous read of a file is four trips through libuv's thread pool (open, fstat,
+ * read, close), each a promise and a wake-up of the event loop. For the chunk files of a dataset
+ * (a few hundred KiB each, usually in the page cache) those trips cost five to seven times the
+ * read itself: 153 chunk files of a 10 M-row carray took 40 ms one after another through
+ * `fs/promises` and 6 ms with `readSync` (tools/bench/README.md). The calls here block the event
+ * loop for as long as the kernel takes to copy the bytes, which for a cached file is microseconds
+ * per chunk; a server that must never block sets `io: "async"`.
+ *
+ * The checks are those of the asynchronous path: one open without blocking (`O_NONBLOCK`, so a
+ * FIFO never hangs), `fstat` of the opened descriptor, only regular files read, at most the size
+ * `fstat` reported.
+ *
+ * @example
+ * ```ts
+ * const bytes = readFileChecked("/data/x.bcolz/meta/sizes", "meta/sizes", undefined, 1 << 20);
+ * ```
+ * @module
+ */
+import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } from "node:fs";
+import { FormatError, StorageError } from "@fmt/errors";
+import { isMissing, storageFailure } from "./file-safety-node.js";
+
+const READ_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0);
+
+/**
+ * How `fstat` describes something that is neither a regular file nor a directory.
+ *
+ * @example
+ * ```ts
+ * fileKind(fstatSync(fd)); // "a FIFO"
+ * ```
+ */
+export function fileKind(info: { isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
+  if (info.isFIFO()) return "a FIFO";
+  if (info.isSocket()) return "a socket";
+  if (info.isCharacterDevice()) return "a character device";
+  if (info.isBlockDevice()) return "a block device";
+  return "not a regular file";
+}
+
+/**
+ * Reads a regular file, or the bytes `[start, end)` of it clipped at its end, synchronously.
+ * `range` absent: the whole file, refused over `maxBytes` (`SIZE_LIMIT`). `undefined` when the
+ * file is missing, a parent is not a directory, or the path is a directory.
+ *
+ * @param file - the absolute path.
+ * @param key - the store key, for errors.
+ * @param range - `resolve(size)` gives the byte window once the size is known.
+ * @param maxBytes - the largest whole file read.
+ * @example
+ * ```ts
+ * const head = readFileChecked(path, key, (size) => ({ start: 0, end: Math.min(16, size) }), Infinity);
+ * ```
+ */
+export function readFileChecked(
+  file: string,
+  key: string,
+  range: ((size: number) => { start: number; end: number }) | undefined,
+  maxBytes: number,
+): Uint8Array | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, READ_FLAGS);
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw storageFailure(error, key, "open the file");
+  }
+  try {
+    let info;
+    try {
+      info = fstatSync(fd);
+    } catch (error) {
+      throw storageFailure(error, key, "inspect the file");
+    }
+    if (!info.isFile()) {
+      if (info.isDirectory()) return undefined;
+      throw new StorageError("IO_ERROR", "the key names something other than a regular file", { path: key, field: "key", expected: "a regular file", actual: fileKind(info) });
+    }
+    const size = info.size;
+    let start = 0;
+    let end = size;
+    if (range === undefined) {
+      if (size > maxBytes) {
+        throw new FormatError("SIZE_LIMIT", "file is larger than the store's maxValueBytes", { path: key, field: "size", expected: `<= ${maxBytes}`, actual: size });
+      }
+    } else {
+      ({ start, end } = range(size));
+    }
+    const out = new Uint8Array(end - start);
+    let filled = 0;
+    try {
+      while (filled < out.length) {
+        const n = readSync(fd, out, filled, out.length - filled, start + filled);
+        if (n === 0) break;
+        filled += n;
+      }
+    } catch (error) {
+      throw storageFailure(error, key, "read the file");
+    }
+    return filled === out.length ? out : out.slice(0, filled);
+  } finally {
+    try {
+      closeSync(fd);
+    } catch {
+      // A failed close of a descriptor opened only for reading loses nothing.
+    }
+  }
+}
