@@ -50,12 +50,12 @@ async function snapshot(dir: string): Promise<Record<string, string>> {
 
 const bytes = (...values: number[]) => new Uint8Array(values);
 
-describe("special files are refused without reading or blocking (item 3)", () => {
+describe.each(["sync", "async"] as const)("special files are refused without reading or blocking (item 3), io %s", (io) => {
   it("a FIFO gives IO_ERROR from get and getRange instead of waiting for a writer", async () => {
     const root = await freshDir();
     await mkdir(join(root, "meta"));
     execFileSync("mkfifo", [join(root, "meta", "sizes")]);
-    const store = new FileSystemStore(root);
+    const store = new FileSystemStore(root, { io });
     const error = await rejection(store.get("meta/sizes"), "IO_ERROR");
     expect(error.path).toBe("meta/sizes");
     expect(error.actual).toBe("a FIFO");
@@ -67,7 +67,7 @@ describe("special files are refused without reading or blocking (item 3)", () =>
     const root = await freshDir();
     await mkdir(join(root, "data"));
     await symlink("/dev/null", join(root, "data", "__0.blp"));
-    const store = new FileSystemStore(root);
+    const store = new FileSystemStore(root, { io });
     const error = await rejection(store.get("data/__0.blp"), "IO_ERROR");
     expect(error.actual).toBe("a character device");
     await rejection(store.getRange("data/__0.blp", { suffixLength: 4 }), "IO_ERROR");
@@ -76,7 +76,7 @@ describe("special files are refused without reading or blocking (item 3)", () =>
   it("reads at most the size fstat reports: a link to a /proc file that claims 0 bytes reads as empty", async () => {
     const root = await freshDir();
     await symlink("/proc/self/environ", join(root, "__attrs__"));
-    const store = new FileSystemStore(root);
+    const store = new FileSystemStore(root, { io });
     expect(await store.get("__attrs__")).toEqual(new Uint8Array(0));
     expect(await store.getRange("__attrs__", { offset: 0, length: 100 })).toEqual(new Uint8Array(0));
   });
@@ -84,7 +84,7 @@ describe("special files are refused without reading or blocking (item 3)", () =>
   it("a directory is still a missing key, not an error", async () => {
     const root = await freshDir();
     await mkdir(join(root, "meta", "sizes"), { recursive: true });
-    const store = new FileSystemStore(root);
+    const store = new FileSystemStore(root, { io });
     expect(await store.get("meta/sizes")).toBeUndefined();
     expect(await store.getRange("meta/sizes", { offset: 0, length: 1 })).toBeUndefined();
   });
@@ -93,13 +93,26 @@ describe("special files are refused without reading or blocking (item 3)", () =>
     const root = await freshDir();
     await writeFile(join(root, "big"), new Uint8Array(5));
     await writeFile(join(root, "fits"), bytes(1, 2, 3, 4));
-    const store = new FileSystemStore(root, { maxValueBytes: 4 });
+    const store = new FileSystemStore(root, { maxValueBytes: 4, io });
     const error = await rejection(store.get("big"), "SIZE_LIMIT");
     expect(error.path).toBe("big");
     expect(error.actual).toBe(5);
     expect(await store.get("fits")).toEqual(bytes(1, 2, 3, 4));
     expect(await store.getRange("big", { offset: 3, length: 10 })).toEqual(new Uint8Array(2));
     expect(() => new FileSystemStore(root, { maxValueBytes: -1 })).toThrow(/maxValueBytes/);
+  });
+
+  it("reads the same bytes, whole and in ranges (clipped at the end)", async () => {
+    const root = await freshDir();
+    const content = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 31) & 0xff);
+    await writeFile(join(root, "chunk"), content);
+    const store = new FileSystemStore(root, { io });
+    expect(store.io).toBe(io);
+    expect(await store.get("chunk")).toEqual(content);
+    expect(await store.getRange("chunk", { offset: 65_000, length: 10_000 })).toEqual(content.subarray(65_000));
+    expect(await store.getRange("chunk", { suffixLength: 3 })).toEqual(content.subarray(-3));
+    expect(await store.get("absent")).toBeUndefined();
+    expect(() => new FileSystemStore(root, { io: "threads" as never })).toThrow(/io must be/);
   });
 });
 
