@@ -7,11 +7,15 @@ cd "$(dirname "$0")/.."
 
 need_apt=()
 /usr/bin/python3 -c "import blosc, numpy" 2>/dev/null || need_apt+=(python3-blosc python3-numpy)
+/usr/bin/python3 -c "import numexpr" 2>/dev/null || need_apt+=(python3-numexpr)
+/usr/bin/python3 -c "import zarr" 2>/dev/null || need_apt+=(python3-zarr)
 command -v clang >/dev/null 2>&1 || need_apt+=(clang)
 command -v wasm-ld >/dev/null 2>&1 || need_apt+=(lld)
 # Headless browser for tools/remote-tests/test/browser.test.ts (driven through playwright-core,
 # which never downloads a browser of its own). The S3 server (s3rver) comes from npm.
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
+# Ceph's S3 gateway for tools/remote-tests/test/s3-lock.test.ts (a server that enforces conditional writes).
+command -v radosgw >/dev/null 2>&1 || need_apt+=(radosgw ceph-mon ceph-osd)
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq

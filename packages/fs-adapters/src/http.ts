@@ -110,7 +110,11 @@ export interface HttpStoreOptions {
  *   within `retry.deadlineMs`; an unparseable answer or a reset is retried on a fresh connection.
  * - Same-origin redirects are followed (at most `redirects.maxRedirects`); a redirect to another
  *   origin is refused with `IO_ERROR` unless `redirects.allowCrossOrigin`, and then only the
- *   configured headers named in `redirects.forwardHeaders` go along.
+ *   configured headers named in `redirects.forwardHeaders` go along. In a browser `fetch` hides
+ *   where a redirect goes, so the redirect is followed with only the headers named in
+ *   `forwardHeaders` (another origin may then see that header-less request before it is
+ *   refused); when it ends on the store's own origin, that URL is asked once more with every
+ *   configured header.
  * - At most `concurrency` requests are in flight; more calls wait their turn.
  *
  * @example
@@ -229,17 +233,27 @@ export class HttpStore implements ReadableStore {
       this.stats.record(0);
       response = await this.#fetch(url, { method, headers, signal, redirect: "manual" });
       if (response.type === "opaqueredirect") {
-        // A browser hides where a redirect goes: follow it without the configured headers that
-        // may not leave the origin, and check where it ended.
+        // A browser hides where a redirect goes (no status, no Location). Follow it with only the
+        // headers that may go to another origin, and look where it ended: on another origin it
+        // is refused unless allowed; back on this origin, that URL is asked again with every
+        // configured header, since same-origin redirects keep them.
         const bare: Record<string, string> = {};
         for (const [name, value] of Object.entries(headers)) if (name === "range" || this.#forwardHeaders.has(name.toLowerCase())) bare[name] = value;
         this.stats.record(0);
         response = await this.#fetch(url, { method, headers: bare, signal, redirect: "follow" });
-        if (response.url !== "" && new URL(response.url).origin !== new URL(url).origin && !this.#allowCrossOrigin) {
+        const landed = response.url === "" ? url : response.url;
+        if (new URL(landed).origin !== new URL(url).origin) {
+          if (this.#allowCrossOrigin) break;
           await response.body?.cancel();
-          throw this.#refuseRedirect(key, url, response.url);
+          throw this.#refuseRedirect(key, url, landed);
         }
-        break;
+        if (!response.redirected || Object.keys(bare).length === Object.keys(headers).length) break;
+        await response.body?.cancel();
+        if (hops >= this.#maxRedirects) {
+          throw new StorageError("IO_ERROR", `HTTP ${method} ${url} redirected more than ${this.#maxRedirects} times`, { path: key, field: "redirects.maxRedirects", expected: `at most ${this.#maxRedirects} redirects`, actual: landed });
+        }
+        url = landed;
+        continue;
       }
       if (!REDIRECTS.has(response.status)) break;
       await response.body?.cancel();

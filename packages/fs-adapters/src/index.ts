@@ -141,6 +141,24 @@ export interface WritableStore extends ReadableStore {
    */
   putExclusive?(key: string, value: Uint8Array): Promise<boolean>;
   /**
+   * Deletes `key` only if its value is still exactly `expected`; resolves to `true` when it
+   * deleted it, `false` (and changes nothing) when the key is missing or holds other bytes.
+   * Writers release their lock file with it, so that a writer whose lock was broken and taken
+   * over by another never deletes the new holder's lock. Whether the comparison and the delete
+   * are one atomic step depends on the store (each store says); at worst they are one round trip
+   * apart. Optional: writers fall back to get, compare, delete.
+   *
+   * @example
+   * ```ts
+   * const mine = new TextEncoder().encode('{"owner": "3f9a"}\n');
+   * if (await store.putExclusive?.("x/.lock", mine)) {
+   *   // ... write the dataset ...
+   *   await store.deleteIfUnchanged?.("x/.lock", mine); // false: someone broke the lock and holds it now
+   * }
+   * ```
+   */
+  deleteIfUnchanged?(key: string, expected: Uint8Array): Promise<boolean>;
+  /**
    * Makes sure the directory `key` exists (an empty directory where the store has directories,
    * e.g. bcolz's `data/` of an empty carray). Optional: stores without directories omit it.
    */
@@ -441,6 +459,26 @@ export class MemoryStore implements WritableStore {
     checkValue(value);
     if (this.#entries.has(key)) return false;
     this.#entries.set(key, value.slice());
+    return true;
+  }
+
+  /**
+   * Deletes `key` if its value equals `expected` byte for byte (one atomic step); `true` when
+   * deleted, `false` when missing or different.
+   *
+   * @example
+   * ```ts
+   * await store.put(".lock", new Uint8Array([1]));
+   * await store.deleteIfUnchanged(".lock", new Uint8Array([2])); // false, still [1]
+   * await store.deleteIfUnchanged(".lock", new Uint8Array([1])); // true, gone
+   * ```
+   */
+  async deleteIfUnchanged(key: string, expected: Uint8Array): Promise<boolean> {
+    validateKey(key);
+    checkValue(expected);
+    const value = this.#entries.get(key);
+    if (value === undefined || value.length !== expected.length || value.some((byte, i) => byte !== expected[i])) return false;
+    this.#entries.delete(key);
     return true;
   }
 }

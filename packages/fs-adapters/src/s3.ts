@@ -53,6 +53,17 @@ export type { BodyLimits, RetryOptions } from "./remote.js";
  * Which redirects {@link S3Store} follows. A redirect to another path of the configured
  * endpoint is always followed (the request is signed again for it).
  *
+ * S3 redirects in two ways. `307 TemporaryRedirect` (and any 3xx with a `Location`) names the
+ * URL to ask; when that URL is on another scheme, host or port, the request goes there only with
+ * `allowCrossOrigin`, and is then signed anew for that host with the client's credentials and
+ * region. SigV4 signs the `Host` header, so what the other host receives (the access key ID and a
+ * signature for that one request, valid about 15 minutes) cannot be replayed against the
+ * configured endpoint or any other host; the secret key never leaves the client. No other header
+ * is configured on an S3 store, so nothing else goes along. `301 PermanentRedirect` (the bucket
+ * lives in another region) has no `Location`; it is never followed, even with
+ * `allowCrossOrigin`, and ends in `IO_ERROR` naming the region (`x-amz-bucket-region`) and the
+ * endpoint the server says to use: set the client's `region` (or `endpoint`) accordingly.
+ *
  * @example
  * ```ts
  * const redirects: S3RedirectOptions = { maxRedirects: 3 };
@@ -63,7 +74,8 @@ export interface S3RedirectOptions {
   maxRedirects?: number;
   /**
    * Follow a redirect that leaves the configured endpoint (another scheme, host or port); the
-   * request is then signed for that host. Default `false`: refused with `IO_ERROR`.
+   * request is then signed for that host (the signature is valid only there). Default `false`:
+   * refused with `IO_ERROR`, nothing is sent there.
    */
   allowCrossOrigin?: boolean;
 }
@@ -93,6 +105,10 @@ interface RequestLike {
  * - `"native"`: `PutObject` with `If-None-Match: *`; atomic on AWS S3 (since 2024), MinIO, R2.
  * - `"emulated"`: HEAD, then PUT, then read back and compare. Detects most races but is not
  *   atomic: two writers that both pass the HEAD within one round trip can both get `true`.
+ *
+ * When `"auto"` ends in `"emulated"`, the first `putExclusive` (the first lock taken) reports it
+ * once through {@link S3StoreOptions.onWarning}; choosing `"emulated"` explicitly says you know,
+ * and silences it.
  *
  * @example
  * ```ts
@@ -134,6 +150,12 @@ export interface S3StoreOptions {
   retry?: RetryOptions;
   /** How `putExclusive` works; see {@link ConditionalCreate}. */
   conditionalCreate?: ConditionalCreate;
+  /**
+   * Receives warnings meant for the person running the program, worded for them: today only
+   * that the server does not enforce conditional writes, so dataset locks are not atomic (sent
+   * once, when the first lock is taken). Default `console.warn`.
+   */
+  onWarning?: (message: string) => void;
   /** Most bytes an answer may bring (whole values, range overread). */
   limits?: BodyLimits;
   /** Which redirects are followed (default: within the configured endpoint only). */
@@ -199,6 +221,9 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
  *   fails for good). S3 replaces objects atomically, so readers see the old or the new value.
  * - `delete` of a missing key is not an error; `list` pages through `ListObjectsV2` (1,000 keys
  *   a page) and returns every key under the prefix, sorted.
+ * - Dataset locks: `putExclusive` creates the lock with a conditional PUT ({@link ConditionalCreate};
+ *   a server that does not enforce it is reported through `onWarning`), `deleteIfUnchanged`
+ *   releases it only while it still holds the releasing writer's bytes (DELETE with `If-Match`).
  * - Throttling (503 SlowDown), other 5xx, 429, timeouts and dropped connections are retried with
  *   jittered exponential backoff ({@link RetryOptions}), honouring `Retry-After` within
  *   `retry.deadlineMs`; a body shorter than its Content-Length and an unparseable answer (retried
@@ -210,7 +235,9 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
  *   cancelled. An inconsistent answer is asked again, then ends in `IO_ERROR` naming the key, the
  *   asked range and the received one.
  * - A redirect (3xx with `Location`) within the configured endpoint is followed; one that leaves
- *   it is refused with `IO_ERROR` unless `redirects.allowCrossOrigin`. Any other failure, or the last failed attempt, is a `StorageError` `IO_ERROR` whose
+ *   it is refused with `IO_ERROR` unless `redirects.allowCrossOrigin`, and then signed for the
+ *   new host ({@link S3RedirectOptions}). A `301 PermanentRedirect` without `Location` (wrong
+ *   region) is `IO_ERROR` naming the region and endpoint to use. Any other failure, or the last failed attempt, is a `StorageError` `IO_ERROR` whose
  *   `path` is the key and whose `actual` is the HTTP status and S3 error name. An abort through
  *   `retry.signal` rejects with the signal's reason.
  *
@@ -237,6 +264,10 @@ export class S3Store implements WritableStore {
   readonly #partSize: number;
   #conditional: ConditionalCreate;
   #probe: Promise<"native" | "emulated"> | undefined;
+  readonly #onWarning: (message: string) => void;
+  #warnedEmulated = false;
+  /** What the probe saw when it chose `"emulated"`, for the warning. */
+  #emulatedBecause = "";
   readonly #limits: Required<BodyLimits>;
   readonly #maxRedirects: number;
   readonly #allowCrossOrigin: boolean;
@@ -271,6 +302,10 @@ export class S3Store implements WritableStore {
     if (!["auto", "native", "emulated"].includes(this.#conditional)) {
       throw new UsageError("INVALID_ARGUMENT", "conditionalCreate must be auto, native or emulated", { field: "conditionalCreate", actual: this.#conditional });
     }
+    if (options.onWarning !== undefined && typeof options.onWarning !== "function") {
+      throw new UsageError("INVALID_ARGUMENT", "onWarning must be a function", { field: "onWarning", expected: "(message: string) => void", actual: typeof options.onWarning });
+    }
+    this.#onWarning = options.onWarning ?? ((message: string) => console.warn(message));
   }
 
   /** The value of `key`; `undefined` if missing. */
@@ -303,8 +338,8 @@ export class S3Store implements WritableStore {
   }
 
   /** {@link S3Store.#getObject} for anything but a suffix (which alone can ask for a repair). */
-  async #getPlain(key: string, asked: Asked, operation: string): Promise<Uint8Array | undefined> {
-    const answer = await this.#getObject(key, asked, operation);
+  async #getPlain(key: string, asked: Asked, operation: string, seen?: { etag?: string | undefined }): Promise<Uint8Array | undefined> {
+    const answer = await this.#getObject(key, asked, operation, seen);
     if (answer === undefined || answer instanceof Uint8Array) return answer;
     throw new StorageError("IO_ERROR", `S3 ${operation} of s3://${this.bucket}/${this.prefix}${key} got no usable answer`, { path: key, field: "Content-Range", expected: rangeHeader(asked) ?? "the whole value" });
   }
@@ -377,7 +412,8 @@ export class S3Store implements WritableStore {
 
   /**
    * Creates `key` only if it does not exist; `true` when created. See {@link ConditionalCreate}
-   * for how atomic that is on a given server.
+   * for how atomic that is on a given server; when the `"auto"` probe finds the server does not
+   * enforce conditional writes, the first call says so through `onWarning`.
    *
    * @example
    * ```ts
@@ -388,6 +424,18 @@ export class S3Store implements WritableStore {
     validateKey(key);
     const mode = this.#conditional === "auto" ? await this.conditionalCreateMode() : this.#conditional;
     if (mode === "native") return this.#putIfAbsent(this.prefix + key, key, value.slice());
+    if (this.#conditional === "auto" && !this.#warnedEmulated) {
+      this.#warnedEmulated = true;
+      this.#onWarning(
+        `Warning: the S3 server ${await this.#describeEndpoint()} does not enforce conditional writes ` +
+          `(${this.#emulatedBecause}), so the write lock on ` +
+          `s3://${this.bucket}/${this.prefix}${key} is taken by check-then-write. Two writers that start within ` +
+          "a fraction of a second of each other can then both get the lock, and two writers at once corrupt a dataset. " +
+          "Make sure only one process writes to a dataset at a time, or use a server that enforces conditional " +
+          "writes (AWS S3, MinIO, Ceph RGW, Cloudflare R2). To silence this warning, create the S3Store with " +
+          'conditionalCreate: "emulated" (or pass onWarning).',
+      );
+    }
     if (await this.#exists(key)) return false;
     // The read-back catches a second writer whose PUT landed after ours (lock contents carry a
     // random owner token, so two writers never write equal bytes).
@@ -415,15 +463,75 @@ export class S3Store implements WritableStore {
         const first = await this.#putIfAbsent(probeKey, probeKey, bytes);
         const second = await this.#putIfAbsent(probeKey, probeKey, bytes);
         mode = first && !second ? "native" : "emulated";
+        this.#emulatedBecause = "it accepted a PUT with If-None-Match: * over an existing object";
       } catch (error) {
         // 400/501 NotImplemented: the server rejects the header outright.
-        if (error instanceof BcolzError && /\b(400|501)\b/.test(String(error.actual))) mode = "emulated";
-        else throw error;
+        if (error instanceof BcolzError && /\b(400|501)\b/.test(String(error.actual))) {
+          mode = "emulated";
+          this.#emulatedBecause = `it refused a PUT with If-None-Match: * (${String(error.actual)})`;
+        } else throw error;
       }
       await this.#send(probeKey, "delete", () => new DeleteObjectCommand({ Bucket: this.bucket, Key: probeKey }));
       return mode;
     })();
     return this.#probe;
+  }
+
+  /**
+   * Deletes `key` if its value is still exactly `expected` (lock release): a GET that also gives
+   * the object's ETag, a byte comparison, then `DeleteObject` with `If-Match: <etag>`. On servers
+   * that honour `If-Match` on DELETE (AWS S3, per its API reference) the compare and the delete
+   * are atomic: a value replaced in between makes the DELETE fail with 412 and the result
+   * `false`. Servers that ignore it (Ceph RGW 16, s3rver) delete regardless, so there the check
+   * is one round trip ahead of the delete; for a lock file that only matters if someone broke a
+   * live lock and took it in that instant. `false` when the key is missing or holds other bytes.
+   *
+   * @example
+   * ```ts
+   * const mine = new TextEncoder().encode('{"owner": "3f9a"}\n');
+   * await store.deleteIfUnchanged("prices.bcolz/.lock", mine); // true: it was ours, now gone
+   * ```
+   */
+  async deleteIfUnchanged(key: string, expected: Uint8Array): Promise<boolean> {
+    validateKey(key);
+    if (!(expected instanceof Uint8Array)) {
+      throw new UsageError("INVALID_ARGUMENT", "the expected value must be a Uint8Array", { field: "expected", expected: "Uint8Array", actual: typeof expected });
+    }
+    const seen: { etag?: string | undefined } = {};
+    const current = await this.#getPlain(key, { kind: "whole" }, "deleteIfUnchanged", seen);
+    if (current === undefined || !sameBytes(current, expected)) return false;
+    const Key = this.prefix + key;
+    try {
+      await this.#send(key, "deleteIfUnchanged", () => new DeleteObjectCommand({ Bucket: this.bucket, Key, IfMatch: seen.etag }));
+      return true;
+    } catch (error) {
+      // 412: replaced since the GET; 404: gone since (a conditional DELETE of a missing key may answer so).
+      if (error instanceof BcolzError && /^(412|404) /.test(String(error.actual))) return false;
+      // A server that refuses the header outright (400/501, as the probe reads them): the bytes
+      // were checked one round trip ago, so delete as servers that ignore it do.
+      if (error instanceof BcolzError && /^(400|501) /.test(String(error.actual))) {
+        await this.#send(key, "deleteIfUnchanged", () => new DeleteObjectCommand({ Bucket: this.bucket, Key }));
+        return true;
+      }
+      throw error;
+    }
+  }
+
+  /** `at http://host:port (bucket "b")`, or `of bucket "b"` when the client names no endpoint. */
+  async #describeEndpoint(): Promise<string> {
+    let url = "";
+    try {
+      const provider = (this.client.config as unknown as { endpoint?: () => Promise<{ protocol?: string; hostname?: string; port?: number; path?: string }> }).endpoint;
+      const endpoint = await provider?.();
+      if (endpoint?.hostname !== undefined) {
+        const protocol = (endpoint.protocol ?? "https").replace(/:$/, "");
+        const path = endpoint.path === undefined || endpoint.path === "/" ? "" : endpoint.path;
+        url = `${protocol}://${endpoint.hostname}${endpoint.port === undefined ? "" : `:${endpoint.port}`}${path}`;
+      }
+    } catch {
+      // no endpoint to name: AWS picks one per region
+    }
+    return url === "" ? `of bucket "${this.bucket}"` : `at ${url} (bucket "${this.bucket}")`;
   }
 
   async #putIfAbsent(fullKey: string, key: string, body: Uint8Array): Promise<boolean> {
@@ -446,7 +554,7 @@ export class S3Store implements WritableStore {
     }
   }
 
-  async #getObject(key: string, asked: Asked, operation: string): Promise<Uint8Array | { repair: number } | undefined> {
+  async #getObject(key: string, asked: Asked, operation: string, seen?: { etag?: string | undefined }): Promise<Uint8Array | { repair: number } | undefined> {
     try {
       return await this.#send<GetObjectCommandOutput, Uint8Array | { repair: number }>(
         key,
@@ -455,6 +563,7 @@ export class S3Store implements WritableStore {
         true,
         async (response) => {
           const status = response.$metadata.httpStatusCode ?? 200;
+          if (seen !== undefined) seen.etag = response.ETag;
           const cap = bodyCap(asked, status, this.#limits);
           const askedText = rangeHeader(asked) ?? "the whole value";
           const received = (n: number) => `${status} ${response.ContentRange ?? "without Content-Range"}, ${n} body bytes`;
@@ -558,6 +667,7 @@ export class S3Store implements WritableStore {
             } catch (error) {
               const status = statusOf(error);
               const location = headerOf(error, "location");
+              if (status === 301 && location === undefined) throw this.#wrongRegion(error, key, operation, where, route.origin);
               if (status === undefined || !REDIRECTS.has(status) || location === undefined || route.url === undefined) throw error;
               const target = new URL(location, route.url);
               if (hops >= this.#maxRedirects) {
@@ -606,6 +716,26 @@ export class S3Store implements WritableStore {
         cause: error,
       });
     }
+  }
+
+  /**
+   * S3's `301 PermanentRedirect`: the bucket lives in another region. It has no `Location`; the
+   * region is in `x-amz-bucket-region` and (to a GET) the endpoint in the XML error body. Not
+   * followed, even with `redirects.allowCrossOrigin`: the request would have to be signed for
+   * that region, which is the client's configuration.
+   */
+  #wrongRegion(error: unknown, key: string, operation: string, where: string, origin: string | undefined): StorageError {
+    const region = headerOf(error, "x-amz-bucket-region");
+    const endpoint = (error as { Endpoint?: unknown } | null)?.Endpoint;
+    const said = [region === undefined ? undefined : `region ${region}`, typeof endpoint === "string" ? `endpoint ${endpoint}` : undefined].filter((x) => x !== undefined).join(", ");
+    const fix = region === undefined ? "the client's region or endpoint" : `the client's region to "${region}"`;
+    return new StorageError("IO_ERROR", `S3 ${operation} of ${where}: the bucket must be addressed through another endpoint (301 PermanentRedirect${said === "" ? "" : `: ${said}`}); set ${fix}`, {
+      path: key,
+      field: region === undefined ? "client.endpoint" : "client.region",
+      expected: `the bucket served by ${origin ?? "the configured endpoint"}`,
+      actual: `301 ${nameOf(error)}${said === "" ? "" : ` (${said})`}`,
+      cause: error,
+    });
   }
 }
 

@@ -55,12 +55,15 @@ export class DatasetLock {
   /** Random owner token written into the lock file. */
   readonly token: string;
   readonly #store: WritableStore;
+  /** The exact bytes written to the lock file; release deletes the file only while it holds them. */
+  readonly #content: Uint8Array;
   #held = true;
 
-  private constructor(store: WritableStore, key: string, token: string) {
+  private constructor(store: WritableStore, key: string, token: string, content: Uint8Array) {
     this.#store = store;
     this.key = key;
     this.token = token;
+    this.#content = content;
   }
 
   /**
@@ -106,7 +109,7 @@ export class DatasetLock {
         actual: holder,
       });
     }
-    const lock = new DatasetLock(store, key, token);
+    const lock = new DatasetLock(store, key, token, content);
     // Holding the lock, nobody else writes here: leftover temporary files are a dead writer's.
     try {
       await store.removeStaleTemporaries?.(path);
@@ -123,7 +126,11 @@ export class DatasetLock {
   }
 
   /**
-   * Removes the lock file if it is still ours (its owner token matches); idempotent.
+   * Removes the lock file if it is still ours; idempotent. A writer whose lock was broken
+   * (`breakLock`) and taken by another writer never deletes the new holder's lock: the file is
+   * deleted through `store.deleteIfUnchanged` with the exact bytes this lock wrote (on S3 a
+   * DELETE with `If-Match`, atomic where the server honours it, otherwise one round trip after
+   * the check); stores without it get a read, a comparison of the owner token, and a delete.
    *
    * @example
    * ```ts
@@ -133,6 +140,10 @@ export class DatasetLock {
   async release(): Promise<void> {
     if (!this.#held) return;
     this.#held = false;
+    if (this.#store.deleteIfUnchanged !== undefined) {
+      await this.#store.deleteIfUnchanged(this.key, this.#content);
+      return;
+    }
     const current = await this.#store.get(this.key);
     if (current === undefined) return;
     const text = new TextDecoder().decode(current);

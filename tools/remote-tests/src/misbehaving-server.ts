@@ -32,10 +32,22 @@ export type Misbehaviour =
   /** The right answer, then these bytes on the same (kept-alive) connection. */
   | { kind: "stray"; bytes: string }
   /** Announce `announced` bytes of body and stream filler until the client goes away. */
-  | { kind: "huge"; announced: number };
+  | { kind: "huge"; announced: number }
+  /**
+   * What AWS S3 answers when a bucket is addressed through the wrong region: `301` with no
+   * `Location`, an `x-amz-bucket-region` header and (to a GET) an XML `PermanentRedirect` error
+   * naming the endpoint to use.
+   */
+  | { kind: "wrong-region"; region: string; endpoint: string }
+  /** This status (e.g. 403 to a request without the right credentials), with an empty body (S3: an `AccessDenied` error). */
+  | { kind: "refuse"; status: number };
 
-/** Chooses the misbehaviour for one request (0-based index over the server's life). */
-export type MisbehaviourPlan = (request: { method: string; key: string; range: string | undefined; index: number }) => Misbehaviour;
+/**
+ * Chooses the misbehaviour for one request (0-based index over the server's life); `path` is the
+ * URL path as asked (percent-decoded, `moved` segments and bucket still in it), `headers` the
+ * request's headers.
+ */
+export type MisbehaviourPlan = (request: { method: string; key: string; range: string | undefined; index: number; path: string; headers: IncomingHttpHeaders }) => Misbehaviour;
 
 /** One request as the server saw it. */
 export interface SeenRequest {
@@ -75,10 +87,33 @@ function readPart(file: string, start: number, end: number): Buffer {
 }
 
 /**
+ * Options of {@link startMisbehavingServer}.
+ *
+ * @example
+ * ```ts
+ * const server = await startMisbehavingServer(root, { bucket: "b", cors: true, pages: { "/page.html": { type: "text/html", body: "<!doctype html>" } } });
+ * ```
+ */
+export interface MisbehavingServerOptions {
+  /** Answer as a path-style S3 endpoint of this bucket too. */
+  bucket?: string;
+  /**
+   * Let pages of other origins read the answers (for a browser): CORS preflights (`OPTIONS`) are
+   * answered `204` allowing GET and HEAD with whatever headers they ask for (they are recorded in
+   * `seen` but do not count as requests of the plan), and every answer carries
+   * `Access-Control-Allow-Origin: *`, exposes `Content-Range` and `Content-Length`, and says
+   * `Cache-Control: no-store` (so that every read of a browser reaches the server).
+   */
+  cors?: boolean;
+  /** Fixed answers (a page, a script) by URL path, served as is whatever the plan says. */
+  pages?: Record<string, { type: string; body: string }>;
+}
+
+/**
  * Serves `root` on 127.0.0.1 at a free port. With `bucket`, a first path segment equal to it is
  * dropped (S3 path style); leading `moved` segments are dropped too (redirect targets).
  */
-export async function startMisbehavingServer(root: string, options: { bucket?: string } = {}): Promise<MisbehavingServer> {
+export async function startMisbehavingServer(root: string, options: MisbehavingServerOptions = {}): Promise<MisbehavingServer> {
   let plan = PASS;
   let index = 0;
   const sockets = new Set<Socket>();
@@ -100,18 +135,43 @@ export async function startMisbehavingServer(root: string, options: { bucket?: s
     const method = req.method ?? "GET";
     state.seen.push({ method, url: req.url ?? "/", headers: req.headers });
     const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
+    if (options.cors === true) {
+      res.setHeader("access-control-allow-origin", "*");
+      res.setHeader("access-control-expose-headers", "content-range, content-length, accept-ranges, etag");
+      // A browser's cache would answer repeated reads itself; every read must reach the server.
+      res.setHeader("cache-control", "no-store");
+      if (method === "OPTIONS") {
+        const asked = req.headers["access-control-request-headers"];
+        res.writeHead(204, { "access-control-allow-methods": "GET, HEAD", ...(asked === undefined ? {} : { "access-control-allow-headers": asked }), "access-control-max-age": "0" }).end();
+        return;
+      }
+    }
+    const page = options.pages?.[path];
+    if (page !== undefined) {
+      res.writeHead(200, { "content-type": page.type, "content-length": Buffer.byteLength(page.body), "cache-control": "no-store" }).end(method === "HEAD" ? undefined : page.body);
+      return;
+    }
     let parts = path.split("/").filter((p) => p !== "");
     while (parts[0] === "moved") parts = parts.slice(1);
     if (s3 && parts[0] === options.bucket) parts = parts.slice(1);
     const key = parts.join("/");
     const range = req.headers.range;
-    const fault = plan({ method, key, range, index: index++ });
+    const fault = plan({ method, key, range, index: index++, path, headers: req.headers });
     const missing = (status: number, code: string) => {
       const body = method === "HEAD" || !s3 ? "" : `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${code}</Message></Error>`;
       res.writeHead(status, { "content-type": "application/xml", "content-length": Buffer.byteLength(body) }).end(body);
     };
     if (fault.kind === "redirect") {
       res.writeHead(fault.status ?? 302, { location: fault.location(req.url ?? "/"), "content-length": 0 }).end();
+      return;
+    }
+    if (fault.kind === "refuse") return missing(fault.status, "AccessDenied");
+    if (fault.kind === "wrong-region") {
+      const body =
+        method === "HEAD"
+          ? ""
+          : `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>PermanentRedirect</Code><Message>The bucket you are attempting to access must be addressed using the specified endpoint. Please send all future requests to this endpoint.</Message><Endpoint>${fault.endpoint}</Endpoint><Bucket>${options.bucket ?? ""}</Bucket></Error>`;
+      res.writeHead(301, { "x-amz-bucket-region": fault.region, "content-type": "application/xml", "content-length": Buffer.byteLength(body) }).end(body);
       return;
     }
     if (fault.kind === "retry-after") {
