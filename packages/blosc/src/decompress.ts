@@ -411,6 +411,12 @@ function checkRange(plan: ChunkPlan, byteStart: number, byteEnd: number): void {
   }
 }
 
+/**
+ * Largest byte range decoded stream by stream up to the wanted bytes (`decode_block_range`)
+ * instead of decoding its whole block: the per-byte bookkeeping pays off for a few elements.
+ */
+const PARTIAL_DECODE_MAX = 4096;
+
 // Block-sized staging for blocks only partly wanted, kept between calls.
 let partialBlock = new Uint8Array(0);
 
@@ -428,6 +434,16 @@ function decodeRangeInto(chunk: Uint8Array, p: ChunkPlan, byteStart: number, byt
   if (!p.streamsChecked) checkStreams(chunk, 0, p, first, last + 1, header.cbytes);
   const wasm = activeWasm();
   if (wasm !== undefined && usesWasmCodec(header)) {
+    const blockStart = first * blocksize;
+    const bsize = Math.min(blocksize, header.nbytes - blockStart);
+    const filter = filterOf(header.flags, header.typesize, bsize);
+    if (first === last && filter !== 2 && length <= PARTIAL_DECODE_MAX && length * 8 <= bsize) {
+      // A few bytes of one block: each stream is decoded only up to them.
+      const nsplits = splitCount(header, bsize, bsize !== blocksize);
+      const window = chunk.length > header.cbytes ? chunk.subarray(0, header.cbytes) : chunk;
+      wasm.decodeBlockRange(window, p.bstarts[first]!, bsize, header.typesize, nsplits, header.codecCode, filter, byteStart - blockStart, byteEnd - blockStart, out, path);
+      return;
+    }
     wasm.decodeValidated(chunk, header, { firstBlock: first, endBlock: last + 1, skip: byteStart - first * blocksize, length, path, out });
     return;
   }

@@ -18,7 +18,8 @@
 #define BLZ_START_LIMIT 12 /* no match starts in the last 12 bytes */
 #define BLZ_TAIL 4         /* matches stop 4 bytes before the end: the final literal run */
 
-i32 fmt_blosclz_decode(const u8 *src, u32 srclen, u8 *dst, u32 dstcap) {
+/* Like lz4_decode_upto: stops once `want` bytes are out when want <= dstcap. */
+INLINE i32 blosclz_decode_upto(const u8 *src, u32 srclen, u8 *dst, u32 dstcap, u32 want) {
   const u8 *ip = src;
   const u8 *const iend = src + srclen;
   u8 *op = dst;
@@ -62,9 +63,18 @@ i32 fmt_blosclz_decode(const u8 *src, u32 srclen, u8 *dst, u32 dstcap) {
       op += len;
     }
     if (ip >= iend) break;
+    if ((u32)(op - dst) >= want) break;
     ctrl = *ip++;
   }
   return (i32)(op - dst);
+}
+
+i32 fmt_blosclz_decode(const u8 *src, u32 srclen, u8 *dst, u32 dstcap) {
+  return blosclz_decode_upto(src, srclen, dst, dstcap, 0xffffffffu);
+}
+
+i32 fmt_blosclz_decode_prefix(const u8 *src, u32 srclen, u8 *dst, u32 dstcap, u32 want) {
+  return blosclz_decode_upto(src, srclen, dst, dstcap, want);
 }
 
 typedef struct {

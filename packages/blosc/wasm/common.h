@@ -63,10 +63,12 @@ void fmt_bitunshuffle(u32 typesize, u32 size, const u8 *src, u8 *dst, u8 *tmp);
 void fmt_bitunshuffle_planes(u32 typesize, u32 n, const u8 *const *planes, u8 *dst, u8 *tmp);
 /* lz4.c */
 i32 fmt_lz4_decode(const u8 *src, u32 srclen, u8 *dst, u32 dstcap);
+i32 fmt_lz4_decode_prefix(const u8 *src, u32 srclen, u8 *dst, u32 dstcap, u32 want);
 u32 fmt_lz4_encode(const u8 *src, u32 srclen, u8 *dst, u32 dstcap, u32 acceleration);
 u32 fmt_lz4hc_encode(const u8 *src, u32 srclen, u8 *dst, u32 dstcap, u32 level);
 /* blosclz.c */
 i32 fmt_blosclz_decode(const u8 *src, u32 srclen, u8 *dst, u32 dstcap);
+i32 fmt_blosclz_decode_prefix(const u8 *src, u32 srclen, u8 *dst, u32 dstcap, u32 want);
 u32 fmt_blosclz_encode(const u8 *src, u32 srclen, u8 *dst, u32 dstcap, u32 clevel);
 /* matchcopy.h helpers are header-only */
 

@@ -79,6 +79,72 @@ i32 decode_block(const u8 *src, u32 srclen, u32 bstart, u32 bsize, u32 typesize,
   return (i32)bsize;
 }
 
+/* The filtered position of byte p of a block of bsize bytes (shuffle: byte planes of n items). */
+INLINE u32 filtered_position(u32 p, u32 shuffled, u32 typesize, u32 n) {
+  if (!shuffled || p >= n * typesize) return p; /* the tail past whole items is not shuffled */
+  return (p % typesize) * n + p / typesize;
+}
+
+/*
+ * Bytes [p0, p1) of one block (same arguments as decode_block) into dst, decoding each stream
+ * only as far as the wanted bytes lie in it: one element of a shuffled block costs on average
+ * half the block's decoding, and streams holding none of the bytes are skipped by their csize.
+ * Bit-shuffled blocks are refused with ERR_ARGUMENT (every element spans all of a plane's bits;
+ * the caller decodes the whole block). scratch must hold bsize bytes. Returns p1 - p0 or a
+ * negative error. A stream that ends before the wanted bytes is ERR_SIZE_MISMATCH, as in
+ * decode_block; streams past the last wanted byte are not looked at.
+ */
+EXPORT(decode_block_range)
+i32 decode_block_range(const u8 *src, u32 srclen, u32 bstart, u32 bsize, u32 typesize, u32 nsplits, u32 codec,
+                       u32 filter, u32 p0, u32 p1, u8 *dst, u8 *scratch) {
+  if (typesize == 0 || nsplits == 0 || nsplits > 16 || bsize % nsplits != 0 || bsize > 0x7fffffffu) return ERR_ARGUMENT;
+  if (p0 > p1 || p1 > bsize || filter == FILTER_BITSHUFFLE) return ERR_ARGUMENT;
+  if (p0 == p1) return 0;
+  u32 neblock = bsize / nsplits;
+  u32 shuffled = filter_active(filter, typesize, bsize);
+  u32 n = bsize / typesize;
+  /* How far into each stream the wanted bytes reach (0: the stream is not needed). */
+  u32 want[16] = {0};
+  u32 last = 0;
+  for (u32 p = p0; p < p1; p++) {
+    u32 q = filtered_position(p, shuffled, typesize, n);
+    u32 s = q / neblock;
+    u32 reach = q - s * neblock + 1;
+    if (reach > want[s]) want[s] = reach;
+    if (s > last) last = s;
+  }
+  const u8 *streams[16];
+  u32 pos = bstart;
+  for (u32 s = 0; s <= last; s++) {
+    if (pos > srclen || srclen - pos < 4) return ERR_SRC_TRUNCATED;
+    u32 csize = load_u32le(src + pos);
+    pos += 4;
+    if (csize > 0x7fffffffu) return ERR_CORRUPT;
+    if (csize > srclen - pos) return ERR_SRC_TRUNCATED;
+    if (want[s] != 0) {
+      if (csize == neblock) {
+        streams[s] = src + pos;
+      } else {
+        u8 *out = scratch + (size_t)s * neblock;
+        i32 got;
+        if (codec == CODEC_BLOSCLZ) got = fmt_blosclz_decode_prefix(src + pos, csize, out, neblock, want[s]);
+        else if (codec == CODEC_LZ4) got = fmt_lz4_decode_prefix(src + pos, csize, out, neblock, want[s]);
+        else return ERR_CODEC;
+        if (got < 0) return got;
+        if ((u32)got < want[s]) return ERR_SIZE_MISMATCH;
+        streams[s] = out;
+      }
+    }
+    pos += csize;
+  }
+  for (u32 p = p0; p < p1; p++) {
+    u32 q = filtered_position(p, shuffled, typesize, n);
+    u32 s = q / neblock;
+    dst[p - p0] = streams[s][q - s * neblock];
+  }
+  return (i32)(p1 - p0);
+}
+
 /*
  * Decode blocks [first, end) of a Blosc 1.x chunk (src, srclen readable bytes) into dst, block j
  * going to dst + (j - first) * blocksize. Applies the decoder split rule of c-blosc 1.14-1.21.

@@ -12,7 +12,12 @@
 #define LZ4_MFLIMIT 12      /* no match may start in the last 12 bytes */
 #define LZ4_MAX_DISTANCE 65535
 
-i32 fmt_lz4_decode(const u8 *src, u32 srclen, u8 *dst, u32 dstcap) {
+/*
+ * Decodes until the stream ends or, when want <= dstcap, until at least `want` bytes are out
+ * (a single element of a block needs only the stream's prefix up to it). The full decoder
+ * passes want = UINT32_MAX, so its checks stay those of a whole stream.
+ */
+INLINE i32 lz4_decode_upto(const u8 *src, u32 srclen, u8 *dst, u32 dstcap, u32 want) {
   const u8 *ip = src;
   const u8 *const iend = src + srclen;
   u8 *op = dst;
@@ -37,6 +42,7 @@ i32 fmt_lz4_decode(const u8 *src, u32 srclen, u8 *dst, u32 dstcap) {
     op += lit;
     ip += lit;
     if (ip == iend) break; /* last sequence: literals only */
+    if ((u32)(op - dst) >= want) break;
     if (UNLIKELY(iend - ip < 2)) return ERR_SRC_TRUNCATED;
     u32 dist = load_u16le(ip);
     ip += 2;
@@ -55,8 +61,15 @@ i32 fmt_lz4_decode(const u8 *src, u32 srclen, u8 *dst, u32 dstcap) {
     if (UNLIKELY(len > (u32)(oend - op))) return ERR_DST_SMALL;
     copy_match(op, dist, len, oend);
     op += len;
+    if ((u32)(op - dst) >= want) break;
   }
   return (i32)(op - dst);
+}
+
+i32 fmt_lz4_decode(const u8 *src, u32 srclen, u8 *dst, u32 dstcap) { return lz4_decode_upto(src, srclen, dst, dstcap, 0xffffffffu); }
+
+i32 fmt_lz4_decode_prefix(const u8 *src, u32 srclen, u8 *dst, u32 dstcap, u32 want) {
+  return lz4_decode_upto(src, srclen, dst, dstcap, want);
 }
 
 /* ---- encoders ---- */

@@ -110,6 +110,7 @@ export class ChunkReader {
   // all full chunks, so range reads of the others would only add a request.
   #singleBlockChunks = false;
 
+
   constructor(settings: ReaderSettings, geometry: ArrayGeometry) {
     this.layout = settings.layout;
     this.chunklen = settings.chunklen;
@@ -379,6 +380,7 @@ export class ChunkReader {
     const offset = (row - index * this.chunklen) * atom;
     const cached = this.cache.chunk(index) ?? this.#memoryRows(index);
     if (cached !== undefined) return cached.slice(offset, offset + atom);
+    if (this.cache.compressed(index) !== undefined) return this.#rowFromWholeChunk(index, offset);
     const full = index < this.#nchunks;
     const partial = this.layout.partial;
     if (partial === undefined || (full && this.#singleBlockChunks)) return this.#rowFromWholeChunk(index, offset);
@@ -406,10 +408,20 @@ export class ChunkReader {
   }
 
   async #rowFromWholeChunk(index: number, offset: number, fetched?: StoredChunk): Promise<Uint8Array> {
-    const loaded = await this.loadChunk(index, fetched);
+    const kept = fetched === undefined ? this.cache.compressed(index) : undefined;
+    const loaded = await this.loadChunk(index, kept === undefined ? fetched : { index, key: this.chunkKey(index), chunk: kept });
     const cached = this.cache.chunk(index);
     if (cached !== undefined) return cached.slice(offset, offset + this.atomSize);
-    if (loaded.storedNbytes !== loaded.nbytes) return this.decodeRows(loaded, offset / this.atomSize, offset / this.atomSize + 1);
+    const row = offset / this.atomSize;
+    if (loaded.storedNbytes !== loaded.nbytes) return this.decodeRows(loaded, row, row + 1);
+    if (kept === undefined && this.cache.maxBytes >= loaded.nbytes) {
+      // First read of this chunk in a while: only its row is decoded (the codec decodes each
+      // stream up to it, half the chunk on average), and the compressed chunk is kept. A second
+      // read decodes it whole from there and keeps that, so rows read one by one in order cost
+      // one fetch and about one and a half decodes per chunk.
+      this.cache.putCompressed(index, loaded.chunk);
+      return this.decodeRows(loaded, row, row + 1);
+    }
     const bytes = this.cache.buffer(loaded.nbytes);
     this.decodeRowsInto(loaded, 0, loaded.rows, bytes, 0);
     this.cache.putChunk(index, bytes);

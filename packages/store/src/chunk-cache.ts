@@ -21,6 +21,8 @@ interface Entry {
   plan?: ChunkPlan | undefined;
   /** Decoded blocks by block number (when the chunk itself is not cached). */
   blocks?: Map<number, Uint8Array> | undefined;
+  /** The compressed chunk, kept after a read that decoded only part of it. */
+  compressed?: Uint8Array | undefined;
   bytes: number;
 }
 
@@ -117,8 +119,41 @@ export class ChunkCache {
     let freed = 0;
     if (entry.chunk !== undefined) freed += entry.chunk.length;
     if (entry.blocks !== undefined) for (const b of entry.blocks.values()) freed += b.length + BLOCK_OVERHEAD;
+    if (entry.compressed !== undefined) freed += entry.compressed.length;
     entry.blocks = undefined;
+    entry.compressed = undefined;
     entry.chunk = bytes;
+    this.#grow(entry, bytes.length - freed);
+  }
+
+  /**
+   * The compressed bytes of chunk `index` kept by {@link ChunkCache.putCompressed}, or `undefined`.
+   *
+   * @example
+   * ```ts
+   * const chunk = cache.compressed(7);
+   * ```
+   */
+  compressed(index: number): Uint8Array | undefined {
+    return this.#touch(index)?.compressed;
+  }
+
+  /**
+   * Keeps the compressed bytes of chunk `index` (its Blosc chunk, validated by the plan kept
+   * beside it): a read that decoded only a row of it lets the next one decode the whole chunk
+   * without fetching it again. Ignored when the decoded chunk is already kept.
+   *
+   * @example
+   * ```ts
+   * cache.putCompressed(7, chunk);
+   * ```
+   */
+  putCompressed(index: number, bytes: Uint8Array): void {
+    if (bytes.length > this.maxBytes) return;
+    const entry = this.#entry(index);
+    if (entry.chunk !== undefined) return;
+    const freed = entry.compressed?.length ?? 0;
+    entry.compressed = bytes;
     this.#grow(entry, bytes.length - freed);
   }
 
