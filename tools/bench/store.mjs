@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-// Store benchmark: the operations of issue 7 through @fmt/store on bcolz directories, beside a
-// native floor (python3 + numpy + python3-blosc doing the same work on the same files) measured
-// in the same run. See README.md, "Store benchmark".
+// Store benchmark: every goal of issue 16 measured in one run, each as a ratio with a verdict —
+// @fmt/store (format 1 and a format-2 copy) beside the native floor (python3 + numpy +
+// python3-blosc, and numexpr for where) on the same files, beside zarrita.js on a zarr v2 copy of
+// the same values, over HTTP and S3 beside local files, and at 1 M / 10 M / 100 M rows with the
+// memory of iterBlocks. See README.md, "Store benchmark".
 //
 // Run through `pnpm bench:store` (which builds @fmt/store first): this file imports the dists.
-import { readFileSync, writeFileSync, mkdirSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,27 +15,43 @@ import { parseArgs } from "node:util";
 
 import { startNative } from "./lib/native.mjs";
 import { fail, na, ok } from "./lib/report.mjs";
-import { formatOperations, loadStore, ourOperations } from "./lib/store-ours.mjs";
-import { STORE_OPERATIONS, storeMarkdownTable, storeRows } from "./lib/store-report.mjs";
+import { randomIndices, readTyped, resultChecks, sameFloat64, whereQueries } from "./lib/store-checks.mjs";
+import { datasetDirs, loadStore, makeV2Copies, ourOperations } from "./lib/store-ours.mjs";
+import { zarrDirOf, zarritaOperations } from "./lib/store-peer.mjs";
+import { measureRemote } from "./lib/store-remote.mjs";
+import {
+  GOALS_SOURCE, PEER_GOALS, REFERENCES, REMOTE_GOAL, STORE_OPERATIONS,
+  goalSummary, makeRow, rssMarkdownTable, rssRow, scaleMarkdownTable, scaleRows, storeMarkdownTable, storeRows,
+} from "./lib/store-report.mjs";
+import { measureScale } from "./lib/store-scale.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
+const SCALE_FULL = [1_000_000, 10_000_000, 100_000_000];
 const SIZES = {
-  full: { carrayRows: 10_000_000, ctableRows: 5_000_000, gets: 10_000, runs: 5 },
-  quick: { carrayRows: 300_000, ctableRows: 200_000, gets: 500, runs: 1 },
+  full: { carrayRows: 10_000_000, ctableRows: 5_000_000, gets: 10_000, peerGets: 1_000, runs: 5, scale: SCALE_FULL },
+  quick: { carrayRows: 300_000, ctableRows: 200_000, gets: 500, peerGets: 200, runs: 1, scale: [10_000, 100_000, 1_000_000] },
 };
 const SEED = 2026;
+const SECTIONS = ["v1", "v2", "peer", "remote", "scale"];
+const TUNABLE = "glibc.malloc.hugetlb=1";
 
 const HELP = `Usage: pnpm bench:store [-- options]   (or: node tools/bench/store.mjs [options] after building @fmt/store)
 
-  --quick        small datasets (300,000-row carray, 200,000-row ctable, 500 gets), 1 timed run
-  --runs=N       timed repetitions per operation and side (median reported; default 5, quick 1)
-  --only=a,b     run only these operations (${STORE_OPERATIONS.map((o) => o.key).join(", ")})
-  --data=DIR     where the datasets live (default tools/bench/.data/store or .data/store-quick)
-  -h, --help     this text
+  --quick         small datasets (300,000-row carray, 200,000-row ctable, 500 gets, scale at
+                  10 K / 100 K / 1 M rows), 1 timed run
+  --runs=N        timed repetitions per measurement (median reported; default 5, quick 1)
+  --only=a,b      operations (${STORE_OPERATIONS.map((o) => o.key).join(", ")})
+                  and/or sections (${SECTIONS.join(", ")}); unnamed kinds run whole
+  --scale         the scale section at full sizes (1 M / 10 M / 100 M rows, 800 MB generated once)
+                  even with --quick (the full run includes it anyway)
+  --no-scale      skip the scale section
+  --plain-malloc  do not re-run under GLIBC_TUNABLES=${TUNABLE} (Linux)
+  --data=DIR      where the datasets live (default tools/bench/.data/store or .data/store-quick)
+  -h, --help      this text
 
-Prints a Markdown table to stdout (progress to stderr) and writes it to DIR/latest.md, the raw
-times to DIR/latest.json. Environment: BENCH_PYTHON (default /usr/bin/python3) must have blosc
-and numpy.`;
+Prints Markdown to stdout (progress to stderr) and writes it to DIR/latest.md, the raw numbers to
+DIR/latest.json. Environment: BENCH_PYTHON (default /usr/bin/python3) must have blosc and numpy
+(numexpr and zarr for their rows).`;
 
 const log = (...parts) => console.error("[bench:store]", ...parts);
 const firstLine = (error) => String(error?.message ?? error).split("\n")[0];
@@ -45,6 +64,9 @@ function parseCli(argv) {
       runs: { type: "string" },
       only: { type: "string" },
       data: { type: "string" },
+      scale: { type: "boolean" },
+      "no-scale": { type: "boolean" },
+      "plain-malloc": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -58,97 +80,53 @@ function parseCli(argv) {
     sizes.runs = Number(values.runs);
     if (!Number.isInteger(sizes.runs) || sizes.runs < 1) throw new Error(`--runs must be a positive integer, got ${values.runs}`);
   }
+  if (values.scale) sizes.scale = SCALE_FULL;
   const keys = STORE_OPERATIONS.map((o) => o.key);
-  const only = values.only ? values.only.split(",").map((s) => s.trim()) : keys;
-  for (const k of only) if (!keys.includes(k)) throw new Error(`unknown operation ${k}`);
+  const named = values.only ? values.only.split(",").map((s) => s.trim()).filter(Boolean) : [];
+  for (const k of named) if (!keys.includes(k) && !SECTIONS.includes(k)) throw new Error(`unknown operation or section ${k}`);
+  const ops = named.filter((k) => keys.includes(k));
+  const sections = named.filter((k) => SECTIONS.includes(k));
+  const only = ops.length ? ops : keys;
+  const run = new Set(sections.length ? sections : SECTIONS);
+  if (values["no-scale"]) run.delete("scale");
   const root = values.data ?? join(HERE, ".data", mode === "quick" ? "store-quick" : "store");
-  return { mode, sizes, only, root };
+  return { mode, sizes, only, run, root, plainMalloc: values["plain-malloc"] === true };
 }
-
-/** Deterministic indices in [0, n): a small xorshift, so every run and both sides use the same ones. */
-function randomIndices(count, n, seed) {
-  let state = seed >>> 0 || 1;
-  const out = new Array(count);
-  for (let i = 0; i < count; i++) {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    out[i] = Math.floor(((state >>> 0) / 2 ** 32) * n);
-  }
-  return out;
-}
-
-function readFloat64(path) {
-  const bytes = readFileSync(path);
-  // A fresh, aligned buffer: Buffers may sit at any offset of a shared pool.
-  const out = new Float64Array(bytes.length / 8);
-  new Uint8Array(out.buffer).set(bytes);
-  return out;
-}
-
-const sameFloat64 = (a, b) => a instanceof Float64Array && a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
-
-/** Σ values with compensation, and Σ |values|: the reference a sum may differ from by rounding only. */
-function referenceSum(values) {
-  let sum = 0;
-  let carry = 0;
-  let magnitude = 0;
-  for (const v of values) {
-    const y = v - carry;
-    const t = sum + y;
-    carry = t - sum - y;
-    sum = t;
-    magnitude += Math.abs(v);
-  }
-  return { sum, magnitude };
-}
-
-const closeSum = (got, ref) => typeof got === "number" && Math.abs(got - ref.sum) <= 1e-9 * Math.max(1, ref.magnitude);
 
 /**
- * Checks of each operation's result, for ours and the floor. Each returns undefined when right,
- * else the reason the cell reads FAIL. The expected values come from the source arrays numpy
- * wrote, never from the code under test.
+ * Our side runs with glibc's malloc handing out transparent huge pages (numpy madvises its large
+ * arrays itself): re-run this script under GLIBC_TUNABLES=glibc.malloc.hugetlb=1 unless it is set,
+ * --plain-malloc is given or this is not Linux. Returns the setting's description, or undefined
+ * after starting the re-run (this process then exits with the re-run's status).
  */
-function resultChecks(ctx) {
-  const { source, column, indices, whereCount, native } = ctx;
-  const sourceRef = referenceSum(source);
-  const expectedAt = indices.map((i) => source[i]);
-  const sameList = (got) => {
-    if (got === undefined || got.length !== expectedAt.length) return `${got?.length ?? "no"} values for ${expectedAt.length} indices`;
-    for (let i = 0; i < expectedAt.length; i++) {
-      if (!Object.is(Number(got[i]), expectedAt[i])) return `index ${indices[i]}: got ${got[i]}, expected ${expectedAt[i]}`;
-    }
-    return undefined;
-  };
-  return {
-    create: {
-      ours: async () => {
-        const reply = await native.request({ cmd: "check_dir", dir: ctx.root, path: ctx.createdDir });
-        if (!reply.ok) return reply.error;
-        return reply.equal ? undefined : `c-blosc + numpy read back something else: ${reply.reason}`;
-      },
-      floor: (r) => (r.roundTrips ? undefined : "native create did not round-trip"),
-    },
-    readall: {
-      ours: (values) => (sameFloat64(values, source) ? undefined : "values differ from the source array"),
-      floor: (r) => (r.first === source[0] && r.last === source[source.length - 1] ? undefined : "first/last values differ"),
-    },
-    sum: {
-      ours: (got) => (closeSum(got, sourceRef) ? undefined : `sum ${got}, expected ${sourceRef.sum}`),
-      floor: (r) => (closeSum(r.sum, sourceRef) ? undefined : `sum ${r.sum}, expected ${sourceRef.sum}`),
-    },
-    column: {
-      ours: (values) => (sameFloat64(values, column) ? undefined : "values differ from the column's source"),
-      floor: (r) => (r.first === column[0] && r.last === column[column.length - 1] ? undefined : "first/last values differ"),
-    },
-    get: { ours: (values) => sameList(values), floor: (r) => sameList(r.values) },
-    take: { ours: (values) => sameList(values === undefined ? undefined : Array.from(values)), floor: (r) => sameList(r.values) },
-    where: {
-      ours: (count) => (count === whereCount ? undefined : `count ${count}, expected ${whereCount}`),
-      floor: (r) => (r.count === whereCount ? undefined : `count ${r.count}, expected ${whereCount}`),
-    },
-  };
+function mallocSetting(plain) {
+  const glibc = process.report?.getReport?.().header?.glibcVersionRuntime;
+  const lib = glibc ? `glibc ${glibc}` : "no glibc";
+  if (process.platform !== "linux") return `the platform's malloc (${process.platform})`;
+  const current = process.env.GLIBC_TUNABLES;
+  if (current?.includes("glibc.malloc.hugetlb=")) return `GLIBC_TUNABLES=${current} (${lib})`;
+  if (plain) return `plain malloc, GLIBC_TUNABLES ${current === undefined ? "unset" : `=${current}`} (--plain-malloc; ${lib})`;
+  const env = { ...process.env, GLIBC_TUNABLES: current ? `${current}:${TUNABLE}` : TUNABLE, BENCH_NATIVE_GLIBC_TUNABLES: JSON.stringify(current ?? null) };
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: "inherit", env });
+  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
+  child.on("error", (error) => {
+    console.error(error);
+    process.exit(1);
+  });
+  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  return undefined;
+}
+
+/** The native side's environment: as the user started the bench (the re-run's variable removed). */
+function nativeEnv() {
+  const saved = process.env.BENCH_NATIVE_GLIBC_TUNABLES;
+  if (saved === undefined) return process.env;
+  const env = { ...process.env };
+  delete env.BENCH_NATIVE_GLIBC_TUNABLES;
+  const original = JSON.parse(saved);
+  if (original === null) delete env.GLIBC_TUNABLES;
+  else env.GLIBC_TUNABLES = original;
+  return env;
 }
 
 async function measureOurs(op, runs, check) {
@@ -159,128 +137,212 @@ async function measureOurs(op, runs, check) {
     return fail(firstLine(error));
   }
   if (outcome.na !== undefined) return na(outcome.na);
-  const problem = await check(outcome.result);
+  let problem;
+  try {
+    problem = await check(outcome.result);
+  } catch (error) {
+    problem = `checking the result: ${firstLine(error)}`;
+  }
   return problem === undefined ? Object.assign(ok(outcome.median * 1000), { times: outcome.times }) : fail(problem);
 }
 
 async function measureFloor(native, request, check) {
   const reply = await native.request({ cmd: "run", ...request });
   if (!reply.ok) return fail(reply.error);
+  if (reply.na !== undefined) return na(reply.na);
   const problem = check(reply.result);
   return problem === undefined ? Object.assign(ok(reply.median * 1000), { times: reply.times }) : fail(problem);
 }
 
+/** "10 M" for whole millions, else "300,000". */
+const rowCount = (n) => (n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6} M` : n.toLocaleString("en"));
+
 async function main() {
-  const { mode, sizes, only, root } = parseCli(process.argv.slice(2));
+  const { mode, sizes, only, run, root, plainMalloc } = parseCli(process.argv.slice(2));
+  const malloc = mallocSetting(plainMalloc);
+  if (malloc === undefined) return; // this process only waits for its re-run
   const python = process.env.BENCH_PYTHON ?? "/usr/bin/python3";
   mkdirSync(root, { recursive: true });
   const lib = await loadStore();
   if (!lib.loaded) log(`@fmt/store could not be imported (${lib.error}); our cells will read n/a. Was it built?`);
 
-  const native = startNative(join(HERE, "store_native.py"), python);
+  const native = startNative(join(HERE, "store_native.py"), python, nativeEnv());
   const started = performance.now();
   const loadBefore = loadavg()[0];
-  const measured = {};
+  const v1 = {};
+  const v2 = {};
+  const rows = [];
   let facts;
+  let versions = {};
+  let zarrInfo;
+  let scale;
   try {
     log(`datasets in ${root} (${sizes.carrayRows.toLocaleString("en")}-row carray, ${sizes.ctableRows.toLocaleString("en")}-row ctable)`);
     facts = await native.request({ cmd: "gen", dir: root, carray_rows: sizes.carrayRows, ctable_rows: sizes.ctableRows, seed: SEED });
     if (!facts.ok) throw new Error(`dataset generation failed: ${facts.error}`);
     log(facts.reused ? "reusing the datasets on disk" : "wrote the datasets");
+    versions = await native.request({ cmd: "versions" });
 
-    const source = readFloat64(join(root, "carray-source.f8"));
-    const column = readFloat64(join(root, "ctable-f64.bin"));
+    const source = readTyped(join(root, "carray-source.f8"));
+    const column = readTyped(join(root, "ctable-f64.bin"));
+    const i32 = readTyped(join(root, "ctable-i32.bin"), Int32Array);
     const indices = randomIndices(sizes.gets, source.length, SEED);
-    const q = facts.q90;
-    let whereCount = 0;
-    for (const v of column) if (v > Number(q)) whereCount++;
-    const ours = lib.loaded ? ourOperations(lib, { root, source, indices, q }) : undefined;
-    const checks = resultChecks({ root, createdDir: ours?.createdDir, source, column, indices, whereCount, native });
-
-    for (const { key } of STORE_OPERATIONS) {
-      if (!only.includes(key)) continue;
-      log(`${key}: native floor`);
-      const request = { op: key, dir: root, runs: sizes.runs };
-      if (key === "get" || key === "take") request.indices = indices;
-      if (key === "where") request.q = q;
-      const floor = await measureFloor(native, request, checks[key].floor);
-      log(`${key}: ours`);
-      const oursCell = ours ? await measureOurs(ours[key], sizes.runs, checks[key].ours) : na("@fmt/store not built");
-      measured[key] = { ours: oursCell, floor };
+    const where = whereQueries(facts.q90, column, i32);
+    const checks = resultChecks({ root, source, column, indices, where, native });
+    const data = { root, source, indices, where };
+    const ours1 = lib.loaded ? ourOperations(lib, { ...data, version: 1 }) : undefined;
+    let ours2;
+    if (lib.loaded && (run.has("v2") || run.has("remote"))) {
+      if (typeof lib.store.convert !== "function") log("format 2: convert() missing; v2 rows read n/a");
+      else {
+        log("format 2: converting the carray and the ctable (crc32)");
+        try {
+          await makeV2Copies(lib, root);
+          ours2 = ourOperations(lib, { ...data, version: 2 });
+        } catch (error) {
+          ours2 = { error: `convert() failed: ${firstLine(error)}` };
+        }
+      }
     }
-    if (ours) rmSync(ours.createdDir, { recursive: true, force: true });
+
+    // Format 1 and format 2 beside the same floors (one floor measurement per operation).
+    // The peer rows reuse our format-1 read-all.
+    const needFloor = run.has("v1") || run.has("v2");
+    for (const { key, reference } of STORE_OPERATIONS) {
+      if (!only.includes(key) || !(needFloor || (run.has("peer") && key === "readall"))) continue;
+      let floor = na("not run");
+      if (needFloor) {
+        log(`${key}: ${reference} floor`);
+        const request = { op: key, dir: root, runs: sizes.runs };
+        if (key === "get" || key === "take") request.indices = indices;
+        if (key.startsWith("where")) {
+          const query = key.startsWith("where2") ? where.two : where.one;
+          Object.assign(request, { expression: query.expression, columns: query.columns });
+        }
+        floor = await measureFloor(native, request, checks[key].floor);
+      }
+      v1[key] = { floor };
+      v2[key] = { floor };
+      if (run.has("v1") || (run.has("peer") && key === "readall")) {
+        log(`${key}: ours, format 1`);
+        v1[key].ours = ours1 ? await measureOurs(ours1[key], sizes.runs, checks[key].ours) : na("@fmt/store not built");
+      }
+      if (run.has("v2")) {
+        log(`${key}: ours, format 2`);
+        v2[key].ours = ours2?.error ? fail(ours2.error) : ours2 ? await measureOurs(ours2[key], sizes.runs, checks[key].ours) : na(lib.loaded ? "convert() missing" : "@fmt/store not built");
+      }
+    }
+    ours1?.cleanup();
+    if (ours2 && !ours2.error) ours2.cleanup();
+
+    const labels = {
+      create: `create the ${rowCount(sizes.carrayRows)}-row f8 carray on disk from a Float64Array`,
+      get: `${sizes.gets.toLocaleString("en")} random single-element gets`,
+      take: `the same ${sizes.gets.toLocaleString("en")} indices in one batched call (take)`,
+    };
+    const keep = (list) => list.filter((r) => only.includes(r.key));
+    if (run.has("v1")) rows.push(...keep(storeRows(v1, labels, { section: "v1", on: "format 1" })));
+    if (run.has("v2")) rows.push(...keep(storeRows(v2, labels, { section: "v2", on: "format 2 (crc32)" })));
+
+    // The JavaScript peer: zarrita.js on a zarr v2 copy of the same values.
+    if (run.has("peer")) {
+      zarrInfo = await native.request({ cmd: "zarr", dir: root });
+      const peerGets = indices.slice(0, sizes.peerGets);
+      let readallCell = na("not run");
+      let getsCell = na("not run");
+      let oursGets = na("not run");
+      const z = zarrInfo.ok && zarrInfo.na === undefined ? await zarritaOperations(zarrDirOf(root)) : undefined;
+      if (!zarrInfo.ok) readallCell = getsCell = fail(`writing the zarr copy: ${zarrInfo.error}`);
+      else if (zarrInfo.na !== undefined) readallCell = getsCell = na(zarrInfo.na);
+      else if (!z.loaded) readallCell = getsCell = na(z.error);
+      else {
+        zarrInfo.zarrita = z.version;
+        log("peer: zarrita.js read-all");
+        readallCell = await measureOurs(z.readall, sizes.runs, (values) => (sameFloat64(values, source) ? undefined : "zarrita's values differ from the source array"));
+        log(`peer: zarrita.js ${peerGets.length} gets`);
+        getsCell = await measureOurs(z.gets(peerGets), sizes.runs, (values) => (values.every((v, i) => Object.is(v, source[peerGets[i]])) ? undefined : "zarrita's values differ from the source"));
+      }
+      if (ours1) {
+        log(`peer: ours, ${peerGets.length} gets`);
+        oursGets = await measureOurs(ours1.getFirst(peerGets.length), sizes.runs, (values) => (values.every((v, i) => Object.is(Number(v), source[peerGets[i]])) ? undefined : "values differ from the source"));
+      } else oursGets = na("@fmt/store not built");
+      rows.push(
+        makeRow({ section: "peer", key: "peer-readall", label: "open + read the whole carray", on: "format 1", ours: v1.readall?.ours, reference: readallCell, referenceName: REFERENCES.zarrita, goal: PEER_GOALS.readall }),
+        makeRow({ section: "peer", key: "peer-get", label: `${peerGets.length.toLocaleString("en")} random single-element gets`, on: "format 1", ours: oursGets, reference: getsCell, referenceName: REFERENCES.zarrita, goal: PEER_GOALS.get }),
+      );
+    }
+
+    // Remote stores: read-all over HTTP and S3 beside local files, in one child process.
+    if (run.has("remote")) {
+      log("remote: HTTP and S3 read-all (tools/remote-tests/bench/read-remote.ts)");
+      const names = [[datasetDirs(root, 1).carray, "format 1"]];
+      if (ours2 && !ours2.error) names.push([datasetDirs(root, 2).carray, "format 2 (crc32)"]);
+      const base = (p) => p.slice(root.length + 1);
+      const remote = lib.loaded ? await measureRemote(root, names.map(([p]) => base(p)), sizes.runs) : undefined;
+      for (const [path, format] of names) {
+        const r = remote?.[base(path)] ?? { local: na("@fmt/store not built"), http: na("@fmt/store not built"), s3: na("@fmt/store not built") };
+        for (const [kind, name] of [["http", "HTTP (static server)"], ["s3", "S3 (s3rver)"]]) {
+          rows.push(makeRow({ section: "remote", key: `remote-${kind}`, label: `open + read the whole carray over ${name}, loopback`, on: format, ours: r[kind], reference: r.local, referenceName: REFERENCES.local, goal: REMOTE_GOAL }));
+        }
+      }
+    }
+
+    if (run.has("scale")) scale = await measureScale({ native, lib: lib.loaded ? lib : undefined, root, sizes: sizes.scale, runs: sizes.runs, seed: SEED, log });
   } finally {
     await native.close();
   }
 
-  // Format 2 next to format 1 (both ours), checked against the same source values.
-  const formatRows = [];
-  if (lib.loaded && typeof lib.store.convert === "function") {
-    const source = readFloat64(join(root, "carray-source.f8"));
-    const indices = randomIndices(sizes.gets, source.length, SEED);
-    const versions = formatOperations(lib, { root, source, indices });
-    log("format 2: converting the carray (crc32)");
-    await versions.ensureV2();
-    const refSum = referenceSum(source);
-    const checkOf = {
-      create: () => undefined,
-      readall: (values) => (sameFloat64(values, source) ? undefined : "values differ from the source array"),
-      get: (values) => (values.every((v, i) => Object.is(Number(v), source[indices[i]])) ? undefined : "wrong values"),
-      sum: (got) => (closeSum(got, refSum) ? undefined : `sum ${got}, expected ${refSum.sum}`),
-    };
-    for (const op of versions.ops) {
-      if (!only.includes(op.key)) continue;
-      const cells = {};
-      for (const version of [1, 2]) {
-        log(`${op.key}: format ${version}`);
-        cells[version] = await measureOurs(op.run(version), sizes.runs, checkOf[op.key]);
-      }
-      formatRows.push({ label: op.label, goal: op.goal, v1: cells[1], v2: cells[2] });
-    }
-    versions.cleanup();
-  }
-
-  const labels = {
-    create: `create the ${(sizes.carrayRows / 1e6).toLocaleString("en")} M-row f8 carray on disk from a Float64Array`,
-    get: `${sizes.gets.toLocaleString("en")} random single-element gets`,
-    take: `the same ${sizes.gets.toLocaleString("en")} indices in one batched call (take)`,
-  };
-  const rows = storeRows(measured, labels);
   const minutes = (performance.now() - started) / 60000;
   const loadAfter = loadavg()[0];
   const busy = loadBefore > cpus().length / 2 || loadAfter > cpus().length;
   const header = [
     `# Store benchmark (${mode} run)`,
     "",
+    `- goals: ${GOALS_SOURCE} (create, read-all, sum, column read, take ≤ 1.0× the native floor; where ≤ 1.0× the numexpr floor; gets ≤ 0.5×; ` +
+      `the same for format 2; read-all ≤ ${PEER_GOALS.readall}× and gets ≤ ${PEER_GOALS.get}× zarrita.js; HTTP and S3 read-all ≥ 0.5× the local speed; scale linear, iterBlocks RSS bounded)`,
     `- ${new Date().toISOString()}, ${minutes.toFixed(1)} min; Node ${process.version}; ${cpus().length} × ${cpus()[0]?.model ?? "?"}; ` +
       `1-min load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after` + (busy ? " (**busy machine: numbers are not trustworthy**)" : ""),
-    `- native floor: c-blosc ${facts?.blosc ?? "?"} (python-blosc ${facts?.python_blosc ?? "?"}, 1 thread) + numpy ${facts?.numpy ?? "?"} under ${python}`,
+    `- our side's malloc: ${malloc}; the native side runs as started`,
+    `- native floor: c-blosc ${versions.blosc ?? "?"} (python-blosc ${versions.python_blosc ?? "?"}, 1 thread) + numpy ${versions.numpy ?? "?"} under ${python}; ` +
+      `${versions.numexpr ? `numexpr ${versions.numexpr} (1 thread)` : "numexpr missing"}; ${versions.zarr ? `zarr ${versions.zarr} writes the zarr copy` : "zarr missing"}; ` +
+      `zarrita.js ${zarrInfo?.zarrita ?? "not run"}`,
     `- datasets (bcolz 1.2.1 layout and defaults: lz4, clevel 5, shuffle, written by c-blosc): ` +
       `${sizes.carrayRows.toLocaleString("en")}-row f8 random walk, chunklen 65536; ` +
-      `${sizes.ctableRows.toLocaleString("en")}-row ctable i64/f64/i32, chunklens ${facts?.chunklens ? Object.values(facts.chunklens).join("/") : "?"}; q90 = ${facts?.q90 ?? "?"}`,
-    `- median of ${sizes.runs} timed run${sizes.runs === 1 ? "" : "s"} after one untimed warm-up run per operation and side (files in the page cache)`,
+      `${sizes.ctableRows.toLocaleString("en")}-row ctable i64/f64/i32, chunklens ${facts?.chunklens ? Object.values(facts.chunklens).join("/") : "?"}; q90 = ${facts?.q90 ?? "?"}; ` +
+      "format 2 = convert() copies with crc32 checksums",
+    `- median of ${sizes.runs} timed run${sizes.runs === 1 ? "" : "s"} after one untimed warm-up run per measurement and side (files in the page cache)`,
     "",
   ].join("\n");
-  const formatTable = formatRows.length === 0 ? "" : [
-    "",
-    "## Format 2 (superchunks, crc32 verified on read) next to format 1, both ours, same run",
-    "",
-    "| operation | v1 ms | v2 ms | v2 ÷ v1 | goal |",
-    "|---|---:|---:|---:|---|",
-    ...formatRows.map((r) => {
-      const v1 = r.v1.value;
-      const v2 = r.v2.value;
-      const ratio = typeof v1 === "number" && typeof v2 === "number" && v1 > 0 ? v2 / v1 : undefined;
+
+  const parts = [header, "## Goals of issue 16, side by side", "", storeMarkdownTable(rows), "", `${goalSummary(rows)} in this table.`, ""];
+  const formatRows = ["create", "readall", "get", "sum"].filter((k) => v1[k]?.ours && v2[k]?.ours);
+  if (formatRows.length) {
+    parts.push("## Format 2 next to format 1 (issue 15), from the same measurements", "", "| operation | v1 ms | v2 ms | v2 ÷ v1 | goal |", "|---|---:|---:|---:|---|");
+    for (const key of formatRows) {
+      const a = v1[key].ours.value;
+      const b = v2[key].ours.value;
+      const ratio = typeof a === "number" && typeof b === "number" && a > 0 ? b / a : undefined;
+      const goal = key === "create" || key === "readall" ? 1.1 : undefined;
       const show = (cell) => (typeof cell.value === "number" ? cell.value.toFixed(1) : (cell.fail ?? cell.na ?? "?"));
-      const goal = r.goal === undefined ? "—" : ratio === undefined ? `≤ ${r.goal}×: NOT EVALUATED` : `≤ ${r.goal}×: ${ratio <= r.goal ? "MET" : "NOT MET"}`;
-      return `| ${r.label} | ${show(r.v1)} | ${show(r.v2)} | ${ratio === undefined ? "—" : `${ratio.toFixed(2)}×`} | ${goal} |`;
-    }),
-    "",
-  ].join("\n");
-  const markdown = `${header}\n${storeMarkdownTable(rows)}\n${formatTable}`;
+      const verdict = goal === undefined ? "—" : ratio === undefined ? `≤ ${goal}×: NOT EVALUATED` : `≤ ${goal}×: ${ratio <= goal ? "MET" : "NOT MET"}`;
+      const label = rows.find((r) => r.section === "v1" && r.key === key)?.label ?? key;
+      parts.push(`| ${label} | ${show(v1[key].ours)} | ${show(v2[key].ours)} | ${ratio === undefined ? "—" : `${ratio.toFixed(2)}×`} | ${verdict} |`);
+    }
+    parts.push("");
+  }
+  let scaleTable;
+  let rss;
+  if (scale) {
+    scaleTable = scaleRows(scale.operations, scale.sizes);
+    rss = rssRow(scale.rss);
+    parts.push("## Scale: our time per row at each size (format 1, f8 random walk, chunklen 65536)", "", scaleMarkdownTable(scaleTable), "");
+    parts.push(rssMarkdownTable(rss, `iterBlocks() over the ${rowCount(scale.sizes.at(-1))}-row carray, in a child process`), "");
+  }
+  if (scale) parts.push(`Overall: ${goalSummary([...rows, ...scaleTable, rss])} (the goals table, the scale rows and the memory row).`, "");
+  const markdown = parts.join("\n");
   process.stdout.write(markdown);
   writeFileSync(join(root, "latest.md"), markdown);
-  writeFileSync(join(root, "latest.json"), `${JSON.stringify({ mode, sizes, facts, rows }, null, 2)}\n`);
+  writeFileSync(join(root, "latest.json"), `${JSON.stringify({ mode, sizes, malloc, facts, versions, zarr: zarrInfo, rows, scale: scaleTable, rss }, null, 2)}\n`);
   log(`wrote ${join(root, "latest.md")} and latest.json`);
 }
 

@@ -7,9 +7,10 @@ import { createInterface } from "node:readline";
  * Start native.py and return `{ request(obj): Promise<object>, close(): Promise<void> }`.
  * @param {string} scriptPath
  * @param {string} python interpreter with blosc and numpy (Debian's /usr/bin/python3)
+ * @param {NodeJS.ProcessEnv} [env] its environment (default: this process's)
  */
-export function startNative(scriptPath, python) {
-  const child = spawn(python, [scriptPath], { stdio: ["pipe", "pipe", "inherit"] });
+export function startNative(scriptPath, python, env = process.env) {
+  const child = spawn(python, [scriptPath], { stdio: ["pipe", "pipe", "inherit"], env });
   const waiting = [];
   let exitError;
   const fail = (error) => {

@@ -1,6 +1,7 @@
-// Our side of the store benchmark: each operation of issue 7 done through @fmt/store's public
-// API on a FileSystemStore, as a user would, over the directories store_native.py wrote.
-// Imports the built dist (Node cannot load the .ts sources behind the development condition).
+// Our side of the store benchmark: each operation done through @fmt/store's public API on a
+// FileSystemStore, as a user would, over the directories store_native.py wrote (format 1) or
+// their format-2 copies made by convert(). Imports the built dist (Node cannot load the .ts
+// sources behind the development condition).
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
@@ -39,37 +40,81 @@ export async function timed(fn, runs, before) {
   return { median: median(times), times, result };
 }
 
+/** Format-2 options of the copies and of create: superchunks with crc32 checksums. */
+export const V2_OPTIONS = { formatVersion: 2, checksum: "crc32" };
+
+/** Where a format's datasets are: format 1 as store_native.py wrote them, format 2 converted. */
+export function datasetDirs(root, version) {
+  return version === 1
+    ? { carray: join(root, "carray.bcolz"), table: join(root, "ctable.bcolz"), created: join(root, "ours-created.bcolz") }
+    : { carray: join(root, "carray-v2-crc32.bcolz"), table: join(root, "ctable-v2-crc32.bcolz"), created: join(root, "ours-created-v2.bcolz") };
+}
+
+/**
+ * Make the format-2 copies of the carray and the ctable with convert() (every chunk copied byte
+ * for byte, so both formats decode the very same chunks). Redone every run: the copy is what the
+ * library under test writes today.
+ */
+export async function makeV2Copies(lib, root) {
+  const fsStore = (path) => new lib.FileSystemStore(path);
+  const v1 = datasetDirs(root, 1);
+  const v2 = datasetDirs(root, 2);
+  for (const kind of ["carray", "table"]) {
+    rmSync(v2[kind], { recursive: true, force: true });
+    await lib.store.convert(fsStore(v1[kind]), "", fsStore(v2[kind]), "", V2_OPTIONS);
+  }
+}
+
 /**
  * The operations, each `(runs) => Promise<{ median, times, result } | { na: reason }>`.
+ * create's result is its directory for format 1 (c-blosc reads it back) and the values read back
+ * through @fmt/store for format 2 (c-blosc cannot read superchunks).
  * @param {{store: object, FileSystemStore: Function}} lib
- * @param {{root: string, source: Float64Array, indices: number[], q: string}} data
+ * @param {{root: string, source: Float64Array, indices: number[], where: {one: {expression: string}, two: {expression: string}}, version?: 1 | 2}} data
  */
 export function ourOperations(lib, data) {
   const { createCarray, openCarray, openCtable } = lib.store;
+  const version = data.version ?? 1;
   const fsStore = (path) => new lib.FileSystemStore(path);
-  const carrayDir = join(data.root, "carray.bcolz");
-  const tableDir = join(data.root, "ctable.bcolz");
-  const createdDir = join(data.root, "ours-created.bcolz");
+  const dirs = datasetDirs(data.root, version);
   let carray;
   let table;
-  const openedCarray = async () => (carray ??= await openCarray(fsStore(carrayDir)));
-  const openedTable = async () => (table ??= await openCtable(fsStore(tableDir)));
+  const openedCarray = async () => (carray ??= await openCarray(fsStore(dirs.carray)));
+  const openedTable = async () => (table ??= await openCtable(fsStore(dirs.table)));
+  const createOptions = version === 1 ? { dtype: "float64", chunklen: 65536 } : { dtype: "float64", chunklen: 65536, ...V2_OPTIONS };
+  const gets = (count) => async (runs) => {
+    const c = await openedCarray();
+    const indices = data.indices.slice(0, count ?? data.indices.length);
+    return timed(async () => {
+      const out = new Array(indices.length);
+      for (let i = 0; i < indices.length; i++) out[i] = await c.get(indices[i]);
+      return out;
+    }, runs);
+  };
+  const where = (expression, as) => async (runs) => {
+    const t = await openedTable();
+    return timed(() => t.where(expression, { as }), runs);
+  };
 
   return {
-    createdDir,
-    create: (runs) =>
-      timed(
+    createdDir: dirs.created,
+    cleanup: () => rmSync(dirs.created, { recursive: true, force: true }),
+    create: async (runs) => {
+      const out = await timed(
         async () => {
-          const created = await createCarray(fsStore(createdDir), "", data.source, { dtype: "float64", chunklen: 65536 });
+          const created = await createCarray(fsStore(dirs.created), "", data.source, createOptions);
           await created.close();
         },
         runs,
         () => {
-          rmSync(createdDir, { recursive: true, force: true });
-          mkdirSync(createdDir, { recursive: true });
+          rmSync(dirs.created, { recursive: true, force: true });
+          mkdirSync(dirs.created, { recursive: true });
         },
-      ),
-    readall: (runs) => timed(async () => (await openCarray(fsStore(carrayDir))).read(), runs),
+      );
+      out.result = version === 1 ? dirs.created : await (await openCarray(fsStore(dirs.created))).read();
+      return out;
+    },
+    readall: (runs) => timed(async () => (await openCarray(fsStore(dirs.carray))).read(), runs),
     sum: async (runs) => {
       const c = await openedCarray();
       return timed(() => c.sum(), runs);
@@ -78,78 +123,17 @@ export function ourOperations(lib, data) {
       const t = await openedTable();
       return timed(() => t.readColumn("f64"), runs);
     },
-    get: async (runs) => {
-      const c = await openedCarray();
-      return timed(async () => {
-        const out = new Array(data.indices.length);
-        for (let i = 0; i < data.indices.length; i++) out[i] = await c.get(data.indices[i]);
-        return out;
-      }, runs);
-    },
+    get: gets(),
+    /** The first `count` of the indices only (the zarrita comparison uses 1,000). */
+    getFirst: (count) => gets(count),
     take: async (runs) => {
       const c = await openedCarray();
-      // take() is being added to CArray; until then this row reads n/a.
       if (typeof c.take !== "function") return { na: "CArray.take not implemented" };
       return timed(() => c.take(data.indices), runs);
     },
-    where: async (runs) => {
-      const t = await openedTable();
-      return timed(() => t.where(`f64 > ${data.q}`, { as: "count" }), runs);
-    },
-  };
-}
-
-/**
- * Format 2 next to format 1, both ours, in the same run (issue 15: v2 create and read-all with
- * crc32 checksums on at most 1.1× the v1 times). The v2 copy of the carray is made once with
- * convert(), which copies the v1 chunks byte for byte, so both sides decode the same chunks.
- * @param {{store: object, FileSystemStore: Function}} lib
- * @param {{root: string, source: Float64Array, indices: number[]}} data
- */
-export function formatOperations(lib, data) {
-  const { createCarray, openCarray, convert } = lib.store;
-  const fsStore = (path) => new lib.FileSystemStore(path);
-  const carrayDir = join(data.root, "carray.bcolz");
-  const v2Dir = join(data.root, "carray-v2-crc32.bcolz");
-  const created = (version) => join(data.root, `ours-created-v${version}.bcolz`);
-  const ensureV2 = async () => {
-    rmSync(v2Dir, { recursive: true, force: true });
-    await convert(fsStore(carrayDir), "", fsStore(v2Dir), "", { formatVersion: 2, checksum: "crc32" });
-  };
-  const create = (version) => (runs) =>
-    timed(
-      async () => {
-        const options = version === 1 ? { dtype: "float64", chunklen: 65536 } : { dtype: "float64", chunklen: 65536, formatVersion: 2, checksum: "crc32" };
-        const a = await createCarray(fsStore(created(version)), "", data.source, options);
-        await a.close();
-      },
-      runs,
-      () => {
-        rmSync(created(version), { recursive: true, force: true });
-        mkdirSync(created(version), { recursive: true });
-      },
-    );
-  const dirOf = (version) => (version === 1 ? carrayDir : v2Dir);
-  return {
-    ensureV2,
-    cleanup: () => {
-      for (const v of [1, 2]) rmSync(created(v), { recursive: true, force: true });
-    },
-    ops: [
-      { key: "create", label: `create the ${data.source.length.toLocaleString("en")}-row f8 carray (v2: crc32)`, goal: 1.1, run: create },
-      { key: "readall", label: "open + read the whole carray (v2: crc32 verified)", goal: 1.1, run: (version) => (runs) => timed(async () => (await openCarray(fsStore(dirOf(version)))).read(), runs) },
-      { key: "get", label: `${data.indices.length.toLocaleString("en")} random single-element gets`, goal: undefined, run: (version) => async (runs) => {
-        const c = await openCarray(fsStore(dirOf(version)));
-        return timed(async () => {
-          const out = new Array(data.indices.length);
-          for (let i = 0; i < data.indices.length; i++) out[i] = await c.get(data.indices[i]);
-          return out;
-        }, runs);
-      } },
-      { key: "sum", label: "sum()", goal: undefined, run: (version) => async (runs) => {
-        const c = await openCarray(fsStore(dirOf(version)));
-        return timed(() => c.sum(), runs);
-      } },
-    ],
+    where: where(data.where.one.expression, "count"),
+    whererows: where(data.where.one.expression, "indices"),
+    where2: where(data.where.two.expression, "count"),
+    where2rows: where(data.where.two.expression, "indices"),
   };
 }

@@ -1,21 +1,45 @@
-// The store benchmark's table: our median time beside the native floor's, their quotient, and
-// the issue's goal where it has one. Cells are the bench's ok/na/fail (lib/report.mjs): a wrong
-// result shows as FAIL, never as a time.
+// The store benchmark's tables: our median time beside a reference's (the native floor, the
+// numexpr floor, zarrita.js, or our own local read), their quotient, and issue 16's goal with a
+// verdict. Cells are the bench's ok/na/fail (lib/report.mjs): a wrong result shows as FAIL,
+// never as a time.
 import { fail, na, ok } from "./report.mjs";
 
+/** Where the goals come from; printed in the run's header. */
+export const GOALS_SOURCE = "issue 16";
+
+/** The references a row can be measured against, as the table names them. */
+export const REFERENCES = {
+  native: "native floor (c-blosc + numpy)",
+  numexpr: "numexpr floor (c-blosc + numexpr)",
+  zarrita: "zarrita.js on the zarr v2 copy",
+  local: "ours, local files, same child",
+};
+
 /**
- * The operations of issue 7's table, in its order. `goal` is the largest ours ÷ floor the issue
- * accepts; operations without one are measured and shown, not judged.
+ * The operations timed against a floor, in table order. `goal` is the largest ours ÷ floor issue
+ * 16 accepts (the same goal for format 1 and format 2); `reference` names the floor.
  */
 export const STORE_OPERATIONS = [
-  { key: "create", label: "create the f8 carray on disk from a Float64Array", goal: 1.2 },
-  { key: "readall", label: "open + read the whole carray", goal: 1.2 },
-  { key: "sum", label: "sum()", goal: 1.2 },
-  { key: "column", label: "read one ctable column whole (f64)", goal: 1.2 },
-  { key: "get", label: "random single-element gets", goal: undefined },
-  { key: "take", label: "the same indices in one batched call (take)", goal: undefined },
-  { key: "where", label: 'where("f64 > q90") count on the ctable', goal: undefined },
+  { key: "create", label: "create the f8 carray on disk from a Float64Array", reference: "native", goal: 1.0 },
+  { key: "readall", label: "open + read the whole carray", reference: "native", goal: 1.0 },
+  { key: "sum", label: "sum()", reference: "native", goal: 1.0 },
+  { key: "column", label: "read one ctable column whole (f64)", reference: "native", goal: 1.0 },
+  { key: "get", label: "random single-element gets", reference: "native", goal: 0.5 },
+  { key: "take", label: "the same indices in one batched call (take)", reference: "native", goal: 1.0 },
+  { key: "where", label: "where(f64 > q90) count", reference: "numexpr", goal: 1.0 },
+  { key: "whererows", label: "where(f64 > q90) matching row numbers", reference: "numexpr", goal: 1.0 },
+  { key: "where2", label: "where((f64 > q90) & (i32 < 0)) count", reference: "numexpr", goal: 1.0 },
+  { key: "where2rows", label: "where((f64 > q90) & (i32 < 0)) matching row numbers", reference: "numexpr", goal: 1.0 },
 ];
+
+/** Goals of the JavaScript peer (ours ÷ zarrita.js) and of the remote stores (remote ÷ local). */
+export const PEER_GOALS = { readall: 0.25, get: 0.1 };
+/** Remote read-all at ≥ 0.5× the local speed, i.e. at most 2× the local time. */
+export const REMOTE_GOAL = 2.0;
+/** Scale: per-row time at the largest size at most this × the smallest size's. */
+export const SCALE_GOAL = 1.3;
+/** Scale: iterBlocks over the largest carray, peak RSS above the baseline below this many MiB. */
+export const RSS_GOAL_MIB = 128;
 
 const isNumber = (cell) => cell !== undefined && typeof cell.value === "number" && Number.isFinite(cell.value);
 
@@ -23,31 +47,45 @@ const isNumber = (cell) => cell !== undefined && typeof cell.value === "number" 
 const atMost = (quotient, bar) => quotient <= bar * (1 + 1e-9);
 
 /**
- * One row per operation: `{ key, label, ours, floor, ratio, goal, verdict }`, where ours/floor/
- * ratio are cells and verdict is "MET", "NOT MET", "NOT EVALUATED" or "—" (no goal).
- * `measured` maps an operation key to `{ ours, floor }` cells (milliseconds); missing → n/a.
+ * ours ÷ reference as a cell and the verdict against `goal` (largest quotient accepted):
+ * "MET", "NOT MET" (also when either side FAILed), "NOT EVALUATED" (a side n/a) or "—" (no goal).
  */
-export function storeRows(measured, labels = {}) {
-  return STORE_OPERATIONS.map(({ key, label, goal }) => {
-    const ours = measured[key]?.ours ?? na("not run");
-    const floor = measured[key]?.floor ?? na("not run");
-    let ratio;
-    if (ours.fail !== undefined || floor.fail !== undefined) ratio = fail(ours.fail !== undefined ? "ours failed" : "floor failed");
-    else if (isNumber(ours) && isNumber(floor) && floor.value > 0) ratio = ok(ours.value / floor.value);
-    else ratio = na("");
-    let verdict = "—";
-    if (goal !== undefined) {
-      if (ratio.fail !== undefined) verdict = "NOT MET";
-      else if (isNumber(ratio)) verdict = atMost(ratio.value, goal) ? "MET" : "NOT MET";
-      else verdict = "NOT EVALUATED";
-    }
-    return { key, label: labels[key] ?? label, ours, floor, ratio, goal, verdict };
-  });
+export function judge(ours, reference, goal) {
+  let ratio;
+  if (ours.fail !== undefined || reference.fail !== undefined) ratio = fail(ours.fail !== undefined ? "ours failed" : "reference failed");
+  else if (isNumber(ours) && isNumber(reference) && reference.value > 0) ratio = ok(ours.value / reference.value);
+  else ratio = na("");
+  let verdict = "—";
+  if (goal !== undefined) {
+    if (ratio.fail !== undefined) verdict = "NOT MET";
+    else if (isNumber(ratio)) verdict = atMost(ratio.value, goal) ? "MET" : "NOT MET";
+    else verdict = "NOT EVALUATED";
+  }
+  return { ratio, verdict };
 }
 
-const escape = (text) => String(text).replace(/\|/g, "\\|");
+/**
+ * One table row: `{ section, key, label, on, ours, referenceName, reference, floor, ratio, goal, verdict }`
+ * (`floor` is `reference`, kept under its old name for latest.json readers).
+ */
+export function makeRow({ section, key, label, on, ours, reference, referenceName, goal }) {
+  const o = ours ?? na("not run");
+  const r = reference ?? na("not run");
+  return { section, key, label, on, ours: o, referenceName, reference: r, floor: r, ...judge(o, r, goal), goal };
+}
 
-function showCell(cell, format) {
+/**
+ * The operations against their floors for one format: `measured` maps an operation key to
+ * `{ ours, floor }` cells (milliseconds; missing → n/a). `labels` overrides labels by key.
+ */
+export function storeRows(measured, labels = {}, { section = "v1", on = "format 1" } = {}) {
+  return STORE_OPERATIONS.map(({ key, label, goal, reference }) =>
+    makeRow({ section, key, label: labels[key] ?? label, on, ours: measured[key]?.ours, reference: measured[key]?.floor, referenceName: REFERENCES[reference], goal }));
+}
+
+export const escape = (text) => String(text).replace(/\|/g, "\\|");
+
+export function showCell(cell, format) {
   if (cell.fail !== undefined) return `**FAIL**: ${escape(cell.fail)}`;
   if (cell.na !== undefined) return cell.na ? `n/a (${escape(cell.na)})` : "n/a";
   return format(cell.value);
@@ -60,18 +98,92 @@ export function formatMs(ms) {
   return ms.toFixed(2);
 }
 
-/** The rows of {@link storeRows} as a Markdown table. */
+/** A goal as the table prints it: `≤ 1.0×`, `≤ 0.25×`, `≤ 0.1×`. */
+export function formatGoal(goal) {
+  if (goal === undefined) return "—";
+  return `≤ ${Number.isInteger(goal) ? goal.toFixed(1) : String(goal)}×`;
+}
+
+/** A quotient: two decimals, or two significant digits below 0.1 (`0.0042×`). */
+export const formatRatio = (v) => `${v >= 0.1 || v === 0 ? v.toFixed(2) : v.toPrecision(2)}×`;
+
+/** The rows of {@link makeRow} as one Markdown table. */
 export function storeMarkdownTable(rows) {
   const lines = [
-    "| operation | ours (ms) | native floor (ms) | ours ÷ floor | goal | verdict |",
-    "|---|---:|---:|---:|---:|---|",
+    "| operation | ours on | ours (ms) | reference | reference (ms) | ours ÷ reference | goal | verdict |",
+    "|---|---|---:|---|---:|---:|---:|---|",
   ];
   for (const r of rows) {
-    const ratio = showCell(r.ratio, (v) => `${v.toFixed(2)}×`);
-    const goal = r.goal === undefined ? "—" : `≤ ${r.goal.toFixed(1)}×`;
-    lines.push(`| ${escape(r.label)} | ${showCell(r.ours, formatMs)} | ${showCell(r.floor, formatMs)} | ${ratio} | ${goal} | ${r.verdict} |`);
+    lines.push(`| ${escape(r.label)} | ${escape(r.on)} | ${showCell(r.ours, formatMs)} | ${escape(r.referenceName)} | ${showCell(r.reference, formatMs)} | ` +
+      `${showCell(r.ratio, formatRatio)} | ${formatGoal(r.goal)} | ${r.verdict} |`);
   }
   return lines.join("\n");
+}
+
+/** "MET k of n goals" over rows with a verdict (NOT EVALUATED counts as not met). */
+export function goalSummary(rows) {
+  const judged = rows.filter((r) => r.verdict !== "—");
+  const met = judged.filter((r) => r.verdict === "MET").length;
+  const unevaluated = judged.filter((r) => r.verdict === "NOT EVALUATED").length;
+  return `${met} of ${judged.length} goals MET${unevaluated ? ` (${unevaluated} NOT EVALUATED)` : ""}`;
+}
+
+/**
+ * Scale rows: for each operation, `cells` maps a row count to a time cell (ms); the per-row time
+ * (ns) at each size, and the verdict on largest ÷ smallest per-row time ≤ {@link SCALE_GOAL}.
+ * @param {{label: string, cells: Record<number, object>}[]} operations
+ * @param {number[]} sizes row counts, ascending
+ */
+export function scaleRows(operations, sizes) {
+  return operations.map(({ key, label, cells }) => {
+    const perRow = sizes.map((n) => {
+      const cell = cells[n] ?? na("not run");
+      return isNumber(cell) ? ok((cell.value * 1e6) / n) : cell;
+    });
+    const { ratio, verdict } = judge(perRow.at(-1), perRow[0], SCALE_GOAL);
+    return { key, label, sizes, times: sizes.map((n) => cells[n] ?? na("not run")), perRow, ratio, goal: SCALE_GOAL, verdict };
+  });
+}
+
+const rowsName = (n) => (n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6} M` : n.toLocaleString("en"));
+
+/** The scale rows as a Markdown table. */
+export function scaleMarkdownTable(rows) {
+  if (rows.length === 0) return "";
+  const sizes = rows[0].sizes;
+  const head = sizes.map((n) => `${rowsName(n)} rows: ms | ns/row`).join(" | ");
+  const lines = [
+    `| operation | ${head} | ns/row ${rowsName(sizes.at(-1))} ÷ ${rowsName(sizes[0])} | goal | verdict |`,
+    `|---|${sizes.map(() => "---:|---:").join("|")}|---:|---:|---|`,
+  ];
+  for (const r of rows) {
+    const cells = sizes.map((_, i) => `${showCell(r.times[i], formatMs)} | ${showCell(r.perRow[i], (v) => v.toFixed(2))}`).join(" | ");
+    lines.push(`| ${escape(r.label)} | ${cells} | ${showCell(r.ratio, formatRatio)} | ${formatGoal(r.goal)} | ${r.verdict} |`);
+  }
+  return lines.join("\n");
+}
+
+/**
+ * The memory row: `rss` is `{ rows, baselineMiB, peakMiB, peakSource, sampledPeakMiB }` or a cell with na/fail.
+ * Verdict: peak − baseline < {@link RSS_GOAL_MIB}.
+ */
+export function rssRow(rss) {
+  if (rss?.fail !== undefined) return { rss, above: rss, verdict: "NOT MET" };
+  if (rss?.na !== undefined || rss === undefined) return { rss: rss ?? na("not run"), above: rss ?? na("not run"), verdict: "NOT EVALUATED" };
+  const above = rss.peakMiB - rss.baselineMiB;
+  return { rss, above: ok(above), verdict: above < RSS_GOAL_MIB ? "MET" : "NOT MET" };
+}
+
+/** The memory row as a Markdown table. */
+export function rssMarkdownTable(row, label) {
+  const mib = (v) => `${v.toFixed(1)}`;
+  const r = row.rss;
+  const has = r.baselineMiB !== undefined;
+  return [
+    "| operation | baseline RSS (MiB) | peak RSS, kernel high-water mark (MiB) | peak RSS, sampled per block (MiB) | peak − baseline (MiB) | goal | verdict |",
+    "|---|---:|---:|---:|---:|---:|---|",
+    `| ${escape(label)} | ${has ? mib(r.baselineMiB) : showCell(r, mib)} | ${has ? `${mib(r.peakMiB)}${r.peakSource === "maxRSS" ? " (maxRSS)" : ""}` : "—"} | ${has ? mib(r.sampledPeakMiB) : "—"} | ${showCell(row.above, mib)} | < ${RSS_GOAL_MIB} MiB | ${row.verdict} |`,
+  ].join("\n");
 }
 
 /** Median of a non-empty list of numbers. */

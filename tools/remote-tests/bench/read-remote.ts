@@ -4,8 +4,15 @@
 // (superchunk files), `BENCH_FORMATS=1,2` by default. Read-all runs `BENCH_REPEATS` times (default
 // 3) on fresh handles; the table gives the fastest and the ratio to local files. Run with
 // `pnpm --filter @fmt/remote-tests bench` (after `pnpm exec turbo run build`). Asserts nothing.
+//
+// With BENCH_STORE_ROOT set, it is the remote part of the store benchmark instead
+// (tools/bench/store.mjs runs it as a child): it serves the carrays BENCH_STORE_NAMES (default
+// carray.bcolz) found in that directory over HTTP and through s3rver, reads each whole from local
+// files, HTTP and S3 (fresh handle and open each time; one warm-up, then BENCH_STORE_RUNS timed
+// runs), checks every read against BENCH_STORE_ROOT/carray-source.f8, and prints one JSON line.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { pathToFileURL } from "node:url";
 import { join, relative } from "node:path";
 import { CachingStore } from "@fmt/fs-adapters";
 import type { ReadableStore } from "@fmt/fs-adapters";
@@ -34,64 +41,117 @@ async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
   return [value, performance.now() - t0];
 }
 
-const root = mkdtempSync(join(tmpdir(), "bench-remote-"));
-try {
-  // A random walk, like the corpus's bigchunk case: compressible but not trivially.
-  const data = new Float64Array(N);
-  let x = 0;
-  for (let i = 0; i < N; i++) data[i] = x += Math.sin(i * 0.37) + (i % 7) * 0.01;
+/** The store benchmark's remote rows (see the header). */
+async function forStoreBench(root: string): Promise<void> {
+  const names = (process.env.BENCH_STORE_NAMES ?? "carray.bcolz").split(",");
+  const runs = Number(process.env.BENCH_STORE_RUNS ?? 5);
+  // The same CRC-32 as the bench's own process (store.mjs passes @fmt/header/node's location).
+  if (process.env.BENCH_CRC_MODULE !== undefined) ((await import(pathToFileURL(process.env.BENCH_CRC_MODULE).href)) as { useNativeCrc32(): void }).useNativeCrc32();
+  const sourceBytes = readFileSync(join(root, "carray-source.f8"));
+  const source = Buffer.from(sourceBytes.buffer, sourceBytes.byteOffset, sourceBytes.byteLength);
   const s3 = await startS3Server();
   const http = await startStaticServer(root);
+  const results: Record<string, unknown>[] = [];
   try {
-    for (const format of FORMATS) {
-      const name = `ds-v${format}`;
-      const [, writeMs] = await timed(async () => (await createCarray(new FileSystemStore(root), name, data, { dtype: "<f8", formatVersion: format })).close());
+    for (const name of names) {
       const files = filesUnder(join(root, name));
-      const onDisk = files.reduce((sum, f) => sum + statSync(f).size, 0);
       const upload = new S3Store({ client: makeClient(s3.endpoint), bucket: TEST_BUCKET });
       for (let i = 0; i < files.length; i += 8) {
         await Promise.all(files.slice(i, i + 8).map((f) => upload.put(relative(root, f), new Uint8Array(readFileSync(f)))));
       }
-      const stores: [string, () => { store: ReadableStore; stats: () => { requests: number; bytes: number } }][] = [
-        ["local files", () => ({ store: new FileSystemStore(root), stats: () => ({ requests: 0, bytes: 0 }) })] /* a file system store counts nothing */,
-        ["HTTP (static server)", () => { const s = new HttpStore(http.url); return { store: s, stats: () => s.stats.snapshot() }; }],
-        ["S3 (s3rver)", () => { const s = new S3Store({ client: makeClient(s3.endpoint), bucket: TEST_BUCKET }); return { store: s, stats: () => s.stats.snapshot() }; }],
+      const kinds: [string, () => ReadableStore][] = [
+        ["local", () => new FileSystemStore(root)],
+        ["http", () => new HttpStore(http.url)],
+        ["s3", () => new S3Store({ client: makeClient(s3.endpoint), bucket: TEST_BUCKET })],
       ];
-      const probe = await openCarray(new FileSystemStore(root), name);
-      console.log(`\nformat ${format}: ${N} rows <f8, chunklen ${probe.chunklen}, ${files.length} files, ${(onDisk / 1e6).toFixed(1)} MB on disk (written in ${writeMs.toFixed(0)} ms)`);
-      console.log("store | read-all ms (fastest of runs) | ratio to local | read-all requests (open included) | 1,000 single reads: requests, bytes (with CachingStore)");
-      let localMs = 0;
-      for (const [label, make] of stores) {
-        let best = Infinity;
-        const runs: number[] = [];
-        let readRequests = 0;
-        for (let r = 0; r < REPEATS; r++) {
-          const a = make();
-          const array = await openCarray(a.store, name);
-          const [all, readMs] = await timed(() => array.read());
-          if ((all as Float64Array).length !== N || (all as Float64Array)[N - 1] !== data[N - 1] || (all as Float64Array)[N >> 1] !== data[N >> 1]) throw new Error(`${label}: wrong values`);
-          runs.push(readMs);
-          best = Math.min(best, readMs);
-          readRequests = a.stats().requests;
+      const result: Record<string, unknown> = { name };
+      for (const [kind, make] of kinds) {
+        try {
+          const times: number[] = [];
+          for (let r = 0; r <= runs; r++) {
+            const [all, ms] = await timed(async () => (await openCarray(make(), name)).read());
+            const bytes = all as Float64Array;
+            if (!Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).equals(source)) throw new Error(`${kind}: the values read differ from the source`);
+            if (r > 0) times.push(ms); // run 0 is the warm-up
+          }
+          result[kind] = { times };
+        } catch (error) {
+          result[kind] = { error: String((error as Error)?.message ?? error).split("\n")[0] };
         }
-        if (label === "local files") localMs = best;
-        const b = make();
-        const cached = await openCarray(new CachingStore(b.store, { maxBytes: 256 << 20 }), name);
-        const before = b.stats();
-        let seed = 42;
-        for (let i = 0; i < SINGLE_READS; i++) {
-          seed = (seed * 1103515245 + 12345) % 2 ** 31;
-          const index = seed % N;
-          if ((await cached.get(index)) !== data[index]) throw new Error(`${label}: wrong value at ${index}`);
-        }
-        const after = b.stats();
-        console.log(`${label} | ${best.toFixed(0)} (${runs.map((m) => m.toFixed(0)).join(", ")}) | ${(best / localMs).toFixed(2)} | ${readRequests} | ${after.requests - before.requests}, ${after.bytes - before.bytes}`);
       }
+      results.push(result);
     }
   } finally {
     await http.stop();
     await s3.stop();
   }
-} finally {
-  rmSync(root, { recursive: true, force: true });
+  process.stdout.write(`${JSON.stringify({ results })}\n`);
 }
+
+/** The standalone measurement (see the header). */
+async function standalone(): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), "bench-remote-"));
+  try {
+    // A random walk, like the corpus's bigchunk case: compressible but not trivially.
+    const data = new Float64Array(N);
+    let x = 0;
+    for (let i = 0; i < N; i++) data[i] = x += Math.sin(i * 0.37) + (i % 7) * 0.01;
+    const s3 = await startS3Server();
+    const http = await startStaticServer(root);
+    try {
+      for (const format of FORMATS) {
+        const name = `ds-v${format}`;
+        const [, writeMs] = await timed(async () => (await createCarray(new FileSystemStore(root), name, data, { dtype: "<f8", formatVersion: format })).close());
+        const files = filesUnder(join(root, name));
+        const onDisk = files.reduce((sum, f) => sum + statSync(f).size, 0);
+        const upload = new S3Store({ client: makeClient(s3.endpoint), bucket: TEST_BUCKET });
+        for (let i = 0; i < files.length; i += 8) {
+          await Promise.all(files.slice(i, i + 8).map((f) => upload.put(relative(root, f), new Uint8Array(readFileSync(f)))));
+        }
+        const stores: [string, () => { store: ReadableStore; stats: () => { requests: number; bytes: number } }][] = [
+          ["local files", () => ({ store: new FileSystemStore(root), stats: () => ({ requests: 0, bytes: 0 }) })] /* a file system store counts nothing */,
+          ["HTTP (static server)", () => { const s = new HttpStore(http.url); return { store: s, stats: () => s.stats.snapshot() }; }],
+          ["S3 (s3rver)", () => { const s = new S3Store({ client: makeClient(s3.endpoint), bucket: TEST_BUCKET }); return { store: s, stats: () => s.stats.snapshot() }; }],
+        ];
+        const probe = await openCarray(new FileSystemStore(root), name);
+        console.log(`\nformat ${format}: ${N} rows <f8, chunklen ${probe.chunklen}, ${files.length} files, ${(onDisk / 1e6).toFixed(1)} MB on disk (written in ${writeMs.toFixed(0)} ms)`);
+        console.log("store | read-all ms (fastest of runs) | ratio to local | read-all requests (open included) | 1,000 single reads: requests, bytes (with CachingStore)");
+        let localMs = 0;
+        for (const [label, make] of stores) {
+          let best = Infinity;
+          const runs: number[] = [];
+          let readRequests = 0;
+          for (let r = 0; r < REPEATS; r++) {
+            const a = make();
+            const array = await openCarray(a.store, name);
+            const [all, readMs] = await timed(() => array.read());
+            if ((all as Float64Array).length !== N || (all as Float64Array)[N - 1] !== data[N - 1] || (all as Float64Array)[N >> 1] !== data[N >> 1]) throw new Error(`${label}: wrong values`);
+            runs.push(readMs);
+            best = Math.min(best, readMs);
+            readRequests = a.stats().requests;
+          }
+          if (label === "local files") localMs = best;
+          const b = make();
+          const cached = await openCarray(new CachingStore(b.store, { maxBytes: 256 << 20 }), name);
+          const before = b.stats();
+          let seed = 42;
+          for (let i = 0; i < SINGLE_READS; i++) {
+            seed = (seed * 1103515245 + 12345) % 2 ** 31;
+            const index = seed % N;
+            if ((await cached.get(index)) !== data[index]) throw new Error(`${label}: wrong value at ${index}`);
+          }
+          const after = b.stats();
+          console.log(`${label} | ${best.toFixed(0)} (${runs.map((m) => m.toFixed(0)).join(", ")}) | ${(best / localMs).toFixed(2)} | ${readRequests} | ${after.requests - before.requests}, ${after.bytes - before.bytes}`);
+        }
+      }
+    } finally {
+      await http.stop();
+      await s3.stop();
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+const storeRoot = process.env.BENCH_STORE_ROOT;
+await (storeRoot === undefined ? standalone() : forStoreBench(storeRoot));
