@@ -4,6 +4,10 @@
 // characters are classified with Unicode property tests to recognise identifiers.
 import { UsageError } from "@fmt/errors";
 import type { DType } from "@fmt/meta";
+import { castVec, commonKind, compareLong, compareNumbers, fillVec, floatArith, intArith, loadLong, longArith, negateVec } from "./kernels.js";
+import type { ArithOp, Kind, LongValues, NumArray, NumVec } from "./kernels.js";
+import { PyRefusal, intToFloat, pyBinary, pyCompare, pyUnary } from "./python.js";
+import type { PyValue } from "./python.js";
 import { decodeValues } from "./values.js";
 
 /** One-character escapes inside string literals and the code unit each stands for. */
@@ -39,15 +43,16 @@ export const EXPRESSION_LIMITS = Object.freeze({
 export type CompareOperator = "==" | "!=" | "<" | "<=" | ">" | ">=";
 
 /**
- * Arithmetic operators of the expression language (`/` is true division, `%` is Python's floor
- * modulo).
+ * Arithmetic operators of the expression language: `/` is true division, `%` follows numexpr
+ * (C's truncating remainder on integer arrays, floored on float arrays, Python's between
+ * literals), `//` exists between literals only (spec/expressions.md).
  *
  * @example
  * ```ts
  * const op: ArithmeticOperator = "%";
  * ```
  */
-export type ArithmeticOperator = "+" | "-" | "*" | "/" | "%";
+export type ArithmeticOperator = "+" | "-" | "*" | "/" | "//" | "%";
 
 /**
  * Source position of a node: `start`/`end` are UTF-16 offsets into the expression text; binary
@@ -211,7 +216,7 @@ interface Token {
   bytes?: Uint8Array;
 }
 
-const TWO_CHAR_OPERATORS = new Set(["==", "!=", "<=", ">="]);
+const TWO_CHAR_OPERATORS = new Set(["==", "!=", "<=", ">=", "//"]);
 const ONE_CHAR_OPERATORS = new Set(["<", ">", "&", "|", "~", "+", "-", "*", "/", "%", "(", ")"]);
 const ID_START = /^[\p{ID_Start}]$/u;
 const ID_CONTINUE = /^[\p{ID_Continue}]$/u;
@@ -419,7 +424,7 @@ class Tokenizer {
 // parser
 
 const COMPARE_OPERATORS = new Set<string>(["==", "!=", "<", "<=", ">", ">="]);
-const ARITHMETIC_OPERATORS = new Set<string>(["+", "-", "*", "/", "%"]);
+const ARITHMETIC_OPERATORS = new Set<string>(["+", "-", "*", "/", "//", "%"]);
 const KEYWORDS = new Set(["and", "or", "not", "true", "false", "True", "False"]);
 
 /**
@@ -551,7 +556,7 @@ class Parser {
   }
 
   multiplicative(): ExpressionNode {
-    return this.binary(["*", "/", "%"], () => this.unary());
+    return this.binary(["*", "/", "//", "%"], () => this.unary());
   }
 
   unary(): ExpressionNode {
@@ -560,7 +565,13 @@ class Parser {
       this.enter(t);
       const operand = this.unary();
       this.depth--;
-      if (t.text === "+") return operand;
+      if (t.text === "+") {
+        // Python's unary + turns a constant boolean into an int (+True is 1) and changes nothing
+        // else; written as "* 1" for constants, which does the same, and dropped otherwise.
+        if (operand.kind === "integer" || operand.kind === "float" || hasColumn(operand)) return operand;
+        const one: ExpressionNode = { kind: "integer", value: 1n };
+        return this.node({ kind: "arithmetic", op: "*", left: operand, right: one, start: t.start, end: operand.end, opStart: t.start, opEnd: t.end }, [operand, one], t);
+      }
       // A minus directly applied to a literal is part of the literal, so that "-5" is the integer -5.
       if (operand.kind === "integer") return this.node({ kind: "integer", value: -operand.value, start: t.start, end: operand.end }, [], t);
       if (operand.kind === "float") return this.node({ kind: "float", value: -operand.value, start: t.start, end: operand.end }, [], t);
@@ -612,14 +623,34 @@ class Parser {
   }
 }
 
+/** Does a tree refer to a column? (A tree without columns is a constant, folded as Python does.) */
+function hasColumn(node: ExpressionNode): boolean {
+  switch (node.kind) {
+    case "column":
+      return true;
+    case "compare":
+    case "arithmetic":
+      return hasColumn(node.left) || hasColumn(node.right);
+    case "negate":
+    case "not":
+      return hasColumn(node.operand);
+    case "and":
+    case "or":
+      return node.operands.some(hasColumn);
+    default:
+      return false;
+  }
+}
+
 /**
  * Parses an expression into its syntax tree (without checking column names or types; see
  * {@link compileExpression}).
  *
  * Grammar, loosest binding first: `|` / `or`; `&` / `and`; `~` / `not`; comparisons
- * (`== != < <= > >=`, not chainable); `+ -`; `* / %`; unary `-`; operands. Unlike Python and
- * numexpr, comparisons bind tighter than `&`/`|`, so `a > 1 & b < 2` means
- * `(a > 1) & (b < 2)`. Operands are column names (identifiers, or any name in backticks),
+ * (`== != < <= > >=`, not chainable); `+ -`; `* / // %`; unary `-` and `+`; operands. Unlike
+ * Python and numexpr, comparisons bind tighter than `&`/`|`, so `a > 1 & b < 2` means
+ * `(a > 1) & (b < 2)`. Unary `+` before a column-free operand other than a number literal is
+ * kept as `* 1` (Python's `+true` is the integer 1); elsewhere it is dropped. Operands are column names (identifiers, or any name in backticks),
  * integer literals (any size, exact), float literals (`2.5`, `1e-3`, `.5`), string literals in
  * single or double quotes with escapes `\\ \' \" \n \r \t \0 \xNN \uNNNN \u{N}`, bytes literals
  * `b"..."` (ASCII and `\xNN`), `true`/`false`, and parenthesised expressions.
@@ -832,56 +863,30 @@ export type ExpressionSchema = { readonly [name: string]: { readonly dtype: DTyp
  */
 export type ExpressionInput = { readonly [name: string]: Uint8Array | readonly (string | Uint8Array)[] };
 
+/**
+ * The static type of a compiled node. Numbers and booleans carry numexpr's kind; `const` nodes
+ * (no column below them) carry their folded Python value in {@link Compiled.value}.
+ */
 type StaticType =
-  | { t: "bool" }
-  /** float64 semantics; `int` says the values come straight from an integer column of up to 32 bits. */
-  | { t: "num"; int?: "signed" | "unsigned" }
-  | { t: "big"; unsigned: boolean }
-  | { t: "int" } // integer literal, exact
-  | { t: "bytes" }
-  | { t: "str" }
-  | { t: "text" } // string literal: bytes (UTF-8) next to S, code points otherwise
+  | { t: "num"; kind: Kind }
+  | { t: "const" }
+  | { t: "bytes" } // S column
+  | { t: "str" } // U column
   | { t: "vstr" } // utf8 vlarray column: one string per row
   | { t: "vbytes" }; // bytes vlarray column: one Uint8Array per row
 
-function typeName(type: StaticType): string {
-  switch (type.t) {
-    case "bool":
-      return "a boolean";
-    case "num":
-      return "a number";
-    case "big":
-      return type.unsigned ? "a uint64 number" : "an int64 number";
-    case "int":
-      return "an integer";
-    case "bytes":
-    case "vbytes":
-      return "bytes";
-    case "str":
-    case "text":
-    case "vstr":
-      return "a string";
-  }
-}
-
-function isNumeric(type: StaticType): boolean {
-  return type.t === "num" || type.t === "big" || type.t === "int";
-}
+const KIND_NAMES: Readonly<Record<Kind, string>> = { bool: "a boolean", int: "an int32 number", long: "an int64 number", float: "a float32 number", double: "a float64 number" };
+const VALUE_NAMES: Readonly<Record<PyValue["k"], string>> = { bool: "a boolean", int: "an integer", float: "a float", str: "a string", bytes: "bytes" };
 
 // ---------------------------------------------------------------------------------------------
 // vectors
 
-type NumArray = ArrayLike<number> & { [i: number]: number };
-type BigArray = BigInt64Array | BigUint64Array;
-
-/** A value during evaluation: a vector of `n` rows or a scalar (from literals). */
+/** A value during evaluation: a numeric vector, or string data of `n` rows. */
 type Vec =
-  | { t: "bool"; v: Uint8Array | boolean }
-  | { t: "num"; v: NumArray | number }
-  | { t: "big"; v: BigArray | bigint }
-  | { t: "bytes"; v: Uint8Array; w: number } // w < 0: scalar (v is the value, trailing NULs removed)
-  | { t: "str"; v: Uint32Array; w: number } // code points; w < 0: scalar
-  | { t: "list"; v: readonly (string | Uint8Array)[] }; // a variable-length column's elements
+  | NumVec
+  | { k: "sbytes"; v: Uint8Array; w: number } // w < 0: scalar (v is the value, trailing NULs removed)
+  | { k: "sstr"; v: Uint32Array; w: number } // code points; w < 0: scalar
+  | { k: "list"; v: readonly (string | Uint8Array)[] }; // a variable-length column's elements
 
 interface EvalContext {
   n: number;
@@ -894,10 +899,50 @@ type Evaluator = (ctx: EvalContext) => Vec;
 interface Compiled {
   type: StaticType;
   ev: Evaluator;
-  /** The value of a string literal, for comparisons that need it as UTF-8 bytes. */
-  literal?: string;
-  /** The value of a bytes literal, as written (NULs kept), for variable-length columns. */
-  literalBytes?: Uint8Array;
+  /** The folded value of a constant node. */
+  value?: PyValue;
+  /** The constants that operations below this node convert, in numexpr's order (see mergeZeros). */
+  leaves?: Leaf[];
+  /**
+   * The node's kind in numexpr's first pass over the text, which only looks for names and types
+   * every column as float64 (it matters for x / 0.0, see arithmetic).
+   */
+  discovery?: Kind;
+}
+
+/** A constant as an operation uses it: converted to the operation's kind. */
+interface Leaf {
+  value: PyValue;
+  kind: Kind;
+  scalar: number | bigint;
+}
+
+/**
+ * numexpr keeps one register per distinct constant of a kind, "distinct" in Python's sense, so
+ * 0, False, 0.0 and -0.0 share one: the first in its (post-order) walk of the tree. The only
+ * observable effect is the sign of a float zero; this gives every zero leaf the first one's.
+ */
+function mergeZeros(leaves: readonly Leaf[]): void {
+  const first = new Map<Kind, number | bigint>();
+  for (const leaf of leaves) {
+    if (leaf.kind !== "double" && leaf.kind !== "float") continue;
+    const v = leaf.value;
+    const zero = v.k === "bool" ? !v.v : v.k === "int" ? v.v === 0n : v.k === "float" && v.v === 0;
+    if (!zero) continue;
+    const seen = first.get(leaf.kind);
+    if (seen === undefined) first.set(leaf.kind, leaf.scalar);
+    else leaf.scalar = seen;
+  }
+}
+
+/**
+ * The order in which numexpr's tree holds the operands of `left op right`. Python calls the
+ * left operand's method, or the right one's reflected method when the left is a literal; numexpr
+ * writes a < b as b > a, and its reflected + and * keep the column first.
+ */
+function pythonOrder(op: CompareOperator | ArithmeticOperator, leftIsConstant: boolean): boolean {
+  if (!leftIsConstant) return op === "<" || op === "<=";
+  return op === "<" || op === "<=" || op === "==" || op === "!=" || op === "+" || op === "*";
 }
 
 const encoder = new TextEncoder();
@@ -912,19 +957,6 @@ function codePoints(s: string): Uint32Array {
   const out: number[] = [];
   for (const ch of s) out.push(ch.codePointAt(0)!);
   return stripNul(Uint32Array.from(out));
-}
-
-/** Sign of x − b (NaN when x is NaN), exactly, for a float64 x and an integer b. */
-function compareNumberBig(x: number, b: bigint): number {
-  if (x !== x) return NaN;
-  const rounded = Number(b);
-  if (x < rounded) return -1;
-  if (x > rounded) return 1;
-  // x equals b rounded to float64, so x is an integer-valued double or ±Infinity.
-  if (x === Infinity) return 1;
-  if (x === -Infinity) return -1;
-  const bx = BigInt(x);
-  return bx < b ? -1 : bx > b ? 1 : 0;
 }
 
 function signTest(op: CompareOperator): (s: number) => boolean {
@@ -944,74 +976,7 @@ function signTest(op: CompareOperator): (s: number) => boolean {
   }
 }
 
-function directTest<T>(op: CompareOperator): (x: T, y: T) => boolean {
-  switch (op) {
-    case "==":
-      return (x, y) => x === y;
-    case "!=":
-      return (x, y) => x !== y;
-    case "<":
-      return (x, y) => x < y;
-    case "<=":
-      return (x, y) => x <= y;
-    case ">":
-      return (x, y) => x > y;
-    case ">=":
-      return (x, y) => x >= y;
-  }
-}
-
 const MIRROR: Record<CompareOperator, CompareOperator> = { "==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<=" };
-
-/** Applies `test(a[i], b[i])` over vectors and scalars. */
-function zip<A, B>(a: ArrayLike<A> | A, aScalar: boolean, b: ArrayLike<B> | B, bScalar: boolean, n: number, test: (x: A, y: B) => boolean): Uint8Array | boolean {
-  if (aScalar && bScalar) return test(a as A, b as B);
-  const out = new Uint8Array(n);
-  if (aScalar) {
-    const x = a as A;
-    const bv = b as ArrayLike<B>;
-    for (let i = 0; i < n; i++) out[i] = test(x, bv[i]!) ? 1 : 0;
-  } else if (bScalar) {
-    const y = b as B;
-    const av = a as ArrayLike<A>;
-    for (let i = 0; i < n; i++) out[i] = test(av[i]!, y) ? 1 : 0;
-  } else {
-    const av = a as ArrayLike<A>;
-    const bv = b as ArrayLike<B>;
-    for (let i = 0; i < n; i++) out[i] = test(av[i]!, bv[i]!) ? 1 : 0;
-  }
-  return out;
-}
-
-function isScalar(v: Vec): boolean {
-  switch (v.t) {
-    case "bool":
-      return typeof v.v === "boolean";
-    case "list":
-      return false;
-    case "num":
-      return typeof v.v === "number";
-    case "big":
-      return typeof v.v === "bigint";
-    default:
-      return v.w < 0;
-  }
-}
-
-function compareNumeric(op: CompareOperator, a: Vec, b: Vec, n: number): Uint8Array | boolean {
-  const as = isScalar(a);
-  const bs = isScalar(b);
-  if (a.t === "num" && b.t === "num") return zip<number, number>(a.v as NumArray, as, b.v as NumArray, bs, n, directTest<number>(op));
-  if (a.t === "big" && b.t === "big") return zip<bigint, bigint>(a.v as BigArray, as, b.v as BigArray, bs, n, directTest<bigint>(op));
-  if (a.t === "num" && b.t === "big") {
-    if (bs && typeof b.v === "bigint" && Number.isSafeInteger(Number(b.v)) && BigInt(Number(b.v)) === b.v) {
-      return zip<number, number>(a.v as NumArray, as, Number(b.v), true, n, directTest<number>(op));
-    }
-    const test = signTest(op);
-    return zip<number, bigint>(a.v as NumArray, as, b.v as BigArray, bs, n, (x, y) => test(compareNumberBig(x, y)));
-  }
-  return compareNumeric(MIRROR[op], b, a, n);
-}
 
 /** Lexicographic comparison of fixed-width NUL-padded items (bytes or code points). */
 interface FixedVec {
@@ -1019,7 +984,7 @@ interface FixedVec {
   w: number;
 }
 
-function compareFixed(op: CompareOperator, a: FixedVec, b: FixedVec, n: number): Uint8Array | boolean {
+function compareFixed(op: CompareOperator, a: FixedVec, b: FixedVec, n: number): Uint8Array {
   const test = signTest(op);
   const av = a.v;
   const bv = b.v;
@@ -1034,7 +999,6 @@ function compareFixed(op: CompareOperator, a: FixedVec, b: FixedVec, n: number):
   };
   const as = a.w < 0;
   const bs = b.w < 0;
-  if (as && bs) return test(cmp(0, av.length, 0, bv.length));
   const out = new Uint8Array(n);
   const aw = as ? av.length : a.w;
   const bw = bs ? bv.length : b.w;
@@ -1042,97 +1006,32 @@ function compareFixed(op: CompareOperator, a: FixedVec, b: FixedVec, n: number):
   return out;
 }
 
-function toFloat(v: Vec): NumArray | number {
-  if (v.t === "num") return v.v;
-  if (v.t === "big") {
-    if (typeof v.v === "bigint") return Number(v.v);
-    const out = new Float64Array(v.v.length);
-    for (let i = 0; i < out.length; i++) out[i] = Number(v.v[i]!);
-    return out;
+/**
+ * numexpr's comparison of S items: bytes compare as C's (signed) `char`, the shorter item is
+ * padded with NULs, and an empty item on either side only asks whether the other item's first
+ * byte is not NUL (1) or is (0) — never −1.
+ */
+function stringSign(av: Uint8Array, ao: number, aw: number, bv: Uint8Array, bo: number, bw: number): number {
+  if (bw === 0) return aw > 0 && av[ao] !== 0 ? 1 : 0;
+  if (aw === 0) return bv[bo] !== 0 ? 1 : 0;
+  const len = Math.max(aw, bw);
+  for (let j = 0; j < len; j++) {
+    const x = j < aw ? (av[ao + j]! << 24) >> 24 : 0;
+    const y = j < bw ? (bv[bo + j]! << 24) >> 24 : 0;
+    if (x !== y) return x < y ? -1 : 1;
   }
-  throw new Error("internal: not numeric");
+  return 0;
 }
 
-function toBig(v: Vec, unsigned: boolean): BigArray | bigint {
-  if (v.t === "big") {
-    if (typeof v.v === "bigint") return unsigned ? BigInt.asUintN(64, v.v) : BigInt.asIntN(64, v.v);
-    return v.v;
-  }
-  if (v.t === "num") {
-    // Only integer columns of up to 32 bits (and integer literals) reach here, so BigInt() is exact.
-    if (typeof v.v === "number") return BigInt(v.v);
-    const out = unsigned ? new BigUint64Array(v.v.length) : new BigInt64Array(v.v.length);
-    for (let i = 0; i < out.length; i++) out[i] = BigInt(v.v[i]!);
-    return out;
-  }
-  throw new Error("internal: not numeric");
-}
-
-function pyModFloat(x: number, y: number): number {
-  let r = x % y;
-  if (r !== 0 && r < 0 !== y < 0) r += y;
-  return r;
-}
-
-function pyModBig(x: bigint, y: bigint): bigint {
-  if (y === 0n) return 0n; // numpy returns 0 for integer modulo by zero
-  let r = x % y;
-  if (r !== 0n && r < 0n !== y < 0n) r += y;
-  return r;
-}
-
-function floatOp(op: ArithmeticOperator): (x: number, y: number) => number {
-  switch (op) {
-    case "+":
-      return (x, y) => x + y;
-    case "-":
-      return (x, y) => x - y;
-    case "*":
-      return (x, y) => x * y;
-    case "/":
-      return (x, y) => x / y;
-    case "%":
-      return pyModFloat;
-  }
-}
-
-function bigOp(op: ArithmeticOperator): (x: bigint, y: bigint) => bigint {
-  switch (op) {
-    case "+":
-      return (x, y) => x + y;
-    case "-":
-      return (x, y) => x - y;
-    case "*":
-      return (x, y) => x * y;
-    case "%":
-      return pyModBig;
-    case "/":
-      throw new Error("internal: true division is done in float64");
-  }
-}
-
-function mapFloat(a: NumArray | number, b: NumArray | number, n: number, f: (x: number, y: number) => number): NumArray | number {
-  const as = typeof a === "number";
-  const bs = typeof b === "number";
-  if (as && bs) return f(a, b);
-  const out = new Float64Array(n);
-  for (let i = 0; i < n; i++) out[i] = f(as ? a : a[i]!, bs ? b : b[i]!);
+function compareStrings(test: (s: number) => boolean, a: FixedVec, b: FixedVec, n: number): Uint8Array {
+  const av = a.v as Uint8Array;
+  const bv = b.v as Uint8Array;
+  const aw = a.w < 0 ? av.length : a.w;
+  const bw = b.w < 0 ? bv.length : b.w;
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) out[i] = test(stringSign(av, a.w < 0 ? 0 : i * aw, aw, bv, b.w < 0 ? 0 : i * bw, bw)) ? 1 : 0;
   return out;
 }
-
-function mapBig(a: BigArray | bigint, b: BigArray | bigint, n: number, unsigned: boolean, f: (x: bigint, y: bigint) => bigint): BigArray | bigint {
-  const as = typeof a === "bigint";
-  const bs = typeof b === "bigint";
-  if (as && bs) return unsigned ? BigInt.asUintN(64, f(a, b)) : BigInt.asIntN(64, f(a, b));
-  // Storing into a 64-bit typed array wraps modulo 2^64, like numpy's int64/uint64 arithmetic.
-  const out = unsigned ? new BigUint64Array(n) : new BigInt64Array(n);
-  for (let i = 0; i < n; i++) out[i] = f(as ? a : a[i]!, bs ? b : b[i]!);
-  return out;
-}
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-const UINT64_MAX = 2n ** 64n - 1n;
 
 /** The elements of a variable-length column for one block. */
 function loadList(name: string, ctx: EvalContext): Vec {
@@ -1140,7 +1039,7 @@ function loadList(name: string, ctx: EvalContext): Vec {
   if (!Array.isArray(list) || list.length !== ctx.n) {
     throw new UsageError("INVALID_ARGUMENT", `column "${name}" needs one element per row of the block`, { field: `columns.${name}`, expected: `${ctx.n} elements`, actual: Array.isArray(list) ? list.length : typeof list });
   }
-  return { t: "list", v: list as readonly (string | Uint8Array)[] };
+  return { k: "list", v: list as readonly (string | Uint8Array)[] };
 }
 
 /** Sign of a − b in Unicode code point order (which is UTF-8 byte order), for JS strings. */
@@ -1188,28 +1087,32 @@ function loadColumn(name: string, dtype: DType, ctx: EvalContext): Vec {
           break;
         }
       }
-      if (clean) vec = { t: "bool", v: bytes };
+      if (clean) vec = { k: "bool", v: bytes };
       else {
         const out = new Uint8Array(bytes.length);
         for (let i = 0; i < bytes.length; i++) out[i] = bytes[i] === 0 ? 0 : 1;
-        vec = { t: "bool", v: out };
+        vec = { k: "bool", v: out };
       }
       break;
     }
     case "S":
-      vec = { t: "bytes", v: bytes, w: dtype.itemsize };
+      vec = { k: "sbytes", v: bytes, w: dtype.itemsize };
       break;
     case "U": {
       const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       const out = new Uint32Array(bytes.length / 4);
       const little = dtype.byteOrder !== ">";
       for (let i = 0; i < out.length; i++) out[i] = view.getUint32(i * 4, little);
-      vec = { t: "str", v: out, w: dtype.itemsize / 4 };
+      vec = { k: "sstr", v: out, w: dtype.itemsize / 4 };
       break;
     }
     default: {
       const values = decodeValues(bytes, dtype);
-      vec = values instanceof BigInt64Array || values instanceof BigUint64Array ? { t: "big", v: values } : { t: "num", v: values as NumArray };
+      if (values instanceof BigInt64Array) vec = { k: "long", v: loadLong(values) };
+      else if (values instanceof Uint32Array) vec = { k: "long", v: { f: new Float64Array(values), b: undefined } };
+      else if (values instanceof Float32Array) vec = { k: "float", v: values };
+      else if (values instanceof Float64Array) vec = { k: "double", v: values };
+      else vec = { k: "int", v: values as NumArray };
       break;
     }
   }
@@ -1217,32 +1120,95 @@ function loadColumn(name: string, dtype: DType, ctx: EvalContext): Vec {
   return vec;
 }
 
-function columnType(dtype: DType): StaticType | undefined {
+/** numexpr's kind of a column dtype (spec/expressions.md §3), or why the column is refused. */
+function columnType(dtype: DType): StaticType | string {
   switch (dtype.kind) {
     case "b":
-      return { t: "bool" };
+      return { t: "num", kind: "bool" };
     case "i":
+      return { t: "num", kind: dtype.itemsize === 8 ? "long" : "int" };
     case "u":
-      if (dtype.itemsize === 8) return { t: "big", unsigned: dtype.kind === "u" };
-      return { t: "num", int: dtype.kind === "u" ? "unsigned" : "signed" };
+      if (dtype.itemsize === 8) return "numexpr cannot cast uint64 to int64 safely";
+      return { t: "num", kind: dtype.itemsize === 4 ? "long" : "int" };
     case "f":
-      return dtype.itemsize <= 8 ? { t: "num" } : undefined;
+      if (dtype.itemsize > 8) return "numexpr cannot cast it to float64 safely";
+      return { t: "num", kind: dtype.itemsize === 8 ? "double" : "float" };
     case "M":
     case "m":
-      return { t: "big", unsigned: false };
+      return { t: "num", kind: "long" }; // an extension: numexpr has no datetimes
     case "S":
       return { t: "bytes" };
     case "U":
-      return { t: "str" };
+      return { t: "str" }; // an extension: numexpr has no unicode
+    default:
+      return "expressions do not support it";
+  }
+}
+
+/** numexpr's kind of a folded Python constant: ints outside int32 are int64, floats are double. */
+function constKind(v: PyValue): Kind | undefined {
+  switch (v.k) {
+    case "bool":
+      return "bool";
+    case "int":
+      return v.v >= -2147483648n && v.v <= 2147483647n ? "int" : "long";
+    case "float":
+      return "double";
     default:
       return undefined;
   }
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** numexpr's conversion of a constant to the kind of the operation it takes part in. */
+function constToKind(v: PyValue, kind: Kind): number | bigint {
+  if (v.k === "bool") return kind === "long" ? (v.v ? 1n : 0n) : v.v ? 1 : 0;
+  if (v.k === "int") {
+    switch (kind) {
+      case "long":
+        if (v.v < INT64_MIN || v.v > INT64_MAX) throw new PyRefusal("Python int too large to convert to C long", "OverflowError");
+        return v.v;
+      case "float":
+        return Math.fround(intToFloat(v.v));
+      case "double":
+        return intToFloat(v.v);
+      default:
+        return Number(v.v); // int32 range, or the constant would be of kind long
+    }
+  }
+  if (v.k === "float") return kind === "float" ? Math.fround(v.v) : v.v;
+  throw new Error("internal: not a numeric constant");
+}
+
+/** A numeric operand cast to an operation's kind: its vector, and the constants it converts. */
+interface Operand {
+  get: (ctx: EvalContext) => NumVec;
+  leaves: Leaf[];
+  /** The converted constant, when the operand is one. */
+  leaf?: Leaf;
+}
+
+/** The vector of a numeric operand, cast to `kind` (constants are filled to `n` rows). */
+function operand(c: Compiled, kind: Kind): Operand {
+  if (c.value !== undefined) {
+    const leaf: Leaf = { value: c.value, kind, scalar: constToKind(c.value, kind) };
+    return { get: (ctx) => fillVec(kind, leaf.scalar, ctx.n), leaves: [leaf], leaf };
+  }
+  return { get: (ctx) => castVec(c.ev(ctx) as NumVec, kind), leaves: c.leaves ?? [] };
+}
+
+function numberArray(v: NumVec): NumArray {
+  return v.v as NumArray;
 }
 
 class Compiler {
   readonly text: string | undefined;
   readonly schema: ExpressionSchema;
   readonly columns: string[] = [];
+  /** The first string and bytes literals compared with S columns (numexpr refuses both in one expression). */
+  readonly textLiterals: { str?: ExpressionNode; bytes?: ExpressionNode } = {};
 
   constructor(text: string | undefined, schema: ExpressionSchema) {
     this.text = text;
@@ -1258,6 +1224,56 @@ class Compiler {
     throw expressionError(this.text, start, end, reason, expected);
   }
 
+  /**
+   * numexpr sorts its constants, comparing those of one kind with numpy's `<`, which raises
+   * TypeError for a str and a bytes value: an expression cannot hold both next to S columns.
+   */
+  textLiteral(k: "str" | "bytes", at: ExpressionNode): void {
+    this.textLiterals[k] ??= at;
+    if (this.textLiterals.str !== undefined && this.textLiterals.bytes !== undefined) {
+      this.fail(at, "string and bytes literals in one expression", "only bytes literals (b\"...\") or only string literals against S columns (numexpr raises TypeError sorting its constants)");
+    }
+  }
+
+  /** Runs Python's constant folding, turning what Python raises into a positioned error. */
+  python<T>(node: ExpressionNode, useOperator: boolean, f: () => T): T {
+    try {
+      return f();
+    } catch (e) {
+      if (!(e instanceof PyRefusal)) throw e;
+      return this.fail(node, `${e.message} (numexpr raises ${e.python})`, "an expression numexpr evaluates", useOperator);
+    }
+  }
+
+  typeName(c: Compiled): string {
+    if (c.value !== undefined) return VALUE_NAMES[c.value.k];
+    switch (c.type.t) {
+      case "num":
+        return KIND_NAMES[c.type.kind];
+      case "bytes":
+      case "vbytes":
+        return "bytes";
+      default:
+        return "a string";
+    }
+  }
+
+  /** The numexpr kind of a numeric operand (column-based or constant), else undefined. */
+  kindOf(c: Compiled): Kind | undefined {
+    if (c.value !== undefined) return constKind(c.value);
+    return c.type.t === "num" ? c.type.kind : undefined;
+  }
+
+  constant(value: PyValue): Compiled {
+    return {
+      type: { t: "const" },
+      value,
+      ev: () => {
+        throw new Error("internal: constants are folded");
+      },
+    };
+  }
+
   compile(node: ExpressionNode, depth: number): Compiled {
     if (depth > EXPRESSION_LIMITS.maxDepth) {
       throw new UsageError("INVALID_ARGUMENT", "expression tree is too deep", { field: "expression", expected: `at most ${EXPRESSION_LIMITS.maxDepth} levels` });
@@ -1266,50 +1282,28 @@ class Compiler {
     switch (node.kind) {
       case "column":
         return this.column(node);
-      case "integer": {
+      case "integer":
         if (typeof node.value !== "bigint") badNode(node, "integer node value must be a bigint");
-        const value = node.value;
-        return { type: { t: "int" }, ev: () => ({ t: "big", v: value }) };
-      }
-      case "float": {
+        return this.constant({ k: "int", v: node.value });
+      case "float":
         if (typeof node.value !== "number" || !Number.isFinite(node.value)) badNode(node, "float node value must be a finite number");
-        const value = node.value;
-        return { type: { t: "num" }, ev: () => ({ t: "num", v: value }) };
-      }
-      case "string": {
+        return this.constant({ k: "float", v: node.value });
+      case "string":
         if (typeof node.value !== "string") badNode(node, "string node value must be a string");
-        const points = codePoints(node.value);
-        return { type: { t: "text" }, ev: () => ({ t: "str", v: points, w: -1 }), literal: node.value };
-      }
-      case "bytes": {
+        return this.constant({ k: "str", v: node.value });
+      case "bytes":
         if (!(node.value instanceof Uint8Array)) badNode(node, "bytes node value must be a Uint8Array");
-        const value = stripNul(node.value.slice());
-        return { type: { t: "bytes" }, ev: () => ({ t: "bytes", v: value, w: -1 }), literalBytes: node.value.slice() };
-      }
-      case "boolean": {
-        const value = node.value === true;
-        return { type: { t: "bool" }, ev: () => ({ t: "bool", v: value }) };
-      }
+        return this.constant({ k: "bytes", v: node.value.slice() });
+      case "boolean":
+        return this.constant({ k: "bool", v: node.value === true });
       case "compare":
         return this.compare(node, depth);
       case "arithmetic":
         return this.arithmetic(node, depth);
       case "negate":
         return this.negate(node, depth);
-      case "not": {
-        const operand = this.compile(node.operand, depth + 1);
-        if (operand.type.t !== "bool") this.fail(node, `"not" needs a condition, not ${typeName(operand.type)}`, "a boolean operand", true);
-        return {
-          type: { t: "bool" },
-          ev: (ctx) => {
-            const v = operand.ev(ctx).v as Uint8Array | boolean;
-            if (typeof v === "boolean") return { t: "bool", v: !v };
-            const out = new Uint8Array(v.length);
-            for (let i = 0; i < v.length; i++) out[i] = v[i]! ^ 1;
-            return { t: "bool", v: out };
-          },
-        };
-      }
+      case "not":
+        return this.not(node, depth);
       case "and":
       case "or":
         return this.logical(node, depth);
@@ -1330,13 +1324,40 @@ class Compiler {
     if (info.vtype !== undefined) {
       if (info.vtype !== "utf8" && info.vtype !== "bytes") this.fail(node, `column "${name}" holds ragged arrays, which expressions do not support`, "a bool, integer, float, datetime, string or bytes column");
       if (!this.columns.includes(name)) this.columns.push(name);
-      return { type: { t: info.vtype === "utf8" ? "vstr" : "vbytes" }, ev: (ctx) => ctx.cache.get(name) ?? loadList(name, ctx) };
+      return { type: { t: info.vtype === "utf8" ? "vstr" : "vbytes" }, ev: (ctx) => ctx.cache.get(name) ?? loadList(name, ctx), discovery: "double" };
     }
     const type = columnType(info.dtype);
-    if (type === undefined) this.fail(node, `column "${name}" has dtype ${info.dtype.str}, which expressions do not support`, "a bool, integer, float, datetime, S or U column");
+    if (typeof type === "string") this.fail(node, `column "${name}" has dtype ${info.dtype.str}: ${type}`, "a bool, integer (not uint64), float, datetime, S or U column");
     if (!this.columns.includes(name)) this.columns.push(name);
     const dtype = info.dtype;
-    return { type, ev: (ctx) => loadColumn(name, dtype, ctx) };
+    return { type, ev: (ctx) => loadColumn(name, dtype, ctx), discovery: "double" };
+  }
+
+  not(node: ExpressionNode & { kind: "not" }, depth: number): Compiled {
+    const operand = this.compile(node.operand, depth + 1);
+    const value = operand.value;
+    if (value !== undefined) return this.constant(this.python(node, true, () => pyUnary("~", value)));
+    if (operand.type.t !== "num" || operand.type.kind !== "bool") this.fail(node, `"not" needs a condition, not ${this.typeName(operand)}`, "a boolean operand (numexpr inverts booleans only)", true);
+    return {
+      type: { t: "num", kind: "bool" },
+      leaves: operand.leaves,
+      discovery: operand.discovery,
+      ev: (ctx) => {
+        const v = (operand.ev(ctx) as NumVec & { k: "bool" }).v;
+        const out = new Uint8Array(v.length);
+        for (let i = 0; i < v.length; i++) out[i] = v[i]! ^ 1;
+        return { k: "bool", v: out };
+      },
+    };
+  }
+
+  negate(node: ExpressionNode & { kind: "negate" }, depth: number): Compiled {
+    const operand = this.compile(node.operand, depth + 1);
+    const value = operand.value;
+    if (value !== undefined) return this.constant(this.python(node, true, () => pyUnary("-", value)));
+    const kind = this.kindOf(operand);
+    if (kind === undefined || kind === "bool") this.fail(node, `cannot negate ${this.typeName(operand)}`, "a numeric operand (numexpr has no negation of booleans)", true);
+    return { type: { t: "num", kind }, ev: (ctx) => negateVec(operand.ev(ctx) as NumVec), leaves: operand.leaves, discovery: operand.discovery };
   }
 
   compare(node: ExpressionNode & { kind: "compare" }, depth: number): Compiled {
@@ -1344,44 +1365,84 @@ class Compiler {
     const right = this.compile(node.right, depth + 1);
     const op = node.op;
     if (!COMPARE_OPERATORS.has(op)) badNode(node, "unknown comparison operator");
-    const lt = left.type;
-    const rt = right.type;
-    const mismatch = (): never => this.fail(node, `cannot compare ${typeName(lt)} with ${typeName(rt)}`, "operands of the same family: numbers, strings, bytes or booleans", true);
-    if (lt.t === "bool" || rt.t === "bool") {
-      if (lt.t !== rt.t) mismatch();
-      if (op !== "==" && op !== "!=") this.fail(node, "booleans can only be compared with == and !=", "== or !=", true);
-      const test = directTest<number | boolean>(op);
-      return {
-        type: { t: "bool" },
-        ev: (ctx) => {
-          const a = left.ev(ctx).v as Uint8Array | boolean;
-          const b = right.ev(ctx).v as Uint8Array | boolean;
-          const norm = (v: Uint8Array | boolean): Uint8Array | number => (typeof v === "boolean" ? (v ? 1 : 0) : v);
-          const av = norm(a);
-          const bv = norm(b);
-          return { t: "bool", v: zip<number | boolean, number | boolean>(av as ArrayLike<number>, typeof a === "boolean", bv as ArrayLike<number>, typeof b === "boolean", ctx.n, test) };
-        },
-      };
+    const mismatch = (): never => this.fail(node, `cannot compare ${this.typeName(left)} with ${this.typeName(right)}`, "operands of the same family: numbers and booleans, strings, or bytes", true);
+    const lv = left.value;
+    const rv = right.value;
+    if (lv !== undefined && rv !== undefined) return this.constant({ k: "bool", v: this.python(node, true, () => pyCompare(op, lv, rv)) });
+    const lk = this.kindOf(left);
+    const rk = this.kindOf(right);
+    if (lk === undefined || rk === undefined) {
+      if (lk !== undefined || rk !== undefined) mismatch();
+      return this.compareText(node, left, right, mismatch);
     }
-    if (isNumeric(lt) || isNumeric(rt)) {
-      if (!isNumeric(lt) || !isNumeric(rt)) mismatch();
-      return { type: { t: "bool" }, ev: (ctx) => ({ t: "bool", v: compareNumeric(op, left.ev(ctx), right.ev(ctx), ctx.n) }) };
+    // numexpr compares in the common kind; two booleans are ordered as the integers 0 and 1.
+    const kind = commonKind(lk, rk);
+    const a = this.python(node.left, false, () => operand(left, kind));
+    const b = this.python(node.right, false, () => operand(right, kind));
+    const leaves = pythonOrder(op, lv !== undefined) ? [...b.leaves, ...a.leaves] : [...a.leaves, ...b.leaves];
+    const result = (ev: Evaluator): Compiled => ({ type: { t: "num", kind: "bool" }, ev, leaves, discovery: "bool" });
+    // A constant side stays a scalar (a column on the left, the operator mirrored if needed).
+    const [vec, scalarSide, cmpOp] = b.leaf !== undefined ? [a, b.leaf, op] : a.leaf !== undefined ? [b, a.leaf, MIRROR[op]] : [a, undefined, op];
+    if (kind === "long") {
+      const longOf = (x: Operand, ctx: EvalContext): LongValues => (x.get(ctx) as NumVec & { k: "long" }).v;
+      if (scalarSide !== undefined) return result((ctx) => ({ k: "bool", v: compareLong(cmpOp, longOf(vec, ctx), scalarSide.scalar as bigint, ctx.n) }));
+      return result((ctx) => ({ k: "bool", v: compareLong(op, longOf(a, ctx), longOf(b, ctx), ctx.n) }));
     }
-    if (lt.t === "vstr" || rt.t === "vstr" || lt.t === "vbytes" || rt.t === "vbytes") return this.compareList(node, left, right, mismatch);
-    // Strings and bytes. A text literal next to bytes is compared as its UTF-8 encoding.
-    const bytesSide = lt.t === "bytes" || rt.t === "bytes";
-    if (bytesSide && (lt.t === "str" || rt.t === "str")) mismatch();
-    const asBytes = (c: Compiled): Evaluator => {
-      if (c.type.t !== "text" || c.literal === undefined) return c.ev;
-      const bytes = stripNul(encoder.encode(c.literal));
-      return () => ({ t: "bytes", v: bytes, w: -1 });
+    // bool and int vectors are compared as they are (casting them would only copy).
+    const numbers = (x: Operand, ctx: EvalContext): NumArray => numberArray(x.get(ctx));
+    if (scalarSide !== undefined) return result((ctx) => ({ k: "bool", v: compareNumbers(cmpOp, numbers(vec, ctx), scalarSide.scalar as number, ctx.n) }));
+    return result((ctx) => ({ k: "bool", v: compareNumbers(op, numbers(a, ctx), numbers(b, ctx), ctx.n) }));
+  }
+
+  /**
+   * Strings and bytes. numexpr compares `S` columns with bytes literals and with ASCII string
+   * literals, padding the shorter side with NULs. `U` columns (code points) and variable-length
+   * columns are extensions.
+   */
+  compareText(node: ExpressionNode & { kind: "compare" }, left: Compiled, right: Compiled, mismatch: () => never): Compiled {
+    const types = [left.type.t, right.type.t];
+    if (types.includes("vstr") || types.includes("vbytes")) return this.compareList(node, left, right, mismatch);
+    // The family of the column-based side: "bytes" (S) or "str" (U). One side at least is one.
+    const family = left.value === undefined ? left.type.t : right.type.t;
+    const side = (c: Compiled, at: ExpressionNode): Evaluator => {
+      const value = c.value;
+      if (value === undefined) {
+        if (c.type.t !== family) mismatch();
+        return c.ev;
+      }
+      if (value.k === "bytes") {
+        if (family !== "bytes") mismatch();
+        this.textLiteral("bytes", at);
+        const v = value.v.slice();
+        return () => ({ k: "sbytes", v, w: -1 });
+      }
+      if (value.k !== "str") return mismatch();
+      if (family === "str") {
+        const points = codePoints(value.v);
+        return () => ({ k: "sstr", v: points, w: -1 });
+      }
+      for (const ch of value.v) {
+        if (ch.codePointAt(0)! > 0x7f) this.fail(at, "non-ASCII string literal compared with an S column", 'ASCII text, or a bytes literal such as b"\\xc3\\xa9" (numexpr encodes string literals as ASCII and raises UnicodeEncodeError)');
+      }
+      this.textLiteral("str", at);
+      const v = encoder.encode(value.v);
+      return () => ({ k: "sbytes", v, w: -1 });
     };
-    const le = bytesSide ? asBytes(left) : left.ev;
-    const re = bytesSide ? asBytes(right) : right.ev;
-    return {
-      type: { t: "bool" },
-      ev: (ctx) => ({ t: "bool", v: compareFixed(op, le(ctx) as FixedVec, re(ctx) as FixedVec, ctx.n) }),
-    };
+    let le = side(left, node.left);
+    let re = side(right, node.right);
+    if (family === "str") return { type: { t: "num", kind: "bool" }, ev: (ctx) => ({ k: "bool", v: compareFixed(node.op, le(ctx) as FixedVec, re(ctx) as FixedVec, ctx.n) }) };
+    // Python hands "literal op column" to the column's reflected operator, and numexpr writes
+    // a < b as b > a: the order of stringcmp's operands matters for its empty-string shortcut.
+    let op = node.op;
+    if (left.value !== undefined) {
+      [le, re] = [re, le];
+      op = MIRROR[op];
+    }
+    const swap = op === "<" || op === "<=";
+    const first = swap ? re : le;
+    const second = swap ? le : re;
+    const test = signTest(swap ? MIRROR[op] : op);
+    return { type: { t: "num", kind: "bool" }, ev: (ctx) => ({ k: "bool", v: compareStrings(test, first(ctx) as FixedVec, second(ctx) as FixedVec, ctx.n) }) };
   }
 
   /**
@@ -1393,13 +1454,14 @@ class Compiler {
     const text = left.type.t === "vstr" || right.type.t === "vstr";
     type Side = { list?: readonly (string | Uint8Array)[]; scalar?: string | Uint8Array };
     const side = (c: Compiled): ((ctx: EvalContext) => Side) => {
-      if (c.type.t === (text ? "vstr" : "vbytes")) return (ctx) => ({ list: (c.ev(ctx) as Vec & { t: "list" }).v });
-      if (c.type.t === "text" && c.literal !== undefined) {
-        const scalar = text ? c.literal : encoder.encode(c.literal);
+      if (c.type.t === (text ? "vstr" : "vbytes")) return (ctx) => ({ list: (c.ev(ctx) as Vec & { k: "list" }).v });
+      const value = c.value;
+      if (value?.k === "str") {
+        const scalar = text ? value.v : encoder.encode(value.v);
         return () => ({ scalar });
       }
-      if (!text && c.type.t === "bytes" && c.literalBytes !== undefined) {
-        const scalar = c.literalBytes;
+      if (!text && value?.k === "bytes") {
+        const scalar = value.v;
         return () => ({ scalar });
       }
       return mismatch();
@@ -1409,13 +1471,13 @@ class Compiler {
     const test = signTest(node.op);
     const cmp = (text ? compareCodePoints : compareBytes) as (x: string | Uint8Array, y: string | Uint8Array) => number;
     return {
-      type: { t: "bool" },
+      type: { t: "num", kind: "bool" },
       ev: (ctx) => {
         const x = a(ctx);
         const y = b(ctx);
         const out = new Uint8Array(ctx.n);
         for (let i = 0; i < ctx.n; i++) out[i] = test(cmp(x.list?.[i] ?? x.scalar!, y.list?.[i] ?? y.scalar!)) ? 1 : 0;
-        return { t: "bool", v: out };
+        return { k: "bool", v: out };
       },
     };
   }
@@ -1425,113 +1487,126 @@ class Compiler {
     const right = this.compile(node.right, depth + 1);
     const op = node.op;
     if (!ARITHMETIC_OPERATORS.has(op)) badNode(node, "unknown arithmetic operator");
-    const lt = left.type;
-    const rt = right.type;
-    if (!isNumeric(lt) || !isNumeric(rt)) this.fail(node, `arithmetic needs numbers, not ${typeName(isNumeric(lt) ? rt : lt)}`, "numeric operands", true);
-    const result = this.arithmeticType(node, lt, rt);
-    if (result.t === "num") {
-      const f = floatOp(op);
-      return { type: { t: "num" }, ev: (ctx) => ({ t: "num", v: mapFloat(toFloat(left.ev(ctx)), toFloat(right.ev(ctx)), ctx.n, f) }) };
-    }
-    const unsigned = result.t === "big" && result.unsigned;
-    const f = bigOp(op);
-    return {
-      type: result,
-      ev: (ctx) => ({ t: "big", v: mapBig(toBig(left.ev(ctx), unsigned), toBig(right.ev(ctx), unsigned), ctx.n, unsigned, f) }),
-    };
-  }
-
-  /** numpy-like promotion: 64-bit integer arithmetic wraps; mixing signed with uint64, or any float, gives float64. */
-  arithmeticType(node: ExpressionNode & { kind: "arithmetic" }, lt: StaticType, rt: StaticType): StaticType {
-    if (node.op === "/") return { t: "num" };
-    const literal = (n: ExpressionNode): bigint | undefined => (n.kind === "integer" ? n.value : undefined);
-    const checkFits = (value: bigint | undefined, unsigned: boolean, at: ExpressionNode): void => {
-      if (value === undefined) return;
-      if (unsigned ? value < 0n || value > UINT64_MAX : value < INT64_MIN || value > INT64_MAX) {
-        this.fail(at, `integer literal out of the ${unsigned ? "uint64" : "int64"} range in arithmetic`, unsigned ? "0 <= value < 2**64" : "-2**63 <= value < 2**63");
+    const lv = left.value;
+    const rv = right.value;
+    if (lv !== undefined && rv !== undefined) return this.constant(this.python(node, true, () => pyBinary(op, lv, rv)));
+    const lk = this.kindOf(left);
+    const rk = this.kindOf(right);
+    if (lk === undefined || rk === undefined) this.fail(node, `arithmetic needs numbers, not ${this.typeName(lk === undefined ? left : right)}`, "numeric operands", true);
+    if (op === "//") this.fail(node, "numexpr has no floor division of arrays", "// between literals only; / is true division", true);
+    const common = commonKind(lk, rk);
+    const discoveryOf = (c: Compiled, k: Kind): Kind => (c.value !== undefined ? k : (c.discovery ?? k));
+    const discovery: Kind = op === "/" ? "double" : commonKind(discoveryOf(left, lk), discoveryOf(right, rk));
+    const built = (kind: Kind, a: Operand, b: Operand, ev: Evaluator): Compiled => ({
+      type: { t: "num", kind },
+      ev,
+      leaves: pythonOrder(op, lv !== undefined) ? [...b.leaves, ...a.leaves] : [...a.leaves, ...b.leaves],
+      discovery,
+    });
+    if (op === "/") {
+      // numexpr (optimization "aggressive", its default) turns x / c into x * (1 / c) when x
+      // and the literal c are both float64, computing 1 / c in Python; its first pass, which
+      // types every column as float64, does so for any x of float64 kind there — so x / 0.0
+      // raises ZeroDivisionError whatever the column's dtype.
+      const reciprocalOf = (): PyValue => this.python(node, true, () => pyBinary("/", { k: "float", v: 1 }, rv!));
+      if (rv !== undefined && rv.k === "float" && discoveryOf(left, lk) === "double") reciprocalOf();
+      if (rv !== undefined && lk === "double" && rk === "double") {
+        const a = operand(left, "double");
+        const b = operand(this.constant(reciprocalOf()), "double");
+        return built("double", a, b, (ctx) => ({ k: "double", v: floatArith("*", numberArray(a.get(ctx)), numberArray(b.get(ctx)), ctx.n, false) as Float64Array }));
       }
-    };
-    if (lt.t === "int" && rt.t === "int") {
-      checkFits(literal(node.left), false, node.left);
-      checkFits(literal(node.right), false, node.right);
-      return { t: "big", unsigned: false };
+      const kind: Kind = common === "float" ? "float" : "double";
+      const a = this.python(node.left, false, () => operand(left, kind));
+      const b = this.python(node.right, false, () => operand(right, kind));
+      return built(kind, a, b, (ctx) => ({ k: kind, v: floatArith("/", numberArray(a.get(ctx)), numberArray(b.get(ctx)), ctx.n, kind === "float") }) as NumVec);
     }
-    if (lt.t !== "big" && rt.t !== "big") return { t: "num" };
-    const big = (lt.t === "big" ? lt : rt) as StaticType & { t: "big" };
-    const other = lt.t === "big" ? rt : lt;
-    const otherNode = lt.t === "big" ? node.right : node.left;
-    if (other.t === "big") return other.unsigned === big.unsigned ? { t: "big", unsigned: big.unsigned } : { t: "num" };
-    if (other.t === "int") {
-      const value = literal(otherNode);
-      if (big.unsigned && value !== undefined && value < 0n) return { t: "num" };
-      checkFits(value, big.unsigned, otherNode);
-      return { t: "big", unsigned: big.unsigned };
+    if (common === "bool") this.fail(node, "arithmetic on two booleans", "a number on one side (numexpr has no boolean arithmetic)", true);
+    const a = this.python(node.left, false, () => operand(left, common));
+    const b = this.python(node.right, false, () => operand(right, common));
+    const kop = op as ArithOp;
+    switch (common) {
+      case "int":
+        return built("int", a, b, (ctx) => ({ k: "int", v: intArith(kop, numberArray(a.get(ctx)), numberArray(b.get(ctx)), ctx.n) }));
+      case "long": {
+        const longOf = (x: Operand, ctx: EvalContext): LongValues => (x.get(ctx) as NumVec & { k: "long" }).v;
+        // A constant stays a scalar on the right (commutative operators may swap it there).
+        const rightLeaf = b.leaf;
+        if (rightLeaf !== undefined) return built("long", a, b, (ctx) => ({ k: "long", v: longArith(kop, longOf(a, ctx), rightLeaf.scalar as bigint, ctx.n) }));
+        const leftLeaf = a.leaf;
+        if (leftLeaf !== undefined && (kop === "+" || kop === "*")) return built("long", a, b, (ctx) => ({ k: "long", v: longArith(kop, longOf(b, ctx), leftLeaf.scalar as bigint, ctx.n) }));
+        return built("long", a, b, (ctx) => ({ k: "long", v: longArith(kop, longOf(a, ctx), longOf(b, ctx), ctx.n) }));
+      }
+      default: {
+        const single = common === "float";
+        return built(common, a, b, (ctx) => ({ k: common, v: floatArith(kop, numberArray(a.get(ctx)), numberArray(b.get(ctx)), ctx.n, single) }) as NumVec);
+      }
     }
-    if (other.t === "num" && other.int !== undefined) {
-      if (big.unsigned && other.int === "signed") return { t: "num" };
-      return { t: "big", unsigned: big.unsigned };
-    }
-    return { t: "num" };
-  }
-
-  negate(node: ExpressionNode & { kind: "negate" }, depth: number): Compiled {
-    const operand = this.compile(node.operand, depth + 1);
-    const t = operand.type;
-    if (!isNumeric(t)) this.fail(node, `cannot negate ${typeName(t)}`, "a numeric operand", true);
-    if (t.t === "num") {
-      return {
-        type: { t: "num" },
-        ev: (ctx) => {
-          const v = operand.ev(ctx).v as NumArray | number;
-          if (typeof v === "number") return { t: "num", v: -v };
-          const out = new Float64Array(v.length);
-          for (let i = 0; i < out.length; i++) out[i] = -v[i]!;
-          return { t: "num", v: out };
-        },
-      };
-    }
-    const unsigned = t.t === "big" && t.unsigned;
-    if (t.t === "int" && node.operand.kind === "integer") {
-      const value = node.operand.value;
-      if (value < INT64_MIN || value > INT64_MAX) this.fail(node.operand, "integer literal out of the int64 range in arithmetic", "-2**63 <= value < 2**63");
-    }
-    return {
-      type: { t: "big", unsigned },
-      ev: (ctx) => {
-        const v = toBig(operand.ev(ctx), unsigned);
-        if (typeof v === "bigint") return { t: "big", v: unsigned ? BigInt.asUintN(64, -v) : BigInt.asIntN(64, -v) };
-        const out = unsigned ? new BigUint64Array(v.length) : new BigInt64Array(v.length);
-        for (let i = 0; i < out.length; i++) out[i] = -v[i]!;
-        return { t: "big", v: out };
-      },
-    };
   }
 
   logical(node: ExpressionNode & { kind: "and" | "or" }, depth: number): Compiled {
     if (!Array.isArray(node.operands) || node.operands.length < 2) badNode(node, `${node.kind} node needs at least two operands`);
-    const operands = node.operands.map((o) => {
-      const c = this.compile(o, depth + 1);
-      if (c.type.t !== "bool") this.fail(o, `"${node.kind}" needs conditions, not ${typeName(c.type)}`, "a boolean operand such as a comparison");
-      return c;
-    });
     const isAnd = node.kind === "and";
-    return {
-      type: { t: "bool" },
-      ev: (ctx) => {
-        let acc: Uint8Array | undefined;
-        for (const operand of operands) {
-          const v = operand.ev(ctx).v as Uint8Array | boolean;
-          if (typeof v === "boolean") {
-            if (v !== isAnd) return { t: "bool", v }; // false in an AND, true in an OR decides
-            continue;
-          }
-          if (acc === undefined) acc = v.slice();
-          else if (isAnd) for (let i = 0; i < acc.length; i++) acc[i] = acc[i]! & v[i]!;
-          else for (let i = 0; i < acc.length; i++) acc[i] = acc[i]! | v[i]!;
+    const symbol = isAnd ? "&" : "|";
+    // Python evaluates a & b & c as (a & b) & c. Leading constants fold as Python's & and |; a
+    // constant before the first column-based operand makes Python call the constant's & with a
+    // numexpr node, which raises TypeError (numexpr nodes have no reflected & and |).
+    let folded: PyValue | undefined;
+    let decided: boolean | undefined;
+    const arrays: Compiled[] = [];
+    node.operands.forEach((o, i) => {
+      const c = this.compile(o, depth + 1);
+      const value = c.value;
+      if (i === 0 || folded !== undefined) {
+        if (value !== undefined) {
+          const before = folded;
+          folded = before === undefined ? value : this.python(o, false, () => pyBinary(symbol, before, value));
+          return;
         }
-        return { t: "bool", v: acc ?? isAnd };
+        if (folded !== undefined) this.fail(o, `a constant on the left of "${symbol}" with a column-based right side`, `the constant on the right (numexpr raises TypeError: unsupported operand type(s) for ${symbol})`);
+      }
+      if (value !== undefined) {
+        if (value.k !== "bool") this.fail(o, `"${node.kind}" needs conditions, not ${this.typeName(c)}`, "a boolean operand such as a comparison");
+        // x & False is all false, x | True all true; x & True and x | False are x.
+        if (value.v !== isAnd) decided ??= value.v;
+        return;
+      }
+      this.requireBool(c, o, node.kind);
+      arrays.push(c);
+    });
+    if (folded !== undefined) return this.constant(folded);
+    const leaves = arrays.flatMap((c) => c.leaves ?? []);
+    if (decided !== undefined) return { ...this.decided(arrays, decided), leaves };
+    return {
+      type: { t: "num", kind: "bool" },
+      leaves,
+      discovery: "bool",
+      ev: (ctx) => {
+        let out: Uint8Array | undefined;
+        for (const c of arrays) {
+          const v = (c.ev(ctx) as NumVec & { k: "bool" }).v;
+          if (out === undefined) out = v.slice();
+          else if (isAnd) for (let i = 0; i < out.length; i++) out[i] = out[i]! & v[i]!;
+          else for (let i = 0; i < out.length; i++) out[i] = out[i]! | v[i]!;
+        }
+        return { k: "bool", v: out! };
       },
     };
+  }
+
+  /** `(... & False)` or `(... | True)`: every row has the same answer once the columns are read. */
+  decided(arrays: Compiled[], value: boolean): Compiled {
+    return {
+      type: { t: "num", kind: "bool" },
+      ev: (ctx) => {
+        // The column-based operands are still evaluated: their input is checked like numexpr's.
+        for (const c of arrays) c.ev(ctx);
+        return { k: "bool", v: new Uint8Array(ctx.n).fill(value ? 1 : 0) };
+      },
+    };
+  }
+
+  requireBool(c: Compiled, at: ExpressionNode, kind: "and" | "or"): void {
+    if (c.type.t !== "num" || c.type.kind !== "bool") this.fail(at, `"${kind}" needs conditions, not ${this.typeName(c)}`, "a boolean operand such as a comparison");
   }
 }
 
@@ -1572,19 +1647,25 @@ export interface CompiledExpression {
  * Parses (when given text) and type-checks an expression against the columns of `schema`, and
  * returns its vectorised evaluator.
  *
- * Types: `b1` columns and `true`/`false` are booleans (compared only with `==`/`!=`);
- * integer columns of up to 32 bits and float columns are numbers (float64 arithmetic);
- * `int64`, `uint64` and `datetime64` columns are 64-bit integers compared exactly with any
- * number or integer literal of any size; arithmetic on them wraps modulo 2^64 like numpy, and
- * mixing uint64 with a signed operand, or any 64-bit integer with a float, computes in float64;
- * `/` is always float64 true division and `%` is Python's floor modulo (`x % 0` is NaN for
- * floats and 0 for 64-bit integers). `S` columns compare bytewise with bytes literals and with
- * string literals encoded as UTF-8; `U` columns compare by code points with string literals;
- * trailing NULs never matter (as in numpy). Variable-length columns (schema `vtype`, spec/v2.md
- * §12) compare with literals exactly: `utf8` by code point order (= UTF-8 byte order) with string
- * literals, `bytes` by unsigned byte order with bytes literals and the UTF-8 of string literals;
- * `ragged` columns are refused. NaN compares unequal to everything. The result must
- * be a boolean. Complex, void and multidimensional columns are refused.
+ * Semantics are numexpr 2.8's, the engine bcolz's `where` runs (spec/expressions.md): each
+ * column has a numexpr kind — `b1` bool; `i1 i2 i4 u1 u2` int32; `i8 u4` int64; `f2 f4`
+ * float32; `f8` float64 — and every operation runs in the common kind of its operands
+ * (bool < int32 < int64 < float32 < float64), so int32 and int64 arithmetic wraps, `/` is true
+ * division (float64 for integers, float32 for float32), `%` truncates on integers (`x % 0` is 0)
+ * and floors on floats (`x % 0` is NaN), and an int64 compared with a float64 is rounded to
+ * float64 first. Sub-expressions made of literals only are folded with Python's semantics
+ * (exact integers, floored `%` and `//`), and a literal taking part in an operation on columns
+ * is converted to that operation's kind (an integer literal beyond int32 is int64; beyond int64
+ * it is refused unless the operation is a float one). What numexpr refuses is refused:
+ * `uint64` columns, arithmetic on two booleans, negating a boolean, `~` on numbers, `//` with a
+ * column, a column-based number divided by the literal `0.0`, a literal on the left of `&`/`|`
+ * next to a column-based operand, non-ASCII string literals against `S` columns, Python
+ * exceptions while folding literals (`1 / 0`). `S` columns compare with bytes and ASCII string
+ * literals as numexpr does (the shorter side padded with NULs). Extensions beyond numexpr: `U`
+ * columns (code points), `datetime64`/`timedelta64` columns (int64 counts) and variable-length
+ * columns (schema `vtype`, spec/v2.md §12: `utf8` by code point order with string literals,
+ * `bytes` by unsigned byte order with bytes literals and the UTF-8 of string literals). The
+ * result must be a boolean. Complex, void, `ragged` and multidimensional columns are refused.
  *
  * Errors: `UsageError` `INVALID_ARGUMENT` with `field: "expression"` (unknown column, operands
  * that do not fit together, non-boolean result), positioned like {@link parseExpression}'s.
@@ -1604,8 +1685,10 @@ export function compileExpression(expression: string | ExpressionNode, schema: E
   const node = typeof expression === "string" ? parseExpression(expression) : expression;
   const compiler = new Compiler(text, schema);
   const compiled = compiler.compile(node, 0);
-  if (compiled.type.t !== "bool") {
-    compiler.fail(node, `the expression is ${typeName(compiled.type)}, not a condition`, "a condition, e.g. a comparison such as price > 10");
+  mergeZeros(compiled.leaves ?? []);
+  const constant = compiled.value;
+  if (constant !== undefined ? constant.k !== "bool" : compiled.type.t !== "num" || compiled.type.kind !== "bool") {
+    compiler.fail(node, `the expression is ${compiler.typeName(compiled)}, not a condition`, "a condition, e.g. a comparison such as price > 10");
   }
   const columns = Object.freeze([...compiler.columns]);
   const canonical = formatExpression(node);
@@ -1620,9 +1703,11 @@ export function compileExpression(expression: string | ExpressionNode, schema: E
       if (typeof input !== "object" || input === null) {
         throw new UsageError("INVALID_ARGUMENT", "columns must be an object of stored bytes", { field: "columns", actual: input });
       }
-      const result = compiled.ev({ n: rows, input, cache: new Map() }).v as Uint8Array | boolean;
-      if (typeof result === "boolean") return new Uint8Array(rows).fill(result ? 1 : 0);
-      return result;
+      // A constant condition reads no column, as in numexpr (which evaluates it once).
+      if (constant !== undefined) return new Uint8Array(rows).fill(constant.v === true ? 1 : 0);
+      const result = (compiled.ev({ n: rows, input, cache: new Map() }) as NumVec & { k: "bool" }).v;
+      // A b1 column as the whole condition is the caller's own bytes: hand out a copy.
+      return node.kind === "column" ? result.slice() : result;
     },
   });
 }

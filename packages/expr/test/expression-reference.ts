@@ -1,18 +1,23 @@
 // A straightforward per-row evaluator of expression trees, written independently of the
 // vectorised engine in src/expression.ts, plus fast-check generators of expression trees.
-// Semantics restated from the documentation of compileExpression:
-// - b1 → boolean; i1..i4/u1..u4 → 32-bit ints as numbers; f2/f4/f8 → numbers; i8/M8 → int64;
-//   u8 → uint64; S → bytes; U → code points.
-// - comparisons are exact between any numbers; NaN is unordered; strings/bytes compare
-//   lexicographically with trailing NULs removed; text literals next to bytes are UTF-8.
-// - arithmetic: "/" is float; two 64-bit integers of the same signedness, or a 64-bit integer with
-//   an integer literal (fitting) or a ≤32-bit integer column (unless uint64 with a signed one),
-//   wrap modulo 2^64; two integer literals → int64; everything else is float64.
+// Semantics restated from spec/expressions.md (numexpr 2.8's, checked against numexpr itself in
+// numexpr-oracle.test.ts), for the trees the generators below produce: no operation whose
+// operands are all literals (Python's constant folding is left to the oracle test) and no float
+// literal ±0 (whose sign numexpr shares between constants):
+// - kinds: b1 bool; i1 i2 i4 u1 u2 int32; i8 u4 M8 int64; f2 f4 float32; f8 float64; u8 refused;
+//   S bytes; U code points. A literal's kind: bool; int32 or int64 by its value; float64.
+// - an operation runs in the later kind of its operands (bool < int < long < float < double);
+//   a literal is converted to it (int64 beyond range, or a float overflow, is refused);
+//   / is float64 for integers, float32 for float32; x / c with a float64 x and a float literal c
+//   is x * (1 / c); int % truncates, x % 0 is 0; float % is a - floor(a / b) * b.
+// - comparisons in the common kind; S: signed bytes, NUL padding, an empty literal only asks
+//   whether the other side's first byte is not NUL; str literals against S must be ASCII, and
+//   not mixed with bytes literals in one tree; a literal left of & or | before a column is refused.
 import fc from "fast-check";
 import type { ExpressionNode, CompareOperator, ArithmeticOperator } from "@fmt/expr";
 import { parseDtype } from "@fmt/meta";
 
-export type RefType = "bool" | "i32s" | "u32" | "f" | "i64" | "u64" | "lit" | "S" | "U" | "text";
+export type RefType = "bool" | "int" | "long" | "f" | "double" | "u64" | "S" | "U";
 
 export interface RefColumn {
   name: string;
@@ -31,14 +36,14 @@ export function columnRefType(dtype: string): RefType {
     case "b":
       return "bool";
     case "i":
-      return size === 8 ? "i64" : "i32s";
+      return size === 8 ? "long" : "int";
     case "u":
-      return size === 8 ? "u64" : "u32";
+      return size === 8 ? "u64" : size === 4 ? "long" : "int";
     case "f":
-      return "f";
+      return size === 8 ? "double" : "f";
     case "M":
     case "m":
-      return "i64";
+      return "long";
     case "S":
       return "S";
     case "U":
@@ -48,120 +53,202 @@ export function columnRefType(dtype: string): RefType {
   }
 }
 
-const NUMERIC = new Set<RefType>(["i32s", "u32", "f", "i64", "u64", "lit"]);
-const I64_MIN = -(2n ** 63n);
-const I64_MAX = 2n ** 63n - 1n;
-const U64_MAX = 2n ** 64n - 1n;
+type Kind = "bool" | "int" | "long" | "f" | "double";
+const ORDER: Kind[] = ["bool", "int", "long", "f", "double"];
+const later = (a: Kind, b: Kind): Kind => (ORDER.indexOf(a) >= ORDER.indexOf(b) ? a : b);
 
-function fits(v: bigint, t: "i64" | "u64"): boolean {
-  return t === "i64" ? v >= I64_MIN && v <= I64_MAX : v >= 0n && v <= U64_MAX;
+/** Static facts about a node: its kind (or text family) and whether it is a literal. */
+interface Info {
+  t: Kind | "S" | "U" | "str" | "bytes";
+  literal: boolean;
 }
 
-/** Static type of a node per the documented rules; throws RefTypeError when invalid. */
-export function refType(node: ExpressionNode, schema: Map<string, RefType>): RefType {
+function literalKind(node: ExpressionNode): Kind | "str" | "bytes" {
   switch (node.kind) {
-    case "column": {
-      const t = schema.get(node.name);
-      if (t === undefined) throw new RefTypeError("unknown column");
-      return t;
-    }
-    case "integer":
-      return "lit";
-    case "float":
-      return "f";
-    case "string":
-      return "text";
-    case "bytes":
-      return "S";
     case "boolean":
       return "bool";
+    case "integer":
+      return node.value >= -(2n ** 31n) && node.value < 2n ** 31n ? "int" : "long";
+    case "float":
+      return "double";
+    case "string":
+      return "str";
+    default:
+      return "bytes";
+  }
+}
+
+function isKind(t: Info["t"]): t is Kind {
+  return (ORDER as string[]).includes(t);
+}
+
+/** The value of a literal converted to `kind`, or RefTypeError where numexpr raises. */
+function convertLiteral(node: ExpressionNode, kind: Kind): number | bigint {
+  const v = node.kind === "boolean" ? (node.value ? 1n : 0n) : node.kind === "integer" ? node.value : (node as { value: number }).value;
+  if (kind === "long") {
+    if (typeof v !== "bigint" || v < -(2n ** 63n) || v >= 2n ** 63n) throw new RefTypeError("int64 overflow");
+    return v;
+  }
+  const d = Number(v);
+  if (!Number.isFinite(d)) throw new RefTypeError("float overflow");
+  return kind === "f" ? Math.fround(d) : d;
+}
+
+interface State {
+  schema: Map<string, RefType>;
+  str: boolean;
+  bytes: boolean;
+}
+
+function info(node: ExpressionNode, s: State): Info {
+  switch (node.kind) {
+    case "column": {
+      const t = s.schema.get(node.name);
+      if (t === undefined || t === "u64") throw new RefTypeError("unknown or uint64 column");
+      return { t, literal: false };
+    }
+    case "integer":
+    case "float":
+    case "boolean":
+    case "string":
+    case "bytes":
+      return { t: literalKind(node), literal: true };
     case "not": {
-      if (refType(node.operand, schema) !== "bool") throw new RefTypeError("not");
-      return "bool";
+      if (info(node.operand, s).t !== "bool") throw new RefTypeError("~ of a non-boolean");
+      return { t: "bool", literal: false };
     }
     case "and":
-    case "or":
-      for (const o of node.operands) if (refType(o, schema) !== "bool") throw new RefTypeError("logic");
-      return "bool";
-    case "negate": {
-      const t = refType(node.operand, schema);
-      if (!NUMERIC.has(t)) throw new RefTypeError("negate");
-      if (t === "i64" || t === "u64") return t;
-      if (t === "lit") return "i64";
-      return "f";
+    case "or": {
+      node.operands.forEach((o, i) => {
+        const x = info(o, s);
+        if (x.t !== "bool") throw new RefTypeError("& of a non-boolean");
+        if (i === 0 && x.literal) throw new RefTypeError("literal left of &");
+      });
+      return { t: "bool", literal: false };
     }
-    case "compare": {
-      const a = refType(node.left, schema);
-      const b = refType(node.right, schema);
-      if (a === "bool" || b === "bool") {
-        if (a !== b || (node.op !== "==" && node.op !== "!=")) throw new RefTypeError("bool compare");
-        return "bool";
-      }
-      if (NUMERIC.has(a) || NUMERIC.has(b)) {
-        if (!NUMERIC.has(a) || !NUMERIC.has(b)) throw new RefTypeError("mixed compare");
-        return "bool";
-      }
-      if ((a === "S" && b === "U") || (a === "U" && b === "S")) throw new RefTypeError("S vs U");
-      return "bool";
+    case "negate": {
+      const x = info(node.operand, s);
+      if (!isKind(x.t) || x.t === "bool") throw new RefTypeError("negation");
+      return { t: x.t, literal: false };
     }
     case "arithmetic": {
-      const a = refType(node.left, schema);
-      const b = refType(node.right, schema);
-      if (!NUMERIC.has(a) || !NUMERIC.has(b)) throw new RefTypeError("arith");
-      if (node.op === "/") return "f";
-      if (a === "lit" && b === "lit") {
-        if (!fits((node.left as { value: bigint }).value, "i64") || !fits((node.right as { value: bigint }).value, "i64")) throw new RefTypeError("literal range");
-        return "i64";
+      const a = info(node.left, s);
+      const b = info(node.right, s);
+      if (!isKind(a.t) || !isKind(b.t) || node.op === "//") throw new RefTypeError("arithmetic");
+      let k = later(a.t, b.t);
+      if (node.op === "/") k = k === "f" ? "f" : "double";
+      else if (k === "bool") throw new RefTypeError("boolean arithmetic");
+      if (a.literal) convertLiteral(node.left, node.op === "/" ? k : k);
+      if (b.literal) convertLiteral(node.right, k);
+      return { t: k, literal: false };
+    }
+    case "compare": {
+      const a = info(node.left, s);
+      const b = info(node.right, s);
+      if (isKind(a.t) && isKind(b.t)) {
+        const k = later(a.t, b.t);
+        if (a.literal) convertLiteral(node.left, k);
+        if (b.literal) convertLiteral(node.right, k);
+        return { t: "bool", literal: false };
       }
-      const aBig = a === "i64" || a === "u64";
-      const bBig = b === "i64" || b === "u64";
-      if (!aBig && !bBig) return "f";
-      const big = (aBig ? a : b) as "i64" | "u64";
-      const other = aBig ? b : a;
-      const otherNode = aBig ? node.right : node.left;
-      if (other === "i64" || other === "u64") return other === big ? big : "f";
-      if (other === "lit") {
-        const v = (otherNode as { value: bigint }).value;
-        if (big === "u64" && v < 0n) return "f";
-        if (!fits(v, big)) throw new RefTypeError("literal range");
-        return big;
+      if (isKind(a.t) || isKind(b.t)) throw new RefTypeError("number with text");
+      const family = a.literal ? b.t : a.t;
+      for (const [x, n] of [
+        [a, node.left],
+        [b, node.right],
+      ] as const) {
+        if (!x.literal) {
+          if (x.t !== family) throw new RefTypeError("S with U");
+        } else if (x.t === "bytes") {
+          if (family !== "S") throw new RefTypeError("bytes with U");
+          s.bytes = true;
+        } else if (family === "S") {
+          if ([...(n as { value: string }).value].some((c) => c.codePointAt(0)! > 0x7f)) throw new RefTypeError("non-ASCII");
+          s.str = true;
+        }
       }
-      if (other === "i32s") return big === "u64" ? "f" : big;
-      if (other === "u32") return big;
-      return "f";
+      if (s.str && s.bytes) throw new RefTypeError("str and bytes literals");
+      return { t: "bool", literal: false };
     }
   }
 }
 
-/** Exact comparison of two finite-or-infinite numbers/bigints; NaN for unordered. */
-function exactSign(x: number | bigint, y: number | bigint): number {
-  if (typeof x === "number" && typeof y === "number") return x < y ? -1 : x > y ? 1 : x === y ? 0 : NaN;
-  if (typeof x === "bigint" && typeof y === "bigint") return x < y ? -1 : x > y ? 1 : 0;
-  if (typeof x === "bigint") return -exactSign(y, x);
-  const d = x as number;
-  const b = y as bigint;
-  if (Number.isNaN(d)) return NaN;
-  if (d === Infinity) return 1;
-  if (d === -Infinity) return -1;
-  // d = mantissa × 2^exponent exactly; compare in integers.
-  const view = new DataView(new ArrayBuffer(8));
-  view.setFloat64(0, d);
-  const bits = view.getBigUint64(0);
-  const negative = bits >> 63n === 1n;
-  const expBits = Number((bits >> 52n) & 0x7ffn);
-  let mantissa = bits & ((1n << 52n) - 1n);
-  let exponent: number;
-  if (expBits === 0) exponent = -1074;
-  else {
-    mantissa |= 1n << 52n;
-    exponent = expBits - 1075;
+/** The type of a tree: "bool" for a valid condition, another type otherwise; RefTypeError where refused. */
+export function refType(node: ExpressionNode, schema: Map<string, RefType>): RefType {
+  const t = info(node, { schema, str: false, bytes: false }).t;
+  return t === "str" || t === "bytes" ? "S" : t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// values
+
+type RefValue = number | bigint | { seq: number[]; signed: boolean } | { text: number[] };
+
+/** Round an int64 to float32 with one rounding, by hand: keep 24 significant bits, ties to even. */
+function int64ToFloat32(x: bigint): number {
+  if (x === 0n) return 0;
+  const negative = x < 0n;
+  let m = negative ? -x : x;
+  const bits = m.toString(2).length;
+  if (bits > 24) {
+    const drop = BigInt(bits - 24);
+    const rest = m & ((1n << drop) - 1n);
+    const half = 1n << (drop - 1n);
+    m >>= drop;
+    if (rest > half || (rest === half && (m & 1n) === 1n)) m += 1n;
+    m <<= drop;
   }
-  if (negative) mantissa = -mantissa;
-  let lhs = mantissa;
-  let rhs = b;
-  if (exponent >= 0) lhs <<= BigInt(exponent);
-  else rhs <<= BigInt(-exponent);
-  return lhs < rhs ? -1 : lhs > rhs ? 1 : 0;
+  return negative ? -Number(m) : Number(m);
+}
+
+function cast(v: number | bigint, from: Kind, to: Kind): number | bigint {
+  if (from === to) return v;
+  if (to === "long") return BigInt(v);
+  if (to === "f") return typeof v === "bigint" ? int64ToFloat32(v) : Math.fround(v);
+  return Number(v);
+}
+
+function kindOfRow(node: ExpressionNode, s: State): Kind {
+  return info(node, s).t as Kind;
+}
+
+function operand(node: ExpressionNode, k: Kind, s: State, row: Map<string, unknown>): number | bigint {
+  const x = info(node, s);
+  if (x.literal) return convertLiteral(node, k);
+  const v = evalRow(node, s, row);
+  return cast(typeof v === "boolean" ? (v ? 1 : 0) : (v as number | bigint), x.t as Kind, k);
+}
+
+function truncMod(x: bigint, y: bigint): bigint {
+  return y === 0n ? 0n : x % y; // BigInt % truncates, like C
+}
+
+function arith(op: ArithmeticOperator, k: Kind, x: number | bigint, y: number | bigint): number | bigint {
+  if (k === "int" || k === "long") {
+    const a = BigInt(x);
+    const b = BigInt(y);
+    const r = op === "+" ? a + b : op === "-" ? a - b : op === "*" ? a * b : truncMod(a, b);
+    return k === "int" ? Number(BigInt.asIntN(32, r)) : BigInt.asIntN(64, r);
+  }
+  const r = (z: number): number => (k === "f" ? Math.fround(z) : z);
+  const a = x as number;
+  const b = y as number;
+  switch (op) {
+    case "+":
+      return r(a + b);
+    case "-":
+      return r(a - b);
+    case "*":
+      return r(a * b);
+    case "/":
+      return r(a / b);
+    default:
+      return r(a - r(Math.floor(r(a / b)) * b));
+  }
+}
+
+function sign(x: number | bigint, y: number | bigint): number {
+  return x < y ? -1 : x > y ? 1 : x === y ? 0 : NaN;
 }
 
 function test(op: CompareOperator, s: number): boolean {
@@ -182,141 +269,105 @@ function test(op: CompareOperator, s: number): boolean {
   }
 }
 
-function stripTrailingZeros(a: readonly number[]): number[] {
-  const out = [...a];
-  while (out.length > 0 && out[out.length - 1] === 0) out.pop();
-  return out;
+/** numexpr's stringcmp: signed bytes, NUL padding, and its shortcut for an empty side. */
+function stringcmp(a: number[], b: number[]): number {
+  if (b.length === 0) return a.length > 0 && a[0] !== 0 ? 1 : 0;
+  if (a.length === 0) return b[0] !== 0 ? 1 : 0;
+  const signed = (v: number): number => (v > 127 ? v - 256 : v);
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = signed(a[i] ?? 0);
+    const y = signed(b[i] ?? 0);
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
 }
 
 function lexSign(a: readonly number[], b: readonly number[]): number {
-  const x = stripTrailingZeros(a);
-  const y = stripTrailingZeros(b);
+  const strip = (v: readonly number[]): number[] => {
+    const out = [...v];
+    while (out.length > 0 && out[out.length - 1] === 0) out.pop();
+    return out;
+  };
+  const x = strip(a);
+  const y = strip(b);
   for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
   return x.length === y.length ? 0 : x.length < y.length ? -1 : 1;
 }
 
-function utf8(s: string): number[] {
-  return [...new TextEncoder().encode(s)];
-}
+const MIRRORED: Record<CompareOperator, CompareOperator> = { "==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<=" };
 
-function codePointsOf(s: string): number[] {
-  return [...s].map((c) => c.codePointAt(0)!);
-}
-
-function pyMod(x: number, y: number): number {
-  const m = x % y; // C fmod
-  return m !== 0 && y < 0 !== m < 0 ? m + y : m;
-}
-
-type RefValue = boolean | number | bigint | { text: string } | { bytes: number[] } | { points: number[] };
-
-export function refEval(node: ExpressionNode, schema: Map<string, RefType>, row: Map<string, unknown>): RefValue {
+function evalRow(node: ExpressionNode, s: State, row: Map<string, unknown>): RefValue | boolean {
   switch (node.kind) {
     case "column": {
-      const t = schema.get(node.name)!;
+      const t = s.schema.get(node.name)!;
       const v = row.get(node.name);
-      if (t === "S") return { bytes: v as number[] };
-      if (t === "U") return { points: v as number[] };
+      // A column item is never empty to stringcmp (its width is the itemsize): pad a stripped one.
+      if (t === "S") return { seq: (v as number[]).length === 0 ? [0] : (v as number[]), signed: true };
+      if (t === "U") return { text: v as number[] };
       if (t === "bool") return v === true || v === 1;
-      return v as number | bigint;
+      if (t === "long") return BigInt(v as number | bigint);
+      return v as number;
     }
-    case "integer":
-      return node.value;
-    case "float":
-      return node.value;
     case "string":
-      return { text: node.value };
+      return { text: [...node.value].map((c) => c.codePointAt(0)!) };
     case "bytes":
-      return { bytes: [...node.value] };
+      return { seq: [...node.value], signed: true };
+    case "integer":
+    case "float":
     case "boolean":
-      return node.value;
+      throw new Error("literals are read by their operation");
     case "not":
-      return !(refEval(node.operand, schema, row) as boolean);
+      return !(evalRow(node.operand, s, row) as boolean);
     case "and":
-      return node.operands.map((o) => refEval(o, schema, row) as boolean).every((x) => x);
-    case "or":
-      return node.operands.map((o) => refEval(o, schema, row) as boolean).some((x) => x);
+    case "or": {
+      const values = node.operands.map((o) => (o.kind === "boolean" ? o.value : (evalRow(o, s, row) as boolean)));
+      return node.kind === "and" ? values.every((x) => x) : values.some((x) => x);
+    }
     case "negate": {
-      const t = refType(node, schema);
-      const v = refEval(node.operand, schema, row) as number | bigint;
-      if (t === "f") return -Number(v);
-      const r = -BigInt(v);
-      return t === "u64" ? BigInt.asUintN(64, r) : BigInt.asIntN(64, r);
+      const k = kindOfRow(node, s);
+      const v = evalRow(node.operand, s, row) as number | bigint;
+      if (k === "int") return Number(BigInt.asIntN(32, -BigInt(v)));
+      if (k === "long") return BigInt.asIntN(64, -(v as bigint));
+      return -(v as number);
     }
     case "arithmetic": {
-      const t = refType(node, schema);
-      const a = refEval(node.left, schema, row) as number | bigint;
-      const b = refEval(node.right, schema, row) as number | bigint;
-      if (t === "f") {
-        const x = Number(a);
-        const y = Number(b);
-        return arithFloat(node.op, x, y);
-      }
-      const x = BigInt(a);
-      const y = BigInt(b);
-      let r: bigint;
-      switch (node.op) {
-        case "+":
-          r = x + y;
-          break;
-        case "-":
-          r = x - y;
-          break;
-        case "*":
-          r = x * y;
-          break;
-        default: {
-          if (y === 0n) r = 0n;
-          else {
-            r = x % y;
-            if (r !== 0n && r < 0n !== y < 0n) r += y;
-          }
-        }
-      }
-      return t === "u64" ? BigInt.asUintN(64, r) : BigInt.asIntN(64, r);
+      const k = kindOfRow(node, s);
+      const x = operand(node.left, k, s, row);
+      if (node.op === "/" && k === "double" && info(node.left, s).t === "double" && node.right.kind === "float") return (x as number) * (1 / node.right.value);
+      return arith(node.op, k, x, operand(node.right, k, s, row));
     }
     case "compare": {
-      const ta = refType(node.left, schema);
-      const tb = refType(node.right, schema);
-      const a = refEval(node.left, schema, row);
-      const b = refEval(node.right, schema, row);
-      if (ta === "bool") return test(node.op, a === b ? 0 : 1);
-      if (NUMERIC.has(ta)) return test(node.op, exactSign(a as number | bigint, b as number | bigint));
-      const asBytes = ta === "S" || tb === "S";
-      const seq = (v: RefValue): number[] => {
-        const o = v as { text?: string; bytes?: number[]; points?: number[] };
-        if (o.bytes !== undefined) return o.bytes;
-        if (o.points !== undefined) return o.points;
-        return asBytes ? utf8(o.text!) : codePointsOf(o.text!);
+      const a = info(node.left, s);
+      const b = info(node.right, s);
+      if (isKind(a.t) && isKind(b.t)) {
+        const k = later(a.t, b.t);
+        return test(node.op, sign(operand(node.left, k, s, row), operand(node.right, k, s, row)));
+      }
+      const family = a.literal ? b.t : a.t;
+      const seqOf = (n: ExpressionNode): number[] => {
+        const v = evalRow(n, s, row) as { seq?: number[]; text?: number[] };
+        if (v.seq !== undefined) return v.seq;
+        return family === "S" ? [...new TextEncoder().encode(String.fromCodePoint(...v.text!))] : v.text!;
       };
-      return test(node.op, lexSign(seq(a), seq(b)));
+      if (family === "U") return test(node.op, lexSign(seqOf(node.left), seqOf(node.right)));
+      // numexpr's operand order: a literal's comparison goes to the column's reflected one, and
+      // a < b is computed as b > a.
+      let [l, r, op] = a.literal ? [node.right, node.left, MIRRORED[node.op]] : [node.left, node.right, node.op];
+      if (op === "<" || op === "<=") [l, r, op] = [r, l, MIRRORED[op]];
+      return test(op, stringcmp(seqOf(l), seqOf(r)));
     }
-  }
-}
-
-function arithFloat(op: ArithmeticOperator, x: number, y: number): number {
-  switch (op) {
-    case "+":
-      return x + y;
-    case "-":
-      return x - y;
-    case "*":
-      return x * y;
-    case "/":
-      return x / y;
-    case "%":
-      return pyMod(x, y);
   }
 }
 
 /** Indices of the rows where the reference says the expression is true. */
 export function refWhere(node: ExpressionNode, columns: RefColumn[], length: number): number[] {
   const schema = new Map(columns.map((c) => [c.name, columnRefType(c.dtype)] as const));
+  const s: State = { schema, str: false, bytes: false };
   const out: number[] = [];
   const row = new Map<string, unknown>();
   for (let i = 0; i < length; i++) {
     for (const c of columns) row.set(c.name, c.values[i]);
-    if (refEval(node, schema, row) === true) out.push(i);
+    if (node.kind === "boolean" ? node.value : evalRow(node, s, row) === true) out.push(i);
   }
   return out;
 }
@@ -351,7 +402,29 @@ const compareOps: CompareOperator[] = ["==", "!=", "<", "<=", ">", ">="];
 const arithOps: ArithmeticOperator[] = ["+", "-", "*", "/", "%"];
 
 function literal(v: number | bigint): ExpressionNode {
-  return typeof v === "bigint" ? { kind: "integer", value: v } : { kind: "float", value: v };
+  // Float zeros share their sign between constants in numexpr (see the header): 0.25 instead.
+  return typeof v === "bigint" ? { kind: "integer", value: v } : { kind: "float", value: v === 0 ? 0.25 : v };
+}
+
+function isLiteral(node: ExpressionNode): boolean {
+  return node.kind === "integer" || node.kind === "float" || node.kind === "boolean" || node.kind === "string" || node.kind === "bytes";
+}
+
+/** No operation on literals only anywhere (the reference does not fold constants). */
+function covered(node: ExpressionNode): boolean {
+  switch (node.kind) {
+    case "compare":
+    case "arithmetic":
+      return !(isLiteral(node.left) && isLiteral(node.right)) && covered(node.left) && covered(node.right);
+    case "negate":
+    case "not":
+      return !isLiteral(node.operand) && covered(node.operand);
+    case "and":
+    case "or":
+      return !node.operands.every(isLiteral) && node.operands.every(covered);
+    default:
+      return true;
+  }
 }
 
 /**
@@ -401,7 +474,7 @@ export function expressionArbitrary(s: GenSchema, options: { illTyped?: boolean 
     str: fc.oneof(strLiteral, ...cols(s.bytes), ...cols(s.text)),
     any: fc.oneof(tie("cond"), tie("num"), tie("str")),
   }));
-  return options.illTyped === true ? fc.oneof({ weight: 4, arbitrary: tree.cond }, { weight: 1, arbitrary: tree.any }) : tree.cond;
+  return (options.illTyped === true ? fc.oneof({ weight: 4, arbitrary: tree.cond }, { weight: 1, arbitrary: tree.any }) : tree.cond).filter(covered);
 }
 
 /** Random column data for SCHEMA_TYPES, as reference values and as stored bytes. */
