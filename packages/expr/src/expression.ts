@@ -1585,8 +1585,7 @@ class Compiler {
         for (const c of arrays) {
           const v = (c.ev(ctx) as NumVec & { k: "bool" }).v;
           if (out === undefined) out = v.slice();
-          else if (isAnd) for (let i = 0; i < out.length; i++) out[i] = out[i]! & v[i]!;
-          else for (let i = 0; i < out.length; i++) out[i] = out[i]! | v[i]!;
+          else combineMasks(out, v, isAnd);
         }
         return { k: "bool", v: out! };
       },
@@ -1608,6 +1607,22 @@ class Compiler {
   requireBool(c: Compiled, at: ExpressionNode, kind: "and" | "or"): void {
     if (c.type.t !== "num" || c.type.kind !== "bool") this.fail(at, `"${kind}" needs conditions, not ${this.typeName(c)}`, "a boolean operand such as a comparison");
   }
+}
+
+/** `out &= v` (or `|=`) over masks of 0/1 bytes, four bytes at a time where both are aligned. */
+function combineMasks(out: Uint8Array, v: Uint8Array, isAnd: boolean): void {
+  const n = out.length;
+  let i = 0;
+  if (out.byteOffset % 4 === 0 && v.byteOffset % 4 === 0) {
+    const words = n >> 2;
+    const ow = new Int32Array(out.buffer, out.byteOffset, words);
+    const vw = new Int32Array(v.buffer, v.byteOffset, words);
+    if (isAnd) for (let w = 0; w < words; w++) ow[w] = ow[w]! & vw[w]!;
+    else for (let w = 0; w < words; w++) ow[w] = ow[w]! | vw[w]!;
+    i = words << 2;
+  }
+  if (isAnd) for (; i < n; i++) out[i] = out[i]! & v[i]!;
+  else for (; i < n; i++) out[i] = out[i]! | v[i]!;
 }
 
 function formatSafely(node: ExpressionNode): string | undefined {

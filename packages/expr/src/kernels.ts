@@ -196,46 +196,124 @@ export function fillVec(kind: Kind, value: number | bigint, n: number): NumVec {
 export function compareNumbers(op: CmpOp, a: NumArray, b: NumArray | number, n: number): Uint8Array {
   const out = new Uint8Array(n);
   if (typeof b === "number") {
+    // One loop per element type: a loop that meets several typed-array classes is compiled for
+    // all of them and runs three to four times slower (measured on `(f64 > c) & (i32 < c)`).
+    if (a instanceof Float64Array) return compareF64(op, a, b, n, out);
+    if (a instanceof Int32Array) return compareI32(op, a, b, n, out);
+    if (a instanceof Float32Array) return compareF32(op, a, b, n, out);
     switch (op) {
       case "==":
-        for (let i = 0; i < n; i++) out[i] = a[i] === b ? 1 : 0;
+        for (let i = 0; i < n; i++) out[i] = +(a[i] === b);
         break;
       case "!=":
-        for (let i = 0; i < n; i++) out[i] = a[i] !== b ? 1 : 0;
+        for (let i = 0; i < n; i++) out[i] = +(a[i] !== b);
         break;
       case "<":
-        for (let i = 0; i < n; i++) out[i] = a[i]! < b ? 1 : 0;
+        for (let i = 0; i < n; i++) out[i] = +(a[i]! < b);
         break;
       case "<=":
-        for (let i = 0; i < n; i++) out[i] = a[i]! <= b ? 1 : 0;
+        for (let i = 0; i < n; i++) out[i] = +(a[i]! <= b);
         break;
       case ">":
-        for (let i = 0; i < n; i++) out[i] = a[i]! > b ? 1 : 0;
+        for (let i = 0; i < n; i++) out[i] = +(a[i]! > b);
         break;
       case ">=":
-        for (let i = 0; i < n; i++) out[i] = a[i]! >= b ? 1 : 0;
+        for (let i = 0; i < n; i++) out[i] = +(a[i]! >= b);
         break;
     }
     return out;
   }
   switch (op) {
     case "==":
-      for (let i = 0; i < n; i++) out[i] = a[i] === b[i] ? 1 : 0;
+      for (let i = 0; i < n; i++) out[i] = +(a[i] === b[i]);
       break;
     case "!=":
-      for (let i = 0; i < n; i++) out[i] = a[i] !== b[i] ? 1 : 0;
+      for (let i = 0; i < n; i++) out[i] = +(a[i] !== b[i]);
       break;
     case "<":
-      for (let i = 0; i < n; i++) out[i] = a[i]! < b[i]! ? 1 : 0;
+      for (let i = 0; i < n; i++) out[i] = +(a[i]! < b[i]!);
       break;
     case "<=":
-      for (let i = 0; i < n; i++) out[i] = a[i]! <= b[i]! ? 1 : 0;
+      for (let i = 0; i < n; i++) out[i] = +(a[i]! <= b[i]!);
       break;
     case ">":
-      for (let i = 0; i < n; i++) out[i] = a[i]! > b[i]! ? 1 : 0;
+      for (let i = 0; i < n; i++) out[i] = +(a[i]! > b[i]!);
       break;
     case ">=":
-      for (let i = 0; i < n; i++) out[i] = a[i]! >= b[i]! ? 1 : 0;
+      for (let i = 0; i < n; i++) out[i] = +(a[i]! >= b[i]!);
+      break;
+  }
+  return out;
+}
+
+// Copies of one loop, one per element type (see compareNumbers).
+function compareF64(op: CmpOp, a: Float64Array, b: number, n: number, out: Uint8Array): Uint8Array {
+  switch (op) {
+    case "==":
+      for (let i = 0; i < n; i++) out[i] = +(a[i] === b);
+      break;
+    case "!=":
+      for (let i = 0; i < n; i++) out[i] = +(a[i] !== b);
+      break;
+    case "<":
+      for (let i = 0; i < n; i++) out[i] = +(a[i]! < b);
+      break;
+    case "<=":
+      for (let i = 0; i < n; i++) out[i] = +(a[i]! <= b);
+      break;
+    case ">":
+      for (let i = 0; i < n; i++) out[i] = +(a[i]! > b);
+      break;
+    case ">=":
+      for (let i = 0; i < n; i++) out[i] = +(a[i]! >= b);
+      break;
+  }
+  return out;
+}
+
+function compareI32(op: CmpOp, a: Int32Array, b: number, n: number, out: Uint8Array): Uint8Array {
+  switch (op) {
+    case "==":
+      for (let i = 0; i < n; i++) out[i] = +(a[i] === b);
+      break;
+    case "!=":
+      for (let i = 0; i < n; i++) out[i] = +(a[i] !== b);
+      break;
+    case "<":
+      for (let i = 0; i < n; i++) out[i] = +(a[i]! < b);
+      break;
+    case "<=":
+      for (let i = 0; i < n; i++) out[i] = +(a[i]! <= b);
+      break;
+    case ">":
+      for (let i = 0; i < n; i++) out[i] = +(a[i]! > b);
+      break;
+    case ">=":
+      for (let i = 0; i < n; i++) out[i] = +(a[i]! >= b);
+      break;
+  }
+  return out;
+}
+
+function compareF32(op: CmpOp, a: Float32Array, b: number, n: number, out: Uint8Array): Uint8Array {
+  switch (op) {
+    case "==":
+      for (let i = 0; i < n; i++) out[i] = +(a[i] === b);
+      break;
+    case "!=":
+      for (let i = 0; i < n; i++) out[i] = +(a[i] !== b);
+      break;
+    case "<":
+      for (let i = 0; i < n; i++) out[i] = +(a[i]! < b);
+      break;
+    case "<=":
+      for (let i = 0; i < n; i++) out[i] = +(a[i]! <= b);
+      break;
+    case ">":
+      for (let i = 0; i < n; i++) out[i] = +(a[i]! > b);
+      break;
+    case ">=":
+      for (let i = 0; i < n; i++) out[i] = +(a[i]! >= b);
       break;
   }
   return out;
@@ -246,44 +324,44 @@ function compareBigs(op: CmpOp, a: BigInt64Array, b: BigInt64Array | bigint, n: 
   if (typeof b === "bigint") {
     switch (op) {
       case "==":
-        for (let i = 0; i < n; i++) out[i] = a[i] === b ? 1 : 0;
+        for (let i = 0; i < n; i++) out[i] = +(a[i] === b);
         break;
       case "!=":
-        for (let i = 0; i < n; i++) out[i] = a[i] !== b ? 1 : 0;
+        for (let i = 0; i < n; i++) out[i] = +(a[i] !== b);
         break;
       case "<":
-        for (let i = 0; i < n; i++) out[i] = a[i]! < b ? 1 : 0;
+        for (let i = 0; i < n; i++) out[i] = +(a[i]! < b);
         break;
       case "<=":
-        for (let i = 0; i < n; i++) out[i] = a[i]! <= b ? 1 : 0;
+        for (let i = 0; i < n; i++) out[i] = +(a[i]! <= b);
         break;
       case ">":
-        for (let i = 0; i < n; i++) out[i] = a[i]! > b ? 1 : 0;
+        for (let i = 0; i < n; i++) out[i] = +(a[i]! > b);
         break;
       case ">=":
-        for (let i = 0; i < n; i++) out[i] = a[i]! >= b ? 1 : 0;
+        for (let i = 0; i < n; i++) out[i] = +(a[i]! >= b);
         break;
     }
     return out;
   }
   switch (op) {
     case "==":
-      for (let i = 0; i < n; i++) out[i] = a[i] === b[i] ? 1 : 0;
+      for (let i = 0; i < n; i++) out[i] = +(a[i] === b[i]);
       break;
     case "!=":
-      for (let i = 0; i < n; i++) out[i] = a[i] !== b[i] ? 1 : 0;
+      for (let i = 0; i < n; i++) out[i] = +(a[i] !== b[i]);
       break;
     case "<":
-      for (let i = 0; i < n; i++) out[i] = a[i]! < b[i]! ? 1 : 0;
+      for (let i = 0; i < n; i++) out[i] = +(a[i]! < b[i]!);
       break;
     case "<=":
-      for (let i = 0; i < n; i++) out[i] = a[i]! <= b[i]! ? 1 : 0;
+      for (let i = 0; i < n; i++) out[i] = +(a[i]! <= b[i]!);
       break;
     case ">":
-      for (let i = 0; i < n; i++) out[i] = a[i]! > b[i]! ? 1 : 0;
+      for (let i = 0; i < n; i++) out[i] = +(a[i]! > b[i]!);
       break;
     case ">=":
-      for (let i = 0; i < n; i++) out[i] = a[i]! >= b[i]! ? 1 : 0;
+      for (let i = 0; i < n; i++) out[i] = +(a[i]! >= b[i]!);
       break;
   }
   return out;

@@ -341,16 +341,7 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
         return values;
       };
       const mask = evaluate(block, decoded);
-      let matches = 0;
-      for (let i = 0; i < mask.length; i++) {
-        if (mask[i] !== 1) continue;
-        if (count + matches >= limit) {
-          mask.fill(0, i);
-          break;
-        }
-        matches++;
-        if (as === "indices") indices.push(block.start + i);
-      }
+      const matches = limit - count >= mask.length ? collectMatches(mask, as === "indices" ? indices : undefined, block.start) : collectLimited(mask, as === "indices" ? indices : undefined, block.start, limit - count);
       if ((count + matches) * bytesPerMatch > maxResultBytes) {
         throw new UsageError("SIZE_LIMIT", `the matches found so far take ${(count + matches) * bytesPerMatch} bytes, more than maxReadBytes (${maxResultBytes}); narrow the query, set a limit or raise the option`, {
           field: "maxReadBytes",
@@ -370,4 +361,42 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
   const rows: { [name: string]: ColumnValues } = {};
   for (const name of projection) rows[name] = concatValues(parts.get(name)!, table.column(name).vtype !== undefined ? [] : decodeValues(new Uint8Array(0), table.column(name).dtype));
   return rows;
+}
+
+/** Counts the 1s of a mask (and appends their row numbers to `indices`): the loop of a query without a limit. */
+function collectMatches(mask: Uint8Array, indices: number[] | undefined, first: number): number {
+  let matches = 0;
+  if (indices === undefined) {
+    // Four mask bytes (each 0 or 1) at a time: multiplying by 0x01010101 adds them into the top byte.
+    let i = 0;
+    if (mask.byteOffset % 4 === 0) {
+      const words = new Int32Array(mask.buffer, mask.byteOffset, mask.length >> 2);
+      for (let w = 0; w < words.length; w++) matches += Math.imul(words[w]!, 0x01010101) >>> 24;
+      i = words.length << 2;
+    }
+    for (; i < mask.length; i++) matches += mask[i]!;
+    return matches;
+  }
+  for (let i = 0; i < mask.length; i++) {
+    if (mask[i] === 1) {
+      indices.push(first + i);
+      matches++;
+    }
+  }
+  return matches;
+}
+
+/** {@link collectMatches} stopping at `room` matches; clears the mask after the last one taken. */
+function collectLimited(mask: Uint8Array, indices: number[] | undefined, first: number, room: number): number {
+  let matches = 0;
+  for (let i = 0; i < mask.length; i++) {
+    if (mask[i] !== 1) continue;
+    if (matches >= room) {
+      mask.fill(0, i);
+      break;
+    }
+    matches++;
+    indices?.push(first + i);
+  }
+  return matches;
 }
