@@ -64,6 +64,15 @@ export interface FileSystemStoreOptions {
    * Writes are not affected.
    */
   io?: "sync" | "async";
+  /**
+   * Whether writes are flushed to the disk (`fsync`) at the points that make them survive a power
+   * loss: each durable `put`, each {@link FileSystemStore.sync}. Default `true`. With `false` the
+   * store never flushes, as bcolz and numpy never do: the write order that keeps a dataset readable
+   * when a writer is killed is unchanged, but after a power loss or a kernel crash recently written
+   * files may be empty or old. Creating a 10 M-row carray costs about 60 ms less here (153 chunk
+   * files), which is the whole difference between a durable create and bcolz's.
+   */
+  fsync?: boolean;
 }
 
 /** A regular file opened for reading, with its size at the time of opening. */
@@ -134,6 +143,8 @@ export class FileSystemStore implements WritableStore {
   readonly maxValueBytes: number;
   /** How reads are done; see {@link FileSystemStoreOptions.io}. */
   readonly io: "sync" | "async";
+  /** Whether writes are flushed to disk; see {@link FileSystemStoreOptions.fsync}. */
+  readonly fsync: boolean;
   /** Files renamed into place by non-durable puts since the last sync, and their directories. */
   #unsyncedFiles = new Set<string>();
   #unsyncedDirectories = new Set<string>();
@@ -155,6 +166,10 @@ export class FileSystemStore implements WritableStore {
     this.root = nodePath.resolve(root);
     this.maxValueBytes = maxValueBytes;
     this.io = io;
+    if (options.fsync !== undefined && typeof options.fsync !== "boolean") {
+      throw new UsageError("INVALID_ARGUMENT", "fsync must be true or false", { field: "fsync", expected: "boolean", actual: options.fsync });
+    }
+    this.fsync = options.fsync ?? true;
   }
 
   /**
@@ -270,7 +285,7 @@ export class FileSystemStore implements WritableStore {
     if (!(value instanceof Uint8Array)) {
       throw new UsageError("INVALID_ARGUMENT", "a stored value must be a Uint8Array", { field: "value", expected: "Uint8Array", actual: typeof value });
     }
-    const durable = checkPutOptions(options);
+    const durable = checkPutOptions(options) && this.fsync;
     const dir = nodePath.dirname(file);
     const parentsExist = await refuseLinksBetween(this.root, key, false);
     // A top-level key has no parent to check, but the root itself may not exist yet.
@@ -316,6 +331,7 @@ export class FileSystemStore implements WritableStore {
       await syncDirectory(dir);
       return;
     }
+    if (!this.fsync) return;
     this.#unsyncedFiles.add(file);
     this.#unsyncedDirectories.add(dir);
   }
@@ -333,6 +349,7 @@ export class FileSystemStore implements WritableStore {
    * ```
    */
   async sync(): Promise<void> {
+    if (!this.fsync) return;
     // One sync at a time, each flushing what is pending when it starts: a sync that resolves has
     // seen every earlier put flushed, even those an overlapping sync had taken (or failed on).
     const run = this.#lastSync.catch(() => undefined).then(() => this.#flushPending());
@@ -390,13 +407,13 @@ export class FileSystemStore implements WritableStore {
         const { bytesWritten } = await handle.write(value, written, value.length - written, written);
         written += bytesWritten;
       }
-      await handle.sync();
+      if (this.fsync) await handle.sync();
     } catch (error) {
       throw storageFailure(error, key, "write the file");
     } finally {
       await handle.close().catch(() => undefined);
     }
-    await syncDirectory(nodePath.dirname(file));
+    if (this.fsync) await syncDirectory(nodePath.dirname(file));
     return true;
   }
 
@@ -469,7 +486,7 @@ export class FileSystemStore implements WritableStore {
    */
   async writeAt(key: string, offset: number, bytes: Uint8Array, options?: PutOptions): Promise<void> {
     const file = this.pathOf(key);
-    const durable = checkPutOptions(options);
+    const durable = checkPutOptions(options) && this.fsync;
     if (!(bytes instanceof Uint8Array)) {
       throw new UsageError("INVALID_ARGUMENT", "written bytes must be a Uint8Array", { field: "bytes", expected: "Uint8Array", actual: typeof bytes });
     }
@@ -499,7 +516,7 @@ export class FileSystemStore implements WritableStore {
     } finally {
       await handle.close().catch(() => undefined);
     }
-    if (!durable) this.#unsyncedFiles.add(file);
+    if (!durable && this.fsync) this.#unsyncedFiles.add(file);
   }
 
   /** Unlinks the file of `key`; a missing file is ignored, directories are kept. */

@@ -104,6 +104,25 @@ describe("FileSystemStore durability", () => {
     await first;
   });
 
+  it("with fsync: false nothing is ever flushed, and every write is still readable", async () => {
+    const root = freshRoot();
+    const store = new FileSystemStore(root, { fsync: false });
+    expect(store.fsync).toBe(false);
+    await store.put("meta/sizes", new Uint8Array([1, 2]));
+    await store.put("data/__0.blp", new Uint8Array([3]), { durable: false });
+    expect(await store.putExclusive(".lock", new Uint8Array([4]))).toBe(true);
+    await store.writeAt("meta/sizes", 1, new Uint8Array([9]));
+    await store.sync();
+    expect(flushes).toEqual([]);
+    expect([...(await readFile(join(root, "meta", "sizes")))]).toEqual([1, 9]);
+    expect([...(await readFile(join(root, "data", "__0.blp")))]).toEqual([3]);
+    // The default store flushes the same writes (the spy sees them).
+    const durable = new FileSystemStore(freshRoot());
+    await durable.put("meta/sizes", new Uint8Array([1]));
+    expect(flushes.length).toBeGreaterThan(0);
+    expect(() => new FileSystemStore(root, { fsync: "no" as unknown as boolean })).toThrow(/fsync must be/);
+  });
+
   it("rejects malformed options before writing anything", async () => {
     const store = new FileSystemStore(freshRoot());
     for (const options of [null, 5, { durable: "no" }]) {
