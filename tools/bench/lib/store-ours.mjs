@@ -96,24 +96,28 @@ export function ourOperations(lib, data) {
     return timed(() => t.where(expression, { as }), runs);
   };
 
+  /** create into a fresh directory; `storeOptions` of the FileSystemStore (fsync or not). */
+  const create = async (runs, storeOptions) => {
+    const out = await timed(
+      async () => {
+        const created = await createCarray(new lib.FileSystemStore(dirs.created, storeOptions), "", data.source, createOptions);
+        await created.close();
+      },
+      runs,
+      () => {
+        rmSync(dirs.created, { recursive: true, force: true });
+        mkdirSync(dirs.created, { recursive: true });
+      },
+    );
+    out.result = version === 1 ? dirs.created : await (await openCarray(fsStore(dirs.created))).read();
+    return out;
+  };
+
   return {
     createdDir: dirs.created,
     cleanup: () => rmSync(dirs.created, { recursive: true, force: true }),
-    create: async (runs) => {
-      const out = await timed(
-        async () => {
-          const created = await createCarray(fsStore(dirs.created), "", data.source, createOptions);
-          await created.close();
-        },
-        runs,
-        () => {
-          rmSync(dirs.created, { recursive: true, force: true });
-          mkdirSync(dirs.created, { recursive: true });
-        },
-      );
-      out.result = version === 1 ? dirs.created : await (await openCarray(fsStore(dirs.created))).read();
-      return out;
-    },
+    create: (runs) => create(runs, { fsync: false }),
+    createdurable: (runs) => create(runs, {}),
     readall: (runs) => timed(async () => (await openCarray(fsStore(dirs.carray))).read(), runs),
     sum: async (runs) => {
       const c = await openedCarray();
