@@ -133,9 +133,9 @@ function checkShape(dtype: DType, shape: unknown, chunklen: number, key: string,
   return atom;
 }
 
-async function readAttrsFile(store: ReadableStore, base: string): Promise<JsonObject> {
+async function readAttrsFile(store: ReadableStore, base: string, text?: Promise<string | undefined>): Promise<JsonObject> {
   const attrsKey = joinKey(base, "__attrs__");
-  const attrsText = await readText(store, attrsKey);
+  const attrsText = await (text ?? readText(store, attrsKey));
   if (attrsText === undefined) throw new FormatError("MISSING_FILE", "__attrs__ is missing (bcolz cannot open a dataset without it)", { path: attrsKey, field: "file" });
   return withPath(attrsKey, () => parseAttrs(attrsText, attrsKey));
 }
@@ -143,14 +143,20 @@ async function readAttrsFile(store: ReadableStore, base: string): Promise<JsonOb
 /** Format 1: `meta/storage` in bcolz spelling, `meta/sizes`, `__attrs__`, chunk files (spec/v1.md). */
 async function readV1(store: ReadableStore, base: string, storageText: string, lock: DatasetLock | undefined): Promise<FormatInit> {
   if (lock !== undefined) await recoverV1(store as WritableStore, base);
-  const journal = lock === undefined ? await readJournal(store, joinKey(base, JOURNAL_FILE)) : undefined;
   const storageKey = joinKey(base, "meta/storage");
   const sizesKey = joinKey(base, "meta/sizes");
-  const sizesText = await readText(store, sizesKey);
+  // The three files at once: a remote store pays one round trip instead of three.
+  // The three files at once (a remote store pays one round trip instead of three), checked in
+  // the order of the spec, so that the error a broken dataset gives does not depend on timing.
+  const [journal, sizesText, attrsText] = await settledInOrder([
+    lock === undefined ? readJournal(store, joinKey(base, JOURNAL_FILE)) : Promise.resolve(undefined),
+    readText(store, sizesKey),
+    readText(store, joinKey(base, "__attrs__")),
+  ] as const);
   if (sizesText === undefined) throw new FormatError("MISSING_FILE", "meta/sizes is missing", { path: sizesKey, field: "file" });
   const storage = withPath(storageKey, () => parseStorage(storageText, storageKey));
   const sizes = withPath(sizesKey, () => parseSizes(sizesText, sizesKey));
-  const attrs = await readAttrsFile(store, base);
+  const attrs = await readAttrsFile(store, base, Promise.resolve(attrsText));
   if (storage.dtype.bcolzWritable === false) {
     // Complex and timedelta64 parse as numpy dtypes, but bcolz 1.x cannot save them, so no
     // format-version-1 dataset holds one (spec/v1.md §13).
@@ -175,12 +181,15 @@ async function readV2(store: ReadableStore, base: string, storageText: string, o
     throw new FormatError("BAD_METADATA", `not a carray: meta/storage says kind "${storage.kind}"`, { path: storageKey, field: "/kind", expected: "carray", actual: storage.kind });
   }
   const shapeKey = joinKey(base, "meta/shape");
-  const shapeText = await readText(store, shapeKey);
+  const journalKey = joinKey(base, JOURNAL_FILE);
+  const [shapeText, journalText, attrsText] = await settledInOrder([
+    readText(store, shapeKey),
+    lock === undefined ? readText(store, journalKey) : Promise.resolve(undefined),
+    readText(store, joinKey(base, "__attrs__")),
+  ] as const);
   if (shapeText === undefined) throw new FormatError("MISSING_FILE", "meta/shape is missing", { path: shapeKey, field: "file" });
   const shape = withPath(shapeKey, () => parseShapeV2(shapeText, shapeKey));
-  const attrs = await readAttrsFile(store, base);
-  const journalKey = joinKey(base, JOURNAL_FILE);
-  const journalText = lock === undefined ? await readText(store, journalKey) : undefined;
+  const attrs = await readAttrsFile(store, base, Promise.resolve(attrsText));
   const journal = journalText === undefined ? undefined : withPath(journalKey, () => parseJournalV2(journalText, journalKey));
   const atom = checkShape(storage.dtype, shape, storage.chunklen, shapeKey, storageKey);
   const settings = {
@@ -228,4 +237,18 @@ export function checkOptions(options: OpenOptions): void {
   if (options.mode !== undefined && options.mode !== "r" && options.mode !== "a" && options.mode !== "w") {
     throw new UsageError("INVALID_ARGUMENT", 'mode must be "r", "a" or "w"', { field: "mode", actual: options.mode });
   }
+}
+
+/**
+ * `Promise.all` that waits for every read and then throws the first failure in list order, not
+ * in time order: which error an open reports must not depend on which answer came back first.
+ */
+async function settledInOrder<T extends readonly unknown[]>(reads: { readonly [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(reads as readonly Promise<unknown>[]);
+  const values: unknown[] = [];
+  for (const result of settled) {
+    if (result.status === "rejected") throw result.reason;
+    values.push(result.value);
+  }
+  return values as unknown as T;
 }
