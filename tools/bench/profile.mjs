@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+// One store operation repeated on the store benchmark's datasets, for profiling a single step
+// (`node --cpu-prof tools/bench/profile.mjs sum`) and for the before/after numbers of
+// tools/bench/README.md ("Issue 16, step by step"). Prints the median and the minimum.
+//
+//   node tools/bench/profile.mjs OP [RUNS] [--v2] [--fsync]
+//
+// OP: readall, sum, get (2,000 random gets), take (10,000 indices), column, where, whererows,
+// where2, create. --v2 uses the format-2 copies; --fsync makes create flush to disk (the default
+// store) instead of `fsync: false`. Needs the datasets of `pnpm bench:store` (tools/bench/.data/store)
+// and the built packages. Run it under GLIBC_TUNABLES=glibc.malloc.hugetlb=1 to match the bench.
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadStore } from "./lib/store-ours.mjs";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const DATA = join(HERE, ".data", "store");
+const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+const flags = new Set(process.argv.slice(2).filter((a) => a.startsWith("--")));
+const op = args[0] ?? "readall";
+const runs = Number(args[1] ?? 20);
+const v2 = flags.has("--v2");
+
+const lib = await loadStore();
+if (!lib.loaded) throw new Error(`@fmt/store is not built: ${lib.error}`);
+const { openCarray, openCtable, createCarray } = lib.store;
+const store = (path, options) => new lib.FileSystemStore(path, options);
+const carrayDir = join(DATA, v2 ? "carray-v2-crc32.bcolz" : "carray.bcolz");
+const tableDir = join(DATA, v2 ? "ctable-v2-crc32.bcolz" : "ctable.bcolz");
+const manifest = JSON.parse(readFileSync(join(DATA, "manifest.json"), "utf8"));
+const q90 = manifest.facts.q90;
+
+const carray = await openCarray(store(carrayDir));
+const table = await openCtable(store(tableDir));
+// The bench's xorshift indices (store.mjs), so that profiles see the same access pattern.
+const indices = [];
+let state = 2026;
+for (let i = 0; i < 10_000; i++) {
+  state ^= state << 13;
+  state ^= state >>> 17;
+  state ^= state << 5;
+  indices.push(Math.floor(((state >>> 0) / 2 ** 32) * carray.length));
+}
+let source;
+const created = join(DATA, "profile-created.bcolz");
+
+const operations = {
+  readall: async () => (await openCarray(store(carrayDir))).read(),
+  sum: () => carray.sum(),
+  get: async () => {
+    for (let i = 0; i < 2000; i++) await carray.get(indices[i]);
+  },
+  take: () => carray.take(indices),
+  column: () => table.readColumn("f64"),
+  where: () => table.where(`f64 > ${q90}`, { as: "count" }),
+  whererows: () => table.where(`f64 > ${q90}`, { as: "indices" }),
+  where2: () => table.where(`(f64 > ${q90}) & (i32 < 0)`, { as: "count" }),
+  create: async () => {
+    source ??= new Float64Array(readFileSync(join(DATA, "carray-source.f8")).buffer.slice(0));
+    rmSync(created, { recursive: true, force: true });
+    mkdirSync(created, { recursive: true });
+    const options = v2 ? { dtype: "float64", chunklen: 65536, formatVersion: 2, checksum: "crc32" } : { dtype: "float64", chunklen: 65536 };
+    const a = await createCarray(store(created, flags.has("--fsync") ? {} : { fsync: false }), "", source, options);
+    await a.close();
+  },
+};
+const run = operations[op];
+if (run === undefined) throw new Error(`unknown operation ${op}; one of ${Object.keys(operations).join(", ")}`);
+await run(); // warm-up
+const times = [];
+for (let i = 0; i < runs; i++) {
+  const t0 = performance.now();
+  await run();
+  times.push(performance.now() - t0);
+}
+rmSync(created, { recursive: true, force: true });
+times.sort((a, b) => a - b);
+console.log(`${op}${v2 ? " (v2)" : ""}: median ${times[times.length >> 1].toFixed(1)} ms, min ${times[0].toFixed(1)} ms over ${runs} runs`);
