@@ -423,7 +423,8 @@ export function readChunkHeader(bytes: Uint8Array, path?: string, available: num
 
   if (typesize === 0) throw bad("BAD_HEADER", "blosc.typesize", "typesize is 0", "1..255", 0);
   if (blocksize === 0) throw bad("BAD_HEADER", "blosc.blocksize", "blocksize is 0", ">= 1", 0);
-  if (blocksize > BLOSC_MAX_BLOCKSIZE) throw bad("BAD_HEADER", "blosc.blocksize", "blocksize exceeds BLOSC_MAX_BLOCKSIZE", `<= ${BLOSC_MAX_BLOCKSIZE}`, blocksize);
+  // spec/v1.md §5.8: a size beyond what c-blosc can allocate is a limit, not a broken header.
+  if (blocksize > BLOSC_MAX_BLOCKSIZE) throw bad("SIZE_LIMIT", "blosc.blocksize", "blocksize exceeds BLOSC_MAX_BLOCKSIZE", `<= ${BLOSC_MAX_BLOCKSIZE}`, blocksize);
   if (blocksize > nbytes) throw bad("BAD_HEADER", "blosc.blocksize", "blocksize is larger than nbytes", `<= ${nbytes} (nbytes)`, blocksize);
   if (memcpyed) {
     if (cbytes !== nbytes + BLOSC_HEADER_SIZE) {

@@ -269,3 +269,19 @@ export function defaultDflt(dtype: DType): JsonValue {
       return 0;
   }
 }
+
+/**
+ * Whether a dataset may hold `dtype` (spec/v1.md §13, both format versions): booleans, integers,
+ * floats, byte and unicode strings, and datetimes with a plain unit. Complex and timedelta
+ * (which bcolz cannot save), void and structured dtypes (whose bcolz spelling numpy cannot parse
+ * back) and datetimes without a unit or with a multiplier (`datetime64[10s]`) are not.
+ *
+ * @example
+ * ```ts
+ * isStorableDtype(parseDtype("<f8")); // true
+ * isStorableDtype(parseDtype("datetime64[10s]")); // false
+ * ```
+ */
+export function isStorableDtype(dtype: DType): boolean {
+  return "biufSUM".includes(dtype.kind) && dtype.bcolzWritable && (dtype.kind !== "M" || (dtype.unit !== undefined && /^[A-Za-z]+$/.test(dtype.unit)));
+}

@@ -30,6 +30,7 @@ export {
 } from "./json.js";
 export {
   parseDtype,
+  isStorableDtype,
   dtypeFromNumpyStr,
   atomSize,
   defaultDflt,

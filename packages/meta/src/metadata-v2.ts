@@ -16,7 +16,7 @@
  */
 import { FormatError, UsageError } from "@fmt/errors";
 import { PyFloat, createJsonObject, jsonObjectKeys, parsePythonJson, stringifyPythonJson, type JsonObject, type JsonValue } from "./json.js";
-import { defaultDflt, parseDtype, type DType } from "./dtype.js";
+import { defaultDflt, isStorableDtype, parseDtype, type DType } from "./dtype.js";
 import { validateJsonSchema, type JsonSchema } from "./schema.js";
 import { columnNameProblem, dfltProblem, type Cparams } from "./metadata.js";
 import {
@@ -194,8 +194,7 @@ export function parseStorageV2(text: string, path?: string): StorageV2 {
       const raw = doc as RawCarrayStorageV2;
       const dtype = parseDtype(raw.dtype, path, "/dtype");
       // v2 stores exactly the dtypes of spec/v1.md §13 (complex, timedelta, void are excluded there).
-      const storable = "biufSUM".includes(dtype.kind) && dtype.bcolzWritable && (dtype.kind !== "M" || (dtype.unit !== undefined && /^[A-Za-z]+$/.test(dtype.unit)));
-      if (!storable) throw new FormatError("UNSUPPORTED_DTYPE", "dtype cannot be stored (spec/v1.md §13)", { path, field: "/dtype", expected: "a dtype of spec/v1.md §13", actual: raw.dtype });
+      if (!isStorableDtype(dtype)) throw new FormatError("UNSUPPORTED_DTYPE", "dtype cannot be stored (spec/v1.md §13)", { path, field: "/dtype", expected: "a dtype of spec/v1.md §13", actual: raw.dtype });
       const problem = dfltProblem(dtype, raw.dflt);
       if (problem !== undefined) {
         throw new FormatError("BAD_METADATA", `dflt does not fit dtype ${raw.dtype}`, { path, field: "/dflt", expected: problem, actual: stringifyPythonJson(raw.dflt).slice(0, 80) });

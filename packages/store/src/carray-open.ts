@@ -13,7 +13,7 @@
 import { FormatError, UsageError } from "@fmt/errors";
 import { initCompression } from "@fmt/blosc";
 import { checksumKindByName } from "@fmt/header";
-import { atomSize as rowSize, parseAttrs, parseJournalV2, parseShapeV2, parseSizes, parseStorage, parseStorageV2, storageFormatVersion } from "@fmt/meta";
+import { atomSize as rowSize, isStorableDtype, parseAttrs, parseJournalV2, parseShapeV2, parseSizes, parseStorage, parseStorageV2, storageFormatVersion } from "@fmt/meta";
 import type { DType, JsonObject } from "@fmt/meta";
 import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import { CArray } from "./carray.js";
@@ -157,10 +157,11 @@ async function readV1(store: ReadableStore, base: string, storageText: string, l
   const storage = withPath(storageKey, () => parseStorage(storageText, storageKey));
   const sizes = withPath(sizesKey, () => parseSizes(sizesText, sizesKey));
   const attrs = await readAttrsFile(store, base, Promise.resolve(attrsText));
-  if (storage.dtype.bcolzWritable === false) {
-    // Complex and timedelta64 parse as numpy dtypes, but bcolz 1.x cannot save them, so no
-    // format-version-1 dataset holds one (spec/v1.md §13).
-    throw new FormatError("UNSUPPORTED_DTYPE", `bcolz 1.x cannot store dtype ${storage.dtype.str}`, { path: storageKey, field: "dtype", actual: storage.dtype.bcolzName });
+  if (!isStorableDtype(storage.dtype)) {
+    // Complex and timedelta64 parse as numpy dtypes, but bcolz 1.x cannot save them; void and
+    // structured dtypes, and datetimes without a unit or with a multiplier, do not survive its
+    // metadata (spec/v1.md §13): no format-version-1 dataset holds one.
+    throw new FormatError("UNSUPPORTED_DTYPE", `bcolz 1.x cannot store dtype ${storage.dtype.str}`, { path: storageKey, field: "dtype", expected: "a dtype of spec/v1.md §13", actual: storage.dtype.bcolzName });
   }
   const atom = checkShape(storage.dtype, sizes.shape, storage.chunklen, sizesKey, storageKey);
   const dims = sizes.shape as number[];

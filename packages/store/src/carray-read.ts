@@ -184,7 +184,13 @@ export class ChunkReader {
    */
   async *chunksInOrder(indices: Iterable<number>): AsyncGenerator<LoadedChunk, void, undefined> {
     const order = [...indices];
-    const plan = this.layout.plan(order.filter((k) => this.#memoryRows(k) === undefined));
+    // Rows a writer holds and chunks kept compressed by an earlier single-row read need no fetch.
+    const kept = new Map<number, Uint8Array>();
+    for (const k of order) {
+      const chunk = this.#memoryRows(k) === undefined ? this.cache.compressed(k) : undefined;
+      if (chunk !== undefined) kept.set(k, chunk);
+    }
+    const plan = this.layout.plan(order.filter((k) => this.#memoryRows(k) === undefined && !kept.has(k)));
     const window: Promise<StoredChunk[]>[] = [];
     let planned = false;
     const fill = async (limit: number): Promise<void> => {
@@ -205,6 +211,11 @@ export class ChunkReader {
       for (const index of order) {
         if (this.#memoryRows(index) !== undefined) {
           yield await this.loadChunk(index);
+          continue;
+        }
+        const keptChunk = kept.get(index);
+        if (keptChunk !== undefined) {
+          yield await this.loadChunk(index, { index, key: this.chunkKey(index), chunk: keptChunk });
           continue;
         }
         if (at >= batch.length) {

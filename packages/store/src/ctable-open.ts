@@ -159,14 +159,16 @@ async function readAppendJournal(store: ReadableStore, base: string): Promise<nu
   const key = joinKey(base, APPEND_JOURNAL_FILE);
   const text = await readText(store, key);
   if (text === undefined) return undefined;
-  let length: unknown;
+  let doc: unknown;
   try {
-    length = (JSON.parse(text) as { length?: unknown }).length;
+    doc = JSON.parse(text);
   } catch (cause) {
     throw new FormatError("BAD_JSON", "the journal of an interrupted append is not JSON", { path: key, field: "text", cause });
   }
+  // spec/v1.md §8.5: an object whose length is an integer >= 0 (an array has a length too).
+  const length = typeof doc === "object" && doc !== null && !Array.isArray(doc) ? (doc as { length?: unknown }).length : undefined;
   if (typeof length !== "number" || !Number.isSafeInteger(length) || length < 0) {
-    throw new FormatError("BAD_METADATA", "the journal of an interrupted append needs a length", { path: key, field: "length", actual: length });
+    throw new FormatError("BAD_METADATA", "the journal of an interrupted append must be an object with a length (an integer >= 0)", { path: key, field: "append.length", expected: "an integer >= 0", actual: Array.isArray(doc) ? "an array" : length });
   }
   return length;
 }
@@ -243,8 +245,9 @@ export async function openCtableWith(store: ReadableStore, base: string, options
   if (mode === "r") {
     const names = readNames(format, rootKey, rootdirsText);
     const attrsText = await readText(store, attrsKey);
-    if (attrsText === undefined && format.version === 2) throw new FormatError("MISSING_FILE", "__attrs__ is missing", { path: attrsKey, field: "file" });
-    const attrs = attrsText === undefined ? {} : withPath(attrsKey, () => parseAttrs(attrsText, attrsKey));
+    // bcolz writes the table's own __attrs__ with the table and cannot open one without it.
+    if (attrsText === undefined) throw new FormatError("MISSING_FILE", "__attrs__ is missing", { path: attrsKey, field: "file" });
+    const attrs = withPath(attrsKey, () => parseAttrs(attrsText, attrsKey));
     const columns = await committedColumns(store, base, names, options, format);
     return new CTable(store, base, names, columns, attrs, undefined, options, format);
   }

@@ -266,8 +266,7 @@ export const storageSchema = {
   "properties": {
     "dtype": {
       "description": "numpy `str(dtype)` of the base dtype: \"float64\", \"int32\", \"bool\", \"datetime64[ns]\", \"|S7\", \"<U3\", \">i4\" (checked by the dtype parser, not by this schema).",
-      "type": "string",
-      "minLength": 1
+      "type": "string"
     },
     "cparams": {
       "$ref": "urn:fmt:bcolz:v1:cparams"
