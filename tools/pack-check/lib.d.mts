@@ -18,3 +18,8 @@ export declare function nodeImportsIn(text: string): string[];
 export declare function attwProblems(report: unknown): string[];
 /** The first ```js block under a "## Example" heading. */
 export declare function readmeExample(readme: string): string | undefined;
+/** Publishable packages to pack for `wanted` (all when empty) plus their workspace dependencies, sorted. */
+export declare function packClosure(
+  manifests: { name: string; private?: boolean; dependencies?: Record<string, string>; peerDependencies?: Record<string, string> }[],
+  wanted: string[],
+): string[];

@@ -174,3 +174,31 @@ export function readmeExample(readme) {
   const m = /^```js\n([\s\S]*?)^```$/m.exec(section.split(/^## /m)[0]);
   return m?.[1];
 }
+
+/**
+ * The publishable packages to pack for `wanted` (names; empty: every publishable package) together
+ * with every workspace package they depend on (`dependencies` and `peerDependencies`, transitively),
+ * so that the tarballs install from each other without a registry. Private packages are never
+ * packed: naming one, or an unknown name, throws; so does a publishable package that depends on a
+ * private one. Sorted by name.
+ *
+ * @param {{ name: string, private?: boolean, dependencies?: Record<string, string>, peerDependencies?: Record<string, string> }[]} manifests
+ *   the package.json of every workspace package
+ * @param {string[]} wanted
+ * @returns {string[]}
+ */
+export function packClosure(manifests, wanted) {
+  const byName = new Map(manifests.map((m) => [m.name, m]));
+  const roots = wanted.length > 0 ? wanted : manifests.filter((m) => m.private !== true).map((m) => m.name);
+  const chosen = new Set();
+  const visit = (name, from) => {
+    const m = byName.get(name);
+    if (m === undefined) throw new Error(`${name} is not a package of this workspace (publishable ones: ${manifests.filter((x) => x.private !== true).map((x) => x.name).sort().join(", ")})`);
+    if (m.private === true) throw new Error(from === undefined ? `${name} is private and is never packed` : `${from} depends on ${name}, which is private`);
+    if (chosen.has(name)) return;
+    chosen.add(name);
+    for (const dep of Object.keys({ ...m.dependencies, ...m.peerDependencies })) if (byName.has(dep)) visit(dep, name);
+  };
+  for (const name of roots) visit(name, undefined);
+  return [...chosen].sort();
+}

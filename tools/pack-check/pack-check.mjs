@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // The pack-and-install test: what a user gets from npm, checked from outside the workspace.
 //
-//  1. `pnpm pack` every publishable (non-private) workspace package into a temporary directory;
+//  1. `pnpm pack` every publishable (non-private) workspace package into a temporary directory
+//     (pack.mjs, the same packing as `pnpm pack:public`);
 //  2. check each tarball: no tests, sources, maps or build info; README.md, LICENSE and complete
 //     package.json metadata; no `workspace:` ranges left;
 //  3. publint (strict; suggestions count too) and arethetypeswrong (profile esm-only) on each tarball;
 //  4. `npm install` all tarballs into a fresh npm project in the temporary directory (third-party
-//     dependencies come from the npm registry or npm's cache);
+//     dependencies come from the npm registry or npm's cache), with the optional peer dependencies
+//     (the AWS SDK for `@fmt/fs-adapters/s3`) added as a user of every entry point would;
 //  5. Node ESM: import every entry point, read a corpus dataset shipped in @fmt/conformance, run
 //     the `bcolz-ts` conformance adapter and `fmt-conformance --help` from node_modules/.bin;
 //  6. tsc (strict, skipLibCheck off) on a small program under moduleResolution node16 and bundler;
@@ -16,11 +18,12 @@
 // Needs the packages built (`pnpm build`). Usage: node tools/pack-check/pack-check.mjs [--keep]
 // (--keep leaves the temporary directory for inspection). Exit 0 when everything is clean.
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { packPublic } from "./pack.mjs";
 import { attwProblems, browserEntryPoints, jsEntryPoints, manifestProblems, nodeEntryPoints, nodeImportsIn, readmeExample, tarballFileProblems } from "./lib.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -49,27 +52,15 @@ const sameBytes = (a, b) => a.length === b.length && a.every((x, i) => x === b[i
 try {
   // 1. pack
   step("pnpm pack every publishable package");
-  const listing = JSON.parse(mustRun("pnpm", ["ls", "-r", "--depth", "-1", "--json"], { cwd: root }).stdout);
-  const packages = listing
-    .filter((p) => !p.private && p.name !== undefined)
-    .map((p) => ({ name: p.name, dir: relative(root, p.path).split("\\").join("/"), path: p.path }))
-    .sort((a, b) => a.name.localeCompare(b.name));
-  if (packages.length === 0) throw new Error("no publishable package found");
   const tarballDir = join(work, "tarballs");
-  mkdirSync(tarballDir);
+  const packages = packPublic(root, [], tarballDir);
+  if (packages.length === 0) throw new Error("no publishable package found");
   for (const p of packages) {
-    const source = JSON.parse(readFileSync(join(p.path, "package.json"), "utf8"));
-    if (source.scripts?.build && !existsSync(join(p.path, "dist"))) throw new Error(`${p.name}: no dist/ — run \`pnpm build\` first`);
-    const before = new Set(readdirSync(tarballDir));
-    mustRun("pnpm", ["pack", "--pack-destination", tarballDir], { cwd: p.path });
-    const made = readdirSync(tarballDir).filter((f) => !before.has(f) && f.endsWith(".tgz"));
-    if (made.length !== 1) throw new Error(`${p.name}: pnpm pack made ${made.length} tarballs`);
-    p.tarball = join(tarballDir, made[0]);
     const files = mustRun("tar", ["-tzf", p.tarball]).stdout.split("\n").filter((l) => l && !l.endsWith("/")).map((l) => l.replace(/^package\//, ""));
     p.manifest = JSON.parse(mustRun("tar", ["-xzOf", p.tarball, "package/package.json"]).stdout);
     // 2. contents and metadata
     problems.push(...tarballFileProblems(p.name, files), ...manifestProblems(p.dir, p.manifest));
-    console.log(`${p.name}: ${made[0]}, ${files.length} files`);
+    console.log(`${p.name}: ${relative(tarballDir, p.tarball)}, ${files.length} files`);
   }
 
   // 3. publint and arethetypeswrong
@@ -103,7 +94,14 @@ try {
   cpSync(join(here, "consumer"), consumer, { recursive: true });
   writeFileSync(join(consumer, "package.json"), `${JSON.stringify({ name: "pack-check-consumer", private: true, type: "module" }, null, 2)}\n`);
   const typesNode = `@types/node@${require(join(root, "node_modules/@types/node/package.json")).version}`;
-  mustRun("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", ...packages.map((p) => p.tarball), typesNode], { cwd: consumer });
+  // Optional peers (the AWS SDK of @fmt/fs-adapters/s3) are not installed by npm: a user of every
+  // entry point adds them, at the version the workspace tests with.
+  const optionalPeers = packages.flatMap((p) =>
+    Object.keys(p.manifest.peerDependenciesMeta ?? {})
+      .filter((dep) => p.manifest.peerDependenciesMeta[dep]?.optional === true && !packages.some((q) => q.name === dep))
+      .map((dep) => `${dep}@${require(join(p.path, "node_modules", dep, "package.json")).version}`),
+  );
+  mustRun("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", ...packages.map((p) => p.tarball), typesNode, ...optionalPeers], { cwd: consumer });
   for (const p of packages) {
     const installed = JSON.parse(readFileSync(join(consumer, "node_modules", p.name, "package.json"), "utf8"));
     if (installed.version !== p.manifest.version) problems.push(`${p.name}: npm installed ${installed.version}, not the packed ${p.manifest.version}`);

@@ -10,6 +10,7 @@ import { basename, dirname, join } from "node:path";
 import { UsageError } from "@fmt/errors";
 import type { CArray, CTable } from "@fmt/store";
 import { resolveSlice } from "./args.js";
+import { csvHeaderCell } from "./csv-types.js";
 import { streamRows } from "./rows.js";
 
 /**
@@ -146,7 +147,15 @@ export async function exportDataset(dataset: CArray | CTable, options: ExportOpt
     await Promise.race([once(file, "finish"), failed]);
     await rename(temp, options.to);
   } catch (error) {
+    // The stream opens its file asynchronously: when the export fails before that, destroy()
+    // still lets the open finish. Unlink only once the stream has closed, or the file it creates
+    // afterwards would be left behind.
+    const closed = file.closed ? Promise.resolve() : once(file, "close").then(
+      () => undefined,
+      () => undefined,
+    );
     file.destroy();
+    await closed;
     await unlink(temp).catch(() => undefined);
     throw error;
   }
@@ -180,7 +189,7 @@ export async function exportDataset(dataset: CArray | CTable, options: ExportOpt
         }
       }
     } else {
-      if (format === "csv" && dataset.kind === "ctable") await write(`${names.map(csvCell).join(",")}\n`);
+      if (format === "csv" && dataset.kind === "ctable") await write(`${names.map((n, i) => csvCell(csvHeaderCell(n, arrays[i]!))).join(",")}\n`);
       const slice = resolveSlice(dataset.length);
       for await (const text of streamRows(dataset, slice, format === "jsonl" ? "json" : "text", dataset.kind === "ctable" ? names : undefined)) {
         await write(format === "csv" ? text.split("\n").map((line) => (line === "" ? line : line.split("\t").map(csvCell).join(","))).join("\n") : text);

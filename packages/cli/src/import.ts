@@ -3,6 +3,7 @@
  * `.npy` file or a CSV file with a header line, with the chosen chunklen and cparams.
  */
 import { ConflictError, isBcolzError, UsageError } from "@fmt/errors";
+import { parseHeaderCell, typedColumn } from "./csv-types.js";
 import { readSourceFile } from "./paths.js";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
 import type { Cparams } from "@fmt/meta";
@@ -192,16 +193,27 @@ async function importInto(source: string, dest: string, options: ImportOptions):
   }
   if (lower.endsWith(".csv")) {
     const records = parseCsv(await readSourceFile(source, "utf8"));
-    const names = records.shift();
-    if (names === undefined || names.length === 0) bad("the CSV file has no header line");
+    const header = records.shift();
+    if (header === undefined || header.length === 0) bad("the CSV file has no header line");
     records.forEach((r, i) => {
-      if (r.length !== names.length) bad(`CSV line ${i + 2} has ${r.length} fields, the header ${names.length}`);
+      if (r.length !== header.length) bad(`CSV line ${i + 2} has ${r.length} fields, the header ${header.length}`);
     });
-    const columns: ColumnSpec[] = names.map((name, k) => {
-      const { data, dtype, vtype } = csvColumn(records.map((r) => r[k]!), version === 2);
-      return { name: name.trim(), data, ...(vtype === undefined ? { options: { dtype } } : { vtype }) };
+    // A typed header (`name:TYPE`, what export writes) gives each column its dtype, read back
+    // exactly; an untyped column's dtype is inferred from its cells.
+    const cells = header.map(parseHeaderCell);
+    const variable = cells.find((c) => c.type?.kind === "vl");
+    let tableVersion = version;
+    if (variable !== undefined) {
+      if (options.formatVersion === 1) bad(`column "${variable.name}" is variable-length (vl:…), which only format 2 stores: import with --format 2`);
+      tableVersion = 2;
+    }
+    const columns: ColumnSpec[] = cells.map(({ name, type }, k) => {
+      const column = records.map((r) => r[k]!);
+      if (type !== undefined) return typedColumn(name, type, column, 2);
+      const { data, dtype, vtype } = csvColumn(column, tableVersion === 2);
+      return { name, data, ...(vtype === undefined ? { options: { dtype } } : { vtype }) };
     });
-    const t = await createCtable(store, "", columns, common);
+    const t = await createCtable(store, "", columns, { ...common, formatVersion: tableVersion });
     await t.close();
     return t;
   }

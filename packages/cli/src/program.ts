@@ -194,7 +194,7 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
 
   program
     .command("export")
-    .description("write a dataset to .npy (a ctable as a structured array), .csv or .jsonl")
+    .description("write a dataset to .npy (a ctable as a structured array), .csv (a ctable with a typed header, name:dtype, that import reads back exactly) or .jsonl")
     .argument("<dir>", "dataset directory")
     .requiredOption("--to <file>", "output file; the extension (.npy, .csv, .jsonl) picks the format; - writes to standard output (with --as)")
     .addOption(new Option("--as <format>", "the format, for --to - or a file without a telling extension").choices(["npy", "csv", "jsonl"]))
@@ -223,7 +223,7 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
 
   program
     .command("import")
-    .description("create a carray from a .npy file, or a ctable from a structured .npy or a CSV file with a header line")
+    .description("create a carray from a .npy file, or a ctable from a structured .npy or a CSV file with a header line (typed name:dtype cells, as export writes them, keep their dtypes; other columns get one from their cells)")
     .argument("<source>", "input file: .npy or .csv")
     .argument("<dir>", "dataset directory to create")
     .addOption(new Option("--chunklen <n>", "rows per chunk (default: chosen from the length, like bcolz)").argParser(parsePositive))

@@ -333,7 +333,7 @@ describe("bcolz-ts export", () => {
     }
   });
 
-  it("CSV has a header and the cat text values; JSON lines equal cat --json", () => {
+  it("CSV has a typed header (name:dtype) and the cat text values; JSON lines equal cat --json", () => {
     const name = "blosc114_ctable_mixed";
     const csv = join(tmp, "t.csv");
     const jsonl = join(tmp, "t.jsonl");
@@ -341,7 +341,7 @@ describe("bcolz-ts export", () => {
     const i = int32s(expectedBytes(name, "i.bin"));
     const s = byteStrings(expectedBytes(name, "s.bin"), 5);
     const quote = (t: string): string => (/[",]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t);
-    expect(lines(readFileSync(csv, "utf8"))).toEqual(["i,s", ...i.map((v, k) => `${v},${quote(s[k]!)}`)]);
+    expect(lines(readFileSync(csv, "utf8"))).toEqual(["i:<i4,s:|S5", ...i.map((v, k) => `${v},${quote(s[k]!)}`)]);
     expect(run("export", data(name), "--to", jsonl).code).toBe(0);
     expect(readFileSync(jsonl, "utf8")).toBe(run("cat", data(name), "--json").stdout);
   });

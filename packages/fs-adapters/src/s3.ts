@@ -3,6 +3,11 @@
  * Cloudflare R2, GCS interoperability) through `@aws-sdk/client-s3`. Import it from
  * `@fmt/fs-adapters/s3`. Browser-safe: no `node:` imports of its own.
  *
+ * `@aws-sdk/client-s3` is an optional peer dependency of `@fmt/fs-adapters`: install it next to
+ * this package to use the S3 store (`npm install @aws-sdk/client-s3`). Only this entry point loads
+ * it; without it, importing this module rejects with a `UsageError` (`INVALID_ARGUMENT`, field
+ * `@aws-sdk/client-s3`) that says what to install.
+ *
  * @example
  * ```ts
  * import { S3Store } from "@fmt/fs-adapters/s3";
@@ -13,19 +18,14 @@
  * @packageDocumentation
  */
 
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
+import type {
+  CreateMultipartUploadCommandOutput,
+  GetObjectCommandOutput,
+  ListObjectsV2CommandOutput,
   S3Client,
-  UploadPartCommand,
+  S3ClientConfig,
+  UploadPartCommandOutput,
 } from "@aws-sdk/client-s3";
-import type { CreateMultipartUploadCommandOutput, GetObjectCommandOutput, ListObjectsV2CommandOutput, S3ClientConfig, UploadPartCommandOutput } from "@aws-sdk/client-s3";
 import { BcolzError, StorageError, UsageError } from "@fmt/errors";
 import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./index.js";
 import type { ByteRange, PutOptions, WritableStore } from "./index.js";
@@ -44,6 +44,51 @@ import {
   withRetries,
 } from "./remote.js";
 import type { Asked, BodyLimits, RetryOptions } from "./remote.js";
+
+/** The version range of `@aws-sdk/client-s3` this store is built and tested against. */
+const SDK_RANGE = "^3.1169.0";
+
+/**
+ * Whether `error` says that the package `@aws-sdk/client-s3` itself could not be found (not one of
+ * its own files or dependencies, which would be a broken installation instead).
+ */
+function isSdkMissing(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  const namesSdk = /@aws-sdk\/client-s3(?![\w/-])/.test(message);
+  return namesSdk && (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND" || /cannot find|failed to (resolve|load)|not found/i.test(message));
+}
+
+/**
+ * Loads the AWS SDK's S3 client, an optional peer dependency: `@fmt/fs-adapters` and
+ * `@fmt/fs-adapters/node` never load it, so local-disk users need not install it.
+ */
+async function loadSdk(): Promise<typeof import("@aws-sdk/client-s3")> {
+  try {
+    return await import("@aws-sdk/client-s3");
+  } catch (error) {
+    if (!isSdkMissing(error)) throw error;
+    throw new UsageError(
+      "INVALID_ARGUMENT",
+      `S3Store needs the AWS SDK's S3 client, which is not installed: run \`npm install @aws-sdk/client-s3@${SDK_RANGE}\` ` +
+        "(an optional peer dependency of @fmt/fs-adapters, left out so that local-disk users do not pay for it)",
+      { field: "@aws-sdk/client-s3", cause: error },
+    );
+  }
+}
+
+const sdk = await loadSdk();
+const {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  UploadPartCommand,
+} = sdk;
 
 export type { ByteRange, PutOptions, ReadableStore, WritableStore } from "./index.js";
 export { RemoteStats } from "./remote.js";
@@ -281,7 +326,7 @@ export class S3Store implements WritableStore {
     const prefix = options.prefix ?? "";
     this.prefix = prefix === "" || prefix.endsWith("/") ? prefix : `${prefix}/`;
     if (this.prefix !== "") validateKey(this.prefix.slice(0, -1));
-    this.client = options.client instanceof S3Client ? options.client : new S3Client({ maxAttempts: 1, ...options.client });
+    this.client = options.client instanceof sdk.S3Client ? options.client : new sdk.S3Client({ maxAttempts: 1, ...options.client });
     this.#retry = resolveRetryOptions(options.retry ?? {});
     this.#multipartThreshold = options.multipartThreshold ?? 16 * MIB;
     this.#partSize = options.partSize ?? 8 * MIB;
