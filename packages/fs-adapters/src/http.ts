@@ -19,6 +19,7 @@ import type { ByteRange, ReadableStore } from "./index.js";
 import {
   ConcurrencyLimit,
   InconsistentAnswer,
+  checkConcurrency,
   RemoteStats,
   RetryableFailure,
   bodyCap,
@@ -34,7 +35,7 @@ import {
 import type { Asked, BodyLimits, RetryOptions } from "./remote.js";
 
 export type { ByteRange, ReadableStore } from "./index.js";
-export { RemoteStats } from "./remote.js";
+export { DEFAULT_REMOTE_CONCURRENCY, RemoteStats } from "./remote.js";
 export type { BodyLimits, RetryOptions } from "./remote.js";
 
 /**
@@ -65,7 +66,11 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * ```
  */
 export interface HttpStoreOptions {
-  /** Requests in flight at once (default 6, a browser's per-host limit for HTTP/1.1). */
+  /**
+   * Requests in flight at once, and how many fetches a reader keeps going (see
+   * `ReadableStore.concurrency`); default {@link DEFAULT_REMOTE_CONCURRENCY}. A browser queues
+   * past its own per-host limit (6 over HTTP/1.1).
+   */
   concurrency?: number;
   /**
    * A key whose value lists the store's keys, one per line (relative to the base URL; blank
@@ -140,6 +145,8 @@ export class HttpStore implements ReadableStore {
   readonly #retry: ReturnType<typeof resolveRetryOptions>;
   readonly #onNotice: ((message: string) => void) | undefined;
   readonly #limits: Required<BodyLimits>;
+  /** Requests a reader keeps in flight; see the `concurrency` option. */
+  readonly concurrency: number;
   readonly #maxRedirects: number;
   readonly #allowCrossOrigin: boolean;
   readonly #forwardHeaders: Set<string>;
@@ -151,7 +158,8 @@ export class HttpStore implements ReadableStore {
       throw new UsageError("INVALID_ARGUMENT", "baseUrl must be a non-empty URL", { field: "baseUrl", actual: baseUrl });
     }
     this.baseUrl = baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`;
-    this.limit = new ConcurrencyLimit(options.concurrency ?? 6);
+    this.concurrency = checkConcurrency(options.concurrency);
+    this.limit = new ConcurrencyLimit(this.concurrency);
     const f = options.fetch ?? globalThis.fetch;
     this.#fetch = (input, init) => f(input, init);
     this.#headers = { ...options.headers };

@@ -69,6 +69,12 @@ export interface ReadableStore {
    * callers fall back to `get(key).length`.
    */
   byteLength?(key: string): Promise<number | undefined>;
+  /**
+   * How many requests this store serves well at once: readers keep about that many fetches in
+   * flight. Absent for local stores (a reader's own default applies); remote stores set it,
+   * since a request there costs a round trip that only concurrency hides.
+   */
+  readonly concurrency?: number;
 }
 
 /**

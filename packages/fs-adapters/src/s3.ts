@@ -31,6 +31,7 @@ import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./in
 import type { ByteRange, PutOptions, WritableStore } from "./index.js";
 import {
   InconsistentAnswer,
+  checkConcurrency,
   RemoteStats,
   RetryableFailure,
   bodyCap,
@@ -91,7 +92,7 @@ const {
 } = sdk;
 
 export type { ByteRange, PutOptions, ReadableStore, WritableStore } from "./index.js";
-export { RemoteStats } from "./remote.js";
+export { DEFAULT_REMOTE_CONCURRENCY, RemoteStats } from "./remote.js";
 export type { BodyLimits, RetryOptions } from "./remote.js";
 
 /**
@@ -205,6 +206,11 @@ export interface S3StoreOptions {
   limits?: BodyLimits;
   /** Which redirects are followed (default: within the configured endpoint only). */
   redirects?: S3RedirectOptions;
+  /**
+   * Requests a reader keeps in flight (see `ReadableStore.concurrency`); default
+   * {@link DEFAULT_REMOTE_CONCURRENCY}. Each is bounded by the reader's chunk or run size.
+   */
+  concurrency?: number;
 }
 
 const MIB = 1024 * 1024;
@@ -314,6 +320,8 @@ export class S3Store implements WritableStore {
   /** What the probe saw when it chose `"emulated"`, for the warning. */
   #emulatedBecause = "";
   readonly #limits: Required<BodyLimits>;
+  /** Requests a reader keeps in flight; see the `concurrency` option. */
+  readonly concurrency: number;
   readonly #maxRedirects: number;
   readonly #allowCrossOrigin: boolean;
 
@@ -342,6 +350,7 @@ export class S3Store implements WritableStore {
       throw new UsageError("INVALID_ARGUMENT", "redirects.maxRedirects must be an integer >= 0", { field: "redirects.maxRedirects", actual: maxRedirects });
     }
     this.#maxRedirects = maxRedirects;
+    this.concurrency = checkConcurrency(options.concurrency);
     this.#allowCrossOrigin = options.redirects?.allowCrossOrigin === true;
     this.#conditional = options.conditionalCreate ?? "auto";
     if (!["auto", "native", "emulated"].includes(this.#conditional)) {

@@ -71,6 +71,8 @@ export class CachingStore implements ReadableStore {
 
   /** Forwarded to the inner store's `list`; `undefined` when the inner store cannot list. */
   readonly list?: (prefix: string) => Promise<string[]>;
+  /** The inner store's `concurrency` hint. */
+  readonly concurrency?: number;
 
   /** Wraps `inner`. */
   constructor(inner: ReadableStore, options: CachingStoreOptions = {}) {
@@ -84,6 +86,7 @@ export class CachingStore implements ReadableStore {
       const list = inner.list.bind(inner);
       this.list = (prefix: string) => list(prefix);
     }
+    if (inner.concurrency !== undefined) this.concurrency = inner.concurrency;
   }
 
   /** Total bytes currently cached. */
@@ -249,6 +252,8 @@ export class RangeCoalescingStore implements ReadableStore {
 
   /** Forwarded to the inner store's `list`; `undefined` when the inner store cannot list. */
   readonly list?: (prefix: string) => Promise<string[]>;
+  /** The inner store's `concurrency` hint. */
+  readonly concurrency?: number;
 
   /** Wraps `inner`. */
   constructor(inner: ReadableStore, options: RangeCoalescingStoreOptions = {}) {
@@ -259,6 +264,7 @@ export class RangeCoalescingStore implements ReadableStore {
       const list = inner.list.bind(inner);
       this.list = (prefix: string) => list(prefix);
     }
+    if (inner.concurrency !== undefined) this.concurrency = inner.concurrency;
   }
 
   /** Forwarded to the inner store; `undefined` if missing. */

@@ -190,7 +190,7 @@ export class ChunkReader {
       const chunk = this.#memoryRows(k) === undefined ? this.cache.compressed(k) : undefined;
       if (chunk !== undefined) kept.set(k, chunk);
     }
-    const plan = this.layout.plan(order.filter((k) => this.#memoryRows(k) === undefined && !kept.has(k)));
+    const plan = this.layout.plan(order.filter((k) => this.#memoryRows(k) === undefined && !kept.has(k)), this.#prefetch);
     const window: Promise<StoredChunk[]>[] = [];
     let planned = false;
     const fill = async (limit: number): Promise<void> => {

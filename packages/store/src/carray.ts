@@ -116,7 +116,8 @@ export class CArray {
         layout: this.#layout,
         chunklen: init.chunklen,
         atomSize: init.atomSize,
-        prefetch: init.options.prefetch ?? 4,
+        // A remote store tells how many requests it serves well at once; local reads need few.
+        prefetch: init.options.prefetch ?? init.store.concurrency ?? 4,
         cacheBytes: init.options.cacheBytes ?? DEFAULT_CACHE_BYTES,
         workers: init.options.workers,
       },

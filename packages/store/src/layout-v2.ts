@@ -28,6 +28,11 @@ import type { IndexExpectation, SuperchunkIndex } from "./superchunk-index.js";
 
 /** A coalesced read stops growing at this many bytes or chunks. */
 const MAX_GROUP_BYTES = 8 * 1024 * 1024;
+/**
+ * The same bound on a store that keeps many requests in flight (a remote one): smaller runs let
+ * decoding start sooner and keep the bytes in flight (runs × concurrency) near 64 MiB.
+ */
+const MAX_GROUP_BYTES_CONCURRENT = 4 * 1024 * 1024;
 const MAX_GROUP_CHUNKS = 64;
 const ZERO_HEADER = new Uint8Array(16);
 
@@ -78,6 +83,7 @@ interface WriterFile extends SuperchunkIndex {
 export class LayoutV2 implements ChunkLayoutWriter {
   readonly formatVersion = 2 as const;
   readonly #store: ReadableStore;
+  readonly #maxGroupBytes: number;
   readonly #geometry: LayoutGeometry;
   readonly #settings: V2Settings;
   /** Global indices listed by an unfinished `.journal`: read from their `.next` file when it exists. */
@@ -89,6 +95,7 @@ export class LayoutV2 implements ChunkLayoutWriter {
 
   constructor(store: ReadableStore, geometry: LayoutGeometry, settings: V2Settings, journal: readonly [number, number][] | undefined) {
     this.#store = store;
+    this.#maxGroupBytes = store.concurrency !== undefined && store.concurrency > 4 ? MAX_GROUP_BYTES_CONCURRENT : MAX_GROUP_BYTES;
     this.#geometry = geometry;
     this.#settings = settings;
     this.#journal = new Map((journal ?? []).map(([s, i]) => [(s - 1) * settings.superchunksize + i, [s, i]]));
@@ -172,9 +179,27 @@ export class LayoutV2 implements ChunkLayoutWriter {
     return bytes;
   }
 
-  async *plan(indices: readonly number[]): AsyncGenerator<ChunkFetch, void, undefined> {
+  async *plan(indices: readonly number[], fetchesAhead = 4): AsyncGenerator<ChunkFetch, void, undefined> {
     const S = this.#settings.superchunksize;
+    // The indexes of the next superchunks load while this one's runs are fetched (half as many
+    // as the reader's fetches ahead): planning a run needs its superchunk's index, and loading
+    // them one by one would cap a remote read at one request in flight when superchunks are small.
+    const lookahead = Math.max(1, Math.ceil(fetchesAhead / 2));
+    const ahead: number[] = []; // superchunks whose index load was started, in order of first use
+    let warmed = 0;
+    const warm = (from: number): void => {
+      const current = Math.floor(indices[from]! / S) + 1;
+      while (ahead.length > 0 && ahead[0]! < current) ahead.shift();
+      for (; warmed < indices.length; warmed++) {
+        const s = Math.floor(indices[warmed]! / S) + 1;
+        if (ahead.includes(s) || s < current) continue;
+        if (ahead.length >= lookahead) break;
+        ahead.push(s);
+        if (this.#files === undefined) void this.#index(s).catch(() => undefined);
+      }
+    };
     for (let k = 0; k < indices.length; ) {
+      warm(k);
       const g = indices[k]!;
       const single: ChunkFetch = { indices: [g], fetch: async () => [await this.read(g)] };
       if (this.#files !== undefined || this.#journal.has(g)) {
@@ -195,7 +220,7 @@ export class LayoutV2 implements ChunkLayoutWriter {
           if (next !== g + members.length || Math.floor(next / S) + 1 !== s || this.#journal.has(next) || next % S >= required) break;
           const at = chunkOffset(index, next % S);
           const length = slotReadLength(index, next % S, required);
-          if (at !== end || at + length - start > MAX_GROUP_BYTES) break;
+          if (at !== end || at + length - start > this.#maxGroupBytes) break;
           members.push(next);
           end = at + length;
         }

@@ -87,9 +87,10 @@ export interface ChunkLayout {
   /**
    * The fetches that bring chunks `indices` (increasing or not, each once), in the order given:
    * format 1 reads one file per chunk, format 2 joins neighbouring slots of a superchunk into one
-   * range request.
+   * range request. `ahead`: how many fetches the caller keeps in flight (format 2 loads the
+   * indexes of that many superchunks, halved, ahead of the one being planned).
    */
-  plan(indices: readonly number[]): AsyncGenerator<ChunkFetch, void, undefined>;
+  plan(indices: readonly number[], ahead?: number): AsyncGenerator<ChunkFetch, void, undefined>;
   /** Partial access (format 1 only). */
   readonly partial?: PartialChunkAccess;
   /** Forgets what the layout learnt about files (after a write through another handle). */

@@ -47,7 +47,9 @@ export interface OpenOptions {
   maxChunksPerCall?: number;
   /**
    * How many chunk files are being read ahead of the one being decoded in sequential reads (so
-   * at most `prefetch + 1` compressed chunks are held at a time). Default 4.
+   * at most `prefetch + 1` compressed chunks are held at a time; format 2 also loads the indexes
+   * of up to `prefetch / 2` superchunks ahead). Default: the store's
+   * `concurrency` hint (16 for the HTTP and S3 stores), else 4.
    */
   prefetch?: number;
   /**

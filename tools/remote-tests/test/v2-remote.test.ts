@@ -216,7 +216,8 @@ describe.each(remotes)("format 2 over $name", (remote) => {
     proxy.reset();
     // Rows 7,500 … 12,499: chunk 7 (file 1), chunks 8 … 12 (file 2).
     expect(sameValues((await array.read(7_500, 12_500)) as Float64Array, singleData.subarray(7_500, 12_500))).toBe(true);
-    const log = [...proxy.log].sort((a, b) => a.start - b.start);
+    // By file, then offset: the second file's index may load while the first file's slot is read.
+    const log = [...proxy.log].sort((a, b) => fileOf(a) - fileOf(b) || a.start - b.start);
     expect(log.every(isData)).toBe(true);
     expect(log.map(fileOf)).toEqual([1, 1, 2, 2]);
     const second = liveOffsets(await remote.file("single", 2)).offsets;
@@ -243,7 +244,7 @@ describe.each(remotes)("format 2 over $name", (remote) => {
   });
 
   for (const prefetch of [4, 1]) {
-    it(`reading the whole array (prefetch ${prefetch}): one request per group of neighbouring slots, at most ${prefetch + 1} in flight, right values`, async () => {
+    it(`reading the whole array (prefetch ${prefetch}): one request per group of neighbouring slots, at most ${prefetch + 1} data fetches and the next indexes in flight, right values`, async () => {
       const proxy = remote.proxy();
       // A delay per request makes overlap visible on loopback (answers otherwise return before the next request is sent).
       proxy.setDelay((r) => (/\/data\//.test(r.path) ? 25 : 0));
@@ -280,8 +281,9 @@ describe.each(remotes)("format 2 over $name", (remote) => {
           expect(mine[0]![0]).toBe(Math.min(...offsets));
         }
         expect(covered).toBe(nchunks);
-        // Bounded concurrency, as the server saw it (index loads included), and real overlap.
-        expect(proxy.peak).toBeLessThanOrEqual(prefetch + 1);
+        // Bounded concurrency, as the server saw it, and real overlap: the prefetch + 1 data
+        // fetches plus the indexes of the next superchunks (half the prefetch, at least one).
+        expect(proxy.peak).toBeLessThanOrEqual(prefetch + 1 + Math.max(1, Math.ceil(prefetch / 2)));
         expect(proxy.peak).toBeGreaterThanOrEqual(Math.min(2, prefetch + 1));
         const overlapping = log.filter((r) => r.inFlightAtStart > 1).length;
         report.push(
