@@ -25,6 +25,8 @@ function pick(arb) {
   return fc.sample(arb, { seed: SEED + draw, numRuns: 1 })[0];
 }
 
+// Spec rule ids each case pins (spec/conformance.md §2.3), kept with the other sets' in existing-rules.json.
+const ruleIds = JSON.parse(readFileSync(join(here, "existing-rules.json"), "utf8"));
 const cases = [];
 function makeCase({ name, from, category, error, rule, mutate, validAsSource = false }) {
   const dir = join(out, name);
@@ -40,6 +42,9 @@ function makeCase({ name, from, category, error, rule, mutate, validAsSource = f
   } else {
     Object.assign(entry, { category, expect: { error } });
   }
+  const ids = ruleIds[`v1/bcolz-broken/${name}`];
+  if (ids === undefined) throw new Error(`no rule ids for ${name} in existing-rules.json`);
+  Object.assign(entry, ids);
   cases.push(entry);
 }
 
@@ -167,6 +172,10 @@ makeCase({ name: "ctable_name_climbs_out", from: "ctable_mixed", category: "inva
   mutate: (r) => editJson(r, "__rootdirs__", '{"names": ["id", "../price", "qty", "flag", "sym", "ts", "code", "ratio"]}\n') });
 makeCase({ name: "ctable_name_with_slash", from: "blosc114_ctable_mixed", category: "invalid", error: "UNSAFE_NAME", rule: "v1.md §12.2: column names are identifiers",
   mutate: (r) => editJson(r, "__rootdirs__", '{"names": ["i", "f/x", "s"]}\n') });
+makeCase({ name: "ctable_names_repeated", from: "blosc114_ctable_mixed", category: "invalid", error: "BAD_METADATA", rule: "v1.md §12.2: names are distinct",
+  mutate: (r) => editJson(r, "__rootdirs__", '{"names": ["i", "f", "s", "i"]}\n') });
+makeCase({ name: "storage_dflt_wrong_type", from: I4, category: "invalid", error: "BAD_METADATA", rule: "v1.md §11.2: dflt of a JSON type that fits the dtype kind (§16)",
+  mutate: (r) => { const text = readFileSync(file(r, "meta/storage"), "utf8"); return editJson(r, "meta/storage", text.replace(/"dflt": [^}]*\}/, '"dflt": "x"}')); } });
 makeCase({ name: "ctable_names_empty", from: "blosc114_ctable_mixed", category: "invalid", error: "BAD_METADATA", rule: "v1.md §12.2: at least one column",
   mutate: (r) => editJson(r, "__rootdirs__", '{"names": []}\n') });
 makeCase({ name: "ctable_missing_column_dir", from: "blosc114_ctable_mixed", category: "malformed", error: "MISSING_FILE", rule: "v1.md §3: every named column exists",

@@ -10,7 +10,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pyreader.errors import FormatError  # noqa: E402
 from pyreader.reader import read_dataset  # noqa: E402
 
-INFO = {"name": "bcolz-py independent reader", "version": "0.2.0", "formats": [1, 2],
+INFO = {"name": "bcolz-py independent reader", "version": "0.3.0", "formats": [1, 2],
         "operations": ["read"]}
 
 

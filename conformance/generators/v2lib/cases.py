@@ -16,6 +16,9 @@ from .fmt import (CHECKSUM_NAMES, bind, compress, jdump, meta_section, raw_check
                   set_header, superchunk, next_file)
 
 SEED = 20261124
+# Spec rule ids each case pins (spec/conformance.md §2.3), kept for every hand-written set in one file.
+with open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "existing-rules.json"), encoding="utf-8") as _fh:
+    EXISTING_RULES = json.load(_fh)
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
 OUT = os.path.join(REPO, "conformance", "corpus", "v2")
@@ -893,6 +896,10 @@ def write_set(setname, cases, notes, prov):
         for fname, data in exps.items():
             with open(os.path.join(ed, fname), "wb") as fh:
                 fh.write(data)
+        ids = EXISTING_RULES.get("v2/%s/%s" % (setname, name))
+        if ids is None:
+            raise KeyError("no rule ids for v2/%s/%s in existing-rules.json" % (setname, name))
+        m.update(ids)
         manifest["cases"].append(m)
     with open(os.path.join(d, "manifest.json"), "w", encoding="utf-8") as fh:
         json.dump(manifest, fh, indent=1, ensure_ascii=False)

@@ -40,13 +40,16 @@ describe("reference adapter", () => {
     expect(parsed.operations).toContain("read");
   });
 
-  it("passes every v1 corpus case", async () => {
+  it("passes every v1 corpus case except those its KNOWN-FAILURES.md lists (and those still fail)", async () => {
     const cases = await loadCorpus(corpus, 1);
     expect(cases.length).toBeGreaterThanOrEqual(62);
+    const known = parseKnownFailures(readFileSync(join(root, "conformance/adapters/reference/KNOWN-FAILURES.md"), "utf8"), "KNOWN-FAILURES.md")
+      .filter((k) => k.operation === "read")
+      .map((k) => k.id);
     const results = await judgeAll(adapter, cases, 2);
-    const failed = results.filter((r) => r.status !== "PASS");
-    if (failed.length > 0) console.log(formatTable(failed));
-    expect(failed.map((r) => `${r.set}/${r.name}: ${r.status} ${r.detail}`)).toEqual([]);
+    const unexpected = results.filter((r) => (r.status === "PASS") === known.includes(`${r.set}/${r.name}`));
+    if (unexpected.length > 0) console.log(formatTable(unexpected));
+    expect(unexpected.map((r) => `${r.set}/${r.name}: ${r.status} ${r.detail}`)).toEqual([]);
   }, 600_000);
 
   it("passes every v2 read case except those its KNOWN-FAILURES.md lists (and those still fail)", async () => {

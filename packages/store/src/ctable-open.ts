@@ -21,7 +21,7 @@ import { CTable } from "./ctable.js";
 import type { TableColumn } from "./ctable.js";
 import { APPEND_JOURNAL_FILE, createTableFiles, TABLE_V1, TABLE_V2 } from "./ctable-write.js";
 import type { ColumnSpec, CtableCreateOptions, TableFormat } from "./ctable-write.js";
-import { checkDatasetPath, joinKey, readText, requireText, withPath, pathAndOptions } from "./internal.js";
+import { checkDatasetPath, joinKey, readText, requireNestedFormat2, requireText, withPath, pathAndOptions } from "./internal.js";
 import { DatasetLock } from "./lock.js";
 import type { VLArray } from "./vlarray.js";
 import { openVLArray } from "./vlarray-open.js";
@@ -38,8 +38,7 @@ async function openTableColumn(store: ReadableStore, format: TableFormat, base: 
   const key = joinKey(path, "meta/storage");
   const text = await readText(store, key);
   if (text !== undefined) {
-    const version = withPath(key, () => storageFormatVersion(text, key));
-    if (version !== 2) throw new FormatError("INCONSISTENT", `a format-2 table holds a format-${version} column`, { path: key, field: "/format_version", expected: 2, actual: version });
+    requireNestedFormat2(text, key, "a format-2 table holds a format-{v} column");
     if (withPath(key, () => parseStorageV2(text, key)).kind === "vlarray") return openVLArray(store, path, options);
   }
   return openCarrayAt(store, checkDatasetPath(path), options, text);

@@ -1,6 +1,7 @@
 import { BcolzError, FormatError } from "@fmt/errors";
 import type { ReadableStore } from "@fmt/fs-adapters";
 import { validateKey } from "@fmt/fs-adapters";
+import { storageFormatVersion } from "@fmt/meta";
 import type { OpenOptions } from "./options.js";
 
 /** Store key of `relative` inside the dataset at `base` ("" = store root). */
@@ -24,7 +25,9 @@ export function withPath<T>(key: string, fn: () => T): T {
   }
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM keeps a leading byte-order mark in the text, where the JSON reader refuses it
+// (spec/v1.md §9.1); by default TextDecoder would drop it silently.
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** The text of a metadata file, or undefined when it is missing. */
 export async function readText(store: ReadableStore, key: string): Promise<string | undefined> {
@@ -55,4 +58,26 @@ export { checkInteger, normalizeSlice } from "@fmt/expr";
 export function pathAndOptions(pathOrOptions: string | OpenOptions | undefined, options: OpenOptions | undefined): [string, OpenOptions] {
   if (typeof pathOrOptions === "object" && pathOrOptions !== null && options === undefined) return ["", pathOrOptions];
   return [pathOrOptions as string, options ?? {}];
+}
+
+/**
+ * The format version of a dataset nested in a format-2 one (a table column, a vlarray part),
+ * which must be 2: any other announced version, unknown ones included, is `INCONSISTENT`
+ * (spec/v2.md §11, §15.1 item 2) rather than the `UNSUPPORTED_VERSION` of a dataset's root.
+ * @internal
+ *
+ * @example
+ * ```ts
+ * requireNestedFormat2(text, "t/a/meta/storage", "a format-2 table holds a format-{v} column");
+ * ```
+ */
+export function requireNestedFormat2(text: string, key: string, message: string): void {
+  let version: unknown;
+  try {
+    version = withPath(key, () => storageFormatVersion(text, key));
+  } catch (error) {
+    if (!(error instanceof FormatError) || error.code !== "UNSUPPORTED_VERSION") throw error;
+    version = error.actual;
+  }
+  if (version !== 2) throw new FormatError("INCONSISTENT", message.replace("{v}", String(version)), { path: key, field: "/format_version", expected: 2, actual: version as never });
 }

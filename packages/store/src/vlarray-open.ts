@@ -18,7 +18,7 @@ import type { CArray } from "./carray.js";
 import { createCarray, writableDtype } from "./carray-create.js";
 import type { CarrayCreateOptions } from "./carray-create.js";
 import { checkOptions, openCarray, readOptionsOf, requireWritableStore } from "./carray-open.js";
-import { checkDatasetPath, joinKey, readText, withPath, pathAndOptions } from "./internal.js";
+import { checkDatasetPath, joinKey, readText, requireNestedFormat2, withPath, pathAndOptions } from "./internal.js";
 import { DatasetLock, LOCK_FILE } from "./lock.js";
 import type { OpenOptions } from "./options.js";
 import { VLArray } from "./vlarray.js";
@@ -54,8 +54,7 @@ async function checkFormat2(store: ReadableStore, base: string): Promise<void> {
   const key = joinKey(base, "meta/storage");
   const text = await readText(store, key);
   if (text === undefined) return; // openCarray reports MISSING_FILE
-  const version = withPath(key, () => storageFormatVersion(text, key));
-  if (version !== 2) inconsistent(`a format-2 dataset holds a format-${version} carray`, key, "/format_version", 2, version);
+  requireNestedFormat2(text, key, "a format-2 dataset holds a format-{v} carray");
 }
 
 /** Opens a sub-carray and checks it is one-dimensional with an allowed dtype (§12). */

@@ -33,39 +33,59 @@ class BloscHeader:
         return bool(self.flags & 0x02)
 
 
-def check_blosc_header(h, path, allowance=NBYTES_LIMIT):
-    """Sections 5.1, 5.2, 5.8 and the codec code, in this adapter's order; `h` is 16 bytes."""
+def check_blosc_header(h, path, allowance=NBYTES_LIMIT, available=None):
+    """Sections 5.1, 5.2, 5.3, 5.4 (table size) and 5.8, in the order v1.md section 5.1 gives;
+    `h` is 16 bytes, `available` how many bytes the file holds from the header on (None: not
+    checked here)."""
     def err(code, field, msg):
         return FormatError(code, "%s: %s" % (path, msg), path=path, field=field)
 
     version, versionlz, flags, typesize = h[0], h[1], h[2], h[3]
     memcpyed = bool(flags & 0x02)
+    nbytes, blocksize, cbytes = _i32(h, 4), _i32(h, 8), _i32(h, 12)
     if version != 2:
         raise err("UNSUPPORTED_VERSION", "blosc.version", "Blosc version %d, must be 2" % version)
-    if not memcpyed and versionlz != 1:
-        raise err("UNSUPPORTED_VERSION", "blosc.versionlz", "versionlz %d, must be 1" % versionlz)
     if flags & 0x08:
         raise err("BAD_HEADER", "blosc.flags", "reserved flag bit 3 is set")
-    if typesize == 0:
-        raise err("BAD_HEADER", "blosc.typesize", "typesize 0")
-    nbytes, blocksize, cbytes = _i32(h, 4), _i32(h, 8), _i32(h, 12)
     if nbytes < 0:
         raise err("BAD_HEADER", "blosc.nbytes", "negative nbytes %d" % nbytes)
     if blocksize < 0:
         raise err("BAD_HEADER", "blosc.blocksize", "negative blocksize %d" % blocksize)
     if cbytes < 16:
         raise err("BAD_HEADER", "blosc.cbytes", "cbytes %d < 16" % cbytes)
-    if nbytes > 0 and (blocksize < 1 or blocksize > nbytes):
-        raise err("BAD_HEADER", "blosc.blocksize",
-                  "blocksize %d outside [1, nbytes=%d]" % (blocksize, nbytes))
+    if available is not None and cbytes > available:
+        raise err("TRUNCATED", "blosc.cbytes",
+                  "%d bytes from the Blosc header on, the chunk needs %d" % (available, cbytes))
     if nbytes > NBYTES_LIMIT or nbytes > allowance:
         raise err("SIZE_LIMIT", "blosc.nbytes", "nbytes %d over the limit" % nbytes)
+    hdr = BloscHeader(flags, typesize, nbytes, blocksize, cbytes)
+    if nbytes == 0:
+        return hdr   # an empty chunk: no further field is checked (section 5.1)
+    if typesize == 0:
+        raise err("BAD_HEADER", "blosc.typesize", "typesize 0")
+    if blocksize == 0:
+        raise err("BAD_HEADER", "blosc.blocksize", "blocksize 0")
     if blocksize > BLOCKSIZE_LIMIT:
         raise err("SIZE_LIMIT", "blosc.blocksize", "blocksize %d over the limit" % blocksize)
+    if blocksize > nbytes:
+        raise err("BAD_HEADER", "blosc.blocksize",
+                  "blocksize %d outside [1, nbytes=%d]" % (blocksize, nbytes))
+    if memcpyed:
+        # section 5.3
+        if cbytes != nbytes + 16:
+            raise err("BAD_HEADER", "blosc.cbytes",
+                      "memcpyed chunk with cbytes %d != nbytes + 16 = %d" % (cbytes, nbytes + 16))
+        return hdr
     codec = flags >> 5
-    if not memcpyed and nbytes > 0 and codec > 4:
+    if codec > 4:
         raise err("UNKNOWN_CODEC", "blosc.flags.codec", "codec format code %d" % codec)
-    return BloscHeader(flags, typesize, nbytes, blocksize, cbytes)
+    if versionlz != 1:
+        raise err("UNSUPPORTED_VERSION", "blosc.versionlz", "versionlz %d, must be 1" % versionlz)
+    nblocks = -(-nbytes // blocksize)
+    if 16 + 4 * nblocks > cbytes:
+        raise err("BAD_HEADER", "blosc.bstarts",
+                  "%d bstarts do not fit in cbytes %d" % (nblocks, cbytes))
+    return hdr
 
 
 def decode_blosc_body(chunk, hdr, path):
@@ -79,19 +99,12 @@ def decode_blosc_body(chunk, hdr, path):
     if nbytes == 0:
         return b""
     if hdr.memcpyed:
-        # section 5.3
-        if cbytes != nbytes + 16:
-            raise err("BAD_HEADER", "blosc.cbytes",
-                      "memcpyed chunk with cbytes %d != nbytes + 16 = %d" % (cbytes, nbytes + 16))
-        return chunk[16:16 + nbytes]
+        return chunk[16:16 + nbytes]   # cbytes = nbytes + 16 was checked with the header
 
-    # --- bstarts and streams (sections 5.4, 5.5) ---
+    # --- bstarts and streams (sections 5.4, 5.5); the table's size was checked with the header ---
     nblocks = -(-nbytes // blocksize)
     leftover = nbytes % blocksize
     table_end = 16 + 4 * nblocks
-    if table_end > cbytes:
-        raise err("BAD_HEADER", "blosc.bstarts",
-                  "%d bstarts do not fit in cbytes %d" % (nblocks, cbytes))
     dont_split = bool(flags & 0x10)
     for j in range(nblocks):
         bstart = _i32(chunk, 16 + 4 * j)
@@ -154,12 +167,9 @@ def decode_chunk_file(buf, path, expected, leftover_max=None, allowance=NBYTES_L
     if size < 32:
         raise err("TRUNCATED", "blosc.header", "file has %d bytes, no room for a Blosc header" % size)
 
-    # --- Blosc header (sections 5.1, 5.2, 5.8) ---
-    hdr = check_blosc_header(buf[16:32], path, allowance)
+    # --- Blosc header, including the file length (section 4.3 step 7, section 5.1's order) ---
+    hdr = check_blosc_header(buf[16:32], path, allowance, available=size - 16)
     nbytes, cbytes = hdr.nbytes, hdr.cbytes
-    if size < 16 + cbytes:
-        raise err("TRUNCATED", "blosc.cbytes",
-                  "file has %d bytes, the Blosc chunk needs %d" % (size, 16 + cbytes))
 
     # --- the chunk's size against the metadata (section 8.1, 8.5) ---
     if nbytes != expected:

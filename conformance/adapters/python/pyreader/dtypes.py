@@ -6,16 +6,16 @@ from .errors import FormatError
 
 UNITS = ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as")
 
-# bcolz spelling (numpy `str(dtype)` of native little-endian builtins) -> little-endian dtype.str
+# v1.md section 13 grammar. Names (numpy `str(dtype)` of native little-endian builtins):
 _NAMES = {
-    "bool": "|b1", "int8": "|i1", "uint8": "|u1",
-    "int16": "<i2", "int32": "<i4", "int64": "<i8",
-    "uint16": "<u2", "uint32": "<u4", "uint64": "<u8",
-    "float16": "<f2", "float32": "<f4", "float64": "<f8",
+    "bool": ("b", 1), "int8": ("i", 1), "uint8": ("u", 1),
+    "int16": ("i", 2), "int32": ("i", 4), "int64": ("i", 8),
+    "uint16": ("u", 2), "uint32": ("u", 4), "uint64": ("u", 8),
+    "float16": ("f", 2), "float32": ("f", 4), "float64": ("f", 8),
 }
-_ONE_BYTE = {"|b1", "|i1", "|u1"}
-_ORDERED = {"i2", "i4", "i8", "u2", "u4", "u8", "f2", "f4", "f8"}
-_WIDTH = r"([1-9][0-9]*)"
+# codes: an optional byte-order character, then the type code
+_CODE_RE = re.compile(r"([<>|=]?)(b1|[iu][1248]|f[248]|S([1-9][0-9]*)|U([1-9][0-9]*)|M8\[([A-Za-z]+)\])")
+MAX_ITEMSIZE = 2147483631   # v1.md section 13 (the largest Blosc nbytes)
 
 
 class Dtype:
@@ -39,30 +39,45 @@ class Dtype:
 
 
 def parse_dtype(text, path):
+    """v1.md section 13: a name of the table, or [<>|=]? followed by a code; returns a Dtype whose
+    `str` is numpy's dtype.str ('|' for one-byte types and S, '<' unless the order is '>')."""
     def bad():
         return FormatError("UNSUPPORTED_DTYPE", "%s: unsupported dtype %r" % (path, text),
                            path=path, field="storage.dtype")
 
     if not isinstance(text, str):
         raise bad()
-    s = text
-    if s in _NAMES:
-        s = _NAMES[s]
-    m = re.fullmatch(r"datetime64\[([A-Za-z]+)\]", s)
+    if text in _NAMES:
+        kind, size = _NAMES[text]
+        if size == 1:
+            return Dtype("|%s1" % kind, kind, 1, 0)
+        return Dtype("<%s%d" % (kind, size), kind, size, size)
+    m = re.fullmatch(r"datetime64\[([A-Za-z]+)\]", text)
     if m:
-        s = "<M8[%s]" % m.group(1)
-    if s in _ONE_BYTE:
-        return Dtype(s, s[1], 1, 0)
-    if len(s) == 3 and s[0] in "<>" and s[1:] in _ORDERED:
-        size = int(s[2])
-        return Dtype(s, s[1], size, size)
-    m = re.fullmatch(r"\|S" + _WIDTH, s)
-    if m:
-        return Dtype(s, "S", int(m.group(1)), 0)
-    m = re.fullmatch(r"([<>])U" + _WIDTH, s)
-    if m:
-        return Dtype(s, "U", 4 * int(m.group(2)), 4)
-    m = re.fullmatch(r"([<>])M8\[([A-Za-z]+)\]", s)
-    if m and m.group(2) in UNITS:
-        return Dtype(s, "M", 8, 8)
-    raise bad()
+        if m.group(1) not in UNITS:
+            raise bad()
+        return Dtype("<M8[%s]" % m.group(1), "M", 8, 8)
+    m = _CODE_RE.fullmatch(text)
+    if not m:
+        raise bad()
+    order = ">" if m.group(1) == ">" else "<"
+    code = m.group(2)
+    kind = code[0]
+    if kind == "S":
+        n = int(m.group(3))
+        if n > MAX_ITEMSIZE:
+            raise bad()
+        return Dtype("|S%d" % n, "S", n, 0)
+    if kind == "U":
+        n = int(m.group(4))
+        if 4 * n > MAX_ITEMSIZE:
+            raise bad()
+        return Dtype("%sU%d" % (order, n), "U", 4 * n, 4)
+    if kind == "M":
+        if m.group(5) not in UNITS:
+            raise bad()
+        return Dtype("%sM8[%s]" % (order, m.group(5)), "M", 8, 8)
+    size = int(code[1])
+    if size == 1:
+        return Dtype("|%s1" % kind, kind, 1, 0)
+    return Dtype("%s%s%d" % (order, kind, size), kind, size, size)

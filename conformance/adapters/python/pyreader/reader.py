@@ -70,6 +70,8 @@ class Carray:
     def _load(self):
         p = self.prefix
         storage = _load_json(self.root, "meta/storage", p)
+        if p and isinstance(storage, dict) and "format_version" in storage:
+            self._check_column_version(storage)
         self._check_storage(storage)
         sizes = _load_json(self.root, "meta/sizes", p)
         self._check_sizes(sizes)
@@ -89,6 +91,20 @@ class Carray:
                               % (p, self.nbytes, self.len, atomsize),
                               path=p + "meta/sizes", field="sizes.nbytes")
 
+    def _check_column_version(self, st):
+        """A version-1 table's column goes through v2.md section 3.1's dispatch like a root, and
+        must then be of the table's version (v2.md section 15.1 item 2)."""
+        p, fv = self.prefix, st["format_version"]
+        if is_int(fv) and fv == 1:
+            return
+        if is_int(fv) and fv == 2:
+            from .reader2 import _open_root
+            _open_root(self.root, p, st)   # its own version-2 metadata checks come first
+            raise FormatError("INCONSISTENT", "%smeta/storage: a version-1 table holds a version-2 column"
+                              % p, path=p + "meta/storage", field="/format_version")
+        raise FormatError("UNSUPPORTED_VERSION", "%smeta/storage: format_version %r" % (p, fv),
+                          path=p + "meta/storage", field="/format_version")
+
     def _check_storage(self, st):
         p, rel = self.prefix, "meta/storage"
         if not isinstance(st, dict):
@@ -96,8 +112,8 @@ class Carray:
         for key in ("dtype", "cparams", "chunklen", "expectedlen", "dflt"):
             if key not in st:
                 raise _meta_error(p, rel, "storage." + key, "required key %r missing" % key)
-        if not isinstance(st["dtype"], str) or st["dtype"] == "":
-            raise _meta_error(p, rel, "storage.dtype", "dtype is not a non-empty string")
+        if not isinstance(st["dtype"], str):
+            raise _meta_error(p, rel, "storage.dtype", "dtype is not a string")
         self.dtype = parse_dtype(st["dtype"], p + rel)
         self.cparams = self._check_cparams(st["cparams"])
         chunklen = st["chunklen"]
@@ -149,10 +165,12 @@ class Carray:
         for i, d in enumerate(shape[1:], 1):
             if d < 1:
                 raise _meta_error(p, rel, "shape/%d" % i, "trailing dimension %d is %d" % (i, d))
-        for key in ("nbytes", "cbytes"):
-            v = sz.get(key)
-            if not is_int(v) or v < 0:
-                raise _meta_error(p, rel, "sizes." + key, "%s %r is not an integer >= 0" % (key, v))
+        v = sz.get("nbytes")
+        if not is_int(v) or v < 0:
+            raise _meta_error(p, rel, "sizes.nbytes", "nbytes %r is not an integer >= 0" % (v,))
+        # cbytes is an estimate: only its type is checked (v1.md section 10)
+        if not is_int(sz.get("cbytes")):
+            raise _meta_error(p, rel, "sizes.cbytes", "cbytes %r is not an integer" % (sz.get("cbytes"),))
         self.shape = list(shape)
         self.nbytes = sz["nbytes"]
 

@@ -67,8 +67,8 @@ class Carray2:
                 raise bad(key, "format_version %r is not 2" % (v,))
             if key == "kind" and v != "carray":
                 raise bad(key, "kind %r is not \"carray\"" % (v,))
-            if key == "dtype" and (not isinstance(v, str) or v == ""):
-                raise bad(key, "dtype is not a non-empty string")
+            if key == "dtype" and not isinstance(v, str):
+                raise bad(key, "dtype is not a string")   # "" is UNSUPPORTED_DTYPE (v1.md section 13)
             if key == "cparams":
                 self.cparams = self._check_cparams(v)
             if key == "chunklen" and not (is_int(v) and 1 <= v <= MAX_SAFE_INT):
@@ -181,14 +181,16 @@ class Carray2:
             if h.nchunks < n_s:
                 raise _inconsistent(path, "blpk.nchunks", "nchunks %d, the length needs %d"
                                     % (h.nchunks, n_s))
-            capacity = meta.get("capacity", h.nchunks)
+            # both keys are REQUIRED in a dataset superchunk (v2.md section 15.1 item 3)
+            capacity = meta.get("capacity")
             if capacity != S:
                 raise _inconsistent(path, "superchunk.meta/capacity",
-                                    "capacity %d, superchunksize %d" % (capacity, S))
-            fc = first_chunk(meta)
+                                    "capacity %s, superchunksize %d"
+                                    % ("absent" if capacity is None else capacity, S))
+            fc = meta.get("first_chunk")
             if fc != (s - 1) * S:
-                raise _inconsistent(path, "superchunk.meta/first_chunk",
-                                    "first_chunk %d, expected %d" % (fc, (s - 1) * S))
+                raise _inconsistent(path, "superchunk.meta/first_chunk", "first_chunk %s, expected %d"
+                                    % ("absent" if fc is None else fc, (s - 1) * S))
             offsets = read_offsets(buf, h, meta, range(n_s), path)   # section 7.1
             for i in range(n_s):
                 g = fc + i
@@ -199,21 +201,33 @@ class Carray2:
                     nbuf = _read(self.root, nrel)
                     if nbuf is not None:
                         src, pos, cpath = nbuf, 0, self.prefix + nrel
-                bh, payload = read_chunk(src, pos, h, i, is_last, g, cpath)   # section 7.4
-                # section 10.4, chunk sizes
-                nbytes = bh.nbytes
                 if g < N - 1 or rest == 0:
                     want = chunksize
-                    ok = nbytes == chunksize
                 else:
                     want = rest * atomsize
-                    ok = nbytes % atomsize == 0 and want <= nbytes <= chunksize
-                if not ok:
-                    raise _inconsistent(cpath, "blosc.nbytes",
-                                        "chunk %d holds %d bytes, the dataset needs %d"
-                                        % (g, nbytes, want))
+                # section 7.4 steps 2-5, with section 10.4's nbytes rule after the checksum and
+                # before decompression (section 15.1 item 6)
+                _bh, payload = read_chunk(src, pos, h, i, is_last, g, cpath,
+                                          check_nbytes=self._nbytes_rule(g, want, cpath))
                 pieces.append(payload if len(payload) == want else payload[:want])
         return b"".join(pieces)
+
+    def _nbytes_rule(self, g, want, cpath):
+        """Section 10.4's chunk-size rule for global chunk `g`, which must give `want` bytes."""
+        chunksize = self.chunklen * self.atomsize
+        atomsize = self.atomsize
+        full = want == chunksize
+
+        def check(nbytes):
+            if full:
+                ok = nbytes == chunksize
+            else:
+                ok = nbytes % atomsize == 0 and want <= nbytes <= chunksize
+            if not ok:
+                raise _inconsistent(cpath, "blosc.nbytes",
+                                    "chunk %d holds %d bytes, the dataset needs %d"
+                                    % (g, nbytes, want))
+        return check
 
     def info(self, length):
         return {"dtype": self.dtype.str, "shape": [length] + self.shape[1:],

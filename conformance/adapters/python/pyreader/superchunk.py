@@ -191,17 +191,16 @@ def read_offsets(buf, h, meta, indices, path):
     return out
 
 
-def read_chunk(buf, pos, h, i, is_last, g, path, allowance=NBYTES_LIMIT):
+def read_chunk(buf, pos, h, i, is_last, g, path, allowance=NBYTES_LIMIT, check_nbytes=None):
     """Section 7.4 steps 2-5 for the chunk at `pos` of `buf` (a superchunk, or a .next file with
     pos 0). `g` is the global index the checksum is bound to, or None (no metadata section).
-    Returns (Blosc header, payload)."""
+    `check_nbytes(nbytes)`, when given, runs after the checksum and before decompression (a
+    dataset's section 10.4 rule, section 15.1 item 6). Returns (Blosc header, payload)."""
     if pos + 16 > len(buf):
         raise _err("TRUNCATED", path, "blosc.header", "no room for a Blosc header at %d" % pos)
-    bh = check_blosc_header(bytes(buf[pos:pos + 16]), path, allowance)
+    # the Blosc header in v1.md section 5.1's order, which includes "its cbytes bytes are in the file"
+    bh = check_blosc_header(bytes(buf[pos:pos + 16]), path, allowance, available=len(buf) - pos)
     end = pos + bh.cbytes
-    if end > len(buf):
-        raise _err("TRUNCATED", path, "blosc.cbytes",
-                   "chunk %d at %d needs %d bytes, the file has %d" % (i, pos, bh.cbytes, len(buf)))
     if h.chunk_size != -1:
         if not is_last and bh.nbytes != h.chunk_size:
             raise _err("BAD_HEADER", path, "chunk[%d].nbytes" % i,
@@ -223,6 +222,8 @@ def read_chunk(buf, pos, h, i, is_last, g, path, allowance=NBYTES_LIMIT):
                    "chunk %d: stored %s, computed %s" % (i, stored.hex(), actual.hex()))
         exc.expected, exc.actual = stored.hex(), actual.hex()
         raise exc
+    if check_nbytes is not None:
+        check_nbytes(bh.nbytes)
     return bh, decode_blosc_body(chunk, bh, path)
 
 
