@@ -118,12 +118,23 @@ function checkChunkArgument(chunk: Uint8Array): void {
 function makePlan(chunk: Uint8Array, options: PlanOptions | undefined, available: number, streams: boolean): ChunkPlan {
   const path = options?.path;
   const maxBytes = checkMaxBytes(options?.maxBytes);
-  const header = readChunkHeader(chunk, path, available);
-  if (header.nbytes > maxBytes) {
-    throw new FormatError("SIZE_LIMIT", "chunk declares more uncompressed bytes than allowed", {
-      path, field: "blosc.nbytes", expected: `<= ${maxBytes} (maxBytes)`, actual: header.nbytes,
+  const overAllowance = (nbytes: number): FormatError =>
+    new FormatError("SIZE_LIMIT", "chunk declares more uncompressed bytes than allowed", {
+      path, field: "blosc.nbytes", expected: `<= ${maxBytes} (maxBytes)`, actual: nbytes,
     });
+  let header;
+  try {
+    header = readChunkHeader(chunk, path, available);
+  } catch (error) {
+    // spec/v1.md §5.1 checks the caller's allowance on nbytes (step 5) before the blocksize
+    // limit (step 8): a header that got as far as the blocksize answers with nbytes first.
+    if (error instanceof FormatError && error.code === "SIZE_LIMIT" && error.field === "blosc.blocksize") {
+      const nbytes = (chunk[4]! | (chunk[5]! << 8) | (chunk[6]! << 16) | (chunk[7]! << 24)) >>> 0;
+      if (nbytes > maxBytes) throw overAllowance(nbytes);
+    }
+    throw error;
   }
+  if (header.nbytes > maxBytes) throw overAllowance(header.nbytes);
   options?.checkHeader?.(header);
   const { nblocks, leftover } = blockLayout(header);
   const bstarts = readBstarts(chunk, header, path);
