@@ -1,4 +1,5 @@
-"""Adapter entry point (spec/conformance.md section 1): `info` and `read DATASET_DIR OUT_DIR`."""
+"""Adapter entry point (spec/conformance.md section 1): `info`, `read DATASET_DIR OUT_DIR` and
+`where DATASET_DIR EXPRESSION OUT_DIR` (section 1.4, in query.py)."""
 
 import json
 import math
@@ -11,7 +12,7 @@ from pyreader.errors import FormatError  # noqa: E402
 from pyreader.reader import read_dataset  # noqa: E402
 
 INFO = {"name": "bcolz-py independent reader", "version": "0.3.0", "formats": [1, 2],
-        "operations": ["read"]}
+        "operations": ["read", "where"]}
 
 
 def _strict(value):
@@ -40,13 +41,29 @@ def cmd_read(dataset, out_dir):
     return 0
 
 
+def cmd_where(dataset, expression, out_dir):
+    """spec/conformance.md section 1.4: OUT_DIR/rows.json, or exit 3 with the error line."""
+    from query import QueryError, where_rows
+    try:
+        rows = where_rows(dataset, expression)
+    except (FormatError, QueryError) as exc:
+        sys.stdout.write(json.dumps(exc.to_json()) + "\n")
+        return 3
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "rows.json"), "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(rows) + "\n")
+    return 0
+
+
 def main(argv):
     if len(argv) == 1 and argv[0] == "info":
         sys.stdout.write(json.dumps(INFO) + "\n")
         return 0
     if len(argv) == 3 and argv[0] == "read":
         return cmd_read(argv[1], argv[2])
-    sys.stderr.write("usage: adapter info | adapter read DATASET_DIR OUT_DIR\n")
+    if len(argv) == 4 and argv[0] == "where":
+        return cmd_where(argv[1], argv[2], argv[3])
+    sys.stderr.write("usage: adapter info | adapter read DATASET_DIR OUT_DIR | adapter where DATASET_DIR EXPRESSION OUT_DIR\n")
     return 2
 
 

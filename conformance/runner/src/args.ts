@@ -24,7 +24,7 @@ export interface RunnerOptions {
   output: string | undefined;
   jobs: number;
   timeoutMs: number;
-  only: "read" | "write" | undefined;
+  only: "read" | "write" | "where" | undefined;
   knownFailures: KnownFailure[];
   knownFailuresFile: string | undefined;
 }
@@ -43,7 +43,8 @@ Options:
   --format 1|2           run only this format version (default: every version in the corpus)
   --filter GLOB          run only cases whose "set/case" name matches; * and ? are wildcards, a
                          pattern without them matches as a substring; repeat to match any of several
-  --only read|write      run only the read cases or only the write check
+  --only read|write|where
+                         run only the read cases, only the write check or only the query cases
   --reporter NAME        table (default), json or junit
   --output FILE          write the report to FILE instead of standard output
   --jobs N               cases run at the same time (default 2)
@@ -145,7 +146,7 @@ export function parseCommandLine(argv: string[]): ParsedCommand {
   const reporter = values.reporter ?? "table";
   if (!(REPORTERS as readonly string[]).includes(reporter)) return { kind: "error", message: `--reporter wants one of ${REPORTERS.join(", ")}, got ${JSON.stringify(reporter)}` };
   const only = values.only;
-  if (only !== undefined && only !== "read" && only !== "write") return { kind: "error", message: `--only wants read or write, got ${JSON.stringify(only)}` };
+  if (only !== undefined && only !== "read" && only !== "write" && only !== "where") return { kind: "error", message: `--only wants read, write or where, got ${JSON.stringify(only)}` };
   const jobs = positiveInteger("jobs", values.jobs, 2);
   if (typeof jobs === "string") return { kind: "error", message: jobs };
   const timeoutMs = positiveInteger("timeout", values.timeout, 60_000);

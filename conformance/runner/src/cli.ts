@@ -46,7 +46,7 @@ const say = (line: string): void => {
 
 function tableReport(): string {
   const sections: string[] = [];
-  for (const operation of ["read", "write"] as const) {
+  for (const operation of ["read", "write", "where"] as const) {
     const mine = results.filter((r: CaseResult) => (r.operation ?? "read") === operation);
     if (mine.length > 0) sections.push(`## ${operation}\n\n${formatTable(mine)}`);
   }

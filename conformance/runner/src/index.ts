@@ -29,3 +29,5 @@ export { columnDir, isVlarray } from "./write-case.js";
 export { compareDatasetV2, strayFilesV2, superchunkDifference } from "./write-v2.js";
 export type { ColumnLayout } from "./write-v2.js";
 export type { WriteCase } from "./write.js";
+export { judgeWhereCase, loadWhereCases } from "./where.js";
+export type { WhereCase } from "./where.js";

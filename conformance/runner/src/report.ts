@@ -115,7 +115,7 @@ function xml(text: string): string {
  */
 export function formatJunit(info: AdapterInfo, results: readonly CaseResult[]): string {
   const suites: string[] = [];
-  for (const operation of ["read", "write"] as const) {
+  for (const operation of ["read", "write", "where"] as const) {
     const mine = results.filter((r) => (r.operation ?? "read") === operation);
     if (mine.length === 0) continue;
     const t = countResults(mine);

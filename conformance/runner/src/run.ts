@@ -15,7 +15,7 @@ export interface CaseResult {
   name: string;
   category: CorpusCase["category"];
   /** Which protocol call the case exercises; read when absent. */
-  operation?: "read" | "write";
+  operation?: "read" | "write" | "where";
   /**
    * PASS; FAIL (wrong answer); CRASH (other exit status, signal or timeout); SKIP (not run: the
    * adapter lacks the capability, the detail says which); KNOWN (failed, and listed in the

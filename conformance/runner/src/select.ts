@@ -23,14 +23,14 @@ export function globMatcher(pattern: string): (name: string) => boolean {
 
 /** One line of a known-failures file. */
 export interface KnownFailure {
-  operation: "read" | "write";
+  operation: "read" | "write" | "where";
   /** `set/case`. */
   id: string;
 }
 
 /**
  * Parse a known-failures file. Plain text: one `set/case` per line (a read case) or
- * `write set/case` (a write check); `#` starts a comment; blank lines are ignored. A Markdown file
+ * `write set/case` (a write check) or `where set/case` (a query case); `#` starts a comment; blank lines are ignored. A Markdown file
  * (`.md`) lists each case as a heading whose code span names it, e.g. ``## `set/case` ``, with
  * the explanation below it.
  *
@@ -47,9 +47,9 @@ export function parseKnownFailures(text: string, fileName: string): KnownFailure
   const out: KnownFailure[] = [];
   for (const line of lines) {
     if (line === "") continue;
-    const m = /^(?:(read|write)\s+)?(\S+)$/.exec(line.trim());
-    if (m === null) throw new Error(`known-failures ${fileName}: cannot read the line ${JSON.stringify(line)} (want "[read|write ]set/case")`);
-    out.push({ operation: (m[1] as "read" | "write" | undefined) ?? "read", id: m[2]! });
+    const m = /^(?:(read|write|where)\s+)?(\S+)$/.exec(line.trim());
+    if (m === null) throw new Error(`known-failures ${fileName}: cannot read the line ${JSON.stringify(line)} (want "[read|write|where ]set/case")`);
+    out.push({ operation: (m[1] as KnownFailure["operation"] | undefined) ?? "read", id: m[2]! });
   }
   return out;
 }

@@ -8,6 +8,7 @@ import { loadCorpus } from "./manifest.js";
 import type { AdapterInfo } from "./report.js";
 import { judgeAll, runAdapter, runPool, type CaseResult } from "./run.js";
 import { applyKnownFailures, globMatcher, type KnownFailure } from "./select.js";
+import { judgeWhereCase, loadWhereCases } from "./where.js";
 import { judgeWriteCase, loadWriteCases, WRITE_FORMATS } from "./write.js";
 
 /** The choices of one run (the checked form of the command line). */
@@ -20,14 +21,14 @@ export interface SuiteOptions {
   filters?: string[];
   jobs?: number;
   timeoutMs?: number;
-  only?: "read" | "write" | undefined;
+  only?: "read" | "write" | "where" | undefined;
   knownFailures?: KnownFailure[];
 }
 
 /** The outcome of a run. */
 export interface SuiteReport {
   info: AdapterInfo;
-  /** Read cases (by format, set, manifest order), then write cases (likewise). */
+  /** Read cases (by format, set, manifest order), then write cases, then query cases (likewise). */
   results: CaseResult[];
   /** Known-failures entries that matched no case that ran. */
   unmatchedKnown: KnownFailure[];
@@ -96,7 +97,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteReport> {
   const selected = (id: string): boolean => matchers.length === 0 || matchers.some((m) => m(id));
   const formats = options.formats ?? (await corpusFormats(options.corpus));
   const results: CaseResult[] = [];
-  const skip = (set: string, name: string, category: CaseResult["category"], operation: "read" | "write", why: string): CaseResult => ({
+  const skip = (set: string, name: string, category: CaseResult["category"], operation: "read" | "write" | "where", why: string): CaseResult => ({
     set,
     name,
     category,
@@ -105,7 +106,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteReport> {
     detail: why,
     ms: 0,
   });
-  if (options.only !== "write") {
+  if (options.only === undefined || options.only === "read") {
     for (const format of formats) {
       const cases = (await loadCorpus(options.corpus, format)).filter((c) => selected(`${c.set}/${c.name}`));
       if (!info.formats.includes(format) || !info.operations.includes("read")) {
@@ -117,7 +118,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteReport> {
     }
   }
   // The write check exists for formats 1 and 2 (spec/conformance.md §1.3, §4.1).
-  if (options.only !== "read") {
+  if (options.only === undefined || options.only === "write") {
     for (const format of formats.filter((f) => WRITE_FORMATS.includes(f))) {
       const cases = (await loadWriteCases(options.corpus, format)).filter((c) => selected(`${c.set}/${c.raw.name as string}`));
       const why = !info.formats.includes(format)
@@ -130,6 +131,19 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteReport> {
       } else {
         results.push(...(await runPool(cases, jobs, (c) => judgeWriteCase(options.adapter, c.raw, c.setDir, c.set, timeoutMs, c.format))));
       }
+    }
+  }
+  // Query cases (spec/conformance.md §1.4): run when info lists the format and "where".
+  if (options.only === undefined || options.only === "where") {
+    for (const format of formats) {
+      const cases = (await loadWhereCases(options.corpus, format)).filter((c) => selected(`${c.set}/${c.name}`));
+      const why = !info.formats.includes(format)
+        ? `adapter info does not list format ${format}`
+        : !info.operations.includes("where")
+          ? "adapter info does not list the where operation"
+          : undefined;
+      if (why !== undefined) results.push(...cases.map((c) => skip(c.set, c.name, c.expectError === undefined ? "valid" : "invalid", "where", why)));
+      else results.push(...(await runPool(cases, jobs, (c) => judgeWhereCase(options.adapter, c, timeoutMs))));
     }
   }
   const known = applyKnownFailures(results, options.knownFailures ?? []);

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { applyKnownFailures, formatTable, judgeAll, loadCorpus, parseKnownFailures, runAdapter } from "../src/index.js";
+import { applyKnownFailures, formatTable, judgeAll, judgeWhereCase, loadCorpus, loadWhereCases, parseKnownFailures, runAdapter, runPool } from "../src/index.js";
 
 const root = resolve(import.meta.dirname, "../../..");
 const adapterDir = join(root, "conformance/adapters/python");
@@ -23,7 +23,7 @@ describe("python adapter (independent implementation)", () => {
     const parsed = JSON.parse(info.stdout);
     expect(parsed.formats).toContain(1);
     expect(parsed.formats.every((f: number) => f === 1 || f === 2)).toBe(true);
-    expect(parsed.operations).toEqual(["read"]);
+    expect(parsed.operations).toEqual(["read", "where"]);
   });
 
   it("passes every v1 read case except its listed known failures", async () => {
@@ -48,5 +48,14 @@ describe("python adapter (independent implementation)", () => {
     if (failed.length > 0) console.log(formatTable(failed));
     expect(failed.map((r) => `${r.set}/${r.name}: ${r.status} ${r.detail}`)).toEqual([]);
     expect(unmatched).toEqual([]);
+  }, 600_000);
+
+  it("answers every where query case (spec/conformance.md §1.4) with numexpr itself", async () => {
+    const cases = await loadWhereCases(corpus, 1);
+    expect(cases.length).toBeGreaterThanOrEqual(20);
+    const results = await runPool(cases, 2, (c) => judgeWhereCase(adapter, c));
+    const failed = results.filter((r) => r.status !== "PASS");
+    if (failed.length > 0) console.log(formatTable(failed));
+    expect(failed.map((r) => `${r.set}/${r.name}: ${r.status} ${r.detail}`)).toEqual([]);
   }, 600_000);
 });

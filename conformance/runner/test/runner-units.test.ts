@@ -43,6 +43,7 @@ describe("known-failures files", () => {
       { operation: "write", id: "set/b" },
       { operation: "read", id: "set/c" },
     ]);
+    expect(parseKnownFailures("where where/i4_mul_wrap\n", "k.txt")).toEqual([{ operation: "where", id: "where/i4_mul_wrap" }]);
   });
 
   it("Markdown: only the headings naming a case in a code span", () => {
@@ -171,5 +172,11 @@ describe("parseCommandLine", () => {
     if (parsed.kind !== "run") return;
     expect(parsed.options).toMatchObject({ reporter: "table", jobs: 2, timeoutMs: 60_000, formats: undefined, filters: [], knownFailures: [] });
     expect(parsed.options.corpus).toMatch(/conformance\/corpus$/);
+  });
+
+  it("--only takes read, write or where (spec/conformance.md §4)", () => {
+    const where = parseCommandLine(["--adapter", import.meta.filename, "--only", "where"]);
+    expect(where.kind === "run" && where.options.only).toBe("where");
+    expect(parseCommandLine(["--adapter", import.meta.filename, "--only", "query"])).toEqual({ kind: "error", message: '--only wants read, write or where, got "query"' });
   });
 });
