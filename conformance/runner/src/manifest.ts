@@ -60,18 +60,33 @@ function pickCparams(value: unknown): { clevel: number; shuffle: number; cname: 
  * ```
  */
 export async function loadCorpus(corpusRoot: string, version = 1): Promise<CorpusCase[]> {
-  const base = join(corpusRoot, `v${version}`);
-  const sets = (await readdir(base)).sort();
   const out: CorpusCase[] = [];
-  for (const set of sets) {
+  for (const { set, dir, manifest } of await readManifests(corpusRoot, version)) {
+    for (const raw of manifest.cases as Json[]) out.push(normaliseCase(set, dir, raw));
+  }
+  return out;
+}
+
+/**
+ * Every set under `corpusRoot/v<version>/` that has a `manifest.json`, in name order, with the
+ * parsed manifest (read cases under `cases`, query cases under `queries`).
+ *
+ * @example
+ * ```ts
+ * for (const { set, manifest } of await readManifests("conformance/corpus", 2)) console.log(set, manifest.format);
+ * ```
+ */
+export async function readManifests(corpusRoot: string, version = 1): Promise<{ set: string; dir: string; manifest: Json }[]> {
+  const base = join(corpusRoot, `v${version}`);
+  const out: { set: string; dir: string; manifest: Json }[] = [];
+  for (const set of (await readdir(base)).sort()) {
     const manifestPath = join(base, set, "manifest.json");
     try {
       await stat(manifestPath);
     } catch {
       continue;
     }
-    const manifest = JSON.parse(await readFile(manifestPath, "utf8")) as { cases: Json[] };
-    for (const raw of manifest.cases) out.push(normaliseCase(set, join(base, set), raw));
+    out.push({ set, dir: join(base, set), manifest: JSON.parse(await readFile(manifestPath, "utf8")) as Json });
   }
   return out;
 }

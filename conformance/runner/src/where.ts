@@ -3,9 +3,10 @@
  * `queries`, each an expression over a dataset of the corpus with the row numbers numexpr
  * selects, or the error code of an expression that must be refused.
  */
-import { mkdtemp, readFile, readdir, rm, stat } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readManifests } from "./manifest.js";
 import { describeTreeChanges, listFiles, snapshotTree } from "./files.js";
 import { crashDetail, runAdapter, type CaseResult } from "./run.js";
 
@@ -33,23 +34,14 @@ type Json = Record<string, unknown>;
  * ```
  */
 export async function loadWhereCases(corpusRoot: string, version = 1): Promise<WhereCase[]> {
-  const base = join(corpusRoot, `v${version}`);
-  const sets = (await readdir(base)).sort();
   const out: WhereCase[] = [];
-  for (const set of sets) {
-    const manifestPath = join(base, set, "manifest.json");
-    try {
-      await stat(manifestPath);
-    } catch {
-      continue;
-    }
-    const manifest = JSON.parse(await readFile(manifestPath, "utf8")) as { queries?: Json[] };
-    for (const raw of manifest.queries ?? []) {
+  for (const { set, dir, manifest } of await readManifests(corpusRoot, version)) {
+    for (const raw of (manifest.queries ?? []) as Json[]) {
       const expect = (raw.expect ?? {}) as Json;
       const c: WhereCase = {
         set,
         name: raw.name as string,
-        datasetDir: join(base, set, raw.dataset as string),
+        datasetDir: join(dir, raw.dataset as string),
         expression: raw.expression as string,
       };
       if (typeof expect.error === "string") c.expectError = expect.error;

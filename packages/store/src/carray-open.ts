@@ -133,9 +133,9 @@ function checkShape(dtype: DType, shape: unknown, chunklen: number, key: string,
   return atom;
 }
 
-async function readAttrsFile(store: ReadableStore, base: string, text?: Promise<string | undefined>): Promise<JsonObject> {
+/** The dataset's `__attrs__` from its text as read (`undefined`: the file is missing). */
+function attrsOf(base: string, attrsText: string | undefined): JsonObject {
   const attrsKey = joinKey(base, "__attrs__");
-  const attrsText = await (text ?? readText(store, attrsKey));
   if (attrsText === undefined) throw new FormatError("MISSING_FILE", "__attrs__ is missing (bcolz cannot open a dataset without it)", { path: attrsKey, field: "file" });
   return withPath(attrsKey, () => parseAttrs(attrsText, attrsKey));
 }
@@ -156,7 +156,7 @@ async function readV1(store: ReadableStore, base: string, storageText: string, l
   if (sizesText === undefined) throw new FormatError("MISSING_FILE", "meta/sizes is missing", { path: sizesKey, field: "file" });
   const storage = withPath(storageKey, () => parseStorage(storageText, storageKey));
   const sizes = withPath(sizesKey, () => parseSizes(sizesText, sizesKey));
-  const attrs = await readAttrsFile(store, base, Promise.resolve(attrsText));
+  const attrs = attrsOf(base, attrsText);
   if (!isStorableDtype(storage.dtype)) {
     // Complex and timedelta64 parse as numpy dtypes, but bcolz 1.x cannot save them; void and
     // structured dtypes, and datetimes without a unit or with a multiplier, do not survive its
@@ -190,7 +190,7 @@ async function readV2(store: ReadableStore, base: string, storageText: string, o
   ] as const);
   if (shapeText === undefined) throw new FormatError("MISSING_FILE", "meta/shape is missing", { path: shapeKey, field: "file" });
   const shape = withPath(shapeKey, () => parseShapeV2(shapeText, shapeKey));
-  const attrs = await readAttrsFile(store, base, Promise.resolve(attrsText));
+  const attrs = attrsOf(base, attrsText);
   const journal = journalText === undefined ? undefined : withPath(journalKey, () => parseJournalV2(journalText, journalKey));
   const atom = checkShape(storage.dtype, shape, storage.chunklen, shapeKey, storageKey);
   const settings = {
