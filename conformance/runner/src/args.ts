@@ -27,6 +27,8 @@ export interface RunnerOptions {
   only: "read" | "write" | "where" | undefined;
   knownFailures: KnownFailure[];
   knownFailuresFile: string | undefined;
+  /** One adapter process per call even when the adapter offers `serve`. */
+  isolated: boolean;
 }
 
 /** What the command line asks for. */
@@ -49,6 +51,8 @@ Options:
   --output FILE          write the report to FILE instead of standard output
   --jobs N               cases run at the same time (default 2)
   --timeout MS           limit per adapter call; a call still running is killed and fails (default 60000)
+  --isolated             one adapter process per call, even when the adapter's info lists "serve"
+                         (by default such an adapter answers through --jobs long-lived processes)
   --known-failures FILE  cases expected to fail: they are reported as KNOWN and do not fail the run;
                          a listed case that passes fails the run (the list is stale)
   --help                 print this text
@@ -121,6 +125,7 @@ export function parseCommandLine(argv: string[]): ParsedCommand {
         jobs: { type: "string" },
         timeout: { type: "string" },
         "known-failures": { type: "string" },
+        isolated: { type: "boolean" },
         help: { type: "boolean" },
         version: { type: "boolean" },
       },
@@ -170,6 +175,7 @@ export function parseCommandLine(argv: string[]): ParsedCommand {
     jobs,
     timeoutMs,
     only,
+    isolated: values.isolated === true,
     knownFailures,
     knownFailuresFile: knownFile,
   };

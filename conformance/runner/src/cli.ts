@@ -56,6 +56,7 @@ function tableReport(): string {
 const document = options.reporter === "json" ? formatJson(info, results) : options.reporter === "junit" ? formatJunit(info, results) : tableReport();
 say(`adapter: ${info.name} ${info.version} (formats ${info.formats.join(",")}; operations ${info.operations.join(",")})`);
 say(`corpus: ${options.corpus}`);
+say(info.operations.includes("serve") && !options.isolated ? `calls: answered by ${options.jobs} adapter serve process(es) (spec/conformance.md §1.5; --isolated for one process per call)` : "calls: one adapter process per call");
 if (options.output !== undefined) {
   writeFileSync(options.output, `${document}\n`);
   say(`report (${options.reporter}) written to ${options.output}`);

@@ -14,6 +14,8 @@ export { loadCorpus } from "./manifest.js";
 export type { CorpusCase, ColumnExpectation } from "./manifest.js";
 export { judgeCase, judgeAll, runAdapter, runPool, crashDetail, sameJson } from "./run.js";
 export type { AdapterExec } from "./run.js";
+export { adapterCaller, callerOf } from "./adapter-process.js";
+export type { AdapterCaller, AdapterCallerOptions, AdapterLike } from "./adapter-process.js";
 export { formatTable, formatJson, formatJunit, totalsLine, countResults, REPORTERS } from "./report.js";
 export type { AdapterInfo, ReporterName, Totals } from "./report.js";
 export { globMatcher, parseKnownFailures, applyKnownFailures } from "./select.js";

@@ -1,13 +1,15 @@
 /**
  * Running an adapter over corpus cases and judging each result.
  */
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CorpusCase } from "./manifest.js";
 import { describeTreeChanges, listFiles, snapshotTree } from "./files.js";
+import { callerOf, type AdapterExec, type AdapterLike } from "./adapter-process.js";
+
+export { runAdapter, type AdapterExec } from "./adapter-process.js";
 
 /** The verdict on one case. */
 export interface CaseResult {
@@ -24,66 +26,6 @@ export interface CaseResult {
   status: "PASS" | "FAIL" | "CRASH" | "SKIP" | "KNOWN";
   detail: string;
   ms: number;
-}
-
-/** What one adapter call did. */
-export interface AdapterExec {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-}
-
-/** Output kept per stream: enough for error lines and diagnostics, bounded against a flood. */
-const MAX_CAPTURE = 1 << 20;
-
-/**
- * Run `adapter args…` with a time limit, collecting output.
- *
- * The adapter runs in its own process group and the whole group is killed on timeout: a script
- * adapter's children would otherwise keep the output pipes open and the call would never end.
- *
- * @example
- * ```ts
- * const info = await runAdapter("conformance/adapters/reference/adapter", ["info"], 30_000);
- * if (info.code === 0) console.log(JSON.parse(info.stdout).name);
- * ```
- */
-export function runAdapter(adapter: string, args: string[], timeoutMs = 60_000): Promise<AdapterExec> {
-  return new Promise((resolve) => {
-    let stdout = "";
-    let stderr = "";
-    let timedOut = false;
-    let settled = false;
-    const finish = (code: number | null, signal: NodeJS.Signals | null, extra = ""): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr: stderr + extra, timedOut });
-    };
-    const child = spawn(adapter, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        child.kill("SIGKILL");
-      }
-      // Descendants that escaped the group may still hold the pipes; do not wait for them.
-      child.stdout.destroy();
-      child.stderr.destroy();
-      finish(null, "SIGKILL");
-    }, timeoutMs);
-    child.stdout.on("data", (d: Buffer) => {
-      if (stdout.length < MAX_CAPTURE) stdout += d.toString();
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      if (stderr.length < MAX_CAPTURE) stderr += d.toString();
-    });
-    child.on("error", (err) => finish(null, null, String(err)));
-    child.on("close", (code, signal) => finish(code, signal));
-  });
 }
 
 /**
@@ -139,14 +81,14 @@ function field(name: string, got: unknown, want: unknown): string | undefined {
  * const result = await judgeCase("conformance/adapters/reference/adapter", cases[0]);
  * ```
  */
-export async function judgeCase(adapter: string, c: CorpusCase, timeoutMs = 60_000): Promise<CaseResult> {
+export async function judgeCase(adapter: AdapterLike, c: CorpusCase, timeoutMs = 60_000): Promise<CaseResult> {
   const started = Date.now();
   const out = await mkdtemp(join(tmpdir(), "bcolz-conf-"));
   const base = { set: c.set, name: c.name, category: c.category, operation: "read" as const };
   const done = (status: CaseResult["status"], detail: string): CaseResult => ({ ...base, status, detail, ms: Date.now() - started });
   try {
     const before = await snapshotTree(c.datasetDir);
-    const exec = await runAdapter(adapter, ["read", c.datasetDir, out], timeoutMs);
+    const exec = await callerOf(adapter).call(["read", c.datasetDir, out], timeoutMs);
     if (exec.timedOut) return done("CRASH", `timed out after ${timeoutMs} ms (hang)`);
     if (exec.code !== 0 && exec.code !== 3) return done("CRASH", crashDetail(exec));
     const touched = describeTreeChanges(before, await snapshotTree(c.datasetDir));
@@ -243,6 +185,6 @@ export async function runPool<T, R>(items: readonly T[], parallel: number, judge
  * const results = await judgeAll(adapter, cases, 2);
  * ```
  */
-export function judgeAll(adapter: string, cases: CorpusCase[], parallel = 2, timeoutMs = 60_000): Promise<CaseResult[]> {
+export function judgeAll(adapter: AdapterLike, cases: CorpusCase[], parallel = 2, timeoutMs = 60_000): Promise<CaseResult[]> {
   return runPool(cases, parallel, (c) => judgeCase(adapter, c, timeoutMs));
 }

@@ -6,6 +6,7 @@ import { readdir } from "node:fs/promises";
 
 import { loadCorpus } from "./manifest.js";
 import type { AdapterInfo } from "./report.js";
+import { adapterCaller, type AdapterCaller } from "./adapter-process.js";
 import { judgeAll, runAdapter, runPool, type CaseResult } from "./run.js";
 import { applyKnownFailures, globMatcher, type KnownFailure } from "./select.js";
 import { judgeWhereCase, loadWhereCases } from "./where.js";
@@ -23,6 +24,11 @@ export interface SuiteOptions {
   timeoutMs?: number;
   only?: "read" | "write" | "where" | undefined;
   knownFailures?: KnownFailure[];
+  /**
+   * One adapter process per call even when the adapter offers `serve` (spec/conformance.md §1.5);
+   * by default a `serve` adapter answers through `jobs` long-lived processes.
+   */
+  isolated?: boolean;
 }
 
 /** The outcome of a run. */
@@ -92,6 +98,15 @@ async function corpusFormats(corpus: string): Promise<number[]> {
 export async function runSuite(options: SuiteOptions): Promise<SuiteReport> {
   const info = await readAdapterInfo(options.adapter);
   const jobs = options.jobs ?? 2;
+  const caller = adapterCaller(options.adapter, { serve: info.operations.includes("serve") && options.isolated !== true, processes: jobs });
+  try {
+    return await runCases(options, info, caller, jobs);
+  } finally {
+    await caller.close();
+  }
+}
+
+async function runCases(options: SuiteOptions, info: AdapterInfo, caller: AdapterCaller, jobs: number): Promise<SuiteReport> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const matchers = (options.filters ?? []).map(globMatcher);
   const selected = (id: string): boolean => matchers.length === 0 || matchers.some((m) => m(id));
@@ -114,7 +129,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteReport> {
         results.push(...cases.map((c) => skip(c.set, c.name, c.category, "read", why)));
         continue;
       }
-      results.push(...(await judgeAll(options.adapter, cases, jobs, timeoutMs)));
+      results.push(...(await judgeAll(caller, cases, jobs, timeoutMs)));
     }
   }
   // The write check exists for formats 1 and 2 (spec/conformance.md §1.3, §4.1).
@@ -129,7 +144,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteReport> {
       if (why !== undefined) {
         results.push(...cases.map((c) => skip(c.set, c.raw.name as string, "valid", "write", why)));
       } else {
-        results.push(...(await runPool(cases, jobs, (c) => judgeWriteCase(options.adapter, c.raw, c.setDir, c.set, timeoutMs, c.format))));
+        results.push(...(await runPool(cases, jobs, (c) => judgeWriteCase(caller, c.raw, c.setDir, c.set, timeoutMs, c.format))));
       }
     }
   }
@@ -143,7 +158,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteReport> {
           ? "adapter info does not list the where operation"
           : undefined;
       if (why !== undefined) results.push(...cases.map((c) => skip(c.set, c.name, c.expectError === undefined ? "valid" : "invalid", "where", why)));
-      else results.push(...(await runPool(cases, jobs, (c) => judgeWhereCase(options.adapter, c, timeoutMs))));
+      else results.push(...(await runPool(cases, jobs, (c) => judgeWhereCase(caller, c, timeoutMs))));
     }
   }
   const known = applyKnownFailures(results, options.knownFailures ?? []);

@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readManifests } from "./manifest.js";
 import { describeTreeChanges, listFiles, snapshotTree } from "./files.js";
-import { crashDetail, runAdapter, type CaseResult } from "./run.js";
+import { crashDetail, type CaseResult } from "./run.js";
+import { callerOf, type AdapterLike } from "./adapter-process.js";
 
 /** One query case of a set, normalised from the manifest's `queries`. */
 export interface WhereCase {
@@ -67,14 +68,14 @@ function categoryOf(c: WhereCase): CaseResult["category"] {
  * const result = await judgeWhereCase("conformance/adapters/reference/adapter", queries[0]);
  * ```
  */
-export async function judgeWhereCase(adapter: string, c: WhereCase, timeoutMs = 60_000): Promise<CaseResult> {
+export async function judgeWhereCase(adapter: AdapterLike, c: WhereCase, timeoutMs = 60_000): Promise<CaseResult> {
   const started = Date.now();
   const out = await mkdtemp(join(tmpdir(), "bcolz-where-"));
   const base = { set: c.set, name: c.name, category: categoryOf(c), operation: "where" as const };
   const done = (status: CaseResult["status"], detail: string): CaseResult => ({ ...base, status, detail: detail.slice(0, 400), ms: Date.now() - started });
   try {
     const before = await snapshotTree(c.datasetDir);
-    const exec = await runAdapter(adapter, ["where", c.datasetDir, c.expression, out], timeoutMs);
+    const exec = await callerOf(adapter).call(["where", c.datasetDir, c.expression, out], timeoutMs);
     if (exec.timedOut) return done("CRASH", `timed out after ${timeoutMs} ms (hang)`);
     if (exec.code !== 0 && exec.code !== 3) return done("CRASH", crashDetail(exec));
     const touched = describeTreeChanges(before, await snapshotTree(c.datasetDir));

@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { listFiles } from "./files.js";
 import type { CaseResult } from "./run.js";
-import { crashDetail, runAdapter, runPool } from "./run.js";
+import { crashDetail, runPool } from "./run.js";
+import { callerOf, type AdapterLike } from "./adapter-process.js";
 import { buildWriteCase, readText, sha256 } from "./write-case.js";
 import { compareDatasetV2, strayFilesOfCaseV2 } from "./write-v2.js";
 
@@ -128,7 +129,7 @@ export const WRITE_FORMATS: readonly number[] = [1, 2];
  * const v2 = await judgeWriteCase(adapter, raw2, "conformance/corpus/v2/synth", "synth", 60_000, 2);
  * ```
  */
-export async function judgeWriteCase(adapter: string, raw: Json, setDir: string, set: string, timeoutMs = 60_000, format = 1): Promise<CaseResult> {
+export async function judgeWriteCase(adapter: AdapterLike, raw: Json, setDir: string, set: string, timeoutMs = 60_000, format = 1): Promise<CaseResult> {
   const started = Date.now();
   const work = await mkdtemp(join(tmpdir(), "bcolz-write-"));
   const base = { set, name: raw.name as string, category: "valid" as const, operation: "write" as const };
@@ -138,7 +139,7 @@ export async function judgeWriteCase(adapter: string, raw: Json, setDir: string,
     if (rules === undefined) return done("FAIL", `could not judge: format ${format} has no write check`);
     const caseJson = await buildWriteCase(raw, setDir, join(work, "case"), format);
     const out = join(work, "out.bcolz");
-    const exec = await runAdapter(adapter, ["write", caseJson, out], timeoutMs);
+    const exec = await callerOf(adapter).call(["write", caseJson, out], timeoutMs);
     if (exec.timedOut) return done("CRASH", `write timed out after ${timeoutMs} ms (hang)`);
     if (exec.code === 3) return done("FAIL", `write refused a valid case: ${exec.stdout.trim().split("\n").pop() ?? ""}`.slice(0, 300));
     if (exec.code !== 0) return done("CRASH", crashDetail(exec, "write "));
@@ -158,7 +159,7 @@ export async function judgeWriteCase(adapter: string, raw: Json, setDir: string,
     }
     await rules.compare(out, real, raw, problems);
     const readOut = join(work, "read");
-    const back = await runAdapter(adapter, ["read", out, readOut], timeoutMs);
+    const back = await callerOf(adapter).call(["read", out, readOut], timeoutMs);
     if (back.timedOut || back.code !== 0) {
       const why = back.code === 3 ? back.stdout.trim().split("\n").pop() ?? "" : crashDetail(back);
       problems.push(`the written dataset does not read back (adapter read, exit ${back.code ?? "timeout"}): ${why}`.slice(0, 300));
@@ -227,7 +228,7 @@ export async function loadWriteCases(corpusRoot: string, version = 1): Promise<W
  * console.log(formatTable(await judgeWriteAll(adapter, "conformance/corpus")));
  * ```
  */
-export async function judgeWriteAll(adapter: string, corpusRoot: string, filter?: string, timeoutMs = 60_000, parallel = 2, version = 1): Promise<CaseResult[]> {
+export async function judgeWriteAll(adapter: AdapterLike, corpusRoot: string, filter?: string, timeoutMs = 60_000, parallel = 2, version = 1): Promise<CaseResult[]> {
   const cases = (await loadWriteCases(corpusRoot, version)).filter((c) => filter === undefined || `${c.set}/${c.raw.name as string}`.includes(filter));
   return runPool(cases, parallel, (c) => judgeWriteCase(adapter, c.raw, c.setDir, c.set, timeoutMs, c.format));
 }

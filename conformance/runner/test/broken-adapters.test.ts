@@ -237,3 +237,60 @@ describe("the fmt-conformance command (built)", () => {
     expect(lastLine(r.stdout)).toBe("0 passed, 0 failed");
   });
 });
+
+describe("serve (spec/conformance.md §1.5)", () => {
+  const serveFaults = join(brokenDir, "serve-faults.mjs");
+  async function withFault(fault: string, options: Partial<SuiteOptions> = {}) {
+    process.env.SERVE_FAULT = fault;
+    try {
+      return await run(serveFaults, { only: "read", ...options });
+    } finally {
+      delete process.env.SERVE_FAULT;
+    }
+  }
+  const verdicts = (results: CaseResult[]) => results.map((r) => `${r.operation ?? "read"} ${r.set}/${r.name} ${r.status}`);
+
+  it("the reference adapter gives the same verdicts through serve as with one process per call", async () => {
+    const served = await run(referenceAdapter);
+    const isolated = await run(referenceAdapter, { isolated: true });
+    expect(verdicts(served.results)).toEqual(verdicts(isolated.results));
+    expect(totalsLine(served.results)).toBe("6 passed, 0 failed");
+    // The small corpus spoiled the same way for both: a wrong answer is caught through serve too.
+    const broken = await run(join(brokenDir, "off-by-one.mjs"));
+    expect(totalsLine(broken.results)).toBe("2 passed, 4 failed");
+  });
+
+  it("a correct serve adapter passes", async () => {
+    const { results } = await withFault("");
+    expect(failures(results)).toEqual([]);
+    expect(totalsLine(results)).toBe("4 passed, 0 failed");
+  });
+
+  it("a request never answered is a hang; the next requests go to a fresh process", async () => {
+    const { results } = await withFault("hang", { timeoutMs: 2_000 });
+    expect(failures(results)).toEqual([expect.stringMatching(/^read bcolz-broken\/blpk_bad_magic CRASH: timed out after 2000 ms \(hang\)/)]);
+    expect(totalsLine(results)).toBe("3 passed, 1 failed");
+  });
+
+  it("a process that ends mid-request crashes that call only", async () => {
+    const { results } = await withFault("exit");
+    expect(failures(results)).toEqual([expect.stringMatching(/^read bcolz-broken\/blpk_bad_magic CRASH: .*serve process ended while answering/)]);
+    expect(totalsLine(results)).toBe("3 passed, 1 failed");
+  });
+
+  it("a line that is not an answer, or an answer to another request, is a crash", async () => {
+    for (const fault of ["garbage", "wrong-id"]) {
+      const { results } = await withFault(fault);
+      expect(failures(results), fault).toEqual([expect.stringMatching(/^read bcolz-broken\/blpk_bad_magic CRASH: .*serve protocol error/)]);
+      expect(totalsLine(results), fault).toBe("3 passed, 1 failed");
+    }
+  });
+
+  it("the Python adapter answers through serve with the verdicts of one process per call", async () => {
+    const python = join(root, "conformance/adapters/python/adapter");
+    const served = await run(python, { only: "read" });
+    const isolated = await run(python, { only: "read", isolated: true });
+    expect(verdicts(served.results)).toEqual(verdicts(isolated.results));
+    expect(totalsLine(served.results)).toBe("4 passed, 0 failed");
+  });
+});

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * The reference conformance adapter (spec/conformance.md): `adapter info`,
- * `adapter read DATASET_DIR OUT_DIR` and `adapter write CASE_JSON DATASET_DIR`.
+ * `adapter read DATASET_DIR OUT_DIR`, `adapter write CASE_JSON DATASET_DIR`,
+ * `adapter where DATASET_DIR EXPRESSION OUT_DIR` and `adapter serve` (§1.5).
  *
  * Exit codes: 0 success; 3 the dataset is not valid (one JSON line `{"code", "message"}` on
  * stdout); anything else is a crash.
@@ -14,7 +15,7 @@
  */
 import { lstat, mkdir, open as openFile, readFile, realpath, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
-import { isBcolzError, UsageError } from "@fmt/errors";
+import { UsageError } from "@fmt/errors";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { createJsonObject, encodeMetadata, jsonObjectKeys, parseDtype, parsePythonJson, PyFloat, serializeAttrs, serializeRootdirs, serializeStorageV2 } from "@fmt/meta";
 import type { CodecName, JsonObject, JsonValue } from "@fmt/meta";
@@ -26,7 +27,7 @@ export const ADAPTER_INFO = {
   name: "bcolz-ts reference",
   version: "0.1.0",
   formats: [1, 2],
-  operations: ["read", "write"],
+  operations: ["read", "write", "where", "serve"],
 } as const;
 
 function describe(array: TableColumn, name?: string): ArrayDescription {
@@ -355,33 +356,5 @@ export async function writeDatasetFromCase(caseJson: string, datasetDir: string)
   else await store.put("meta/storage", encodeMetadata(serializeStorageV2({ formatVersion: 2, kind: "ctable", columns: names, raw: createJsonObject([]) })));
 }
 
-/**
- * Run the adapter with command-line arguments; resolves to the process exit code.
- *
- * @example
- * ```ts
- * process.exitCode = await runAdapterCommand(["info"]);
- * ```
- */
-export async function runAdapterCommand(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  if (command === "info") {
-    process.stdout.write(`${JSON.stringify(ADAPTER_INFO)}\n`);
-    return 0;
-  }
-  if ((command === "read" || command === "write") && rest.length === 2) {
-    try {
-      if (command === "read") await readDatasetToDir(rest[0]!, rest[1]!);
-      else await writeDatasetFromCase(rest[0]!, rest[1]!);
-      return 0;
-    } catch (err) {
-      if (isBcolzError(err)) {
-        process.stdout.write(`${JSON.stringify({ code: err.code, message: err.message })}\n`);
-        return 3;
-      }
-      throw err;
-    }
-  }
-  process.stderr.write("usage: adapter info | adapter read DATASET_DIR OUT_DIR | adapter write CASE_JSON DATASET_DIR\n");
-  return 2;
-}
+export { runAdapterCommand, queryToDir, serveAdapter } from "./adapter-commands.js";
+export type { AdapterIO } from "./adapter-commands.js";
