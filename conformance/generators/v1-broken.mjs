@@ -6,9 +6,10 @@
 // fast-check makes it from a fixed seed, so a rerun reproduces the set byte for byte.
 //
 // Run: node conformance/generators/v1-broken.mjs   (rewrites the whole set)
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, appendFileSync, unlinkSync, statSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, appendFileSync, unlinkSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createHash } from "node:crypto";
 import fc from "fast-check";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -28,7 +29,7 @@ function pick(arb) {
 // Spec rule ids each case pins (spec/conformance.md §2.3), kept with the other sets' in existing-rules.json.
 const ruleIds = JSON.parse(readFileSync(join(here, "existing-rules.json"), "utf8"));
 const cases = [];
-function makeCase({ name, from, category, error, rule, mutate, validAsSource = false }) {
+function makeCase({ name, from, category, error, rule, mutate, validAsSource = false, keepRows }) {
   const dir = join(out, name);
   cpSync(join(real, from, "data.bcolz"), join(dir, "data.bcolz"), { recursive: true });
   const root = join(dir, "data.bcolz");
@@ -38,7 +39,8 @@ function makeCase({ name, from, category, error, rule, mutate, validAsSource = f
     // Same logical content as the source: reuse its expectations.
     const src = realCase(from);
     Object.assign(entry, { category: "valid", kind: src.kind, dtype: src.dtype, shape: src.kind === "ctable" ? [src.len] : src.shape, chunklen: src.chunklen, cparams: src.cparams, attrs: src.attrs, expected: src.expected, ...(src.columns ? { columns: src.columns, len: src.len } : {}) });
-    if (!validAsSource) throw new Error("valid cases must keep the source content");
+    if (keepRows !== undefined) Object.assign(entry, firstRowsOf(from, src, keepRows));
+    else if (!validAsSource) throw new Error("valid cases must keep the source content (or name keepRows, the prefix it keeps)");
   } else {
     Object.assign(entry, { category, expect: { error } });
   }
@@ -46,6 +48,21 @@ function makeCase({ name, from, category, error, rule, mutate, validAsSource = f
   if (ids === undefined) throw new Error(`no rule ids for ${name} in existing-rules.json`);
   Object.assign(entry, ids);
   cases.push(entry);
+}
+
+/**
+ * The expectations of a ctable case that reads as the first `rows` rows of its source (an
+ * interrupted append, v1 §8.5): each column's digest over that prefix of the source's expected
+ * file, which real bcolz's values produced.
+ */
+function firstRowsOf(from, src, rows) {
+  if (src.kind !== "ctable") throw new Error("keepRows is for ctables");
+  const columns = src.columns.map((col) => {
+    const itemsize = col.bytes / col.len;
+    const prefix = readFileSync(join(real, from, "expected", col.expected_file)).subarray(0, rows * itemsize);
+    return { ...col, shape: [rows, ...col.shape.slice(1)], len: rows, bytes: prefix.length, sha256: createHash("sha256").update(prefix).digest("hex") };
+  });
+  return { shape: [rows], len: rows, columns, expected: undefined };
 }
 
 const file = (root, key) => join(root, key);
@@ -162,6 +179,26 @@ makeCase({ name: "storage_dtype_complex", from: "carray_f8_n6000_cl1600", catego
 // ---- invalid: cross-file rules ------------------------------------------------------------
 makeCase({ name: "chunk_nbytes_differs_from_chunklen", from: "edge_f8_3chunks_plus_leftover", category: "invalid", error: "INCONSISTENT", rule: "v1.md §8: full chunk holds chunklen rows",
   mutate: (r) => { cpSync(file(r, "data/__3.blp"), file(r, "data/__0.blp")); return "data/__0.blp replaced by the 42-row leftover chunk data/__3.blp"; } });
+// A claim past the adapter's read allowance (spec/conformance.md §1.2: 2^31 − 1 bytes), refused
+// from the metadata alone: a reader that skips the check reaches the missing chunk files instead.
+makeCase({ name: "sizes_over_read_allowance", from: I4, category: "invalid", error: "SIZE_LIMIT", rule: "v1.md §16 and conformance.md §1.2: a call over the read allowance fails before any chunk is read",
+  mutate: (r) => editJson(r, "meta/sizes", readFileSync(file(r, "meta/sizes"), "utf8").replace('"shape": [5000], "nbytes": 20000', '"shape": [600000000], "nbytes": 2400000000')) });
+// The leftover chunk's leniency (v1 §8.5) stops at chunksize: a memcpyed chunk of 1100 rows (the
+// real leftover's 904 then zeros) in place of __4.blp, where the chunksize is 1024 rows.
+makeCase({ name: "leftover_over_chunksize", from: I4, category: "malformed", error: "INCONSISTENT", rule: "v1.md §8.5: a larger leftover chunk holds at most chunksize bytes",
+  mutate: (r) => {
+    const rows = 1100, nbytes = rows * 4;
+    const values = new Uint8Array(nbytes);
+    values.set(readFileSync(join(real, I4, "expected", "values.bin")).subarray(4096 * 4, 5000 * 4));
+    const chunk = new Uint8Array(16 + nbytes);
+    chunk.set([2, 1, 0x02, 4]); // Blosc version 2, versionlz 1, flags: memcpyed, typesize 4
+    view(chunk).setInt32(4, nbytes, true); view(chunk).setInt32(8, nbytes, true); view(chunk).setInt32(12, 16 + nbytes, true);
+    chunk.set(values, 16);
+    const blpk = bytes(r, "data/__4.blp").subarray(0, 16);
+    const fileBytes = new Uint8Array(16 + chunk.length); fileBytes.set(blpk); fileBytes.set(chunk, 16);
+    put(r, "data/__4.blp", fileBytes);
+    return `data/__4.blp: a memcpyed chunk of ${rows} rows (${nbytes} bytes; chunksize 4096, leftover 904 rows)`;
+  } });
 makeCase({ name: "sizes_nbytes_wrong", from: I4, category: "invalid", error: "INCONSISTENT", rule: "v1.md §10: nbytes = len x atomsize",
   mutate: (r) => editJson(r, "meta/sizes", readFileSync(file(r, "meta/sizes"), "utf8").replace('"nbytes": 20000', '"nbytes": 20008')) });
 makeCase({ name: "sizes_claims_more_rows", from: I4, category: "invalid", error: "INCONSISTENT", rule: "v1.md §8: chunk files hold the rows meta/sizes claims",
@@ -195,6 +232,8 @@ makeCase({ name: "ctable_name_too_long", from: "blosc114_ctable_mixed", category
   mutate: (r) => editJson(r, "__rootdirs__", `{"names": ["i", "${"x".repeat(300)}", "s"]}\n`) });
 
 // ---- valid: what readers must tolerate --------------------------------------------------
+makeCase({ name: "valid_append_journal_shortens", from: "ctable_addcol", category: "valid", keepRows: 2000, rule: "v1.md §8.5: while .append exists and every column has at least its length, that is the table's length",
+  mutate: (r) => { writeFileSync(file(r, ".append"), '{"format": 1, "length": 2000}\n'); return ".append {\"format\": 1, \"length\": 2000} added (columns hold 3000 rows: an append in progress)"; } });
 makeCase({ name: "valid_trailing_bytes_after_chunk", from: I4, category: "valid", validAsSource: true, rule: "v1.md §4.3: bytes after cbytes are ignored",
   mutate: (r) => { const extra = Uint8Array.from(pick(fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 64 }))); appendFileSync(file(r, "data/__1.blp"), extra); return `data/__1.blp: ${extra.length} random bytes appended`; } });
 makeCase({ name: "valid_stale_chunk_files", from: "trim_f4", category: "valid", validAsSource: true, rule: "v1.md §8: files beyond the length are never read",

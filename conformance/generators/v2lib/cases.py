@@ -485,6 +485,8 @@ def broken_cases():
                     lambda st: dict(st, format_version="2"), 'format_version "2" (a string)')
     storage_variant("root_format_version_float", "UNSUPPORTED_VERSION", "v2.md §3.1 step 4: format_version must be the integer 1 or 2",
                     lambda st: jdump(st).replace(b'"format_version": 2', b'"format_version": 2.5'), "format_version 2.5")
+    storage_variant("root_format_version_2_0", "UNSUPPORTED_VERSION", "v2.md §15.1 item 2: format_version is the token 2; 2.0 is another version",
+                    lambda st: jdump(st).replace(b'"format_version": 2', b'"format_version": 2.0'), "format_version 2.0")
     storage_variant("root_no_format_version_read_as_v1", "MISSING_FILE", "v2.md §3.1 step 4 (no format_version → version 1), v1.md §3: meta/sizes absent",
                     lambda st: {k: v for k, v in st.items() if k != "format_version"}, "format_version key removed")
     storage_variant("root_format_version_1_read_as_v1", "MISSING_FILE", "v2.md §3.1 step 4 (format_version 1 → version 1), v1.md §3: meta/sizes absent",
@@ -634,6 +636,11 @@ def broken_cases():
               "data/__2__.bin: chunk-size 12 (its only chunk, the last, holds 8 bytes)", s=2)
     sc1_patch("ds_nchunks_below_required", "INCONSISTENT", "v2.md §10.4: nchunks ≥ n_s", hdr(16, "<q", 1), "data/__1__.bin: nchunks 1 (n_s = 2)")
     sc_built("ds_capacity_not_S", "INCONSISTENT", "v2.md §10.4: capacity = S", "data/__1__.bin: capacity 3 (S = 2), table of 3 entries", capacity=3)
+    # v2.md §15.1 item 3: §5's defaults are for stand-alone files; in a dataset both are required.
+    sc_built("ds_capacity_absent", "INCONSISTENT", "v2.md §15.1 item 3: capacity REQUIRED in a dataset superchunk", "data/__1__.bin metadata section without capacity",
+             meta_raw=padded(b'{"first_chunk": 0}'), capacity=2)
+    sc_built("ds_first_chunk_absent", "INCONSISTENT", "v2.md §15.1 item 3: first_chunk REQUIRED in a dataset superchunk", "data/__1__.bin metadata section without first_chunk",
+             meta_raw=padded(b'{"capacity": 2}'), capacity=2)
     sc_built("ds_first_chunk_wrong", "INCONSISTENT", "v2.md §10.4: first_chunk = (s - 1)·S", "data/__2__.bin: first_chunk 0 (must be 2); checksums bound to 0 + i to match the file",
              s=2, first_chunk=0)
     sc_built("ds_first_chunk_too_high", "INCONSISTENT", "v2.md §10.4: first_chunk = (s - 1)·S", "data/__1__.bin: first_chunk 2 (must be 0); checksums bound to 2 + i",
