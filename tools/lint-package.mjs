@@ -9,7 +9,7 @@ import { join, relative } from "node:path";
 
 const pkg = JSON.parse(readFileSync("package.json", "utf8"));
 const problems = [];
-const nodeAllowed = pkg.name === "@fmt/cli" || pkg.name === "@fmt/conformance" || pkg.name === "@fmt/bench" || pkg.name === "@fmt/fuzz";
+const nodeAllowed = pkg.name === "@fmt/cli" || pkg.name === "@fmt/duckdb" || pkg.name === "@fmt/conformance" || pkg.name === "@fmt/bench" || pkg.name === "@fmt/fuzz";
 const exempt = (file) => /(^|\/)(node|[\w-]+-node)\.ts$/.test(file) || /\.test\.ts$/.test(file) || /(^|\/)test\//.test(file);
 
 function walk(dir) {

@@ -1,17 +1,20 @@
 /**
- * `bcolz-ts export`: writes a dataset to a `.npy` file (a structured array for a ctable), CSV or
- * JSON lines, streaming block by block.
+ * `bcolz-ts export`: writes a dataset to a `.npy` file (a structured array for a ctable), CSV,
+ * JSON lines, an Arrow IPC file or (through the optional `@fmt/duckdb`) Parquet, streaming block
+ * by block.
  */
 import { once } from "node:events";
 import { createWriteStream, existsSync } from "node:fs";
 import { rename, unlink } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
+import { arrowSchemaOf, ipcChunks, toRecordBatches } from "@fmt/arrow";
 import { UsageError } from "@fmt/errors";
 import type { CArray, CTable } from "@fmt/store";
 import { resolveSlice } from "./args.js";
 import { csvHeaderCell } from "./csv-types.js";
 import { streamRows } from "./rows.js";
+import { loadDuckdb } from "./sql.js";
 
 /**
  * Output formats of `export`, chosen from the file extension.
@@ -21,7 +24,7 @@ import { streamRows } from "./rows.js";
  * const f: ExportFormat = exportFormat("out.csv"); // "csv"
  * ```
  */
-export type ExportFormat = "npy" | "csv" | "jsonl";
+export type ExportFormat = "npy" | "csv" | "jsonl" | "arrow" | "parquet";
 
 /**
  * Options of {@link exportDataset}.
@@ -32,7 +35,7 @@ export type ExportFormat = "npy" | "csv" | "jsonl";
  * ```
  */
 export interface ExportOptions {
-  /** Output file; its extension (`.npy`, `.csv`, `.jsonl`/`.ndjson`) picks the format. */
+  /** Output file; its extension (`.npy`, `.csv`, `.jsonl`/`.ndjson`, `.arrow`/`.feather`, `.parquet`) picks the format. */
   to: string;
   /** ctable: the columns to write, in this order (default all). */
   columns?: readonly string[];
@@ -47,6 +50,8 @@ export interface ExportOptions {
    * Nothing is created on disk then.
    */
   sink?: { write(text: string): Promise<void> };
+  /** Replaces the `import()` of the optional `@fmt/duckdb` (Parquet; tests). */
+  duckdbImporter?: () => Promise<unknown>;
 }
 
 /**
@@ -62,7 +67,9 @@ export function exportFormat(path: string): ExportFormat {
   if (lower.endsWith(".npy")) return "npy";
   if (lower.endsWith(".csv")) return "csv";
   if (lower.endsWith(".jsonl") || lower.endsWith(".ndjson")) return "jsonl";
-  throw new UsageError("INVALID_ARGUMENT", `cannot tell the format of "${path}": use .npy, .csv or .jsonl`, { field: "to" });
+  if (lower.endsWith(".arrow") || lower.endsWith(".feather")) return "arrow";
+  if (lower.endsWith(".parquet")) return "parquet";
+  throw new UsageError("INVALID_ARGUMENT", `cannot tell the format of "${path}": use .npy, .csv or .jsonl (or .arrow, .parquet), or give --format`, { field: "to" });
 }
 
 const pyTuple = (dims: readonly number[]): string => `(${dims.join(", ")}${dims.length === 1 ? "," : ""})`;
@@ -106,7 +113,9 @@ const csvCell = (text: string): string => (/[",\n\r]/.test(text) ? `"${text.repl
  * Writes the dataset to `options.to`. `.npy`: the stored bytes (byte order kept), a ctable as a
  * structured array with one field per column; `.csv`: the `cat` text form, comma-separated and
  * quoted where needed, with a header line of column names for a ctable; `.jsonl`: the
- * `cat --json` lines. Resolves to the number of rows written.
+ * `cat --json` lines; `arrow`: an Arrow IPC file (the types of `@fmt/arrow`, one record batch
+ * per block); `parquet`: a Parquet file written by DuckDB (needs the optional `@fmt/duckdb`).
+ * Resolves to the number of rows written.
  *
  * @example
  * ```ts
@@ -115,8 +124,8 @@ const csvCell = (text: string): string => (/[",\n\r]/.test(text) ? `"${text.repl
  */
 export async function exportDataset(dataset: CArray | CTable, options: ExportOptions): Promise<number> {
   const format = options.format ?? exportFormat(options.to);
-  if (options.sink !== undefined && format === "npy") {
-    throw new UsageError("INVALID_ARGUMENT", ".npy is binary: write it to a file, or choose csv or jsonl for standard output", { field: "format", expected: "csv or jsonl", actual: format });
+  if (options.sink !== undefined && (format === "npy" || format === "arrow" || format === "parquet")) {
+    throw new UsageError("INVALID_ARGUMENT", `.${format} is binary: write it to a file, or choose csv or jsonl for standard output`, { field: "format", expected: "csv or jsonl", actual: format });
   }
   if (options.columns !== undefined && dataset.kind === "carray") throw new UsageError("INVALID_ARGUMENT", "--columns applies to a ctable only", { field: "columns" });
   if (options.sink === undefined && options.force !== true && existsSync(options.to)) throw new UsageError("INVALID_ARGUMENT", `${options.to} exists (use --force to replace it)`, { field: "to" });
@@ -125,6 +134,16 @@ export async function exportDataset(dataset: CArray | CTable, options: ExportOpt
   const first = arrays[0];
   const blockLen = Math.max(1, Math.min(first === undefined ? 1024 : first.kind === "vlarray" ? first.offsets.chunklen : first.chunklen, 65536));
   options.progress?.start(Math.ceil(dataset.length / blockLen));
+  if (format === "parquet") {
+    // DuckDB writes the file itself, under a temporary name it renames when complete.
+    const { exportParquet } = await loadDuckdb(options.duckdbImporter);
+    await exportParquet(dataset, options.to, {
+      force: options.force === true,
+      onBatch: () => options.progress?.tick(),
+      ...(dataset.kind === "ctable" ? { columns: names } : {}),
+    });
+    return dataset.length;
+  }
   if (options.sink !== undefined) {
     const sink = options.sink;
     await writeAll((chunk) => sink.write(chunk as string));
@@ -162,7 +181,16 @@ export async function exportDataset(dataset: CArray | CTable, options: ExportOpt
   return dataset.length;
 
   async function writeAll(write: (chunk: string | Uint8Array) => Promise<void>): Promise<void> {
-    if (format === "npy") {
+    if (format === "arrow") {
+      const selection = { blockLen, ...(dataset.kind === "ctable" ? { columns: names } : {}) };
+      const batches = async function* () {
+        for await (const batch of toRecordBatches(dataset, selection)) {
+          yield batch;
+          options.progress?.tick();
+        }
+      };
+      for await (const chunk of ipcChunks(arrowSchemaOf(dataset, selection), batches(), "file")) await write(chunk);
+    } else if (format === "npy") {
       const fixed = arrays.filter((a): a is CArray => a.kind === "carray");
       if (fixed.length !== arrays.length) throw new UsageError("INVALID_ARGUMENT", "a .npy file cannot hold variable-length (vlarray) columns: export to .csv or .jsonl", { field: "to", actual: options.to });
       if (dataset.kind === "carray") {

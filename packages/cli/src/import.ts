@@ -108,12 +108,18 @@ function parseCsv(text: string): string[][] {
     const c = text[i]!;
     if (c === "\n") line++;
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (c === '"') quoted = false;
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
       else field += c;
-    } else if (c === '"') (quoted = true), (quoteLine = line);
-    else if (c === ",") record.push(field), (field = "");
-    else if (c === "\n" || c === "\r") {
+    } else if (c === '"') {
+      quoted = true;
+      quoteLine = line;
+    } else if (c === ",") {
+      record.push(field);
+      field = "";
+    } else if (c === "\n" || c === "\r") {
       if (c === "\r" && text[i + 1] === "\n") i++;
       record.push(field);
       records.push(record);
@@ -123,7 +129,10 @@ function parseCsv(text: string): string[][] {
   }
   // A quote still open at the end would swallow every later line into one cell: refuse it.
   if (quoted) bad(`CSV line ${quoteLine}: a quoted field is never closed`);
-  if (field !== "" || record.length > 0) record.push(field), records.push(record);
+  if (field !== "" || record.length > 0) {
+    record.push(field);
+    records.push(record);
+  }
   return records;
 }
 

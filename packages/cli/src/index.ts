@@ -27,6 +27,8 @@ export { resolveSlice } from "./args.js";
 export { exportDataset, exportFormat, npyHeader } from "./export.js";
 export type { ExportFormat, ExportOptions } from "./export.js";
 export { importFile } from "./import.js";
+export { loadDuckdb, runSqlCommand } from "./sql.js";
+export type { DuckdbApi, SqlCommandOptions } from "./sql.js";
 export type { ImportOptions } from "./import.js";
 export type { ResolvedSlice } from "./args.js";
 

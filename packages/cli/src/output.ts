@@ -45,7 +45,7 @@ export function swapBytesInPlace(bytes: Uint8Array, unit: number): Uint8Array {
  * toStrictJson({ a: NaN, b: 2n ** 64n }); // '{"a":"NaN","b":18446744073709551616}'
  * ```
  */
-export function toStrictJson(value: JsonValue | unknown): string {
+export function toStrictJson(value: unknown): string {
   const walk = (v: unknown): string => {
     if (v === null || v === undefined) return "null";
     if (typeof v === "bigint") return v.toString();
@@ -64,9 +64,10 @@ export function toStrictJson(value: JsonValue | unknown): string {
         const prim: unknown = valueOf.call(v);
         if (prim !== v) return walk(prim);
       }
-      return `{${Object.keys(v as object).map((k) => `${JSON.stringify(k)}:${walk((v as Record<string, unknown>)[k])}`).join(",")}}`;
+      return `{${Object.keys(v).map((k) => `${JSON.stringify(k)}:${walk((v as Record<string, unknown>)[k])}`).join(",")}}`;
     }
-    return JSON.stringify(String(v));
+    // what is left: a symbol or a function
+    return JSON.stringify((v as symbol | (() => unknown)).toString());
   };
   return walk(value);
 }

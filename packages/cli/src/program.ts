@@ -26,6 +26,7 @@ import { streamRows } from "./rows.js";
 import { runUnlockCommand, UNLOCK_HELP } from "./unlock.js";
 import { renderReport, validateDataset } from "./validate.js";
 import { runWhereCommand } from "./where-command.js";
+import { runSqlCommand } from "./sql.js";
 
 /**
  * Where the CLI writes; the process streams in the bin, capturing streams in tests.
@@ -194,15 +195,18 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
 
   program
     .command("export")
-    .description("write a dataset to .npy (a ctable as a structured array), .csv (a ctable with a typed header, name:dtype, that import reads back exactly) or .jsonl")
+    .description("write a dataset to .npy (a ctable as a structured array), .csv (a ctable with a typed header, name:dtype, that import reads back exactly), .jsonl, an Arrow IPC file (--format arrow) or Parquet (--format parquet, needs @fmt/duckdb)")
     .argument("<dir>", "dataset directory")
-    .requiredOption("--to <file>", "output file; the extension (.npy, .csv, .jsonl) picks the format; - writes to standard output (with --as)")
-    .addOption(new Option("--as <format>", "the format, for --to - or a file without a telling extension").choices(["npy", "csv", "jsonl"]))
+    .requiredOption("--to <file>", "output file; the extension (.npy, .csv, .jsonl, .arrow, .parquet) picks the format unless --format is given; - writes to standard output (with --as)")
+    .addOption(new Option("--format <format>", "the output format: parquet, arrow (an Arrow IPC file), npy, csv or jsonl").choices(["parquet", "arrow", "npy", "csv", "jsonl"]))
+    .addOption(new Option("--as <format>", "the format, for --to - or a file without a telling extension (same as --format)").choices(["npy", "csv", "jsonl", "arrow", "parquet"]))
     .option("--columns <list>", "ctable: comma-separated columns to write", parseList)
     .option("--force", "replace an existing output file")
     .option("--no-progress", "never show a progress bar")
     .addHelpText("after", EXIT_CODES_HELP)
-    .action(async (dir: string, opts: { to: string; as?: ExportFormat; columns?: string[]; force?: boolean; progress: boolean }) => {
+    .action(async (dir: string, opts: { to: string; as?: ExportFormat; format?: ExportFormat; columns?: string[]; force?: boolean; progress: boolean }) => {
+      if (opts.format !== undefined && opts.as !== undefined && opts.format !== opts.as) throw new UsageError("INVALID_ARGUMENT", "--format and --as name different formats", { field: "format", actual: `${opts.format} / ${opts.as}` });
+      opts.as ??= opts.format;
       const toStdout = opts.to === "-";
       if (toStdout && opts.as === undefined) throw new UsageError("INVALID_ARGUMENT", "--to - needs --as csv or --as jsonl", { field: "as", expected: "csv or jsonl" });
       // No bar while the rows themselves go to the terminal.
@@ -219,6 +223,24 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
       } finally {
         progress.stop();
       }
+    });
+
+  program
+    .command("sql")
+    .description("run a SQL query over a dataset with DuckDB (needs the optional package @fmt/duckdb); the dataset is the table t (or --name)")
+    .argument("<dir>", "dataset directory")
+    .argument("<query>", 'SQL, e.g. "SELECT sym, sum(qty) FROM t GROUP BY sym ORDER BY sym"')
+    .option("--name <table>", "the table name of the dataset in the query", "t")
+    .option("--json", "one JSON object per result row")
+    .option("--no-header", "text output: no line of column names first")
+    .addHelpText("after", `
+The dataset is streamed into an in-memory DuckDB block by block (one block in JS memory at a
+time), then the query runs there. Text output: tab-separated values after a header line; NULL as
+NULL, booleans True/False, timestamps in DuckDB's text form. Columns: ints, floats, bool,
+datetimes (TIMESTAMP / DATE), S (BLOB), U and vlarray utf8 (VARCHAR), trailing dimensions (ARRAY).
+${EXIT_CODES_HELP}`)
+    .action(async (dir: string, query: string, opts: { name: string; json?: boolean; header: boolean }) => {
+      await runSqlCommand(await openDataset(dir), query, { name: opts.name, json: opts.json === true, header: opts.header }, out);
     });
 
   program

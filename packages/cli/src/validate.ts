@@ -79,16 +79,50 @@ async function checkSizes(store: ReadableStore, a: CArray, problems: Problem[]):
 
 async function checkChunks(a: CArray, problems: Problem[], progress: ValidateProgress | undefined): Promise<number> {
   let ok = 0;
+  // Consecutive missing chunk files are one problem: a length claim far past the files (a
+  // damaged meta/sizes) would otherwise print a line per file, hundreds of thousands of them.
+  let missingFrom = -1;
+  let missingProblem = -1;
+  const endMissingRun = (end: number): void => {
+    if (missingFrom < 0) return;
+    if (end - missingFrom > 1) {
+      const first = a.chunkKey(missingFrom);
+      problems[missingProblem] = { code: "MISSING_FILE", path: first, message: `the files of chunks ${missingFrom} to ${end - 1} are missing (${(end - missingFrom).toLocaleString("en-US")} chunks, ${first} to ${a.chunkKey(end - 1)})` };
+    }
+    missingFrom = -1;
+  };
+  // The chunk files that exist, listed once when the first one turns out missing, so that a run
+  // of missing files is skipped over without asking the store for each.
+  let present: Set<string> | undefined;
   for (let i = 0; i < a.chunkCount; i++) {
+    if (missingFrom >= 0 && present !== undefined && !present.has(a.chunkKey(i))) {
+      progress?.tick();
+      continue;
+    }
     const start = i * a.chunklen;
     try {
       await a.readBytes(start, Math.min(a.length, start + a.chunklen));
+      endMissingRun(i);
       ok++;
     } catch (err) {
-      problems.push(toProblem(err, a.chunkKey(i)));
+      const problem = toProblem(err, a.chunkKey(i));
+      if (problem.code === "MISSING_FILE" && problem.path.endsWith(a.chunkKey(i))) {
+        if (missingFrom < 0) {
+          missingFrom = i;
+          missingProblem = problems.push(problem) - 1;
+          if (present === undefined && a.store.list !== undefined) {
+            const dir = a.chunkKey(i).slice(0, a.chunkKey(i).lastIndexOf("/") + 1);
+            present = new Set(await a.store.list(dir));
+          }
+        }
+      } else {
+        endMissingRun(i);
+        problems.push(problem);
+      }
     }
     progress?.tick();
   }
+  endMissingRun(a.chunkCount);
   return ok;
 }
 

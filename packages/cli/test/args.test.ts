@@ -48,7 +48,7 @@ describe("integer arguments", () => {
 describe("shortestFloat32", () => {
   it("gives the shortest decimal that rounds to the same float32", () => {
     expect(shortestFloat32(Math.fround(1.1))).toBe(1.1);
-    expect(shortestFloat32(Math.fround(-106.43667602539062))).toBe(-106.436676);
+    expect(shortestFloat32(Math.fround(-106.43667602539063))).toBe(-106.436676);
     expect(shortestFloat32(Math.fround(3.4028234663852886e38))).toBe(3.4028235e38);
     expect(shortestFloat32(Math.fround(1e-45))).toBe(1e-45);
     for (const v of [0.1, 1 / 3, 123456.789, 2 ** -20]) {
