@@ -12,7 +12,8 @@ import type { DType } from "@fmt/meta";
 import type { CArray, CTable, TableColumn } from "@fmt/store";
 import { dtypeText } from "./output.js";
 
-export { ADAPTER_INFO, readDatasetToDir, runAdapterCommand } from "./adapter.js";
+export { ADAPTER_INFO, readDatasetToDir, runAdapterCommand, queryToDir, serveAdapter } from "./adapter.js";
+export type { AdapterIO } from "./adapter.js";
 export { swapBytesInPlace, toStrictJson } from "./output.js";
 export { runUnlockCommand, UNLOCK_HELP, unlockDataset } from "./unlock.js";
 export type { LockState } from "./unlock.js";
@@ -28,6 +29,8 @@ export { exportDataset, exportFormat, npyHeader } from "./export.js";
 export type { ExportFormat, ExportOptions } from "./export.js";
 export { importFile } from "./import.js";
 export { loadDuckdb, runSqlCommand } from "./sql.js";
+export { LineSink } from "./output-stream.js";
+export type { SinkStream } from "./output-stream.js";
 export type { DuckdbApi, SqlCommandOptions } from "./sql.js";
 export type { ImportOptions } from "./import.js";
 export type { ResolvedSlice } from "./args.js";
