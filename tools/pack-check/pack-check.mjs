@@ -17,7 +17,7 @@
 //
 // Needs the packages built (`pnpm build`). Usage: node tools/pack-check/pack-check.mjs [--keep]
 // (--keep leaves the temporary directory for inspection). Exit 0 when everything is clean.
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";

@@ -29,7 +29,7 @@ export { exportDataset, exportFormat, npyHeader } from "./export.js";
 export type { ExportFormat, ExportOptions } from "./export.js";
 export { importFile } from "./import.js";
 export { loadDuckdb, runSqlCommand } from "./sql.js";
-export { LineSink } from "./output-stream.js";
+export { ClosedPipe, LineSink } from "./output-stream.js";
 export type { SinkStream } from "./output-stream.js";
 export type { DuckdbApi, SqlCommandOptions } from "./sql.js";
 export type { ImportOptions } from "./import.js";

@@ -35,7 +35,7 @@ export async function loadDuckdb(importer: () => Promise<unknown> = () => import
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
     if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND" || (error instanceof Error && /Cannot find (module|package)|duckdb\.node|node-bindings/i.test(error.message))) {
-      throw new UsageError("INVALID_ARGUMENT", "this command needs the optional package @fmt/duckdb (SQL and Parquet through DuckDB), which is not installed: run `npm install @fmt/duckdb` next to @fmt/cli", {
+      throw new UsageError("INVALID_ARGUMENT", "this command needs the optional package @fmt/duckdb (SQL and Parquet through DuckDB), which is not installed: run `npm install @fmt/duckdb` next to @fmt/cli (with npx: `npx -p @fmt/cli -p @fmt/duckdb bcolz-ts …`)", {
         field: "@fmt/duckdb",
         expected: "@fmt/duckdb installed",
         actual: error instanceof Error ? error.message.split("\n")[0] : String(error),
