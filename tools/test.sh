@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# The project's test command (`pnpm test`): build, package lints, freshness checks of committed
-# generated files, every vitest test, the API docs build, a short fixed-seed fuzz run of every
-# target (tools/fuzz; findings under tools/fuzz/findings), then the summary, ending in one 'N passed, N failed' line.
+# The project's test command (`pnpm test`): build, lints (ESLint with type-aware rules over the
+# workspace, then each package's own), the type check of every test file (tsconfig.tests.json),
+# freshness checks of committed generated files, every vitest test (seeded: TEST_SEED, else a fixed
+# seed), the API docs build, a short fixed-seed fuzz run of every target (tools/fuzz; findings under
+# tools/fuzz/findings), then the summary, ending in one 'N passed, N failed' line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pnpm exec turbo run build lint
+# Plain text in logs: no colour codes when the output is not a terminal (FORCE_COLOR keeps them).
+if [ ! -t 1 ] && [ -z "${FORCE_COLOR+x}" ]; then export NO_COLOR=1; fi
+pnpm exec turbo run build lint typecheck:tests
 pnpm --filter @fmt/blosc check:wasm
 node tools/gen-meta-types/generate.mjs --check
 report="$(mktemp -d)/vitest.json"

@@ -173,7 +173,7 @@ async function main() {
   const v2 = {};
   const rows = [];
   let facts;
-  let versions = {};
+  let versions;
   let zarrInfo;
   let scale;
   try {

@@ -209,7 +209,7 @@ class ServeProcess {
       this.protocolError(`an answer without an integer status or with a non-string stdout: ${JSON.stringify(line.slice(0, 120))}`);
       return;
     }
-    pending.finish({ code: answer.status as number, signal: null, stdout: (answer.stdout as string | undefined) ?? "", stderr: pending.stderr, timedOut: false });
+    pending.finish({ code: answer.status as number, signal: null, stdout: typeof answer.stdout === "string" ? answer.stdout : "", stderr: pending.stderr, timedOut: false });
   }
 
   /** A broken answer: the call in flight is a crash and the process is not trusted again. */

@@ -165,7 +165,7 @@ export async function judgeCase(adapter: AdapterLike, c: CorpusCase, timeoutMs =
  * ```
  */
 export async function runPool<T, R>(items: readonly T[], parallel: number, judge: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
+  const results = new Array<R>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) {

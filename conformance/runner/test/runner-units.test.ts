@@ -162,7 +162,7 @@ describe("parseCommandLine", () => {
   });
 
   it("positional arguments and a --timeout of zero are refused", () => {
-    expect(parseCommandLine(["adapter"])).toMatchObject({ kind: "error", message: expect.stringMatching(/Unexpected argument 'adapter'/) });
+    expect(parseCommandLine(["adapter"])).toMatchObject({ kind: "error", message: expect.stringMatching(/Unexpected argument 'adapter'/) as unknown });
     expect(parseCommandLine(["--adapter", import.meta.filename, "--timeout", "0"])).toEqual({ kind: "error", message: '--timeout wants a positive integer, got "0"' });
   });
 

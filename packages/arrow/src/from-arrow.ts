@@ -498,8 +498,8 @@ export async function importArrow(source: ArrowSource, store: WritableStore, pat
         let rows = 0;
         const max = new Map<string, number>(missing.map((n) => [n, 0]));
         const pass: AsyncIterable<RecordBatch> | Iterable<RecordBatch> = src.open();
-        for await (const item of pass) {
-          const batch = item as RecordBatch;
+        for await (const item of pass as AsyncIterable<RecordBatch>) {
+          const batch: RecordBatch = item;
           rows += batch.numRows;
           for (const name of missing) {
             const child = batch.getChild(name);

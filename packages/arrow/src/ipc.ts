@@ -52,8 +52,8 @@ export async function* ipcChunks(schema: Schema, batches: AsyncIterable<RecordBa
   const writer = format === "file" ? new RecordBatchFileWriter({ autoDestroy: false }) : new RecordBatchStreamWriter({ autoDestroy: false });
   writer.reset(queue, schema);
   yield* queue.take();
-  for await (const batch of batches) {
-    writer.write(batch as RecordBatch);
+  for await (const batch of batches as AsyncIterable<RecordBatch>) {
+    writer.write(batch);
     yield* queue.take();
   }
   writer.finish();

@@ -38,7 +38,7 @@ function float(x: number): unknown {
 
 /** Element `i` of one Arrow data chunk, spelled like numpy_oracle.py's `cell`. */
 export function cellOf(data: Data, i: number): unknown {
-  const type = data.type as DataType;
+  const type: DataType = data.type;
   if (data.nullCount > 0 && !data.getValid(i)) return null;
   switch (type.typeId) {
     case Type.Bool: {
@@ -56,7 +56,7 @@ export function cellOf(data: Data, i: number): unknown {
       return String((data.values as unknown as ArrayLike<number | bigint>)[i]!);
     case Type.Binary: {
       const o = data.valueOffsets as Int32Array;
-      return hex((data.values as Uint8Array).subarray(o[i]!, o[i + 1]!));
+      return hex((data.values as Uint8Array).subarray(o[i], o[i + 1]));
     }
     case Type.FixedSizeBinary: {
       const w = (type as unknown as { byteWidth: number }).byteWidth;
@@ -64,7 +64,7 @@ export function cellOf(data: Data, i: number): unknown {
     }
     case Type.Utf8: {
       const o = data.valueOffsets as Int32Array;
-      return new TextDecoder().decode((data.values as Uint8Array).subarray(o[i]!, o[i + 1]!));
+      return new TextDecoder().decode((data.values as Uint8Array).subarray(o[i], o[i + 1]));
     }
     case Type.FixedSizeList: {
       const k = (type as FixedSizeList).listSize;
@@ -75,14 +75,14 @@ export function cellOf(data: Data, i: number): unknown {
       return Array.from({ length: o[i + 1]! - o[i]! }, (_, j) => cellOf(data.children[0]!, o[i]! + j));
     }
     default:
-      throw new Error(`no spelling for ${String(type)}`);
+      throw new Error(`no spelling for Arrow type id ${type.typeId}`);
   }
 }
 
 /** Every value of a column (all its chunks). */
 export function columnCells(vector: Vector): unknown[] {
   const out: unknown[] = [];
-  for (const data of vector.data) for (let i = 0; i < data.length; i++) out.push(cellOf(data, i));
+  for (const data of vector.data as readonly Data[]) for (let i = 0; i < data.length; i++) out.push(cellOf(data, i));
   return out;
 }
 

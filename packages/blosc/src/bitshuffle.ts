@@ -16,11 +16,82 @@
  */
 
 /**
- * Undo the Blosc bit shuffle of a `size`-byte block. Writes exactly `dst[0, size)`; `src` and
- * `dst` must not overlap.
+ * The bit transpose of one block, both ways: the one kernel behind the writer's bit shuffle
+ * (`bitshuffleBlock`, shuffle-forward.ts) and the reader's bit unshuffle ({@link bitunshuffle}).
+ * With `n = floor(size/typesize)` elements, when `n` is a multiple of 8 byte `j` of element `i`
+ * (element side: index `i·typesize + j`) and bit `b` of it sit, shuffled, in row `8·j + b` of
+ * `n/8` bytes (row side), element `i` at byte `floor(i/8)`, bit `i mod 8`; `forward` goes from the
+ * element side to the row side, otherwise back. The `size mod typesize` trailing bytes are copied;
+ * when `n` is not a multiple of 8 the whole block is copied unchanged, as c-blosc does. Writes
+ * exactly `dst[0, size)`; `src` and `dst` must not overlap.
  *
- * Each group of 8 elements × 1 byte position is an 8×8 bit matrix, transposed with three
- * mask-and-shift steps on two 32-bit words instead of 64 single-bit moves.
+ * Each group of 8 elements at one byte position is an 8×8 bit matrix, its own inverse under
+ * transposition: the eight bytes are gathered with one stride (typesize on the element side, n/8
+ * on the row side) into two 32-bit words, transposed with three mask-and-shift rounds instead of 64
+ * single-bit moves, and scattered with the other stride.
+ *
+ * @param src - the block, at least `size` bytes.
+ * @param dst - destination, at least `size` bytes.
+ * @param typesize - element size (1..255; 1 is transposed too).
+ * @param size - block size in bytes.
+ * @param forward - true to bit-shuffle (elements to rows), false to unshuffle (rows to elements).
+ * @example
+ * ```ts
+ * bitTranspose(block, rows, 8, block.length, true);   // shuffle
+ * bitTranspose(rows, back, 8, block.length, false);   // and back
+ * ```
+ */
+export function bitTranspose(src: Uint8Array, dst: Uint8Array, typesize: number, size: number, forward: boolean): void {
+  const n = Math.floor(size / typesize);
+  if (n % 8 !== 0 || n === 0) {
+    dst.set(src.subarray(0, size));
+    return;
+  }
+  const rowLen = n >>> 3;
+  const body = n * typesize;
+  const inStride = forward ? typesize : rowLen;
+  const outStride = forward ? rowLen : typesize;
+  for (let j = 0; j < typesize; j++) {
+    const rowBase = 8 * j * rowLen;
+    for (let g = 0; g < rowLen; g++) {
+      // Byte k of the group: element 8g + k at byte j, or row 8j + k at byte g.
+      const elementAt = 8 * g * typesize + j;
+      const rowAt = rowBase + g;
+      const s = forward ? elementAt : rowAt;
+      // Bytes 7..4 in x (byte 7 in the top byte), 3..0 in y: the layout under which the classic
+      // transpose leaves output bytes 7..4 in x and 3..0 in y in the same positions.
+      let y = src[s]! | (src[s + inStride]! << 8) | (src[s + 2 * inStride]! << 16) | (src[s + 3 * inStride]! << 24);
+      let x = src[s + 4 * inStride]! | (src[s + 5 * inStride]! << 8) | (src[s + 6 * inStride]! << 16) | (src[s + 7 * inStride]! << 24);
+      if ((x | y) !== 0) {
+        let t = (x ^ (x >> 7)) & 0x00aa00aa;
+        x = x ^ t ^ (t << 7);
+        t = (y ^ (y >> 7)) & 0x00aa00aa;
+        y = y ^ t ^ (t << 7);
+        t = (x ^ (x >> 14)) & 0x0000cccc;
+        x = x ^ t ^ (t << 14);
+        t = (y ^ (y >> 14)) & 0x0000cccc;
+        y = y ^ t ^ (t << 14);
+        t = (x & 0xf0f0f0f0) | ((y >> 4) & 0x0f0f0f0f);
+        y = ((x << 4) & 0xf0f0f0f0) | (y & 0x0f0f0f0f);
+        x = t;
+      }
+      const o = forward ? rowAt : elementAt;
+      dst[o] = y;
+      dst[o + outStride] = y >>> 8;
+      dst[o + 2 * outStride] = y >>> 16;
+      dst[o + 3 * outStride] = y >>> 24;
+      dst[o + 4 * outStride] = x;
+      dst[o + 5 * outStride] = x >>> 8;
+      dst[o + 6 * outStride] = x >>> 16;
+      dst[o + 7 * outStride] = x >>> 24;
+    }
+  }
+  if (body < size) dst.set(src.subarray(body, size), body);
+}
+
+/**
+ * Undo the Blosc bit shuffle of a `size`-byte block ({@link bitTranspose} from rows back to
+ * elements). Writes exactly `dst[0, size)`; `src` and `dst` must not overlap.
  *
  * @param src - bit-shuffled block, at least `size` bytes.
  * @param dst - destination, at least `size` bytes.
@@ -32,44 +103,7 @@
  * ```
  */
 export function bitunshuffle(src: Uint8Array, dst: Uint8Array, typesize: number, size: number): void {
-  const n = Math.floor(size / typesize);
-  if (n % 8 !== 0 || n === 0) {
-    dst.set(src.subarray(0, size));
-    return;
-  }
-  const rowLen = n >>> 3;
-  const body = n * typesize;
-  for (let j = 0; j < typesize; j++) {
-    const rowBase = 8 * j * rowLen;
-    for (let g = 0; g < rowLen; g++) {
-      const s = rowBase + g;
-      // rows 7..4 in x (row 7 in the top byte), rows 3..0 in y: the layout under which the
-      // classic transpose yields element 7 in x's top byte down to element 0 in y's low byte.
-      let x = (src[s + 7 * rowLen]! << 24) | (src[s + 6 * rowLen]! << 16) | (src[s + 5 * rowLen]! << 8) | src[s + 4 * rowLen]!;
-      let y = (src[s + 3 * rowLen]! << 24) | (src[s + 2 * rowLen]! << 16) | (src[s + rowLen]! << 8) | src[s]!;
-      let t = (x ^ (x >> 7)) & 0x00aa00aa;
-      x = x ^ t ^ (t << 7);
-      t = (y ^ (y >> 7)) & 0x00aa00aa;
-      y = y ^ t ^ (t << 7);
-      t = (x ^ (x >> 14)) & 0x0000cccc;
-      x = x ^ t ^ (t << 14);
-      t = (y ^ (y >> 14)) & 0x0000cccc;
-      y = y ^ t ^ (t << 14);
-      t = (x & 0xf0f0f0f0) | ((y >> 4) & 0x0f0f0f0f);
-      y = ((x << 4) & 0xf0f0f0f0) | (y & 0x0f0f0f0f);
-      x = t;
-      let o = 8 * g * typesize + j;
-      dst[o] = y;
-      dst[(o += typesize)] = y >>> 8;
-      dst[(o += typesize)] = y >>> 16;
-      dst[(o += typesize)] = y >>> 24;
-      dst[(o += typesize)] = x;
-      dst[(o += typesize)] = x >>> 8;
-      dst[(o += typesize)] = x >>> 16;
-      dst[(o += typesize)] = x >>> 24;
-    }
-  }
-  if (body < size) dst.set(src.subarray(body, size), body);
+  bitTranspose(src, dst, typesize, size, false);
 }
 
 /**

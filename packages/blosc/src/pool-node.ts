@@ -29,8 +29,10 @@ import { UsageError } from "@fmt/errors";
 import { readChunkHeader } from "@fmt/header";
 import * as api from "./index.js";
 import type { ChunkCodecPool, CompressOptions, DecompressOptions } from "./index.js";
+import { TaskDispatcher } from "./pool-dispatch.js";
+import type { DispatchSlot } from "./pool-dispatch.js";
 import { checkPoolSizing, plainOptions, reviveError } from "./pool-protocol.js";
-import type { PoolDecodeReply, PoolDecodeRequest, PoolReply, PoolRequest, PoolTask } from "./pool-protocol.js";
+import type { PoolDecodeReply, PoolDecodeRequest, PoolReply } from "./pool-protocol.js";
 
 /**
  * Options of {@link createBloscPool}.
@@ -82,21 +84,8 @@ export interface BloscPool extends ChunkCodecPool {
   close(): Promise<void>;
 }
 
-interface Pending {
-  task: PoolTask;
-  cost: number;
-  resolve(value: Uint8Array): void;
-  reject(error: unknown): void;
-}
-
-interface InFlight {
-  reply(message: PoolReply | PoolDecodeReply): void;
-  fail(error: unknown): void;
-}
-
-interface WorkerSlot {
+interface WorkerSlot extends DispatchSlot {
   worker: Worker;
-  inflight: Map<number, InFlight>;
   /**
    * Input memory of shared runs, kept across runs: a transferred staging buffer comes back only
    * after this thread has finished its share, too late for a caller's next run, and fresh memory
@@ -123,11 +112,6 @@ interface DecodeJob {
 // In a shared run the worker is offered this fraction of the chunks beyond its expected share, so
 // that it can take more when this thread is slowed down.
 const SHARE_MARGIN = 0.15;
-// A batch is closed at this many tasks or bytes of output; two batches per worker stay in flight so
-// that a worker never waits for the next message.
-const BATCH_TASKS = 8;
-const BATCH_BYTES = 2 * 1024 * 1024;
-const BATCHES_PER_WORKER = 2;
 
 function workerExecArgv(): string[] {
   const out: string[] = [];
@@ -206,94 +190,39 @@ export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
   const url = workerUrl();
   const compressFn = (api as Record<string, unknown>)["compress"] as ((data: Uint8Array, options: unknown) => Uint8Array) | undefined;
 
-  const queue: Pending[] = [];
   const cores = availableParallelism();
   let pendingDecodes: DecodeJob[] = [];
   let flushScheduled = false;
   // Fraction of a run's bytes decoded on the calling thread; adjusted after every run.
   let hereShare = 1 / (Math.max(1, Math.min(threads, cores - 1)) + 1);
   const staging = new StagingBuffers();
-  const slots: WorkerSlot[] = [];
-  let nextBatch = 1;
   let closed = false;
-  let lastFailure: unknown;
-
-  function failSlot(slot: WorkerSlot, error: unknown): void {
-    lastFailure = error;
-    for (const run of slot.inflight.values()) run.fail(error);
-    slot.inflight.clear();
-    const i = slots.indexOf(slot);
-    if (i >= 0) slots.splice(i, 1);
-    if (!closed && slots.length === 0) {
-      for (const p of queue.splice(0)) p.reject(error);
-    }
-  }
+  // Queue, batches, replies and failures: the loop shared with the Web pool (pool-dispatch.ts).
+  // Decode runs (below) are this pool's own messages, tracked by the same dispatcher.
+  const dispatcher = new TaskDispatcher<WorkerSlot>({
+    post: (slot, request, transfer) => slot.worker.postMessage(request, transfer),
+    busy: (slot) => slot.worker.ref(),
+    idle: (slot) => slot.worker.unref(),
+    batchReplied: (message: PoolReply) => {
+      for (const input of message.inputs) staging.release(input);
+    },
+  });
+  const slots = dispatcher.slots;
 
   for (let i = 0; i < threads; i++) {
     // Flags that change module resolution (e.g. a test runner's `--conditions development`) would
     // send the worker to the TypeScript sources; the worker needs none of the parent's flags.
     const worker = new Worker(url, { execArgv: workerExecArgv() });
     const slot: WorkerSlot = { worker, inflight: new Map() };
-    worker.on("message", (reply: PoolReply | PoolDecodeReply) => {
-      const run = slot.inflight.get(reply.batch);
-      if (run === undefined) return;
-      slot.inflight.delete(reply.batch);
-      if (slot.inflight.size === 0) worker.unref();
-      run.reply(reply);
-      dispatch();
-    });
-    worker.on("error", (error) => failSlot(slot, error));
+    worker.on("message", (reply: PoolReply | PoolDecodeReply) => dispatcher.onReply(slot, reply));
+    worker.on("error", (error) => dispatcher.failSlot(slot, error));
     worker.on("exit", (code) => {
-      if (!closed) failSlot(slot, new Error(`Blosc pool worker exited with code ${code}`));
+      if (!closed) dispatcher.failSlot(slot, new Error(`Blosc pool worker exited with code ${code}`));
     });
     // Idle workers must not keep the process alive (unref after the listeners: adding a
     // listener refs the worker's port again).
     worker.unref();
-    slots.push(slot);
-  }
-
-  function dispatch(): void {
-    while (queue.length > 0) {
-      let best: WorkerSlot | undefined;
-      for (const s of slots) if (s.inflight.size < BATCHES_PER_WORKER && (best === undefined || s.inflight.size < best.inflight.size)) best = s;
-      if (best === undefined) return;
-      const batch: Pending[] = [];
-      let bytes = 0;
-      while (queue.length > 0 && batch.length < BATCH_TASKS && bytes < BATCH_BYTES) {
-        const p = queue.shift()!;
-        batch.push(p);
-        bytes += p.cost;
-      }
-      const id = nextBatch++;
-      const request: PoolRequest = { batch: id, tasks: batch.map((p) => p.task) };
-      if (best.inflight.size === 0) best.worker.ref();
-      best.inflight.set(id, {
-        reply(message) {
-          if (message.kind === "decodeRun") return;
-          for (const input of message.inputs) staging.release(input);
-          batch.forEach((p, k) => {
-            const r = message.results[k];
-            if (r === undefined) p.reject(new UsageError("INVALID_ARGUMENT", "worker reply is missing a result", { field: "pool.reply" }));
-            else if (r.ok) p.resolve(r.value);
-            else p.reject(reviveError(r.error));
-          });
-        },
-        fail(error) {
-          for (const p of batch) p.reject(error);
-        },
-      });
-      best.worker.postMessage(request, batch.map((p) => p.task.input));
-    }
-  }
-
-  function submit(task: PoolTask, cost: number): Promise<Uint8Array> {
-    if (slots.length === 0) return Promise.reject(lastFailure ?? new UsageError("INVALID_ARGUMENT", "the Blosc pool has no workers", { field: "pool" }));
-    return new Promise<Uint8Array>((resolve, reject) => {
-      queue.push({ task, cost, resolve, reject });
-      // Start at once while a worker has room, so that workers run while the caller is still
-      // submitting; later tasks wait in the queue and leave in batches as replies come back.
-      dispatch();
-    });
+    dispatcher.addSlot(slot);
   }
 
   function decompress(chunk: Uint8Array, opts?: DecompressOptions): Promise<Uint8Array> {
@@ -308,7 +237,7 @@ export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
     } catch (error) {
       return Promise.reject(error);
     }
-    if (slots.length === 0) return Promise.reject(lastFailure ?? new UsageError("INVALID_ARGUMENT", "the Blosc pool has no workers", { field: "pool" }));
+    if (slots.length === 0) return Promise.reject(dispatcher.noWorkers());
     const length = Math.min(chunk.length, cbytes);
     return new Promise<Uint8Array>((resolve, reject) => {
       pendingDecodes.push({ chunk, length, nbytes, options: opts, resolve, reject });
@@ -381,12 +310,11 @@ export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
         next += job.nbytes;
       }
     }
-    const id = nextBatch++;
+    const id = dispatcher.nextBatchId();
     if (claims !== undefined) slot.sharedInputRun = id;
     const request: PoolDecodeRequest = { kind: "decodeRun", batch: id, input, offsets, lengths, nbytes, options, target, targetOffset: target === undefined ? undefined : first!.byteOffset, claims: target === undefined ? undefined : claims };
     const posted = performance.now();
-    if (slot.inflight.size === 0) slot.worker.ref();
-    slot.inflight.set(id, {
+    dispatcher.track(slot, id, {
       reply(message) {
         if (message.kind !== "decodeRun") return;
         if (message.input instanceof ArrayBuffer) staging.release(message.input);
@@ -474,7 +402,7 @@ export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
     if (jobs.length === 0) return;
     if (closed) return decodeHere(jobs);
     if (slots.length === 0) {
-      const error = lastFailure ?? new UsageError("INVALID_ARGUMENT", "the Blosc pool has no workers", { field: "pool" });
+      const error = dispatcher.noWorkers();
       for (const job of jobs) job.reject(error);
       return;
     }
@@ -589,7 +517,8 @@ export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
       return Promise.all(chunks.map((chunk) => decompress(chunk, opts)));
     },
     compressMany(inputs, opts) {
-      if (!Array.isArray(inputs)) {
+      const given: unknown = inputs; // an array, checked for JavaScript callers
+      if (!Array.isArray(given)) {
         return Promise.reject(new UsageError("INVALID_ARGUMENT", "inputs must be an array of Uint8Array", { field: "inputs", expected: "Uint8Array[]", actual: typeof inputs }));
       }
       return Promise.all(inputs.map((data) => compressOne(data, opts)));
@@ -598,13 +527,7 @@ export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
       if (closed) return;
       closed = true;
       const error = new UsageError("INVALID_ARGUMENT", "the Blosc pool was closed before this task ran", { field: "pool" });
-      for (const p of queue.splice(0)) p.reject(error);
-      const all = slots.splice(0);
-      for (const s of all) {
-        for (const run of s.inflight.values()) run.fail(error);
-        s.inflight.clear();
-      }
-      await Promise.all(all.map((s) => s.worker.terminate()));
+      await Promise.all(dispatcher.close(error).map((s) => s.worker.terminate()));
     },
   };
   if (typeof compressFn === "function") {
@@ -623,6 +546,6 @@ export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
         return Promise.reject(error);
       }
     }
-    return submit({ op: "compress", input: staging.acquire(data, data.length), offset: 0, length: data.length, options: plainOptions(opts) }, data.length);
+    return dispatcher.submit({ op: "compress", input: staging.acquire(data, data.length), offset: 0, length: data.length, options: plainOptions(opts) }, data.length);
   }
 }

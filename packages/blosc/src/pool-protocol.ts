@@ -179,6 +179,7 @@ function cloneable(value: unknown): unknown {
   try {
     return structuredClone(value);
   } catch {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- deliberate: whatever cannot be cloned travels as its own text
     return String(value);
   }
 }

@@ -13,14 +13,13 @@
 import { compress } from "./compress.js";
 import type { CompressOptions } from "./compress.js";
 import { decompress, decompressInto } from "./decompress.js";
-import type { DecompressOptions } from "./plan.js";
 import { serializeError } from "./pool-protocol.js";
 import type { PoolDecodeReply, PoolDecodeRequest, PoolReply, PoolRequest, PoolResult, PoolTask } from "./pool-protocol.js";
 
 function run(task: PoolTask): Uint8Array {
   const data = new Uint8Array(task.input, task.offset, task.length);
   // Options crossed the thread boundary as plain data; compress and decompress check every field.
-  if (task.op === "decompress") return decompress(data, task.options as DecompressOptions | undefined);
+  if (task.op === "decompress") return decompress(data, task.options);
   return compress(data, task.options as unknown as CompressOptions);
 }
 
@@ -39,8 +38,8 @@ function decodeRun(request: PoolDecodeRequest): [PoolDecodeReply, ArrayBuffer[]]
     if (claims !== undefined && Atomics.compareExchange(claims, i, 0, 1) !== 0) break;
     let state = 2;
     try {
-      const chunk = new Uint8Array(request.input, request.offsets[i]!, request.lengths[i]!);
-      decompressInto(chunk, new Uint8Array(into, at, n), request.options?.[i] as DecompressOptions | undefined);
+      const chunk = new Uint8Array(request.input, request.offsets[i], request.lengths[i]);
+      decompressInto(chunk, new Uint8Array(into, at, n), request.options?.[i]);
     } catch (error) {
       errors.push([i, serializeError(error)]);
       state = 3;

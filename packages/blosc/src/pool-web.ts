@@ -24,8 +24,10 @@ import { compress } from "./compress.js";
 import type { CompressOptions } from "./compress.js";
 import { decompress } from "./decompress.js";
 import type { DecompressOptions } from "./plan.js";
-import { checkPoolSizing, plainOptions, reviveError } from "./pool-protocol.js";
-import type { PoolDecodeReply, PoolReply, PoolRequest, PoolTask } from "./pool-protocol.js";
+import { TaskDispatcher } from "./pool-dispatch.js";
+import type { DispatchSlot } from "./pool-dispatch.js";
+import { checkPoolSizing, plainOptions } from "./pool-protocol.js";
+import type { PoolDecodeReply, PoolReply, PoolTask } from "./pool-protocol.js";
 
 /**
  * What the pool needs of a worker: the part of the DOM `Worker` it uses, so that tests (or other
@@ -80,23 +82,9 @@ export interface WebBloscPool extends ChunkCodecPool {
   decompress(chunk: Uint8Array, options?: DecompressOptions): Promise<Uint8Array>;
 }
 
-interface Pending {
-  task: PoolTask;
-  cost: number;
-  resolve(value: Uint8Array): void;
-  reject(error: unknown): void;
-}
-
-interface Slot {
+interface Slot extends DispatchSlot {
   worker: WorkerLike;
-  inflight: Map<number, Pending[]>;
 }
-
-// A batch closes at this many tasks or bytes; two batches per worker stay in flight so that a
-// worker never waits for its next message.
-const BATCH_TASKS = 8;
-const BATCH_BYTES = 2 * 1024 * 1024;
-const BATCHES_PER_WORKER = 2;
 
 function defaultWorker(): WorkerLike {
   return new Worker(new URL("./pool-worker-web.js", import.meta.url), { type: "module" });
@@ -132,74 +120,27 @@ function copyOf(data: Uint8Array): ArrayBuffer {
 export function createWebBloscPool(options: WebBloscPoolOptions = {}): WebBloscPool {
   const { threads, minWorkerBytes } = checkPoolSizing(options.threads ?? defaultThreads(), options.minWorkerBytes);
   const createWorker = options.createWorker ?? defaultWorker;
-  const queue: Pending[] = [];
-  const slots: Slot[] = [];
-  let nextBatch = 1;
   let closed = false;
-  let lastFailure: unknown;
-
-  const noWorkers = (): unknown => lastFailure ?? new UsageError("INVALID_ARGUMENT", "the Blosc pool has no workers", { field: "pool" });
-
-  function failSlot(slot: Slot, error: unknown): void {
-    lastFailure = error;
-    for (const batch of slot.inflight.values()) for (const p of batch) p.reject(error);
-    slot.inflight.clear();
-    const i = slots.indexOf(slot);
-    if (i >= 0) slots.splice(i, 1);
-    slot.worker.terminate();
-    if (slots.length === 0) for (const p of queue.splice(0)) p.reject(error);
-    else dispatch();
-  }
-
-  function onReply(slot: Slot, reply: PoolReply | PoolDecodeReply): void {
-    const batch = slot.inflight.get(reply.batch);
-    if (batch === undefined || reply.kind === "decodeRun") return;
-    slot.inflight.delete(reply.batch);
-    batch.forEach((p, k) => {
-      const r = reply.results[k];
-      if (r === undefined) p.reject(new UsageError("INVALID_ARGUMENT", "worker reply is missing a result", { field: "pool.reply" }));
-      else if (r.ok) p.resolve(r.value);
-      else p.reject(reviveError(r.error));
-    });
-    dispatch();
-  }
+  // Queue, batches, replies and failures: the loop shared with the Node pool (pool-dispatch.ts).
+  const dispatcher = new TaskDispatcher<Slot>({
+    post: (slot, request, transfer) => slot.worker.postMessage(request, transfer),
+    dropped: (slot) => slot.worker.terminate(),
+  });
 
   for (let i = 0; i < threads; i++) {
     const slot: Slot = { worker: createWorker(), inflight: new Map() };
-    slot.worker.addEventListener("message", (event) => onReply(slot, (event as MessageEvent<PoolReply | PoolDecodeReply>).data));
+    slot.worker.addEventListener("message", (event) => dispatcher.onReply(slot, (event as MessageEvent<PoolReply | PoolDecodeReply>).data));
     slot.worker.addEventListener("error", (event) => {
       const message = "message" in event && typeof event.message === "string" ? event.message : "a Blosc pool worker failed";
-      failSlot(slot, new UsageError("INVALID_ARGUMENT", message, { field: "pool.worker" }));
+      dispatcher.failSlot(slot, new UsageError("INVALID_ARGUMENT", message, { field: "pool.worker" }));
     });
-    slots.push(slot);
-  }
-
-  function dispatch(): void {
-    while (queue.length > 0) {
-      let best: Slot | undefined;
-      for (const s of slots) if (s.inflight.size < BATCHES_PER_WORKER && (best === undefined || s.inflight.size < best.inflight.size)) best = s;
-      if (best === undefined) return;
-      const batch: Pending[] = [];
-      let bytes = 0;
-      while (queue.length > 0 && batch.length < BATCH_TASKS && bytes < BATCH_BYTES) {
-        const p = queue.shift()!;
-        batch.push(p);
-        bytes += p.cost;
-      }
-      const id = nextBatch++;
-      best.inflight.set(id, batch);
-      const request: PoolRequest = { batch: id, tasks: batch.map((p) => p.task) };
-      best.worker.postMessage(request, batch.map((p) => p.task.input));
-    }
+    dispatcher.addSlot(slot);
   }
 
   function submit(op: PoolTask["op"], data: Uint8Array, opts: object | undefined): Promise<Uint8Array> {
-    if (slots.length === 0) return Promise.reject(noWorkers());
+    if (dispatcher.slots.length === 0) return Promise.reject(dispatcher.noWorkers());
     const task: PoolTask = { op, input: copyOf(data), offset: 0, length: data.length, options: plainOptions(opts) };
-    return new Promise<Uint8Array>((resolve, reject) => {
-      queue.push({ task, cost: data.length, resolve, reject });
-      dispatch();
-    });
+    return dispatcher.submit(task, data.length);
   }
 
   function compressOne(data: Uint8Array, opts: CompressOptions): Promise<Uint8Array> {
@@ -227,7 +168,8 @@ export function createWebBloscPool(options: WebBloscPoolOptions = {}): WebBloscP
     compress: compressOne,
     decompress: decompressOne,
     compressMany(inputs, opts) {
-      if (!Array.isArray(inputs)) {
+      const given: unknown = inputs; // an array, checked for JavaScript callers
+      if (!Array.isArray(given)) {
         return Promise.reject(new UsageError("INVALID_ARGUMENT", "inputs must be an array of Uint8Array", { field: "inputs", expected: "Uint8Array[]", actual: typeof inputs }));
       }
       return Promise.all(inputs.map((data) => compressOne(data, opts)));
@@ -256,12 +198,7 @@ export function createWebBloscPool(options: WebBloscPoolOptions = {}): WebBloscP
       if (closed) return;
       closed = true;
       const error = new UsageError("INVALID_ARGUMENT", "the Blosc pool was closed before this task ran", { field: "pool" });
-      for (const p of queue.splice(0)) p.reject(error);
-      for (const s of slots.splice(0)) {
-        for (const batch of s.inflight.values()) for (const p of batch) p.reject(error);
-        s.inflight.clear();
-        s.worker.terminate();
-      }
+      for (const s of dispatcher.close(error)) s.worker.terminate();
     },
   };
 }

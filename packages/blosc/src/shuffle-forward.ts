@@ -12,6 +12,8 @@
  * @module
  */
 
+import { bitTranspose } from "./bitshuffle.js";
+
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /**
@@ -81,14 +83,11 @@ export function shuffleBlock(src: Uint8Array, dst: Uint8Array, typesize: number)
 }
 
 /**
- * Bit-shuffle one block. With `n = floor(len/ts)` elements: when `n` is a multiple of 8 the element
- * bytes become `8·ts` rows of `n/8` bytes (row `8·j + b` holds bit `b` of byte `j` of every element,
- * element `i` at byte `floor(i/8)`, bit `i mod 8`) and the `len mod ts` trailing bytes are copied;
- * otherwise the whole block is copied unchanged, as c-blosc does. Writes exactly
- * `dst[0, src.length)`; the arrays must not overlap.
- *
- * Each group of 8 elements at one byte position is an 8×8 bit matrix, transposed with three
- * mask-and-shift rounds on two 32-bit words.
+ * Bit-shuffle one block ({@link bitTranspose} from elements to rows). With `n = floor(len/ts)`
+ * elements: when `n` is a multiple of 8 the element bytes become `8·ts` rows of `n/8` bytes (row
+ * `8·j + b` holds bit `b` of byte `j` of every element, element `i` at byte `floor(i/8)`, bit
+ * `i mod 8`) and the `len mod ts` trailing bytes are copied; otherwise the whole block is copied
+ * unchanged, as c-blosc does. Writes exactly `dst[0, src.length)`; the arrays must not overlap.
  *
  * @param src - the plain block.
  * @param dst - destination of at least `src.length` bytes.
@@ -100,45 +99,5 @@ export function shuffleBlock(src: Uint8Array, dst: Uint8Array, typesize: number)
  * ```
  */
 export function bitshuffleBlock(src: Uint8Array, dst: Uint8Array, typesize: number): void {
-  const size = src.length;
-  const n = Math.floor(size / typesize);
-  if (n % 8 !== 0 || n === 0) {
-    dst.set(src);
-    return;
-  }
-  const rowLen = n >>> 3;
-  const body = n * typesize;
-  const step = typesize;
-  for (let j = 0; j < typesize; j++) {
-    const rowBase = 8 * j * rowLen;
-    for (let g = 0, s = j; g < rowLen; g++, s += 8 * step) {
-      // Elements 7..4 in x (element 7 in the top byte), 3..0 in y; the transpose then leaves
-      // rows 7..4 in x and rows 3..0 in y in the same positions.
-      let y = src[s]! | (src[s + step]! << 8) | (src[s + 2 * step]! << 16) | (src[s + 3 * step]! << 24);
-      let x = src[s + 4 * step]! | (src[s + 5 * step]! << 8) | (src[s + 6 * step]! << 16) | (src[s + 7 * step]! << 24);
-      if ((x | y) !== 0) {
-        let t = (x ^ (x >> 7)) & 0x00aa00aa;
-        x = x ^ t ^ (t << 7);
-        t = (y ^ (y >> 7)) & 0x00aa00aa;
-        y = y ^ t ^ (t << 7);
-        t = (x ^ (x >> 14)) & 0x0000cccc;
-        x = x ^ t ^ (t << 14);
-        t = (y ^ (y >> 14)) & 0x0000cccc;
-        y = y ^ t ^ (t << 14);
-        t = (x & 0xf0f0f0f0) | ((y >> 4) & 0x0f0f0f0f);
-        y = ((x << 4) & 0xf0f0f0f0) | (y & 0x0f0f0f0f);
-        x = t;
-      }
-      const o = rowBase + g;
-      dst[o] = y;
-      dst[o + rowLen] = y >>> 8;
-      dst[o + 2 * rowLen] = y >>> 16;
-      dst[o + 3 * rowLen] = y >>> 24;
-      dst[o + 4 * rowLen] = x;
-      dst[o + 5 * rowLen] = x >>> 8;
-      dst[o + 6 * rowLen] = x >>> 16;
-      dst[o + 7 * rowLen] = x >>> 24;
-    }
-  }
-  if (body < size) dst.set(src.subarray(body), body);
+  bitTranspose(src, dst, typesize, src.length, true);
 }

@@ -81,7 +81,7 @@ interface Area {
  */
 export function libzstdEncoder(instance: { compress(data: Uint8Array, level: number): Uint8Array }): Required<ZstdEncoder> {
   const main: unknown = Reflect.get(instance, "_mainModule");
-  const heapModule: unknown = main === undefined || main === null ? undefined : Reflect.get(main as object, "_module");
+  const heapModule: unknown = main === undefined || main === null ? undefined : Reflect.get(main, "_module");
   const statics: unknown = Reflect.get(instance, "_zstdClass");
   if (!isHeapModule(heapModule) || !isZstdStatics(statics)) {
     return {

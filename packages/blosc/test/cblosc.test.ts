@@ -8,8 +8,9 @@ import { decompress, decompressInto, decompressRange, getitem } from "../src/ind
 import { runOracle, sampleCases } from "./cblosc.js";
 import type { OracleResult } from "./cblosc.js";
 import { BACKENDS, useBackend } from "./backends.js";
+import { seedFrom } from "../../../tools/test-seed.js";
 
-const RUN_SEED = Number(process.env.BLOSC_ORACLE_SEED ?? Date.now() % 2 ** 31);
+const RUN_SEED = seedFrom("BLOSC_ORACLE_SEED");
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;

@@ -3,7 +3,7 @@
 // nbytes + 16; headers are consistent; BloscLZ streams never end in a match.
 import { beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { Blosc } from "numcodecs";
+import { Blosc } from "./numcodecs-blosc.js";
 import { readChunkHeader, splitCount, type CodecName } from "@fmt/header";
 import { compress, decompress, initZstd, setCodecBackend, type CodecBackend, type CompressOptions } from "../src/index.js";
 import { CNAMES, prng, runCblosc, type DecompressJob } from "./compress-oracle.js";

@@ -10,14 +10,15 @@ import { BLOSC_MAX_BUFFERSIZE } from "@fmt/header";
 import { decompress, decompressRange, getitem } from "../src/index.js";
 import { runOracle, sampleCases } from "./cblosc.js";
 import { BACKENDS, useBackend } from "./backends.js";
+import { seedFrom } from "../../../tools/test-seed.js";
 
-const SEED = Number(process.env.BLOSC_FUZZ_SEED ?? Date.now() % 2 ** 31);
+const SEED = seedFrom("BLOSC_FUZZ_SEED");
 // Debug aid: BLOSC_FUZZ_TRACE=<file> writes each input there before decoding it, so the input of
 // a hang can be recovered after killing the run.
 const TRACE = process.env.BLOSC_FUZZ_TRACE;
 
-/** Run a decode; classify the outcome; fail on anything but bytes or a BcolzError. */
-export function decodeOutcome(chunk: Uint8Array, f: (c: Uint8Array) => Uint8Array = (c) => decompress(c)): "ok" | string {
+/** Run a decode; classify the outcome ("ok" or the error code); fail on anything but bytes or a BcolzError. */
+export function decodeOutcome(chunk: Uint8Array, f: (c: Uint8Array) => Uint8Array = (c) => decompress(c)): string {
   if (TRACE !== undefined) writeFileSync(TRACE, chunk);
   // No clock here: a runaway decode is caught by the test timeout and by `pnpm fuzz`'s watchdog,
   // never by a wall-clock threshold that a loaded machine could trip.

@@ -2,7 +2,7 @@
 // always writes typesize 4). Random data encoded there must decode to the same bytes here.
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { Blosc } from "numcodecs";
+import { Blosc } from "./numcodecs-blosc.js";
 import { readChunkHeader } from "@fmt/header";
 import { decompress, getitem } from "../src/index.js";
 import { BACKENDS, useBackend } from "./backends.js";

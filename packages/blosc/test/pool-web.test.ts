@@ -21,7 +21,7 @@ class FakeWorker implements WorkerLike {
   failNext = false;
 
   postMessage(message: unknown, transfer: Transferable[]): void {
-    const received = structuredClone(message, { transfer: transfer as Transferable[] }) as PoolRequest | PoolDecodeRequest;
+    const received = structuredClone(message, { transfer: transfer }) as PoolRequest | PoolDecodeRequest;
     this.requests.push(received);
     setTimeout(() => {
       if (this.terminated) return;
@@ -160,7 +160,7 @@ describe("Web Worker pool", () => {
     const failed = outcome.filter((o) => o.status === "rejected");
     expect(failed.length).toBeGreaterThan(0);
     expect(failed.length).toBeLessThan(inputs.length);
-    for (const f of failed) expect((f as PromiseRejectedResult).reason).toMatchObject({ name: "UsageError", field: "pool.worker" });
+    for (const f of failed) expect(f.reason).toMatchObject({ name: "UsageError", field: "pool.worker" });
     expect(workers[0]!.terminated).toBe(true);
     // The surviving worker still answers.
     expect(same(await pool.compress(inputs[1]!, LZ4), compress(inputs[1]!, LZ4))).toBe(true);

@@ -13,6 +13,7 @@ import { createBloscPool } from "../src/pool-node.js";
 import type { BloscPool } from "../src/pool-node.js";
 import { runOracle, sampleCases } from "./cblosc.js";
 import type { OracleCase } from "./cblosc.js";
+import { seedFrom } from "../../../tools/test-seed.js";
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
@@ -21,7 +22,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 const PKG = fileURLToPath(new URL("..", import.meta.url));
-const SEED = Number(process.env.BLOSC_POOL_SEED ?? Date.now() % 2 ** 31);
+const SEED = seedFrom("BLOSC_POOL_SEED");
 
 // Workers run the built JavaScript (Node cannot execute the .ts sources), so build first.
 beforeAll(() => {

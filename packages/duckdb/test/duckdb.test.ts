@@ -74,7 +74,12 @@ describe("querySql", () => {
     const r = await querySql({ trades: table }, "SELECT count(*) AS n, sum(price) AS s, min(ts) AS lo, max(id) AS hi FROM trades WHERE flag");
     let n = 0;
     let s = 0;
-    for (let i = 0; i < ROWS; i++) if (flags[i] === 1) (n++, (s += prices[i]!));
+    for (let i = 0; i < ROWS; i++) {
+      if (flags[i] === 1) {
+        n++;
+        s += prices[i]!;
+      }
+    }
     expect(r.columnNames).toEqual(["n", "s", "lo", "hi"]);
     expect(r.rows[0]![0]).toBe(BigInt(n));
     expect(r.rows[0]![1]).toBeCloseTo(s, 6);

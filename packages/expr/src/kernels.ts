@@ -140,7 +140,7 @@ export function castVec(x: NumVec, to: Kind): NumVec {
     case "long":
       return { k: "long", v: { f: new Float64Array(x.v as NumArray), b: undefined } };
     case "float": {
-      if (x.k !== "long") return { k: "float", v: new Float32Array(x.v as NumArray) };
+      if (x.k !== "long") return { k: "float", v: new Float32Array(x.v) };
       if (x.v.f !== undefined) return { k: "float", v: new Float32Array(x.v.f) };
       const b = x.v.b!;
       const out = new Float32Array(b.length);
@@ -148,7 +148,7 @@ export function castVec(x: NumVec, to: Kind): NumVec {
       return { k: "float", v: out };
     }
     case "double": {
-      if (x.k !== "long") return { k: "double", v: new Float64Array(x.v as NumArray) };
+      if (x.k !== "long") return { k: "double", v: new Float64Array(x.v) };
       if (x.v.f !== undefined) return { k: "double", v: x.v.f };
       const b = x.v.b!;
       const out = new Float64Array(b.length);

@@ -4,7 +4,7 @@
 import { UsageError } from "@fmt/errors";
 import type { DType } from "@fmt/meta";
 import { compileExpression } from "./expression.js";
-import type { ExpressionInput, ExpressionSchema } from "./expression.js";
+import type { ExpressionInput } from "./expression.js";
 import { checkInteger, normalizeSlice } from "./slice.js";
 import { decodeValues, entriesPerElement } from "./values.js";
 import type { ColumnValues, Scalar, TypedValues, Values } from "./values.js";
@@ -186,7 +186,7 @@ function toMask(result: unknown, n: number): Uint8Array {
 function rowValue(values: ColumnValues, i: number, k: number): Scalar | Values {
   if (k === 1) return values[i]!;
   if (Array.isArray(values)) return values.slice(i * k, (i + 1) * k) as Values;
-  return (values as TypedValues).subarray(i * k, (i + 1) * k);
+  return values.subarray(i * k, (i + 1) * k);
 }
 
 /** The matching entries of `values` (k entries per row). */
@@ -196,7 +196,7 @@ function selectRows(values: ColumnValues, mask: Uint8Array, count: number, k: nu
     for (let i = 0; i < mask.length; i++) if (mask[i] === 1) for (let j = 0; j < k; j++) out.push(values[i * k + j]!);
     return out as ColumnValues;
   }
-  const typed = values as TypedValues;
+  const typed = values;
   const Ctor = typed.constructor as new (n: number) => TypedValues;
   const out = new Ctor(count * k);
   let at = 0;
@@ -234,7 +234,7 @@ function compileQuery(table: WhereTable, query: WhereQuery): { inputs: string[];
       const c = table.column(name);
       schema[name] = c.vtype === undefined ? { dtype: c.dtype, shape: c.shape } : { dtype: c.dtype, shape: c.shape, vtype: c.vtype };
     }
-    const compiled = compileExpression(query, schema as ExpressionSchema);
+    const compiled = compileExpression(query, schema);
     return {
       inputs: [...compiled.columns],
       evaluate: (block) => compiled.evaluate((block.elements === undefined ? block.columns : { ...block.columns, ...block.elements }) as ExpressionInput, block.stop - block.start),

@@ -374,7 +374,7 @@ export function refWhere(node: ExpressionNode, columns: RefColumn[], length: num
 
 /** Removes parser spans, for comparing trees. */
 export function stripSpans(node: ExpressionNode): unknown {
-  const { start: _s, end: _e, opStart: _os, opEnd: _oe, ...rest } = node as ExpressionNode & { start?: number; end?: number; opStart?: number; opEnd?: number };
+  const { start: _s, end: _e, opStart: _os, opEnd: _oe, ...rest } = node;
   const out: Record<string, unknown> = { ...rest };
   if ("left" in node) out["left"] = stripSpans(node.left);
   if ("right" in node) out["right"] = stripSpans(node.right);
@@ -541,7 +541,7 @@ export function randomBlock(types: readonly (readonly [string, string])[], n: nu
           break;
         }
         case "<f8": {
-          const v = choose([0, -0, 2906.5, NaN, Infinity, -Infinity, 9007199254740993, 2 ** 63, -(2 ** 63), 1e300, 5e-324, (next() - 0.5) * 1e4]);
+          const v = choose([0, -0, 2906.5, NaN, Infinity, -Infinity, 2 ** 53 + 1, 2 ** 63, -(2 ** 63), 1e300, 5e-324, (next() - 0.5) * 1e4]);
           view.setFloat64(at, v, little);
           values.push(v);
           break;

@@ -19,7 +19,7 @@ function thrown(fn: () => unknown): UsageError {
     fn();
   } catch (e) {
     if (e instanceof UsageError) return e;
-    throw new Error(`expected a UsageError, got ${String(e)}`);
+    throw new Error(`expected a UsageError, got ${String(e)}`, { cause: e });
   }
   throw new Error("expected a UsageError, nothing was thrown");
 }
@@ -52,7 +52,7 @@ describe("parseExpression", () => {
   });
 
   it("reads literals: big and negative integers, floats, exponents, strings with escapes, bytes", () => {
-    const lit = (text: string): unknown => stripSpans(parseExpression(`x == ${text}`)) as { right: unknown };
+    const lit = (text: string): unknown => stripSpans(parseExpression(`x == ${text}`));
     const right = (text: string): unknown => (lit(text) as { right: unknown }).right;
     expect(right("18446744073709551616")).toEqual({ kind: "integer", value: 18446744073709551616n });
     expect(right("-9223372036854775808")).toEqual({ kind: "integer", value: -9223372036854775808n });

@@ -179,14 +179,15 @@ export function treeArbitrary(columns: Record<string, OracleColumn>): fc.Arbitra
   const numeric = names(columns, (d) => d[1] !== "S");
   const bools = names(columns, (d) => d[1] === "b");
   const strings = names(columns, (d) => d[1] === "S");
-  const column = (list: string[]): fc.Arbitrary<ExpressionNode> => fc.constantFrom(...list).map((name) => ({ kind: "column", name }) as ExpressionNode);
+  const node = (n: ExpressionNode): ExpressionNode => n;
+  const column = (list: string[]): fc.Arbitrary<ExpressionNode> => fc.constantFrom(...list).map((name) => node({ kind: "column", name }));
   const intLit = fc
     .oneof({ weight: 4, arbitrary: fc.constantFrom(...INT_LITERALS) }, { weight: 4, arbitrary: fc.bigInt({ min: -9n, max: 9n }) }, { weight: 1, arbitrary: fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }) })
-    .map((value) => ({ kind: "integer", value }) as ExpressionNode);
+    .map((value) => node({ kind: "integer", value }));
   const floatLit = fc
     .oneof({ weight: 4, arbitrary: fc.constantFrom(...FLOAT_LITERALS) }, { weight: 1, arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }) })
-    .map((value) => ({ kind: "float", value }) as ExpressionNode);
-  const boolLit = fc.boolean().map((value) => ({ kind: "boolean", value }) as ExpressionNode);
+    .map((value) => node({ kind: "float", value }));
+  const boolLit = fc.boolean().map((value) => node({ kind: "boolean", value }));
   const arith = fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom<ArithmeticOperator>("+", "-", "*") },
     { weight: 2, arbitrary: fc.constantFrom<ArithmeticOperator>("/", "%") },
@@ -198,8 +199,8 @@ export function treeArbitrary(columns: Record<string, OracleColumn>): fc.Arbitra
       ? boolLit
       : fc.oneof(
           column(strings),
-          fc.constantFrom(...BYTES_LITERALS).map((value) => ({ kind: "bytes", value }) as ExpressionNode),
-          fc.constantFrom(...STRING_LITERALS).map((value) => ({ kind: "string", value }) as ExpressionNode),
+          fc.constantFrom(...BYTES_LITERALS).map((value) => node({ kind: "bytes", value })),
+          fc.constantFrom(...STRING_LITERALS).map((value) => node({ kind: "string", value })),
         );
   const tree = fc.letrec<{ num: ExpressionNode; cond: ExpressionNode }>((tie) => ({
     num: fc.oneof(
@@ -208,18 +209,18 @@ export function treeArbitrary(columns: Record<string, OracleColumn>): fc.Arbitra
       { weight: 3, arbitrary: intLit },
       { weight: 2, arbitrary: floatLit },
       { weight: 1, arbitrary: boolLit },
-      { weight: 4, arbitrary: fc.tuple(arith, tie("num"), tie("num")).map(([op, left, right]) => ({ kind: "arithmetic", op, left, right }) as ExpressionNode) },
-      { weight: 1, arbitrary: tie("num").map((operand) => ({ kind: "negate", operand }) as ExpressionNode) },
-      { weight: 1, arbitrary: tie("num").map((operand) => ({ kind: "not", operand }) as ExpressionNode) },
+      { weight: 4, arbitrary: fc.tuple(arith, tie("num"), tie("num")).map(([op, left, right]) => node({ kind: "arithmetic", op, left, right })) },
+      { weight: 1, arbitrary: tie("num").map((operand) => node({ kind: "negate", operand })) },
+      { weight: 1, arbitrary: tie("num").map((operand) => node({ kind: "not", operand })) },
     ),
     cond: fc.oneof(
       { maxDepth: 3, depthSize: "small" },
-      { weight: 6, arbitrary: fc.tuple(cmp, tie("num"), tie("num")).map(([op, left, right]) => ({ kind: "compare", op, left, right }) as ExpressionNode) },
+      { weight: 6, arbitrary: fc.tuple(cmp, tie("num"), tie("num")).map(([op, left, right]) => node({ kind: "compare", op, left, right })) },
       { weight: 1, arbitrary: bools.length > 0 ? column(bools) : boolLit },
       { weight: 1, arbitrary: boolLit },
-      { weight: 1, arbitrary: fc.tuple(cmp, stringSide, stringSide).map(([op, left, right]) => ({ kind: "compare", op, left, right }) as ExpressionNode) },
-      { weight: 2, arbitrary: fc.tuple(fc.constantFrom<"and" | "or">("and", "or"), fc.array(tie("cond"), { minLength: 2, maxLength: 3 })).map(([kind, operands]) => ({ kind, operands }) as ExpressionNode) },
-      { weight: 1, arbitrary: tie("cond").map((operand) => ({ kind: "not", operand }) as ExpressionNode) },
+      { weight: 1, arbitrary: fc.tuple(cmp, stringSide, stringSide).map(([op, left, right]) => node({ kind: "compare", op, left, right })) },
+      { weight: 2, arbitrary: fc.tuple(fc.constantFrom<"and" | "or">("and", "or"), fc.array(tie("cond"), { minLength: 2, maxLength: 3 })).map(([kind, operands]) => node({ kind, operands })) },
+      { weight: 1, arbitrary: tie("cond").map((operand) => node({ kind: "not", operand })) },
       { weight: 1, arbitrary: tie("num") },
     ),
   }));

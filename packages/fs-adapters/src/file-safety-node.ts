@@ -43,7 +43,7 @@ export const TEMP_PATTERN = /\.fmt-tmp-[0-9a-f]{16}$/;
  */
 export function systemErrorCode(error: unknown): string | undefined {
   if (typeof error === "object" && error !== null && "code" in error) {
-    const code = (error as { code: unknown }).code;
+    const code = error.code;
     return typeof code === "string" ? code : undefined;
   }
   return undefined;

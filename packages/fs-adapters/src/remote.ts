@@ -491,7 +491,8 @@ export function isConnectionError(error: unknown): boolean {
     // HPE_*: the answer could not be parsed (stray bytes on a kept-alive connection); the
     // connection is closed and a retry opens a fresh one.
     if (typeof code === "string" && /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|ECONNABORTED|EAI_AGAIN|UND_ERR_SOCKET|UND_ERR_CLOSED|ERR_STREAM_PREMATURE_CLOSE|HPE_[A-Z_]+)$/.test(code)) return true;
-    const message = String((e as { message?: unknown }).message ?? "");
+    const rawMessage: unknown = (e as { message?: unknown }).message ?? "";
+    const message = String(rawMessage);
     if (/socket hang up|fetch failed|terminated|premature close|aborted|network|parse error/i.test(message)) return true;
   }
   return false;

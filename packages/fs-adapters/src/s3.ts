@@ -749,6 +749,7 @@ export class S3Store implements WritableStore {
       );
     } catch (error) {
       if (this.#retry.signal?.aborted === true && error === this.#retry.signal.reason) throw error;
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- MISSING is an internal sentinel, caught by the caller that asked for it
       if (missingIsSentinel && isMissing(error)) throw MISSING;
       if (error instanceof BcolzError) throw error;
       if (error instanceof InconsistentAnswer) {

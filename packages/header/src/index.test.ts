@@ -192,7 +192,7 @@ describe("chunk header", () => {
       const fields = { version: 2, versionlz: 1, flags, typesize: r.typesize, nbytes: r.nbytes, blocksize, cbytes: r.nbytes + 16 };
       const bytes = writeChunkHeader(fields);
       // readChunkHeader needs the cbytes bytes to exist; a fake length-only view avoids a 2 GB allocation
-      const h = readChunkHeader(new Proxy(bytes, { get: (t, p) => (p === "length" ? fields.cbytes : Reflect.get(t, p)) }));
+      const h = readChunkHeader(new Proxy(bytes, { get: (t, p) => (p === "length" ? fields.cbytes : (Reflect.get(t, p) as unknown)) }));
       expect(h).toMatchObject({ ...fields, shuffle: r.shuffle, memcpyed: true, dontSplit: r.dontSplit, codec: codecFormatOf(r.codec) });
     }));
   });

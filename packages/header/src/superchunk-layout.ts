@@ -374,7 +374,7 @@ export function buildSuperchunk(opts: SuperchunkLayoutOptions): Uint8Array {
   if (withOffsets) out.set(writeOffsets(offsets, capacity), BLPK_V2_HEADER_SIZE + metaBytes.length);
   for (const [i, c] of opts.chunks.entries()) {
     const chunk = c.subarray(0, headers[i]!.cbytes);
-    out.set(chunk, offsets[i]!);
+    out.set(chunk, offsets[i]);
     out.set(computeChunkChecksum(opts.checksumId, chunk, checksumBinding(header, i, firstChunk)), offsets[i]! + chunk.length);
   }
   return out;

@@ -224,7 +224,7 @@ function trimPlan(fs0: Files, cfg: Config, newLen: number): Plan {
       steps.push((fs) => (slot = appendSlot(fs, cfg, key, chunkOf(rows), nchunks - 1)), (fs) => writeEntry(fs, key, ns - 1, slot), (fs) => writeHeader(fs, key, { lastChunk: rest }));
     }
   }
-  const existing = [...fs0.keys()].map((k) => /^data\/__(\d+)__\.bin$/.exec(k)).filter((m) => m !== null).map((m) => Number(m![1])).sort((a, b) => b - a);
+  const existing = [...fs0.keys()].map((k) => /^data\/__(\d+)__\.bin$/.exec(k)).filter((m) => m !== null).map((m) => Number(m[1])).sort((a, b) => b - a);
   for (const s of existing) if (s > superchunks.length) steps.push((fs) => fs.delete(superchunkFileName(s)));
   return { steps, commit: 0 };
 }

@@ -91,7 +91,7 @@ function parseUnit(
   const multiplier = m[1] === undefined ? 1 : Number(m[1]);
   if (multiplier > 2147483647) return unsupported(text, "datetime unit multiplier too large", path, field);
   // numpy drops a multiplier of 1: "datetime64[1ns]" is "datetime64[ns]".
-  return multiplier === 1 ? (m[2] as string) : `${multiplier}${m[2] as string}`;
+  return multiplier === 1 ? (m[2]) : `${multiplier}${m[2] as string}`;
 }
 
 function buildDtype(

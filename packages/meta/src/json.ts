@@ -648,7 +648,7 @@ export function stringifyPythonJson(value: JsonValue): string {
     }
     const proto = Object.getPrototypeOf(v) as unknown;
     if (proto !== null && proto !== Object.prototype) {
-      bad(pointer, "cannot serialize a class instance", (v as object).constructor?.name ?? "object");
+      bad(pointer, "cannot serialize a class instance", v.constructor?.name ?? "object");
     }
     active.add(v);
     const obj = v as JsonObject;

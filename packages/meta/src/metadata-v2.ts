@@ -246,7 +246,7 @@ function ordered(known: Record<string, JsonValue>, order: readonly string[], raw
  */
 export function serializeStorageV2(storage: StorageV2): string {
   if (typeof storage !== "object" || storage === null) throw new UsageError("INVALID_ARGUMENT", "storage must be an object", { field: "" });
-  const raw = isObject(storage.raw as JsonValue) ? storage.raw : undefined;
+  const raw = isObject(storage.raw) ? storage.raw : undefined;
   let doc: JsonObject;
   switch (storage.kind) {
     case "carray": {
@@ -362,7 +362,7 @@ export function parseShapeV2(text: string, path?: string): number[] {
  * ```
  */
 export function serializeShapeV2(shape: readonly number[]): string {
-  const doc = createJsonObject([["shape", Array.isArray(shape) ? [...shape] : (shape as unknown as JsonValue)]]);
+  const doc = createJsonObject([["shape", Array.isArray(shape) ? [...(shape as readonly number[])] : (shape as unknown as JsonValue)]]);
   checkArgument(v2ShapeSchema, doc, "shape");
   if (shape.some((d, i) => i > 0 && d < 1)) throw new UsageError("INVALID_ARGUMENT", "trailing dimensions must be >= 1", { field: "/shape", actual: [...shape] });
   return stringifyPythonJson(doc) + NL;

@@ -162,7 +162,7 @@ export function parseSizes(text: string, path?: string): Sizes {
 export function serializeSizes(sizes: Sizes): string {
   if (typeof sizes !== "object" || sizes === null) badArgument("sizes must be an object", "");
   const doc = createJsonObject([
-    ["shape", Array.isArray(sizes.shape) ? [...sizes.shape] : (sizes.shape as unknown as JsonValue)],
+    ["shape", Array.isArray(sizes.shape) ? [...sizes.shape] : sizes.shape],
     ["nbytes", sizes.nbytes],
     ["cbytes", sizes.cbytes],
   ]);

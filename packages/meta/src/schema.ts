@@ -244,7 +244,7 @@ function display(v: JsonValue | undefined): string {
  * ```
  */
 export function validateJsonSchema(schema: JsonSchema, value: JsonValue, options: ValidateOptions = {}): void {
-  const registry = options.registry ?? (schemaRegistry as unknown as Readonly<Record<string, JsonSchema>>);
+  const registry = options.registry ?? schemaRegistry;
   const failure = new Validator(registry).check(schema, value, []);
   if (failure !== undefined) {
     throw new FormatError("BAD_METADATA", failure.reason, {

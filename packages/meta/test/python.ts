@@ -1,6 +1,6 @@
 // Test helper: runs the system Python (which has numpy) as an oracle, one process per batch.
 import { spawnSync } from "node:child_process";
-import { PyFloat, jsonObjectKeys, type JsonObject, type JsonValue } from "../src/index.js";
+import { PyFloat, jsonObjectKeys, type JsonValue } from "../src/index.js";
 
 export const PYTHON = "/usr/bin/python3";
 
@@ -49,7 +49,7 @@ export function toTagged(v: JsonValue): Tagged {
   if (typeof v === "number") return Number.isSafeInteger(v) && !Object.is(v, -0) ? ["i", String(v)] : ["f", floatHex(v)];
   if (v instanceof PyFloat) return ["f", floatHex(v.value)];
   if (Array.isArray(v)) return ["a", v.map(toTagged)];
-  const o = v as JsonObject;
+  const o = v;
   return ["o", jsonObjectKeys(o).map((k): [number[], Tagged] => [codeUnits(k), toTagged(o[k] as JsonValue)])];
 }
 

@@ -38,7 +38,7 @@ export class AttrStore {
 
   /** @internal */
   constructor(initial: { [key: string]: JsonValue }, path: string, writer: () => AttrsWriter | undefined) {
-    this.#data = initial as JsonObject;
+    this.#data = initial;
     this.#path = path;
     this.#writer = writer;
   }

@@ -103,7 +103,7 @@ export async function* rowBlocks(input: ArrayInput, dtype: DType, itemsPerRow: n
   } else if (isIterable(input)) {
     for (const item of input) yield* take(item);
   } else if (typeof input === "object" && input !== null && "length" in input) {
-    yield* emit(encodeBlock(Array.from(input as ArrayLike<ElementInput>)));
+    yield* emit(encodeBlock(Array.from(input)));
   } else {
     invalid("data must be a typed array, an array, { bytes } or an (async) iterable", "data", typeof input);
   }

@@ -164,7 +164,7 @@ async function readV1(store: ReadableStore, base: string, storageText: string, l
     throw new FormatError("UNSUPPORTED_DTYPE", `bcolz 1.x cannot store dtype ${storage.dtype.str}`, { path: storageKey, field: "dtype", expected: "a dtype of spec/v1.md §13", actual: storage.dtype.bcolzName });
   }
   const atom = checkShape(storage.dtype, sizes.shape, storage.chunklen, sizesKey, storageKey);
-  const dims = sizes.shape as number[];
+  const dims = sizes.shape;
   if (BigInt(sizes.nbytes) !== BigInt(dims[0]!) * BigInt(atom)) {
     throw new FormatError("INCONSISTENT", "nbytes is not length times row size", { path: sizesKey, field: "nbytes", expected: dims[0]! * atom, actual: sizes.nbytes });
   }

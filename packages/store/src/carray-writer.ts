@@ -3,7 +3,7 @@ import type { ChunkCodecPool } from "@fmt/blosc";
 import { encodeMetadata, serializeAttrs } from "@fmt/meta";
 import type { Cparams, DType, JsonObject, JsonValue } from "@fmt/meta";
 import type { AttrsWriter } from "./attr-store.js";
-import type { Selector, SliceSelector } from "./options.js";
+import type { Selector } from "./options.js";
 import { encodeFill, isBlock, isRawRows } from "./carray-encode.js";
 import type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-encode.js";
 import { rowBlocks } from "./carray-input.js";
@@ -377,7 +377,7 @@ export class CarrayWriter implements AttrsWriter {
     if (typeof selector === "number") return { entries: [{ row: checkRow(selector, "index"), value: 0 }], count: 1 };
     if (typeof selector !== "object" || selector === null) throw new UsageError("INVALID_ARGUMENT", "unsupported selector", { path: a.path, field: "selector", actual: typeof selector });
     if (!("length" in selector)) {
-      const sl = selector as SliceSelector;
+      const sl = selector;
       const s = normalizeSlice(n, sl.start, sl.stop, sl.step);
       const entries: SelectionEntry[] = [];
       for (let r = s.start, i = 0; r < s.stop; r += s.step, i++) entries.push({ row: r, value: i });
@@ -408,7 +408,7 @@ export class CarrayWriter implements AttrsWriter {
     const { entries, count } = this.#select(selector);
     // Encode the values: one element, one row, or count rows.
     let encoded = new Uint8Array(0);
-    const input: ArrayInput = isBlock(values, a.dtype) ? (values as ValuesBlock | RawRows) : [values as ElementInput];
+    const input: ArrayInput = isBlock(values, a.dtype) ? (values as ValuesBlock | RawRows) : [values];
     for await (const part of rowBlocks(input, a.dtype, 1, a.cparams.quantize)) {
       const joined = new Uint8Array(encoded.length + part.length);
       joined.set(encoded);

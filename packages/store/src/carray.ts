@@ -4,7 +4,7 @@ import type { ReadableStore } from "@fmt/fs-adapters";
 import { checkInteger, normalizeSlice } from "./internal.js";
 import { callLimits, checkChunkWork } from "./limits.js";
 import type { CallLimits } from "./limits.js";
-import { chunksTouched, selectedChunks, selectedCount } from "./selection.js";
+import { chunksTouched } from "./selection.js";
 import { decodeValues, entriesPerElement } from "@fmt/expr";
 import type { Scalar, TypedValues, Values } from "@fmt/expr";
 import { ChunkReader } from "./carray-read.js";
@@ -13,11 +13,10 @@ import type { ScanContext } from "./carray-scan.js";
 import { checkTakeIndices, checkTypedOut, swapInPlace } from "./carray-take.js";
 import { AttrStore } from "./attr-store.js";
 import { CarrayWriter } from "./carray-writer.js";
-import type { DatasetLock } from "./lock.js";
 import type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-encode.js";
-import type { ChunkLayoutWriter, LayoutGeometry } from "./layout.js";
+import type { ChunkLayoutWriter } from "./layout.js";
 import type { LayoutV2 } from "./layout-v2.js";
-import type { CArrayInit, IterBlocksOptions, OpenOptions, RowBlock, Selector, SuperchunkSettings } from "./options.js";
+import type { CArrayInit, IterBlocksOptions, RowBlock, Selector, SuperchunkSettings } from "./options.js";
 
 export type { CArrayInit, SuperchunkSettings } from "./options.js";
 

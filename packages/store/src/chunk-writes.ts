@@ -76,8 +76,8 @@ export class ChunkWrites {
 /** Checks a `workers` option: undefined or an object with the {@link ChunkCodecPool} methods. */
 export function checkCodecPool(value: unknown, field = "workers"): ChunkCodecPool | undefined {
   if (value === undefined) return undefined;
-  const pool = value as Partial<ChunkCodecPool> | null;
-  if (typeof pool !== "object" || pool === null || typeof pool.compressMany !== "function" || typeof pool.decompressManyInto !== "function" || !Number.isSafeInteger(pool.threads) || pool.threads! < 1) {
+  const pool: Partial<ChunkCodecPool> | null = typeof value === "object" ? value : null;
+  if (pool === null || typeof pool.compressMany !== "function" || typeof pool.decompressManyInto !== "function" || !Number.isSafeInteger(pool.threads) || pool.threads! < 1) {
     throw new UsageError("INVALID_ARGUMENT", "workers must be a pool such as createBloscPool() gives", { field, expected: "ChunkCodecPool { threads, compressMany, decompressManyInto, close }", actual: typeof value });
   }
   return value as ChunkCodecPool;

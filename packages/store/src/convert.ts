@@ -14,7 +14,6 @@
 import { ConflictError, UsageError } from "@fmt/errors";
 import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import { encodeMetadata } from "@fmt/meta";
-import type { JsonObject, JsonValue } from "@fmt/meta";
 import type { CArray, SuperchunkSettings } from "./carray.js";
 import { requireWritableStore } from "./carray-open.js";
 import { createCarray } from "./carray-create.js";
@@ -23,7 +22,6 @@ import { open } from "./ctable.js";
 import { attrsText, somethingAt, TABLE_V1, TABLE_V2 } from "./ctable-write.js";
 import { checkDatasetPath, joinKey } from "./internal.js";
 import { DatasetLock } from "./lock.js";
-import type { VLArray } from "./vlarray.js";
 
 /**
  * Options of {@link convert}.
@@ -94,7 +92,7 @@ export async function convert(src: ReadableStore, srcPath: string, dst: Writable
     // Format 1 cannot hold them (spec/v2.md §14); copying them between format-2 datasets is not done here yet.
     throw new UsageError("INVALID_ARGUMENT", "convert does not handle vlarrays (format 1 cannot represent them)", { path: srcPath, field: "kind", actual: "vlarray" });
   }
-  const source = opened as Exclude<typeof opened, VLArray>;
+  const source = opened;
   const mode = options.mode ?? "a";
   if (mode !== "a" && mode !== "w") throw new UsageError("INVALID_ARGUMENT", 'mode must be "a" or "w"', { field: "mode", actual: mode });
   // Only what this call created is removed after a failure: an existing destination is refused
@@ -119,7 +117,7 @@ export async function convert(src: ReadableStore, srcPath: string, dst: Writable
     const lock = await DatasetLock.acquire(writable, base, {});
     try {
       for (const [i, column] of (source.columns as CArray[]).entries()) await copyArray(column, writable, format.columnPath(base, source.names[i]!), options, mode, result);
-      await writable.put(joinKey(base, "__attrs__"), encodeMetadata(attrsText(source.attrs.toJSON() as JsonObject)));
+      await writable.put(joinKey(base, "__attrs__"), encodeMetadata(attrsText(source.attrs.toJSON())));
       await writable.put(format.namesKey(base), format.namesBytes(source.names));
     } finally {
       await lock.release();
@@ -142,7 +140,7 @@ async function copyArray(a: CArray, dst: WritableStore, path: string, options: C
     : {};
   const create: CarrayCreateOptions = {
     dtype: a.dtype, shape: a.shape.slice(1), chunklen: a.chunklen, cparams: a.cparams, dflt: a.dflt, expectedlen: Number(a.expectedlen),
-    attrs: a.attrs.toJSON() as Record<string, JsonValue>, mode, ...v2,
+    attrs: a.attrs.toJSON(), mode, ...v2,
   };
   const out = await createCarray(dst, path, undefined, create);
   try {

@@ -95,19 +95,19 @@ export function inferColumnDtype(data: unknown): string | undefined {
   if (typeof first === "boolean") return data.every((v) => typeof v === "boolean") ? "|b1" : undefined;
   if (typeof first === "number") {
     if (!data.every((v) => typeof v === "number")) return undefined;
-    return data.every((v) => Number.isInteger(v) && Math.abs(v as number) < 2 ** 63) ? "<i8" : "<f8";
+    return data.every((v) => Number.isInteger(v) && Math.abs(v) < 2 ** 63) ? "<i8" : "<f8";
   }
   if (typeof first === "bigint") {
     if (!data.every((v) => typeof v === "bigint")) return undefined;
-    return data.some((v) => (v as bigint) > 2n ** 63n - 1n) ? "<u8" : "<i8";
+    return data.some((v) => v > 2n ** 63n - 1n) ? "<u8" : "<i8";
   }
   if (typeof first === "string") {
     if (!data.every((v) => typeof v === "string")) return undefined;
-    return `<U${Math.max(1, ...data.map((v) => [...(v as string)].length))}`;
+    return `<U${Math.max(1, ...data.map((v) => [...v].length))}`;
   }
   if (first instanceof Uint8Array) {
     if (!data.every((v) => v instanceof Uint8Array)) return undefined;
-    return `|S${Math.max(1, ...data.map((v) => (v as Uint8Array).length))}`;
+    return `|S${Math.max(1, ...data.map((v) => v.length))}`;
   }
   return undefined;
 }
@@ -225,7 +225,7 @@ export async function somethingAt(store: WritableStore, base: string): Promise<b
 }
 
 export function attrsText(attrs: Record<string, JsonValue> | JsonObject): string {
-  const obj = attrs as JsonObject;
+  const obj = attrs;
   return serializeAttrs(createJsonObject(jsonObjectKeys(obj).map((k) => [k, obj[k]!] as [string, JsonValue])));
 }
 
@@ -361,7 +361,8 @@ export async function createTableFiles(store: WritableStore, path: string, colum
   const version = options.formatVersion ?? 1;
   if (version !== 1 && version !== 2) throw new UsageError("INVALID_ARGUMENT", "formatVersion must be 1 or 2", { field: "formatVersion", actual: version });
   const format = version === 1 ? TABLE_V1 : TABLE_V2;
-  if (!Array.isArray(columns) || columns.length === 0) {
+  const given: unknown = columns; // an array of specs, checked for JavaScript callers
+  if (!Array.isArray(given) || columns.length === 0) {
     throw new UsageError("INVALID_ARGUMENT", "a ctable needs at least one column", { field: "columns", expected: "a non-empty array of { name, data, options? }", actual: columns });
   }
   const names: string[] = [];
@@ -549,7 +550,7 @@ export async function createNewColumn(store: WritableStore, key: string, name: s
       // A pool given for this column wins over the table's.
       workers: options.workers ?? ctx.tableOptions.workers,
       dtype,
-      cparams: options.cparams ?? (ctx.first?.cparams as Partial<Cparams> | undefined),
+      cparams: options.cparams ?? ctx.first?.cparams,
       mode: options.overwrite === true ? "w" : "a",
       // The new column takes the table's format, and in format 2 the first column's superchunk settings unless given.
       formatVersion: ctx.format.version,

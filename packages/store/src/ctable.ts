@@ -32,7 +32,7 @@ import type { VLArray, VLBlock } from "./vlarray.js";
 import type { EncodedElements, VLInput, VLType, VLValues } from "./vlarray-elements.js";
 import { openColumn } from "./vlarray-open.js";
 import { runWhere } from "@fmt/expr";
-import type { ColumnValues, TypedValues, WhereOptions, WhereQuery, WhereResult, WhereTable } from "@fmt/expr";
+import type { ColumnValues, TypedValues, WhereOptions, WhereQuery, WhereResult } from "@fmt/expr";
 
 // Kept for the modules that import these from here (ctable-open.ts holds them).
 export { createCtable, open, openCtable } from "./ctable-open.js";
@@ -375,9 +375,9 @@ export class CTable {
   where(query: WhereQuery, options?: WhereOptions): Promise<WhereResult>;
   async where(query: WhereQuery, options: WhereOptions = {}): Promise<WhereResult> {
     // The result of where is one call's output: the table's maxReadBytes bounds it too.
-    if (typeof options !== "object" || options === null) return runWhere(this as WhereTable, query, options);
+    if (typeof options !== "object" || options === null) return runWhere(this, query, options);
     const maxResultBytes = options.maxResultBytes ?? callLimits(this.#options).maxReadBytes;
-    return runWhere(this as WhereTable, query, { ...options, maxResultBytes });
+    return runWhere(this, query, { ...options, maxResultBytes });
   }
 
   /**

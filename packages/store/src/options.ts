@@ -9,6 +9,7 @@
  * @module
  */
 import type { ChunkCodecPool } from "@fmt/blosc";
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- WritableStore is the target of a {@link} in the docs below
 import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import type { Cparams, DType, JsonValue } from "@fmt/meta";
 import type { ChunkLayoutWriter, LayoutGeometry } from "./layout.js";

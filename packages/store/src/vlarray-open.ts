@@ -268,7 +268,7 @@ export async function createVLArray(store: WritableStore, path: string, elements
     }));
     await writable.put(joinKey(base, "__attrs__"), attrsBytes);
     await writable.put(joinKey(base, "meta/storage"), encodeMetadata(serializeStorageV2({ formatVersion: 2, kind: "vlarray", vtype, raw: createJsonObject([]) })));
-    return new VLArray({ store: writable, path: base, vtype, offsets: made[1]!, values: made[0]!, attrs: attrs as { [key: string]: JsonValue }, writer: { store: writable, lock } });
+    return new VLArray({ store: writable, path: base, vtype, offsets: made[1]!, values: made[0]!, attrs: attrs, writer: { store: writable, lock } });
   } catch (error) {
     for (const array of made) await array.close().catch(() => undefined);
     await lock.release();

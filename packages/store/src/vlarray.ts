@@ -448,7 +448,7 @@ export class VLArray {
     if (start === stop) return [];
     const raw = (await this.#offsets.read(start, stop + 1)) as BigInt64Array;
     const offsets = checkOffsets(raw, start, this.#values.length, this.#offsets.path);
-    const bytes = await this.#values.readBytes(offsets[0]!, offsets[offsets.length - 1]!);
+    const bytes = await this.#values.readBytes(offsets[0], offsets[offsets.length - 1]);
     return splitElements(this.vtype, this.dtype, bytes, offsets, this.#values.path, start);
   }
 

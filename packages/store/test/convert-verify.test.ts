@@ -9,7 +9,7 @@ import { MemoryStore } from "@fmt/fs-adapters";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { convert, createCarray, open, openCarray, verify } from "@fmt/store";
 import type { CArray, CTable } from "@fmt/store";
-import { CORPUS, manifest } from "./helpers.js";
+import { CORPUS, asCArray, manifest } from "./helpers.js";
 
 const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 
@@ -41,7 +41,7 @@ describe("convert: every real bcolz dataset to format 2 and back (§14)", () => 
       expect(again.formatVersion).toBe(1);
       const pairs: [CArray, CArray, CArray, string][] = original.kind === "carray"
         ? [[original, inV2 as CArray, again as CArray, ""]]
-        : original.columns.map((col, i) => [col, (inV2 as CTable).columns[i]!, (again as CTable).columns[i]!, original.names[i]!]);
+        : (original as CTable).columns.map((col, i) => [asCArray(col), asCArray((inV2 as CTable).columns[i]), asCArray((again as CTable).columns[i]), (original as CTable).names[i]!]);
       if (original.kind === "ctable") {
         expect((inV2 as CTable).names).toEqual(original.names);
         expect((again as CTable).names).toEqual(original.names);

@@ -20,7 +20,7 @@ async function failure(promise: Promise<unknown>): Promise<BcolzError> {
     await promise;
   } catch (e) {
     if (e instanceof BcolzError) return e;
-    throw new Error(`expected a BcolzError, got ${String(e)}`);
+    throw new Error(`expected a BcolzError, got ${String(e)}`, { cause: e });
   }
   throw new Error("expected a rejection");
 }

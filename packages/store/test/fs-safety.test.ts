@@ -106,7 +106,7 @@ describe("writers never write or delete through a planted symbolic link", () => 
     await (await createCtable(store, "t", [{ name: "c", data: new Int32Array([7]) }], { mode: "w" })).close();
     expect(await snapshot(outside)).toEqual(before);
     expect((await lstat(join(root, "t", "c"))).isDirectory()).toBe(true);
-    expect(Array.from(await (await openCtable(store, "t")).columns[0]!.read())).toEqual([7]);
+    expect(Array.from<unknown>(await (await openCtable(store, "t")).columns[0]!.read())).toEqual([7]);
   });
 
   it("renaming a column that holds a planted link copies the link's name at most, never the outside files", async () => {
@@ -138,7 +138,7 @@ describe("names longer than the file system allows", () => {
     await t.close();
     const reopened = await openCtable(store, "t");
     expect(reopened.names).toEqual(["a"]);
-    expect(Array.from(await reopened.columns[0]!.read())).toEqual([1, 2]);
+    expect(Array.from<unknown>(await reopened.columns[0]!.read())).toEqual([1, 2]);
   });
 });
 
@@ -154,7 +154,7 @@ describe("opening for writing removes temporary files of killed writers", () => 
     await a.close();
     expect(await readdir(join(root, "a", "data"))).toEqual(["__0.blp", "__1.blp", "__2.blp"]);
     expect(await readdir(join(root, "a", "meta"))).toEqual(["sizes", "storage"]);
-    expect(Array.from(await (await openCarray(store, "a")).read())).toEqual([1, 2, 3, 4, 5]);
+    expect(Array.from<unknown>(await (await openCarray(store, "a")).read())).toEqual([1, 2, 3, 4, 5]);
   });
 
   it("ctable: leftovers in column directories are gone after open with mode a; read-only opens leave them", async () => {

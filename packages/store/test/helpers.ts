@@ -3,6 +3,7 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MemoryStore } from "@fmt/fs-adapters";
+import type { CArray, TableColumn } from "@fmt/store";
 
 export const CORPUS = fileURLToPath(new URL("../../../conformance/corpus/v1/bcolz-real/", import.meta.url));
 
@@ -166,4 +167,10 @@ export class CountingStore extends MemoryStore {
     this.reads.push(key);
     return super.getRange(key, range);
   }
+}
+
+/** A ctable column that the test knows holds fixed-size values (a carray, not a vlarray). */
+export function asCArray(column: TableColumn | undefined): CArray {
+  if (column?.kind !== "carray") throw new Error(`expected a carray column, got ${column?.kind ?? "none"}`);
+  return column;
 }

@@ -13,6 +13,7 @@ import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { MemoryStore } from "@fmt/fs-adapters";
 import { encodeMetadata } from "@fmt/meta";
 import { APPEND_JOURNAL_FILE, createCarray, createCtable, openCarray, openCtable } from "@fmt/store";
+import { asCArray } from "./helpers.js";
 
 const APPENDER = fileURLToPath(new URL("./kill/table-appender.mjs", import.meta.url));
 const CARRAY_APPENDER = fileURLToPath(new URL("./kill/carray-appender.mjs", import.meta.url));
@@ -109,7 +110,7 @@ describe("a reader resolves an append journal to the committed length", () => {
     // A table of 3 rows whose append of 2 more rows stopped after column a.
     const store = new MemoryStore();
     const t = await createCtable(store, "t", [{ name: "a", data: [1, 2, 3] }, { name: "b", data: [4, 5, 6] }], { chunklen: 2 });
-    await t.column("a").append([7, 8]);
+    await asCArray(t.column("a")).append([7, 8]);
     await t.column("a").flush();
     await store.put(`t/${APPEND_JOURNAL_FILE}`, encodeMetadata('{"format": 1, "length": 3}\n'));
     return store;

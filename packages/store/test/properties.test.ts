@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { openCarray, openCtable } from "@fmt/store";
 import type { CArray } from "@fmt/store";
-import { asPlain, datasetDir, equalBytes, expectedBytes, expectedValues, manifest, memoryCopy } from "./helpers.js";
+import { asCArray, asPlain, datasetDir, equalBytes, expectedBytes, expectedValues, manifest, memoryCopy } from "./helpers.js";
 import type { CarrayCase, CtableCase } from "./helpers.js";
 
 async function subjects(): Promise<{ label: string; array: CArray; expected: Uint8Array; dtype: string }[]> {
@@ -15,7 +15,7 @@ async function subjects(): Promise<{ label: string; array: CArray; expected: Uin
   const t = manifest.cases.find((x) => x.name === "ctable_addcol") as CtableCase;
   const table = await openCtable(memoryCopy(datasetDir(t)));
   const col = t.columns.find((x) => x.name === "c")!;
-  out.push({ label: "ctable_addcol/c", array: table.column("c"), expected: expectedBytes(t, col.expected_file, col.sha256), dtype: col.dtype });
+  out.push({ label: "ctable_addcol/c", array: asCArray(table.column("c")), expected: expectedBytes(t, col.expected_file, col.sha256), dtype: col.dtype });
   return out;
 }
 

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { MemoryStore } from "@fmt/fs-adapters";
 import { createCarray, createCtable, openCarray } from "@fmt/store";
 import type { CArray } from "@fmt/store";
+import { asCArray } from "./helpers.js";
 
 interface Model {
   values: number[];
@@ -200,7 +201,7 @@ describe("CArray chunk cache against a model", () => {
   it("a ctable's append and addColumn are seen by cached column reads", async () => {
     const store = new MemoryStore();
     const table = await createCtable(store, "t", [{ name: "x", data: new Int32Array(40).map((_, i) => i), options: { dtype: "<i4", chunklen: 8 } }]);
-    const x = table.column("x");
+    const x = asCArray(table.column("x"));
     expect(await x.get(39)).toBe(39);
     expect(await x.get(35)).toBe(35);
     await table.append({ x: new Int32Array([100, 101, 102]) });

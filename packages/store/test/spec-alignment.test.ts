@@ -13,7 +13,7 @@ async function failure(p: Promise<unknown>): Promise<{ code: string; path?: stri
   try {
     await p;
   } catch (error) {
-    if (isBcolzError(error)) return error as { code: string; path?: string; field?: string };
+    if (isBcolzError(error)) return error;
     throw error;
   }
   throw new Error("expected a failure");

@@ -20,7 +20,7 @@ function listFiles(dir: string, prefix = ""): string[] {
   return out.sort();
 }
 
-const stores: [string, () => { store: WritableStore; files(): Promise<string[]>; done(): void }][] = [
+const stores: [string, () => { store: WritableStore; files: () => Promise<string[]>; done: () => void }][] = [
   ["MemoryStore", () => {
     const store = new MemoryStore();
     return { store, files: async () => (await store.list("")).sort(), done: () => undefined };

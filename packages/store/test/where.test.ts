@@ -8,7 +8,7 @@ import { UsageError } from "@fmt/errors";
 import { MemoryStore } from "@fmt/fs-adapters";
 import { createCtable, decodeValues, formatExpression, openCtable } from "@fmt/store";
 import type { CTable, ExpressionNode } from "@fmt/store";
-import { asPlain, datasetDir, expectedBytes, expectedValues, manifest, memoryCopy } from "./helpers.js";
+import { asCArray, asPlain, datasetDir, expectedBytes, expectedValues, manifest, memoryCopy } from "./helpers.js";
 import type { CtableCase } from "./helpers.js";
 import { columnRefType, expressionArbitrary, randomBlock, refType, refWhere } from "../../expr/test/expression-reference.js";
 import type { GenSchema, RefColumn } from "../../expr/test/expression-reference.js";
@@ -172,7 +172,7 @@ describe.each(ctables.map((c) => [c.name, c] as const))("%s", (_name, c) => {
       s = e;
     }
     expect(seen).toEqual(boundaries);
-    expect(Buffer.concat(parts).equals(Buffer.from(await first.readBytes(5, c.len - 3)))).toBe(true);
+    expect(Buffer.concat(parts).equals(Buffer.from(await asCArray(first).readBytes(5, c.len - 3)))).toBe(true);
     const empty: [number, number][] = [];
     for await (const block of table.iterBlocks({ columns: [], blockLen: 1000 })) {
       expect(Object.keys(block.columns)).toEqual([]);

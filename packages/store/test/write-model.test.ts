@@ -80,24 +80,24 @@ class SetRows implements fc.AsyncCommand<Model, Real> {
     const n = m.rows.length;
     const rows = [...new Set(this.picks.map((p) => p % n))];
     if (this.mode === "one") {
-      await r.array.set(rows[0]! - n, this.row.length === 1 ? this.row[0]! as never : (this.row as never));
+      await r.array.set(rows[0]! - n, this.row.length === 1 ? this.row[0]! : this.row);
       m.rows[rows[0]!] = [...this.row];
     } else if (this.mode === "list") {
-      await r.array.set(rows, rows.flatMap(() => this.row) as never);
+      await r.array.set(rows, rows.flatMap(() => this.row));
       for (const i of rows) m.rows[i] = [...this.row];
     } else if (this.mode === "mask") {
       const mask = m.rows.map((_, i) => rows.includes(i));
-      await r.array.set(mask, this.row as never);
+      await r.array.set(mask, this.row);
       for (const i of rows) m.rows[i] = [...this.row];
     } else {
       const start = rows[0]!;
       const step = 1 + (this.picks.length % 3);
-      await r.array.set({ start, step }, this.row as never);
+      await r.array.set({ start, step }, this.row);
       for (let i = start; i < n; i += step) m.rows[i] = [...this.row];
     }
     await check(m, r);
   }
-  toString = () => `set(${this.mode}, ${this.picks})`;
+  toString = () => `set(${this.mode}, ${this.picks.join(",")})`;
 }
 class Resize implements fc.AsyncCommand<Model, Real> {
   constructor(readonly n: number) {}
@@ -190,13 +190,13 @@ const v2Options = fc.record({
   checksum: fc.constantFrom("adler32", "crc32", "none", "sha256") as fc.Arbitrary<"adler32">,
 });
 
-async function runModel(k: Kind, makeStore: () => { store: WritableStore; cleanup(): void }, numRuns: number, formatVersion: 1 | 2 = 1): Promise<void> {
+async function runModel(k: Kind, makeStore: () => { store: WritableStore; cleanup: () => void }, numRuns: number, formatVersion: 1 | 2 = 1): Promise<void> {
   await fc.assert(
     fc.asyncProperty(fc.integer({ min: 1, max: 5 }), fc.array(rowArb(k), { maxLength: 9 }), commands(k), v2Options, async (chunklen, initial, cmds, v2) => {
       const { store, cleanup } = makeStore();
       try {
         const format = formatVersion === 1 ? {} : { formatVersion, ...v2 };
-        const array = await createCarray(store, "ds", initial.flat() as never, { dtype: k.dtype, shape: k.trailing, chunklen, dflt: k.dflt as never, ...format });
+        const array = await createCarray(store, "ds", initial.flat() as never, { dtype: k.dtype, shape: k.trailing, chunklen, dflt: k.dflt, ...format });
         expect(array.formatVersion).toBe(formatVersion);
         const real: Real = { store, array, kind: k };
         const model: Model = { rows: initial.map((r) => [...r]), attrs: new Map() };

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { MemoryStore } from "@fmt/fs-adapters";
-import type { PutOptions, WritableStore } from "@fmt/fs-adapters";
+import type { PutOptions } from "@fmt/fs-adapters";
 import { compress, decompress } from "@fmt/blosc";
 import type { ChunkCodecPool } from "@fmt/blosc";
 import { createBloscPool } from "@fmt/blosc/pool";

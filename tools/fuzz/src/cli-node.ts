@@ -59,7 +59,7 @@ function row(cells: (string | number)[]): string {
 
 function printReport(reports: TargetReport[]): void {
   console.log(row(["target", "inputs", "s", "inputs/s", "ok", "typed", "untyped", "hang", "memory", "top codes"]));
-  console.log(row(Array(10).fill("---")));
+  console.log(row(Array<string>(10).fill("---")));
   for (const r of reports) {
     const top = Object.entries(r.typedByCode).sort((a, b) => b[1] - a[1]).slice(0, 3).map(([c, n]) => `${c} ${n}`).join(", ");
     console.log(row([r.target, r.inputs, r.seconds.toFixed(1), Math.round(r.inputsPerSecond), r.counts.ok, r.counts.typed, r.counts.untyped, r.counts.hang, r.counts.memory, top]));

@@ -54,7 +54,7 @@ function count(outcome: Outcome): void {
   }
 }
 
-port.on("message", async (message: ToWorker) => {
+const onMessage = async (message: ToWorker): Promise<void> => {
   if (message.type === "replay") {
     send({ type: "outcome", outcome: await runOne(new Map(message.files), -1) });
     return;
@@ -84,6 +84,9 @@ port.on("message", async (message: ToWorker) => {
     if (outcome.kind === "untyped" || outcome.kind === "memory") send({ type: "finding", index, outcome });
   }
   send({ type: "done", next: index, ran });
-});
+};
+
+// A failure inside the handler stays an unhandled rejection, which ends the worker as before.
+port.on("message", (message: ToWorker) => void onMessage(message));
 
 send({ type: "ready", seeds: 0 });

@@ -87,7 +87,7 @@ describe("the demo page in headless Chromium", () => {
       await page.waitForSelector("body[data-state=done], body[data-state=error]", { timeout: 60_000 });
       mkdirSync(ARTIFACTS, { recursive: true });
       await page.screenshot({ path: join(ARTIFACTS, screenshot), fullPage: true });
-      const result = (await page.evaluate("window.bcolzDemo")) as DemoResult;
+      const result = await page.evaluate<DemoResult>("window.bcolzDemo");
       expect(consoleErrors).toEqual([]);
       expect(result.error).toBeUndefined();
       expect(await page.textContent("#summary")).toContain(`${result.length} rows`);

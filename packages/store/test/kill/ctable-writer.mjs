@@ -5,7 +5,6 @@
 // is done. A ctable operation is all-or-nothing, so after a SIGKILL the table must read as the
 // state of the last line or of the one before. A fifth argument 2 creates a format-2 table
 // (spec/v2.md §11: columns under data/, superchunks of 2 chunks) instead of a bcolz 1.x one.
-import { closeSync } from "node:fs";
 import { fsyncedLog, seededRandom } from "./child-kit.mjs";
 import { loadStore } from "./load-store.mjs";
 
@@ -14,7 +13,8 @@ const rand = seededRandom(seedText);
 
 const { store, fsAdapters } = await loadStore();
 const fs = new fsAdapters.FileSystemStore(dir);
-const { fd: log, record } = fsyncedLog(logPath);
+// The log stays open until the parent kills this process.
+const { record } = fsyncedLog(logPath);
 
 let table;
 try {
@@ -75,4 +75,3 @@ for (;;) {
     table = await store.openCtable(fs, "tb", { mode: "a" });
   }
 }
-closeSync(log);

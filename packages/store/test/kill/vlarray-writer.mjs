@@ -4,7 +4,6 @@
 // will be after it, fsynced; an append is all or nothing (values/ first, then offsets/, whose
 // meta/shape is the commit), so after a SIGKILL the vlarray reads as the last line's list or the
 // one before.
-import { closeSync } from "node:fs";
 import { fsyncedLog, seededRandom } from "./child-kit.mjs";
 import { loadStore } from "./load-store.mjs";
 
@@ -13,7 +12,8 @@ const rand = seededRandom(seedText);
 
 const { store, fsAdapters } = await loadStore();
 const fs = new fsAdapters.FileSystemStore(dir);
-const { fd: log, record } = fsyncedLog(logPath);
+// The log stays open until the parent kills this process.
+const { record } = fsyncedLog(logPath);
 
 let array;
 try {
@@ -42,4 +42,3 @@ for (;;) {
   await array.append(added);
   elements = next;
 }
-closeSync(log);

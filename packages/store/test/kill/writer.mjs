@@ -15,7 +15,6 @@
 //   constant, in place, and grow it with random values, which does not fit a slot without spare
 //   room: relocation), compact (relocations and compactions), shrink (resize and trim down,
 //   deleting superchunk files, with appends to grow again).
-import { closeSync } from "node:fs";
 import { fsyncedLog, seededRandom } from "./child-kit.mjs";
 import { loadStore } from "./load-store.mjs";
 
@@ -28,7 +27,8 @@ if (v2Focus && format !== 2) throw new Error(`focus ${focus} needs format 2`);
 
 const { store, fsAdapters } = await loadStore();
 const fs = new fsAdapters.FileSystemStore(dir);
-const { fd: log, record } = fsyncedLog(logPath);
+// The log stays open until the parent kills this process.
+const { record } = fsyncedLog(logPath);
 
 // A fresh dataset's settings follow the seed: spare room 0 (every growth relocates), some, or
 // 100 % (a chunk always fits its slot, so every rewrite goes through the journal); the checksum
@@ -215,4 +215,3 @@ for (;;) {
   if (v2Focus) await v2Step();
   else await mixStep();
 }
-closeSync(log);
