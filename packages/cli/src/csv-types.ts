@@ -28,7 +28,7 @@ export type CsvColumnType =
   | { kind: "vl"; vtype: "ragged"; dtype: DType };
 
 const DTYPE = String.raw`[<>|=][a-zA-Z]\d+(?:\[[^\]]*\])?`;
-const TYPED_HEADER = new RegExp(String.raw`^(.+?):(vl:(?:utf8|bytes|${DTYPE})|(${DTYPE})(?:\((\d+(?:,\s*\d+)*),?\))?)$`);
+const TYPED_HEADER = new RegExp(String.raw`^(.*?):(vl:(?:utf8|bytes|${DTYPE})|(${DTYPE})(?:\((\d+(?:,\s*\d+)*),?\))?)$`);
 
 /**
  * The header cell `export` writes for a ctable column: `name:TYPE`.

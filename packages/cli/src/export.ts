@@ -217,7 +217,9 @@ export async function exportDataset(dataset: CArray | CTable, options: ExportOpt
         }
       }
     } else {
-      if (format === "csv" && dataset.kind === "ctable") await write(`${names.map((n, i) => csvCell(csvHeaderCell(n, arrays[i]!))).join(",")}\n`);
+      // The typed header import reads back: `name:dtype` per column; a carray's one cell has no
+      // name (`:<i4`), which import takes for a carray.
+      if (format === "csv") await write(`${dataset.kind === "ctable" ? names.map((n, i) => csvCell(csvHeaderCell(n, arrays[i]!))).join(",") : csvCell(csvHeaderCell("", arrays[0]!))}\n`);
       const slice = resolveSlice(dataset.length);
       for await (const text of streamRows(dataset, slice, format === "jsonl" ? "json" : "text", dataset.kind === "ctable" ? names : undefined)) {
         await write(format === "csv" ? text.split("\n").map((line) => (line === "" ? line : line.split("\t").map(csvCell).join(","))).join("\n") : text);

@@ -210,6 +210,15 @@ async function importInto(source: string, dest: string, options: ImportOptions):
     // A typed header (`name:TYPE`, what export writes) gives each column its dtype, read back
     // exactly; an untyped column's dtype is inferred from its cells.
     const cells = header.map(parseHeaderCell);
+    // One typed cell without a name (`:<i4`, what export writes for a carray) is a carray.
+    if (cells.length === 1 && cells[0]!.name === "" && cells[0]!.type !== undefined) {
+      const type = cells[0]!.type;
+      if (type.kind !== "fixed") bad("a carray CSV (a header cell without a name) needs a fixed-size dtype; variable-length values import as a ctable column (name:vl:…)");
+      const spec = typedColumn("", type, records.map((r) => r[0]!), 2);
+      const a = await createCarray(store, "", spec.data as { bytes: Uint8Array }, { ...common, dtype: type.dtype.str, shape: type.trailing });
+      await a.close();
+      return a;
+    }
     const variable = cells.find((c) => c.type?.kind === "vl");
     let tableVersion = version;
     if (variable !== undefined) {
