@@ -13,6 +13,7 @@ Every expression is written fully parenthesised, so that Python's operator prece
 and that of spec/expressions.md section 1 give the same tree.
 """
 import json
+import re
 import os
 import shutil
 import sys
@@ -159,6 +160,8 @@ def main(argv):
             q["expect"] = {"error": "INVALID_ARGUMENT"}
             q["numexpr"] = err
         q["pins"] = pins
+        # Rule ids (spec/conformance.md §2.1): one per expressions.md section the case pins.
+        q["rules"] = ["expr-%s" % n for n in sorted(set(re.findall(r"§(\d+)", pins)), key=int)]
         queries.append(q)
     manifest = {
         "format": "bcolz corpus manifest v1", "set": "where", "format_version": 1,
