@@ -5,7 +5,7 @@
 export const REPOSITORY = "https://github.com/bcolz-ts/bcolz-ts";
 
 /** Packages that may use Node built-ins anywhere (same rule as tools/lint-package.mjs). */
-export const NODE_PACKAGES = new Set(["@fmt/cli", "@fmt/conformance", "@fmt/bench"]);
+export const NODE_PACKAGES = new Set(["@fmt/cli", "@fmt/conformance", "@fmt/bench", "@fmt/duckdb"]);
 
 /** Data that is shipped on purpose and never scanned for test files (the conformance corpus). */
 const DATA_PREFIXES = ["corpus/"];
