@@ -59,6 +59,18 @@ export interface ReadableStore {
    */
   getRange?(key: string, range: ByteRange): Promise<Uint8Array | undefined>;
   /**
+   * The whole value of `key` like {@link get}, but read into `buffer` when it fits there (the
+   * result is then a view of `buffer`, which the caller lends until it is done with the result);
+   * otherwise in a new array. `undefined` if there is no such key. Optional: a store that cannot
+   * read into a given buffer leaves it out and callers use `get`.
+   *
+   * @example
+   * ```ts
+   * const bytes = (await store.getInto?.("data/__0.blp", spare)) ?? (await store.get("data/__0.blp"));
+   * ```
+   */
+  getInto?(key: string, buffer: Uint8Array): Promise<Uint8Array | undefined>;
+  /**
    * Every key that starts with `prefix` (plain string prefix, so `"data/"` lists the chunk files
    * and `""` lists everything), recursively, sorted by UTF-16 code units (JavaScript's default
    * sort). A prefix that matches nothing gives `[]`. Optional.

@@ -207,6 +207,23 @@ export class FileSystemStore implements WritableStore {
   }
 
   /** Only the requested bytes of the file (clipped at its end); `undefined` if missing. */
+  /**
+   * {@link get} into `buffer` when the file fits in it (the result is then a view of `buffer`),
+   * else into a new array: a reader going through many chunk files one after another reuses one
+   * buffer instead of allocating (and later collecting) one per file. With `io: "async"` it is
+   * `get`.
+   *
+   * @example
+   * ```ts
+   * const buffer = new Uint8Array(1 << 20);
+   * const bytes = await store.getInto("data/__0.blp", buffer); // bytes.buffer === buffer.buffer when it fits
+   * ```
+   */
+  async getInto(key: string, buffer: Uint8Array): Promise<Uint8Array | undefined> {
+    if (this.io === "sync") return readFileChecked(this.pathOf(key), key, undefined, this.maxValueBytes, buffer);
+    return this.get(key);
+  }
+
   async getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined> {
     validateKey(key);
     resolveRange(range, 0);

@@ -50,6 +50,7 @@ export function fileKind(info: { isFIFO(): boolean; isSocket(): boolean; isChara
  * @param key - the store key, for errors.
  * @param range - `resolve(size)` gives the byte window once the size is known.
  * @param maxBytes - the largest whole file read.
+ * @param into - read into this buffer when the bytes fit (the result is then a view of it).
  * @example
  * ```ts
  * const head = readFileChecked(path, key, (size) => ({ start: 0, end: Math.min(16, size) }), Infinity);
@@ -60,6 +61,7 @@ export function readFileChecked(
   key: string,
   range: ((size: number) => { start: number; end: number }) | undefined,
   maxBytes: number,
+  into?: Uint8Array,
 ): Uint8Array | undefined {
   let fd: number;
   try {
@@ -91,8 +93,13 @@ export function readFileChecked(
     }
     // Uninitialised memory: every byte is overwritten by the read (a short read is cut off below),
     // and zero-filling each chunk file's buffer first cost a measurable part of a whole-array read.
-    const raw = Buffer.allocUnsafeSlow(end - start);
-    const out = new Uint8Array(raw.buffer, raw.byteOffset, raw.length);
+    let out: Uint8Array;
+    if (into !== undefined && into.length >= end - start) {
+      out = into.subarray(0, end - start);
+    } else {
+      const raw = Buffer.allocUnsafeSlow(end - start);
+      out = new Uint8Array(raw.buffer, raw.byteOffset, raw.length);
+    }
     let filled = 0;
     try {
       while (filled < out.length) {

@@ -20,7 +20,7 @@ import { blockExtent, chunkHeadLength, decodeBlockInto, decompressPlannedInto, d
 import type { ChunkCodecPool, ChunkPlan } from "@fmt/blosc";
 import { ChunkCache } from "./chunk-cache.js";
 import { withPath } from "./internal.js";
-import type { ChunkLayout, StoredChunk } from "./layout.js";
+import type { ChunkLayout, InputBuffers, StoredChunk } from "./layout.js";
 
 /**
  * A chunk file read and validated, ready to decode. @internal
@@ -182,15 +182,18 @@ export class ChunkReader {
    * neighbouring slots in format 2); `prefetch` fetches are in flight ahead of the one being
    * decoded. Rows a writer holds in memory are not fetched.
    */
-  async *chunksInOrder(indices: Iterable<number>): AsyncGenerator<LoadedChunk, void, undefined> {
+  async *chunksInOrder(indices: Iterable<number>, options: { reuseInputs?: boolean } = {}): AsyncGenerator<LoadedChunk, void, undefined> {
     const order = [...indices];
+    // With `reuseInputs` the caller is done with each chunk when it asks for the next one, so the
+    // buffer its file was read into serves a later read (format 1 on stores with getInto).
+    const lent = options.reuseInputs === true && this.layout.formatVersion === 1 ? new LentBuffers(this.chunklen * this.atomSize) : undefined;
     // Rows a writer holds and chunks kept compressed by an earlier single-row read need no fetch.
     const kept = new Map<number, Uint8Array>();
     for (const k of order) {
       const chunk = this.#memoryRows(k) === undefined ? this.cache.compressed(k) : undefined;
       if (chunk !== undefined) kept.set(k, chunk);
     }
-    const plan = this.layout.plan(order.filter((k) => this.#memoryRows(k) === undefined && !kept.has(k)), this.#prefetch);
+    const plan = this.layout.plan(order.filter((k) => this.#memoryRows(k) === undefined && !kept.has(k)), this.#prefetch, lent);
     const window: Promise<StoredChunk[]>[] = [];
     let planned = false;
     const fill = async (limit: number): Promise<void> => {
@@ -229,6 +232,7 @@ export class ChunkReader {
         const stored = batch[at++]!;
         if (stored.index !== index) throw new Error(`internal: the layout planned chunk ${stored.index} where ${index} was asked`);
         yield await this.loadChunk(index, stored);
+        lent?.giveBack(stored.chunk);
       }
     } finally {
       await plan.return(undefined);
@@ -287,7 +291,8 @@ export class ChunkReader {
       }
     }
     const run: LoadedChunk[] = [];
-    for await (const loaded of this.chunksInOrder(pending)) {
+    // A run for the pool keeps several chunks at once: their input buffers are not reused then.
+    for await (const loaded of this.chunksInOrder(pending, { reuseInputs: this.#workers === undefined })) {
       const from = Math.max(start, loaded.firstRow) - loaded.firstRow;
       const to = Math.min(stop, loaded.firstRow + loaded.rows) - loaded.firstRow;
       const whole = from === 0 && to === loaded.rows && loaded.decoded === undefined && loaded.storedNbytes === loaded.nbytes;
@@ -332,7 +337,7 @@ export class ChunkReader {
     let scratch = new Uint8Array(0);
     const indices: number[] = [];
     for (let k = first; k <= last; k++) indices.push(k);
-    for await (const loaded of this.chunksInOrder(indices)) {
+    for await (const loaded of this.chunksInOrder(indices, { reuseInputs: true })) {
       const from = Math.max(start, loaded.firstRow) - loaded.firstRow;
       const to = Math.min(stop, loaded.firstRow + loaded.rows) - loaded.firstRow;
       const size = (to - from) * atom;
@@ -369,7 +374,7 @@ export class ChunkReader {
       else needed.push(k);
     }
     let scratch = new Uint8Array(0);
-    for await (const loaded of this.chunksInOrder(needed)) {
+    for await (const loaded of this.chunksInOrder(needed, { reuseInputs: true })) {
       const size = loaded.rows * atom;
       if (scratch.length < size) scratch = new Uint8Array(this.chunklen * atom);
       const view = scratch.subarray(0, size);
@@ -508,3 +513,34 @@ function scatter(bytes: Uint8Array, firstRow: number, atom: number, rows: Float6
     for (let b = 0; b < atom; b++) out[dst + b] = bytes[src + b]!;
   }
 }
+
+/**
+ * The input buffers of one {@link ChunkReader.chunksInOrder} pass: lent to the layout for each
+ * fetch and given back once the chunk read into it has been used. Only buffers made here are
+ * reused: a store may hand back other memory (a larger file, a store without `getInto`), which is
+ * never written into.
+ */
+class LentBuffers implements InputBuffers {
+  readonly #size: number;
+  readonly #mine = new WeakSet<ArrayBufferLike>();
+  readonly #spare: Uint8Array[] = [];
+
+  constructor(chunkBytes: number) {
+    // A chunk file: the 16-byte blpk header, a Blosc chunk of at most nbytes + 16 bytes when
+    // stored raw, and room for the block starts and stream sizes of a compressed one.
+    this.#size = chunkBytes + chunkBytes / 64 + 4096;
+  }
+
+  take(): Uint8Array {
+    const spare = this.#spare.pop();
+    if (spare !== undefined) return spare;
+    const made = new Uint8Array(this.#size);
+    this.#mine.add(made.buffer);
+    return made;
+  }
+
+  giveBack(chunk: Uint8Array): void {
+    if (this.#mine.has(chunk.buffer)) this.#spare.push(new Uint8Array(chunk.buffer));
+  }
+}
+

@@ -233,7 +233,7 @@ export async function* iterBlocksOf(ctx: ScanContext, blockLenOrOptions: number 
   if (start === stop) return;
   const first = Math.floor(start / ctx.chunklen);
   const last = Math.floor((stop - 1) / ctx.chunklen);
-  const chunks = ctx.reader.chunksInOrder(range(first, last + 1));
+  const chunks = ctx.reader.chunksInOrder(range(first, last + 1), { reuseInputs: true });
   // Rows [currentFrom, currentTo) of the array, decoded from the current chunk.
   let current: Uint8Array | undefined;
   let currentFrom = 0;
@@ -298,7 +298,7 @@ export async function* iterSteppedOf(ctx: ScanContext, blockLen: number, start: 
   let filled = 0;
   let first = start;
   let next = start; // the next selected row; only chunks holding one are read
-  for await (const loaded of ctx.reader.chunksInOrder(selectedChunks(start, lastRow, step, ctx.chunklen))) {
+  for await (const loaded of ctx.reader.chunksInOrder(selectedChunks(start, lastRow, step, ctx.chunklen), { reuseInputs: true })) {
     const lastSelected = Math.min(lastRow, next + Math.floor((loaded.firstRow + loaded.rows - 1 - next) / step) * step);
     const rows = ctx.reader.decodeRows(loaded, next - loaded.firstRow, lastSelected + 1 - loaded.firstRow);
     for (let r = next; r <= lastSelected; r += step) {
@@ -335,7 +335,7 @@ export async function readSteppedOf(ctx: ScanContext, start: number, stop: numbe
   const lastRow = start + (count - 1) * step;
   if (out.length > PRECHECK_BYTES) await ctx.precheck(Math.floor(lastRow / ctx.chunklen));
   const atom = ctx.atomSize;
-  for await (const loaded of ctx.reader.chunksInOrder(selectedChunks(start, lastRow, step, ctx.chunklen))) {
+  for await (const loaded of ctx.reader.chunksInOrder(selectedChunks(start, lastRow, step, ctx.chunklen), { reuseInputs: true })) {
     const chunkStart = loaded.firstRow;
     const chunkEnd = chunkStart + loaded.rows;
     const firstSelected = chunkStart <= start ? start : start + Math.ceil((chunkStart - start) / step) * step;

@@ -15,7 +15,7 @@ import { BLPK_V1_HEADER_SIZE, readBlpkV1Header, writeBlpkV1Header } from "@fmt/h
 import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import { encodeMetadata, serializeSizes } from "@fmt/meta";
 import { joinKey, withPath } from "./internal.js";
-import type { ChunkFetch, ChunkLayoutWriter, LayoutGeometry, PartialChunkAccess, StoredChunk } from "./layout.js";
+import type { ChunkFetch, ChunkLayoutWriter, InputBuffers, LayoutGeometry, PartialChunkAccess, StoredChunk } from "./layout.js";
 
 /**
  * Name of the journal file of an interrupted multi-chunk update, in the dataset root. While it
@@ -156,17 +156,19 @@ export class LayoutV1 implements ChunkLayoutWriter {
     return joinKey(this.#geometry.path, `data/__${g}.blp`);
   }
 
-  async read(g: number): Promise<StoredChunk> {
+  async read(g: number, buffer?: Uint8Array): Promise<StoredChunk> {
     const key = this.keyOf(g);
+    const store = this.#store;
+    const get = (k: string): Promise<Uint8Array | undefined> => (buffer !== undefined && store.getInto !== undefined ? store.getInto(k, buffer) : store.get(k));
     let file: Uint8Array | undefined;
-    if (this.#journal.has(g)) file = await this.#store.get(`${key}.next`);
-    file ??= await this.#store.get(key);
+    if (this.#journal.has(g)) file = await get(`${key}.next`);
+    file ??= await get(key);
     if (file === undefined) throw new FormatError("MISSING_FILE", `chunk file ${g} is missing`, { path: key, field: "file" });
     return unwrap(file, key, g);
   }
 
-  async *plan(indices: readonly number[]): AsyncGenerator<ChunkFetch, void, undefined> {
-    for (const g of indices) yield { indices: [g], fetch: async () => [await this.read(g)] };
+  async *plan(indices: readonly number[], _ahead?: number, inputs?: InputBuffers): AsyncGenerator<ChunkFetch, void, undefined> {
+    for (const g of indices) yield { indices: [g], fetch: async () => [await this.read(g, inputs?.take())] };
   }
 
   forget(): void {}

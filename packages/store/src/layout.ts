@@ -70,6 +70,22 @@ export interface ChunkFetch {
 }
 
 /**
+ * Buffers a reader lends the layout to read chunk files into (format 1, on stores with
+ * `getInto`): one is taken per fetch and given back by the reader once it is done with that
+ * chunk, so that reading many chunks does not allocate (and later collect) one buffer per file.
+ *
+ * @example
+ * ```ts
+ * const lent: InputBuffers = { take: () => spare.pop() };
+ * for await (const f of layout.plan([0, 1, 2], 4, lent)) await f.fetch();
+ * ```
+ */
+export interface InputBuffers {
+  /** A buffer to read the next chunk file into, or `undefined` for a new one. */
+  take(): Uint8Array | undefined;
+}
+
+/**
  * Where a carray's chunks live, for reading.
  *
  * @example
@@ -90,7 +106,7 @@ export interface ChunkLayout {
    * range request. `ahead`: how many fetches the caller keeps in flight (format 2 loads the
    * indexes of that many superchunks, halved, ahead of the one being planned).
    */
-  plan(indices: readonly number[], ahead?: number): AsyncGenerator<ChunkFetch, void, undefined>;
+  plan(indices: readonly number[], ahead?: number, inputs?: InputBuffers): AsyncGenerator<ChunkFetch, void, undefined>;
   /** Partial access (format 1 only). */
   readonly partial?: PartialChunkAccess;
   /** Forgets what the layout learnt about files (after a write through another handle). */
