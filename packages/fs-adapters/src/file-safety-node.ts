@@ -8,9 +8,11 @@
  * @packageDocumentation
  */
 
+import { lstatSync } from "node:fs";
+import type { Stats } from "node:fs";
 import { lstat, readdir, unlink } from "node:fs/promises";
 import * as nodePath from "node:path";
-import { BcolzError, StorageError, UsageError } from "@fmt/errors";
+import { BcolzError, ConflictError, StorageError, UsageError } from "@fmt/errors";
 
 /**
  * Temporary files written by `put` end with this marker plus 16 hex digits; `list` hides them so
@@ -114,18 +116,54 @@ export function storageFailure(error: unknown, key: string, operation: string): 
  * ```
  */
 export async function refuseLinksBetween(root: string, key: string, includeTarget: boolean): Promise<boolean> {
+  const walk = linkWalk(root, key, includeTarget);
+  for (let step = walk.next(); ; ) {
+    if (step.done === true) return step.value;
+    let info: Stats | undefined;
+    try {
+      info = await lstat(step.value);
+    } catch (error) {
+      if (!isMissing(error)) throw storageFailure(error, key, "check the path");
+    }
+    step = walk.next(info);
+  }
+}
+
+/**
+ * {@link refuseLinksBetween} with `lstatSync`, for the stores that do their file system work on
+ * the calling thread.
+ *
+ * @example
+ * ```ts
+ * const parentsExist = refuseLinksBetweenSync("/data/t.bcolz", "price/data/__0.blp", false);
+ * ```
+ */
+export function refuseLinksBetweenSync(root: string, key: string, includeTarget: boolean): boolean {
+  const walk = linkWalk(root, key, includeTarget);
+  for (let step = walk.next(); ; ) {
+    if (step.done === true) return step.value;
+    let info: Stats | undefined;
+    try {
+      info = lstatSync(step.value);
+    } catch (error) {
+      if (!isMissing(error)) throw storageFailure(error, key, "check the path");
+    }
+    step = walk.next(info);
+  }
+}
+
+/**
+ * The checks of {@link refuseLinksBetween}, written once for both ways of calling `lstat`: yields
+ * each path to inspect and receives its `lstat` (`undefined` when missing); returns the answer.
+ */
+function* linkWalk(root: string, key: string, includeTarget: boolean): Generator<string, boolean, Stats | undefined> {
   const segments = key.split("/");
   const count = includeTarget ? segments.length : segments.length - 1;
   let path = root;
   for (let i = 0; i < count; i++) {
     path = nodePath.join(path, segments[i]!);
-    let info;
-    try {
-      info = await lstat(path);
-    } catch (error) {
-      if (isMissing(error)) return false;
-      throw storageFailure(error, key, "check the path");
-    }
+    const info = yield path;
+    if (info === undefined) return false;
     if (info.isSymbolicLink()) {
       const linkKey = segments.slice(0, i + 1).join("/");
       throw new UsageError("UNSAFE_NAME", "refusing to write through a symbolic link inside the store root", {
@@ -175,3 +213,47 @@ export async function removeTemporaryFiles(dir: string, dirKey: string): Promise
   }
   return removed.sort();
 }
+
+/**
+ * The error of a failed `mkdir` on the way to a key's file: `ALREADY_EXISTS` when a file stands
+ * where a directory is needed, else the storage failure.
+ *
+ * @example
+ * ```ts
+ * try { mkdirSync(dir, { recursive: true }); } catch (error) { throw directoryFailure(error, key); }
+ * ```
+ */
+export function directoryFailure(error: unknown, key: string): unknown {
+  const code = systemErrorCode(error);
+  if (code === "EEXIST" || code === "ENOTDIR") {
+    return new ConflictError("ALREADY_EXISTS", "a file stands where a directory of the key is needed", { path: key, field: "key", cause: error });
+  }
+  return storageFailure(error, key, "create the directories");
+}
+
+/**
+ * Whether a failed write of a key's file may be explained by a directory standing at its path
+ * (then the caller checks the path and reports {@link directoryInTheWay}).
+ *
+ * @example
+ * ```ts
+ * if (mayBeDirectoryInTheWay(error) && statSync(file, { throwIfNoEntry: false })?.isDirectory()) throw directoryInTheWay(error, key);
+ * ```
+ */
+export function mayBeDirectoryInTheWay(error: unknown): boolean {
+  const code = systemErrorCode(error);
+  return code === "EISDIR" || code === "ENOTEMPTY" || code === "EEXIST" || code === "EPERM";
+}
+
+/**
+ * `ALREADY_EXISTS`: a directory stands where the key's file should go.
+ *
+ * @example
+ * ```ts
+ * throw directoryInTheWay(error, "data/__0.blp");
+ * ```
+ */
+export function directoryInTheWay(error: unknown, key: string): ConflictError {
+  return new ConflictError("ALREADY_EXISTS", "a directory stands where the key's file should go", { path: key, field: "key", cause: error });
+}
+

@@ -18,9 +18,10 @@ import { mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import * as nodePath from "node:path";
 import { ConflictError, FormatError, StorageError, UsageError } from "@fmt/errors";
-import { isMissing, refuseLinksBetween, removeTemporaryFiles, storageFailure, systemErrorCode as errorCode, TEMP_MARKER, TEMP_PATTERN } from "./file-safety-node.js";
+import { directoryFailure, directoryInTheWay, isMissing, mayBeDirectoryInTheWay, refuseLinksBetween, removeTemporaryFiles, storageFailure, systemErrorCode as errorCode, TEMP_MARKER, TEMP_PATTERN } from "./file-safety-node.js";
 import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./index.js";
 import { fileKind, readFileChecked } from "./read-sync-node.js";
+import { writeFileAtomicallySync } from "./write-sync-node.js";
 import type { ByteRange, PutOptions, WritableStore } from "./index.js";
 
 export type { ByteRange, PutOptions, ReadableStore, WritableStore } from "./index.js";
@@ -56,12 +57,13 @@ export interface FileSystemStoreOptions {
    */
   maxValueBytes?: number;
   /**
-   * How `get` and `getRange` read: `"sync"` (default) on the calling thread, `"async"` through
-   * libuv's thread pool. A synchronous read of a cached chunk file takes microseconds; an
+   * How `get`, `getRange` and `put` do their file work: `"sync"` (default) on the calling
+   * thread, `"async"` through libuv's thread pool. A synchronous read of a cached chunk file takes microseconds; an
    * asynchronous one costs four thread-pool round trips (open, fstat, read, close), five to seven
    * times the read itself for chunk files (see tools/bench/README.md). Choose `"async"` when the
    * files are on a slow or network file system and the event loop must never wait for a disk.
-   * Writes are not affected.
+   * Writes follow the same choice: `put` on the calling thread (temporary file, write, rename as
+   * system calls in a row) or through the thread pool.
    */
   io?: "sync" | "async";
   /**
@@ -304,17 +306,29 @@ export class FileSystemStore implements WritableStore {
     }
     const durable = checkPutOptions(options) && this.fsync;
     const dir = nodePath.dirname(file);
+    if (this.io === "sync") writeFileAtomicallySync(this.root, key, file, value, durable);
+    else await this.#writeFileAtomically(key, file, value, durable);
+    if (durable) {
+      // An earlier non-durable put of this key is covered now; its directory entry is too.
+      this.#unsyncedFiles.delete(file);
+      await syncDirectory(dir);
+      return;
+    }
+    if (!this.fsync) return;
+    this.#unsyncedFiles.add(file);
+    this.#unsyncedDirectories.add(dir);
+  }
+
+  /** The file part of {@link put} through libuv's thread pool (`io: "async"`). */
+  async #writeFileAtomically(key: string, file: string, value: Uint8Array, durable: boolean): Promise<void> {
+    const dir = nodePath.dirname(file);
     const parentsExist = await refuseLinksBetween(this.root, key, false);
     // A top-level key has no parent to check, but the root itself may not exist yet.
     if (!parentsExist || !key.includes("/")) {
       try {
         await mkdir(dir, { recursive: true });
       } catch (error) {
-        const code = errorCode(error);
-        if (code === "EEXIST" || code === "ENOTDIR") {
-          throw new ConflictError("ALREADY_EXISTS", "a file stands where a directory of the key is needed", { path: key, field: "key", cause: error });
-        }
-        throw storageFailure(error, key, "create the directories");
+        throw directoryFailure(error, key);
       }
     }
     const temp = `${file}${TEMP_MARKER}${randomBytes(8).toString("hex")}`;
@@ -333,24 +347,9 @@ export class FileSystemStore implements WritableStore {
     } catch (error) {
       if (handle !== undefined) await handle.close().catch(() => undefined);
       await unlink(temp).catch(() => undefined);
-      const code = errorCode(error);
-      if (code === "EISDIR" || code === "ENOTEMPTY" || code === "EEXIST" || code === "EPERM") {
-        const existing = await stat(file).catch(() => undefined);
-        if (existing?.isDirectory()) {
-          throw new ConflictError("ALREADY_EXISTS", "a directory stands where the key's file should go", { path: key, field: "key", cause: error });
-        }
-      }
+      if (mayBeDirectoryInTheWay(error) && (await stat(file).catch(() => undefined))?.isDirectory() === true) throw directoryInTheWay(error, key);
       throw storageFailure(error, key, "write the file");
     }
-    if (durable) {
-      // An earlier non-durable put of this key is covered now; its directory entry is too.
-      this.#unsyncedFiles.delete(file);
-      await syncDirectory(dir);
-      return;
-    }
-    if (!this.fsync) return;
-    this.#unsyncedFiles.add(file);
-    this.#unsyncedDirectories.add(dir);
   }
 
   /**

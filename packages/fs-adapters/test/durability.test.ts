@@ -29,6 +29,27 @@ vi.mock("node:fs/promises", async (importOriginal) => {
   };
   return { ...actual, open, default: { ...actual, open } };
 });
+// With `io: "sync"` (the default) a put writes through the synchronous calls: its fsyncSync is
+// recorded the same way, by the path each descriptor was opened for.
+vi.mock("node:fs", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("node:fs")>();
+  const paths = new Map<number, string>();
+  const openSync = (...args: Parameters<typeof actual.openSync>): number => {
+    const fd = actual.openSync(...args);
+    paths.set(fd, String(args[0]));
+    return fd;
+  };
+  const closeSync = (fd: number): void => {
+    paths.delete(fd);
+    actual.closeSync(fd);
+  };
+  const fsyncSync = (fd: number): void => {
+    actual.fsyncSync(fd);
+    flushes.push({ path: paths.get(fd) ?? `fd ${fd}`, kind: "sync" });
+  };
+  const patched = { ...actual, openSync, closeSync, fsyncSync };
+  return { ...patched, default: patched };
+});
 const { FileSystemStore } = await import("@fmt/fs-adapters/node");
 
 let scratch: string;
@@ -47,9 +68,9 @@ const freshRoot = () => join(scratch, `case-${counter++}`);
 const flushedPaths = () => flushes.map((f) => f.path).sort();
 
 describe("FileSystemStore durability", () => {
-  it("a default put flushes the file (before the rename, so under its temporary name) and its directory", async () => {
+  it.each(["sync", "async"] as const)("a default put flushes the file (before the rename, so under its temporary name) and its directory (io %s)", async (io) => {
     const root = freshRoot();
-    const store = new FileSystemStore(root);
+    const store = new FileSystemStore(root, { io });
     await store.put("meta/sizes", new Uint8Array([1]));
     expect(flushes).toHaveLength(2);
     expect(flushes[0]!.path.startsWith(join(root, "meta", "sizes.fmt-tmp-"))).toBe(true);

@@ -39,6 +39,8 @@ type Factory = () => Promise<WritableStore>;
 const factories: [string, Factory][] = [
   ["MemoryStore", async () => new MemoryStore()],
   ["FileSystemStore", async () => new FileSystemStore(await freshDir())],
+  // The thread-pool file calls (reads and puts), next to the synchronous default.
+  ["FileSystemStore io async", async () => new FileSystemStore(await freshDir(), { io: "async" })],
 ];
 
 describe.each(factories)("%s basic behaviour", (_name, make) => {
@@ -260,9 +262,9 @@ describe("stores behave like a Map (property)", () => {
     await fc.assert(fc.asyncProperty(fc.array(opArb, { maxLength: 40 }), (ops) => runAgainstModel(new MemoryStore(), ops)), { numRuns: 300 });
   });
 
-  it("FileSystemStore", async () => {
+  it.each(["sync", "async"] as const)("FileSystemStore, io %s", async (io) => {
     await fc.assert(
-      fc.asyncProperty(fc.array(opArb, { maxLength: 40 }), async (ops) => runAgainstModel(new FileSystemStore(await freshDir()), ops)),
+      fc.asyncProperty(fc.array(opArb, { maxLength: 40 }), async (ops) => runAgainstModel(new FileSystemStore(await freshDir(), { io }), ops)),
       { numRuns: 60 },
     );
   });
