@@ -284,6 +284,8 @@ async function main() {
         const r = remote?.[base(path)] ?? { local: na("@fmt/store not built"), http: na("@fmt/store not built"), s3: na("@fmt/store not built") };
         for (const [kind, name] of [["http", "HTTP (static server)"], ["s3", "S3 (s3rver)"]]) {
           rows.push(makeRow({ section: "remote", key: `remote-${kind}`, label: `open + read the whole carray over ${name}, loopback`, on: format, ours: r[kind], reference: r.local, referenceName: REFERENCES.local, goal: REMOTE_GOAL }));
+          // Informative: the server alone, every file fetched and nothing decoded, against the same local read.
+          rows.push(makeRow({ section: "remote", key: `remote-${kind}-fetch`, label: `fetch every file of the carray over ${name}, 16 at a time, no decoding (the server's floor)`, on: format, ours: r[`${kind}Fetch`] ?? na("not measured"), reference: r.local, referenceName: REFERENCES.local, goal: undefined }));
         }
       }
     }

@@ -93,7 +93,7 @@ export async function measureRemote(root, names, runs) {
       if (r.error !== undefined) return fail(r.error);
       return Object.assign(ok(median(r.times)), { times: r.times });
     };
-    out[name] = { local: cell("local"), http: cell("http"), s3: cell("s3") };
+    out[name] = { local: cell("local"), http: cell("http"), s3: cell("s3"), httpFetch: cell("httpFetch"), s3Fetch: cell("s3Fetch") };
   }
   return out;
 }

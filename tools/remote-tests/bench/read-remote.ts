@@ -10,9 +10,10 @@
 // carray.bcolz) found in that directory over HTTP and through s3rver, reads each whole from local
 // files, HTTP and S3 (fresh handle and open each time; one warm-up, then BENCH_STORE_RUNS timed
 // runs), checks every read against BENCH_STORE_ROOT/carray-source.f8, and prints one JSON line.
+import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { join, relative } from "node:path";
 import { CachingStore } from "@fmt/fs-adapters";
 import type { ReadableStore } from "@fmt/fs-adapters";
@@ -50,7 +51,7 @@ async function forStoreBench(root: string): Promise<void> {
   const sourceBytes = readFileSync(join(root, "carray-source.f8"));
   const source = Buffer.from(sourceBytes.buffer, sourceBytes.byteOffset, sourceBytes.byteLength);
   const s3 = await startS3Server();
-  const http = await startStaticServer(root);
+  const http = await startStaticServerProcess(root);
   const results: Record<string, unknown>[] = [];
   try {
     for (const name of names) {
@@ -77,6 +78,33 @@ async function forStoreBench(root: string): Promise<void> {
           result[kind] = { times };
         } catch (error) {
           result[kind] = { error: String((error as Error)?.message ?? error).split("\n")[0] };
+        }
+      }
+      // The servers' own floor: every file of the dataset fetched whole, 16 requests at a time
+      // (the remote stores' concurrency), bodies read, nothing decoded. A read-all cannot be
+      // faster than this; the difference is what the reader adds.
+      const keys = files.map((f) => relative(root, f));
+      for (const [kind, make] of kinds.filter(([k]) => k !== "local")) {
+        try {
+          const times: number[] = [];
+          for (let r = 0; r <= runs; r++) {
+            const store = make();
+            const [fetched, ms] = await timed(async () => {
+              let next = 0;
+              let bytes = 0;
+              await Promise.all(
+                Array.from({ length: 16 }, async () => {
+                  while (next < keys.length) bytes += (await store.get(keys[next++]!))?.length ?? 0;
+                }),
+              );
+              return bytes;
+            });
+            if (fetched === 0) throw new Error(`${kind}: fetched nothing`);
+            if (r > 0) times.push(ms);
+          }
+          result[`${kind}Fetch`] = { times };
+        } catch (error) {
+          result[`${kind}Fetch`] = { error: String((error as Error)?.message ?? error).split("\n")[0] };
         }
       }
       results.push(result);
@@ -153,5 +181,41 @@ async function standalone(): Promise<void> {
   }
 }
 
+/**
+ * The static HTTP server in a process of its own (BENCH_STATIC_SERVE=root): prints `{"url"}` once
+ * listening and stops when its standard input closes. The store benchmark's client then has the
+ * event loop to itself, as it has with s3rver (always a child) and as it would with a real server.
+ */
+async function serveStatic(root: string): Promise<void> {
+  const http = await startStaticServer(root);
+  process.stdout.write(`${JSON.stringify({ url: http.url })}\n`);
+  process.stdin.resume();
+  await new Promise<void>((resolve) => process.stdin.once("end", () => resolve()));
+  await http.stop();
+}
+
+/** Starts {@link serveStatic} in a child process (this same script). */
+async function startStaticServerProcess(root: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url)], { env: { ...process.env, BENCH_STATIC_SERVE: root, BENCH_STORE_ROOT: "" }, stdio: ["pipe", "pipe", "inherit"] });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString("utf8");
+      const newline = out.indexOf("\n");
+      if (newline >= 0) resolve((JSON.parse(out.slice(0, newline)) as { url: string }).url);
+    });
+    child.once("exit", (code) => reject(new Error(`the static server exited with ${code} before listening`)));
+  });
+  return {
+    url,
+    async stop() {
+      child.stdin.end();
+      await exited;
+    },
+  };
+}
+
 const storeRoot = process.env.BENCH_STORE_ROOT;
-await (storeRoot === undefined ? standalone() : forStoreBench(storeRoot));
+const staticRoot = process.env.BENCH_STATIC_SERVE;
+await (staticRoot !== undefined && staticRoot !== "" ? serveStatic(staticRoot) : storeRoot === undefined || storeRoot === "" ? standalone() : forStoreBench(storeRoot));
