@@ -27,10 +27,12 @@ process.once("SIGINT", () => { removeScratch(); process.exit(130); });
 
 const ALL_DATASETS = ["f8-randwalk", "i8-arange", "f8-uniform", "i4-uniform100"];
 const TYPESIZE = { "f8-randwalk": 8, "i8-arange": 8, "f8-uniform": 8, "i4-uniform100": 4 };
+// zstdLevels: the zstd decode sweep (float64 random walk, byte shuffle, 1 thread) at these clevels
+// besides the main table's clevel 5, for issue 16's "zstd decode ≥ 0.5× native at every clevel".
 const PLANS = {
-  quick: { datasets: ["f8-randwalk"], codecs: ["lz4", "blosclz"], shuffles: [1, 2], threads: [1, 2] },
-  default: { datasets: ALL_DATASETS, codecs: ["lz4", "blosclz", "zstd", "zlib"], shuffles: [0, 1, 2], threads: [1, 2] },
-  full: { datasets: ALL_DATASETS, codecs: ["lz4", "blosclz", "zstd", "zlib", "lz4hc", "snappy"], shuffles: [0, 1, 2], threads: [1, 2] },
+  quick: { datasets: ["f8-randwalk"], codecs: ["lz4", "blosclz"], shuffles: [1, 2], threads: [1, 2], zstdLevels: [1, 9] },
+  default: { datasets: ALL_DATASETS, codecs: ["lz4", "blosclz", "zstd", "zlib"], shuffles: [0, 1, 2], threads: [1, 2], zstdLevels: [1, 2, 3, 4, 6, 7, 8, 9] },
+  full: { datasets: ALL_DATASETS, codecs: ["lz4", "blosclz", "zstd", "zlib", "lz4hc", "snappy"], shuffles: [0, 1, 2], threads: [1, 2], zstdLevels: [1, 2, 3, 4, 6, 7, 8, 9] },
 };
 
 const HELP = `Usage: pnpm bench [-- options]   (or: node tools/bench/bench.mjs [options] after building @fmt/blosc)
@@ -41,6 +43,7 @@ const HELP = `Usage: pnpm bench [-- options]   (or: node tools/bench/bench.mjs [
   --codecs=a,b         restrict to these codecs
   --shuffles=0,1,2     restrict to these shuffles
   --threads=1,2        restrict to these thread counts
+  --zstd-levels=1,9    the zstd decode sweep's clevels (besides 5; none: --zstd-levels=)
   -h, --help           this text
 
 Prints a Markdown table and the targets to stdout (progress goes to stderr) and writes the same
@@ -57,6 +60,7 @@ function parseCli(argv) {
       codecs: { type: "string" },
       shuffles: { type: "string" },
       threads: { type: "string" },
+      "zstd-levels": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -72,6 +76,8 @@ function parseCli(argv) {
   if (values.codecs) plan.codecs = list(values.codecs);
   if (values.shuffles) plan.shuffles = list(values.shuffles, Number);
   if (values.threads) plan.threads = list(values.threads, Number);
+  if (values["zstd-levels"] !== undefined) plan.zstdLevels = values["zstd-levels"] === "" ? [] : list(values["zstd-levels"], Number);
+  for (const l of plan.zstdLevels) if (!Number.isInteger(l) || l < 1 || l > 9) throw new Error(`bad zstd clevel ${l}`);
   for (const d of plan.datasets) if (!ALL_DATASETS.includes(d)) throw new Error(`unknown dataset ${d}`);
   for (const s of plan.shuffles) if (![0, 1, 2].includes(s)) throw new Error(`bad shuffle ${s}`);
   for (const t of plan.threads) if (!Number.isInteger(t) || t < 1) throw new Error(`bad thread count ${t}`);
@@ -169,6 +175,15 @@ async function main() {
         }
       }
     }
+    // The zstd sweep: decode speed at other clevels (the main table has clevel 5).
+    if (plan.datasets.includes("f8-randwalk")) {
+      const raw = new Uint8Array(readFileSync(join(DATA_DIR, "f8-randwalk.bin")));
+      const pieces = [];
+      for (let off = 0; off < raw.length; off += CHUNK_BYTES) pieces.push(raw.subarray(off, off + CHUNK_BYTES));
+      for (const clevel of plan.zstdLevels) {
+        rows.push(...(await runConfig({ dataset: "f8-randwalk", codec: "zstd", shuffle: 1, clevel, threadCounts: [1], raw, pieces, typesize: 8, timing, native, ours, pools, NumcodecsBlosc })));
+      }
+    }
   } finally {
     for (const pool of pools.values()) if (pool.close) await pool.close().catch(() => {});
     await native.close();
@@ -187,7 +202,7 @@ async function main() {
     `- native: c-blosc ${bloscVersion} via python3-blosc; numcodecs ${numcodecsVersion} (c-blosc in WebAssembly); ` +
       `@fmt/blosc: ${ours.loaded ? ["decompress", "decompressInto", "compress"].filter((k) => ours[k]).join(", ") || "nothing usable" : `not loaded (${ours.error})`}` +
       `${ours.pool ? `, pool ${ours.pool.name}` : ", no worker pool"}`,
-    `- 64 MiB per dataset in 256 KiB chunks (256 chunks), clevel ${CLEVEL}, automatic blocksize; GB/s = 10^9 uncompressed bytes per second, best of ` +
+    `- 64 MiB per dataset in 256 KiB chunks (256 chunks), clevel ${CLEVEL} (the zstd rows after the main ones: other clevels), automatic blocksize; GB/s = 10^9 uncompressed bytes per second, best of ` +
       `repetitions (stop at ≥ ${timing.minReps} reps and ≥ ${timing.minTime} s, or ${timing.maxReps} reps)`,
     "- dec native = c-blosc into one reused buffer (decompress_ptr); dec ours = decompressInto into one reused buffer " +
       "(with 2 threads: the worker pool); dec ours (alloc) = decompress, a new array per chunk; numcodecs = Blosc.decode",
@@ -203,18 +218,19 @@ async function main() {
 /** One (dataset, codec, shuffle): native compresses once; one row per thread count. */
 async function runConfig(c) {
   const { dataset, codec, shuffle, threadCounts, raw, typesize, timing, native } = c;
+  const clevel = c.clevel ?? CLEVEL;
   const nbytes = raw.length;
-  log(`${dataset} ${codec} shuffle=${shuffle}`);
+  log(`${dataset} ${codec} shuffle=${shuffle}${clevel === CLEVEL ? "" : ` clevel=${clevel}`}`);
   const chunksPath = NATIVE_CHUNKS;
 
   // Native: compress (its chunks are everyone's decompression input) and decompress.
   const reply = await native.request({
-    cmd: "native", dir: DATA_DIR, dataset, cname: codec, shuffle, clevel: CLEVEL, threads: threadCounts,
+    cmd: "native", dir: DATA_DIR, dataset, cname: codec, shuffle, clevel, threads: threadCounts,
     chunkBytes: CHUNK_BYTES, chunksPath, warmupChunks: WARMUP_CHUNKS, timing,
   });
   if (!reply.ok) {
     log(`  native: ${reply.error}`);
-    return threadCounts.map((threads) => ({ dataset, codec, shuffle, threads, ratioNative: fail(`native: ${reply.error}`) }));
+    return threadCounts.map((threads) => ({ dataset, codec, shuffle, clevel, threads, ratioNative: fail(`native: ${reply.error}`) }));
   }
   const chunks = splitChunks(new Uint8Array(readFileSync(chunksPath)));
   const timed = (t) => (t.skipped ? na(t.skipped) : Object.assign(ok(gbps(nbytes, t.best)), { reps: t.reps }));
@@ -222,7 +238,7 @@ async function runConfig(c) {
   for (const threads of threadCounts) {
     const n = reply.byThreads[String(threads)];
     const row = {
-      dataset, codec, shuffle, threads, typesize,
+      dataset, codec, shuffle, clevel, threads, typesize,
       bloscVersion: reply.blosc.split(" ")[0],
       nativeBlocksize: reply.blocksize,
       nativeCbytes: reply.cbytes,
@@ -243,13 +259,13 @@ async function runConfig(c) {
 
 /** numcodecs and @fmt/blosc on the native chunks of one row, then our compression. */
 async function runOurs(row, chunks, c) {
-  const { dataset, codec, shuffle, threads } = row;
+  const { dataset, codec, shuffle, threads, clevel } = row;
   const { raw, pieces, typesize, timing, native, ours, pools, NumcodecsBlosc } = c;
   const nbytes = raw.length;
 
   // numcodecs: single-threaded WebAssembly; its decoder reads any Blosc chunk.
   if (threads === 1) {
-    const codecImpl = NumcodecsBlosc.fromConfig({ id: "blosc", cname: codec, clevel: CLEVEL, shuffle });
+    const codecImpl = NumcodecsBlosc.fromConfig({ id: "blosc", cname: codec, clevel, shuffle });
     row.decNumcodecs = await timeDecoding("numcodecs", chunks, pieces, nbytes, timing,
       (chunk) => codecImpl.decode(chunk),
       async () => { for (const chunk of chunks) await codecImpl.decode(chunk); },
@@ -293,7 +309,7 @@ async function runOurs(row, chunks, c) {
 
   // Ours: compression, checked by native c-blosc decoding our chunks back to the original.
   let compressAll;
-  const options = { typesize, clevel: CLEVEL, shuffle, cname: codec };
+  const options = { typesize, clevel, shuffle, cname: codec };
   if (threads === 1 && ours.compress) {
     compressAll = (subset) => subset.map((piece) => ours.compress(piece, options));
   } else if (threads > 1 && pools.get(threads)?.compress) {

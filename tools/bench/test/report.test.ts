@@ -30,8 +30,9 @@ describe("evaluateTargets", () => {
 
   it("needs both speed and ratio for the compression target", () => {
     const base = { compNative: ok(1.0), ratioNative: ok(1.3) };
-    const good = [row("lz4", 1, 1, { ...base, compOurs: ok(0.7), ratioOurs: ok(1.29) })];
-    const slow = [row("lz4", 1, 1, { ...base, compOurs: ok(0.5), ratioOurs: ok(1.3) })];
+    // Issue 16's bar: 0.8× native.
+    const good = [row("lz4", 1, 1, { ...base, compOurs: ok(0.8), ratioOurs: ok(1.29) })];
+    const slow = [row("lz4", 1, 1, { ...base, compOurs: ok(0.79), ratioOurs: ok(1.3) })];
     const worseRatio = [row("lz4", 1, 1, { ...base, compOurs: ok(0.9), ratioOurs: ok(1.25) })]; // -3.8 %
     expect(statusOf(good, "lz4 + byte shuffle compression")).toBe("MET");
     expect(statusOf(slow, "lz4 + byte shuffle compression")).toBe("NOT MET");
@@ -44,6 +45,14 @@ describe("evaluateTargets", () => {
       row("lz4", 1, 2, { decOurs: ok(3.1), decNative: ok(9.9) }),
     ];
     expect(statusOf(rows, "2 threads")).toBe("MET");
+  });
+
+  it("judges zstd decompression at every clevel of the run: one clevel under 0.5× native misses it", () => {
+    const zstd = (clevel: number, ours: number, native: number): Row => ({ ...row("zstd", 1, 1, { decOurs: ok(ours), decNative: ok(native) }), clevel });
+    expect(statusOf([zstd(1, 1.0, 2.0), zstd(5, 1.5, 2.0), zstd(9, 1.2, 2.0)], "zstd + byte shuffle")).toBe("MET");
+    expect(statusOf([zstd(1, 1.0, 2.0), zstd(5, 1.5, 2.0), zstd(9, 0.99, 2.0)], "zstd + byte shuffle")).toBe("NOT MET");
+    expect(statusOf([zstd(1, 1.0, 2.0), { ...zstd(3, 0, 2.0), decOurs: na("not implemented") }], "zstd + byte shuffle")).toBe("NOT EVALUATED");
+    expect(statusOf([], "zstd + byte shuffle")).toBe("NOT EVALUATED");
   });
 
   it("reads a FAIL as NOT MET and a missing implementation as NOT EVALUATED", () => {
