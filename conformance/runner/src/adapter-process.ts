@@ -5,7 +5,8 @@
  * Python start-up and module loading, 50–150 ms, against a few milliseconds of reading); `serve`
  * removes that cost and changes nothing else: the same calls, judged the same way.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
+import type { Readable } from "node:stream";
 
 /** What one adapter call did. */
 export interface AdapterExec {
@@ -18,6 +19,20 @@ export interface AdapterExec {
 
 /** Output kept per stream: enough for error lines and diagnostics, bounded against a flood. */
 const MAX_CAPTURE = 1 << 20;
+
+/**
+ * Kills an adapter and every process of its group (it was started `detached`, as a group leader),
+ * and stops reading its pipes: descendants that escaped the group may still hold them open.
+ */
+function killGroup(child: ChildProcess & { stdout: Readable; stderr: Readable }): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+  } catch {
+    child.kill("SIGKILL");
+  }
+  child.stdout.destroy();
+  child.stderr.destroy();
+}
 
 /**
  * Run `adapter args…` with a time limit, collecting output.
@@ -46,14 +61,7 @@ export function runAdapter(adapter: string, args: string[], timeoutMs = 60_000):
     const child = spawn(adapter, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
     const timer = setTimeout(() => {
       timedOut = true;
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        child.kill("SIGKILL");
-      }
-      // Descendants that escaped the group may still hold the pipes; do not wait for them.
-      child.stdout.destroy();
-      child.stderr.destroy();
+      killGroup(child);
       finish(null, "SIGKILL");
     }, timeoutMs);
     child.stdout.on("data", (d: Buffer) => {
@@ -229,13 +237,7 @@ class ServeProcess {
 
   kill(): void {
     this.alive = false;
-    try {
-      if (this.child.pid !== undefined) process.kill(-this.child.pid, "SIGKILL");
-    } catch {
-      this.child.kill("SIGKILL");
-    }
-    this.child.stdout.destroy();
-    this.child.stderr.destroy();
+    killGroup(this.child);
   }
 
   /** Ask the process to end (end of its standard input), killing it if it has not after a while. */

@@ -12,7 +12,7 @@
  */
 export { loadCorpus } from "./manifest.js";
 export type { CorpusCase, ColumnExpectation } from "./manifest.js";
-export { judgeCase, judgeAll, runAdapter, runPool, crashDetail, sameJson } from "./run.js";
+export { judgeCase, judgeAll, runAdapter, runPool, crashDetail, errorLine, sameJson } from "./run.js";
 export type { AdapterExec } from "./run.js";
 export { adapterCaller, callerOf } from "./adapter-process.js";
 export type { AdapterCaller, AdapterCallerOptions, AdapterLike } from "./adapter-process.js";

@@ -45,6 +45,23 @@ export function crashDetail(exec: AdapterExec, call = ""): string {
   return `${call}${status}: ${reason}`.slice(0, 300);
 }
 
+/**
+ * The error line of a call that exited 3 (spec/conformance.md §1.2): the last line of its standard
+ * output as JSON, or `undefined` when that line is not JSON.
+ *
+ * @example
+ * ```ts
+ * errorLine({ code: 3, signal: null, stdout: '{"code": "BAD_MAGIC", "message": "…"}\n', stderr: "", timedOut: false })?.code; // "BAD_MAGIC"
+ * ```
+ */
+export function errorLine(exec: AdapterExec): { code?: string; message?: string } | undefined {
+  try {
+    return JSON.parse(exec.stdout.trim().split("\n").pop() ?? "{}") as { code?: string; message?: string };
+  } catch {
+    return undefined;
+  }
+}
+
 function sha256(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
@@ -94,12 +111,8 @@ export async function judgeCase(adapter: AdapterLike, c: CorpusCase, timeoutMs =
     const touched = describeTreeChanges(before, await snapshotTree(c.datasetDir));
     if (touched !== undefined) return done("FAIL", `wrote into the dataset directory it was asked to read: ${touched}`);
     if (exec.code === 3) {
-      let reported: { code?: string; message?: string } = {};
-      try {
-        reported = JSON.parse(exec.stdout.trim().split("\n").pop() ?? "{}") as typeof reported;
-      } catch {
-        return done("FAIL", `exit 3 without a JSON error line: ${exec.stdout.slice(0, 200)}`);
-      }
+      const reported = errorLine(exec);
+      if (reported === undefined) return done("FAIL", `exit 3 without a JSON error line: ${exec.stdout.slice(0, 200)}`);
       if (c.expectError === undefined) return done("FAIL", `rejected a valid dataset: ${reported.code}: ${reported.message}`.slice(0, 300));
       if (reported.code !== c.expectError) return done("FAIL", `error code ${reported.code}, expected ${c.expectError}`);
       return done("PASS", `rejected with ${reported.code}`);

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readManifests } from "./manifest.js";
 import { describeTreeChanges, listFiles, snapshotTree } from "./files.js";
-import { crashDetail, type CaseResult } from "./run.js";
+import { crashDetail, errorLine, type CaseResult } from "./run.js";
 import { callerOf, type AdapterLike } from "./adapter-process.js";
 
 /** One query case of a set, normalised from the manifest's `queries`. */
@@ -81,12 +81,8 @@ export async function judgeWhereCase(adapter: AdapterLike, c: WhereCase, timeout
     const touched = describeTreeChanges(before, await snapshotTree(c.datasetDir));
     if (touched !== undefined) return done("FAIL", `wrote into the dataset directory it was asked to query: ${touched}`);
     if (exec.code === 3) {
-      let reported: { code?: string; message?: string } = {};
-      try {
-        reported = JSON.parse(exec.stdout.trim().split("\n").pop() ?? "{}") as typeof reported;
-      } catch {
-        return done("FAIL", `exit 3 without a JSON error line: ${exec.stdout.slice(0, 200)}`);
-      }
+      const reported = errorLine(exec);
+      if (reported === undefined) return done("FAIL", `exit 3 without a JSON error line: ${exec.stdout.slice(0, 200)}`);
       if (c.expectError === undefined) return done("FAIL", `refused an expression numexpr accepts: ${reported.code}: ${reported.message}`);
       if (reported.code !== c.expectError) return done("FAIL", `error code ${reported.code}, expected ${c.expectError}`);
       return done("PASS", `refused with ${reported.code}`);

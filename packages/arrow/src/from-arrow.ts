@@ -9,7 +9,7 @@ import type { Data, DataType, Field, FixedSizeBinary, FixedSizeList, Schema, Tim
 import { FormatError, UsageError } from "@fmt/errors";
 import type { WritableStore } from "@fmt/fs-adapters";
 import type { Cparams } from "@fmt/meta";
-import { createCtable } from "@fmt/store";
+import { createCtable, halfBits } from "@fmt/store";
 import type { ArrayInput, ColumnSpec, CTable, ElementInput, VLInput } from "@fmt/store";
 import { NAT } from "./types.js";
 
@@ -152,34 +152,9 @@ function fillBytes(dtype: string, size: number, value: ElementInput, field: stri
 function writeFloat(view: DataView, size: number, x: number): void {
   if (size === 8) view.setFloat64(0, x, true);
   else if (size === 4) view.setFloat32(0, x, true);
-  else view.setUint16(0, halfBitsOf(x), true);
+  else view.setUint16(0, halfBits(x), true);
 }
 
-/** IEEE half-precision bits of `x`, rounded to nearest even. */
-function halfBitsOf(x: number): number {
-  const f32 = new Float32Array([x]);
-  const bits = new Uint32Array(f32.buffer)[0]!;
-  const sign = (bits >>> 16) & 0x8000;
-  const exp = (bits >>> 23) & 0xff;
-  const mant = bits & 0x7fffff;
-  if (exp === 0xff) return sign | 0x7c00 | (mant !== 0 ? 0x200 : 0);
-  const e = exp - 127 + 15;
-  if (e >= 0x1f) return sign | 0x7c00;
-  if (e <= 0) {
-    if (e < -10) return sign;
-    const m = mant | 0x800000;
-    const shift = 14 - e;
-    let half = m >> shift;
-    const rest = m & ((1 << shift) - 1);
-    const mid = 1 << (shift - 1);
-    if (rest > mid || (rest === mid && (half & 1) === 1)) half++;
-    return sign | half;
-  }
-  let half = (e << 10) | (mant >> 13);
-  const rest = mant & 0x1fff;
-  if (rest > 0x1000 || (rest === 0x1000 && (half & 1) === 1)) half++;
-  return sign | half;
-}
 
 /** The bytes of `count` fixed-width elements of `data` (`size` bytes each), nulls replaced by `fill`. */
 function fixedBytes(data: Data, size: number, count: number, nulls: (i: number) => Uint8Array): Uint8Array {

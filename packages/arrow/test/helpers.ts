@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Type } from "apache-arrow";
 import type { Data, DataType, FixedSizeList, Table, Vector } from "apache-arrow";
+import { halfToNumber } from "@fmt/store";
 
 export const ORACLE = fileURLToPath(new URL("./numpy_oracle.py", import.meta.url));
 
@@ -91,11 +92,3 @@ export function tableCells(table: Table): Record<string, unknown[]> {
   return Object.fromEntries(table.schema.fields.map((f, i) => [f.name, columnCells(table.getChildAt(i)!)]));
 }
 
-function halfToNumber(bits: number): number {
-  const sign = bits & 0x8000 ? -1 : 1;
-  const exponent = (bits >> 10) & 0x1f;
-  const fraction = bits & 0x3ff;
-  if (exponent === 0) return sign * fraction * 2 ** -24;
-  if (exponent === 0x1f) return fraction === 0 ? sign * Infinity : NaN;
-  return sign * (1024 + fraction) * 2 ** (exponent - 25);
-}

@@ -6,12 +6,11 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { createCtable, open } from "@fmt/store";
-import { runCli } from "../src/program.js";
+import { cli as runCli } from "./run-cli.js";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 const bcolzBool = join(repo, "conformance/corpus/v1/bcolz-real/carray_b1_n7777_cl2500/data.bcolz");
@@ -31,19 +30,11 @@ beforeAll(async () => {
   await r.close();
 });
 
+/** stdout of a `bcolz-ts` run that must succeed. */
 async function cli(...args: string[]): Promise<string> {
-  let stdout = "";
-  let stderr = "";
-  const sink = (append: (s: string) => void): Writable =>
-    new Writable({
-      write(chunk: Buffer | string, _encoding, callback): void {
-        append(String(chunk));
-        callback();
-      },
-    });
-  const code = await runCli(args, { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)) });
-  expect(code, stderr).toBe(0);
-  return stdout;
+  const r = await runCli(...args);
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout;
 }
 
 const jsonLines = (text: string): unknown[] => text.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as unknown);

@@ -6,7 +6,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
@@ -15,24 +14,11 @@ import type { DType } from "@fmt/meta";
 import { createCtable, halfBits, openCtable } from "@fmt/store";
 import type { ColumnSpec, CTable } from "@fmt/store";
 import { dtypeText } from "../src/output.js";
-import { runCli } from "../src/program.js";
+import { cli } from "./run-cli.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "cli-csv-roundtrip-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const sink = (append: (s: string) => void): Writable =>
-    new Writable({
-      write(chunk: Buffer | string, _encoding, callback): void {
-        append(String(chunk));
-        callback();
-      },
-    });
-  const code = await runCli(args, { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)) });
-  return { code, stdout, stderr };
-}
 
 const NAT = -(2n ** 63n);
 const FIXED_DTYPES = [

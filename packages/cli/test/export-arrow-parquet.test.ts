@@ -5,7 +5,6 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { tableFromIPC } from "apache-arrow";
@@ -13,24 +12,11 @@ import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { isBcolzError } from "@fmt/errors";
 import { createCtable, openCtable } from "@fmt/store";
 import { exportDataset } from "../src/export.js";
-import { runCli } from "../src/program.js";
+import { cli } from "./run-cli.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "cli-export-ap-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const sink = (append: (s: string) => void): Writable =>
-    new Writable({
-      write(chunk: Buffer | string, _encoding, callback): void {
-        append(String(chunk));
-        callback();
-      },
-    });
-  const code = await runCli(args, { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)) });
-  return { code, stdout, stderr };
-}
 
 const ROWS = 2500;
 const NAT = -(2n ** 63n);

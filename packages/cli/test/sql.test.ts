@@ -15,26 +15,13 @@ import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { isBcolzError } from "@fmt/errors";
 import { createCtable, openCtable } from "@fmt/store";
 import { TEST_SEED } from "../../../tools/test-seed.js";
-import { runCli } from "../src/program.js";
+import { cli } from "./run-cli.js";
 import { LineSink } from "../src/output-stream.js";
 import { loadDuckdb, runSqlCommand } from "../src/sql.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "cli-sql-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const sink = (append: (s: string) => void): Writable =>
-    new Writable({
-      write(chunk: Buffer | string, _encoding, callback): void {
-        append(String(chunk));
-        callback();
-      },
-    });
-  const code = await runCli(args, { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)) });
-  return { code, stdout, stderr };
-}
 
 /** A small deterministic generator (xorshift32). */
 function rng(seed: number): () => number {

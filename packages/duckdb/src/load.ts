@@ -21,6 +21,7 @@ import type { Data, DataType, FixedSizeList, List, RecordBatch, Schema, Timestam
 import { arrowSchemaOf, toRecordBatches } from "@fmt/arrow";
 import type { ToArrowOptions } from "@fmt/arrow";
 import { FormatError } from "@fmt/errors";
+import { halfToNumber } from "@fmt/store";
 import type { CArray, CTable } from "@fmt/store";
 
 /**
@@ -153,14 +154,6 @@ function reader(data: Data): Reader {
   }
 }
 
-function halfToNumber(bits: number): number {
-  const sign = bits & 0x8000 ? -1 : 1;
-  const exponent = (bits >> 10) & 0x1f;
-  const fraction = bits & 0x3ff;
-  if (exponent === 0) return sign * fraction * 2 ** -24;
-  if (exponent === 0x1f) return fraction === 0 ? sign * Infinity : NaN;
-  return sign * (1024 + fraction) * 2 ** (exponent - 25);
-}
 
 /**
  * A name as a quoted SQL identifier (double quotes doubled).

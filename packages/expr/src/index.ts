@@ -28,6 +28,6 @@ export { EXPRESSION_KEYWORDS, EXPRESSION_LIMITS, compileExpression, formatExpres
 export type { ArithmeticOperator, CompareOperator, CompiledExpression, ExpressionErrorLocation, ExpressionInput, ExpressionNode, ExpressionSchema, FormatExpressionOptions, NodeSpan } from "./expression.js";
 export { runWhere } from "./where.js";
 export type { BlockPredicate, PredicateBlock, RowPredicate, WhereBlock, WhereOptions, WhereQuery, WhereResult, WhereTable } from "./where.js";
-export { byteOrderUnit, decodeValues, entriesPerElement, toLittleEndian } from "./values.js";
+export { byteOrderUnit, decodeValues, entriesPerElement, halfToNumber, toLittleEndian } from "./values.js";
 export type { ColumnValues, Scalar, TypedValues, Values } from "./values.js";
 export { checkInteger, normalizeSlice } from "./slice.js";

@@ -133,7 +133,16 @@ function nativeAligned(bytes: Uint8Array, dtype: DType): Uint8Array {
 
 const HALF_EXP_SCALE = 2 ** -24;
 
-function halfToNumber(bits: number): number {
+/**
+ * The number an IEEE binary16 value stands for, from its 16 bits (`<f2` elements).
+ *
+ * @example
+ * ```ts
+ * halfToNumber(0x3c00); // 1
+ * halfToNumber(0x7e00); // NaN
+ * ```
+ */
+export function halfToNumber(bits: number): number {
   const sign = bits & 0x8000 ? -1 : 1;
   const exponent = (bits >> 10) & 0x1f;
   const fraction = bits & 0x3ff;

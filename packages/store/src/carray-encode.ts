@@ -1,6 +1,7 @@
 import { UsageError } from "@fmt/errors";
 import type { DType, JsonValue } from "@fmt/meta";
 import { PyFloat } from "@fmt/meta";
+import { halfToNumber } from "@fmt/expr";
 
 /**
  * One element given to a writer: a number or bigint for numeric and datetime dtypes (`null` is
@@ -313,14 +314,6 @@ export function normalizeDflt(dtype: DType, dflt: JsonValue): JsonValue {
   }
 }
 
-function halfToNumber(bits: number): number {
-  const sign = bits & 0x8000 ? -1 : 1;
-  const exponent = (bits >> 10) & 0x1f;
-  const fraction = bits & 0x3ff;
-  if (exponent === 0) return sign * fraction * HALF_MIN_SUBNORMAL;
-  if (exponent === 0x1f) return fraction === 0 ? sign * Infinity : NaN;
-  return sign * (1024 + fraction) * 2 ** (exponent - 25);
-}
 
 /**
  * Applies quantization to float bytes already in dtype layout (used for {@link RawRows} input).

@@ -52,7 +52,7 @@ export { EXPRESSION_KEYWORDS, EXPRESSION_LIMITS, compileExpression, formatExpres
 export type { ArithmeticOperator, CompareOperator, CompiledExpression, ExpressionErrorLocation, ExpressionInput, ExpressionNode, ExpressionSchema, FormatExpressionOptions, NodeSpan } from "@fmt/expr";
 export { runWhere } from "@fmt/expr";
 export type { BlockPredicate, PredicateBlock, RowPredicate, WhereBlock, WhereOptions, WhereQuery, WhereResult, WhereTable } from "@fmt/expr";
-export { byteOrderUnit, decodeValues, toLittleEndian } from "@fmt/expr";
+export { byteOrderUnit, decodeValues, halfToNumber, toLittleEndian } from "@fmt/expr";
 export type { ColumnValues, Scalar, TypedValues, Values } from "@fmt/expr";
 export { convert } from "./convert.js";
 export type { ConvertOptions, ConvertResult } from "./convert.js";
