@@ -6,7 +6,9 @@
 // float64 arithmetic is exact and faster than BigInt arithmetic; float (float32) →
 // Float32Array (a float64 result of + - * / of two float32 values rounds to the same float32 as
 // float32 arithmetic); double → Float64Array. Loops switch on the operator outside the loop so
-// that each loop body stays monomorphic.
+// that each loop body stays monomorphic. Comparisons of a block with a scalar go to the SIMD
+// kernel of compare-wasm.ts when it computes exactly the same mask.
+import { compareScalarWasm } from "./compare-wasm.js";
 
 /**
  * The numeric kinds of numexpr, in promotion order.
@@ -198,9 +200,9 @@ export function compareNumbers(op: CmpOp, a: NumArray, b: NumArray | number, n: 
   if (typeof b === "number") {
     // One loop per element type: a loop that meets several typed-array classes is compiled for
     // all of them and runs three to four times slower (measured on `(f64 > c) & (i32 < c)`).
-    if (a instanceof Float64Array) return compareF64(op, a, b, n, out);
-    if (a instanceof Int32Array) return compareI32(op, a, b, n, out);
-    if (a instanceof Float32Array) return compareF32(op, a, b, n, out);
+    if (a instanceof Float64Array) return compareScalarWasm(op, a, b, n, out) ? out : compareF64(op, a, b, n, out);
+    if (a instanceof Int32Array) return compareScalarWasm(op, a, b, n, out) ? out : compareI32(op, a, b, n, out);
+    if (a instanceof Float32Array) return compareScalarWasm(op, a, b, n, out) ? out : compareF32(op, a, b, n, out);
     switch (op) {
       case "==":
         for (let i = 0; i < n; i++) out[i] = +(a[i] === b);

@@ -126,7 +126,7 @@ export interface WhereTable {
   /** A column's description; `vtype` marks a variable-length column (spec/v2.md §12). */
   column(name: string): { readonly dtype: DType; readonly shape: readonly number[]; readonly itemsPerRow: number; readonly chunklen: number; readonly vtype?: "utf8" | "bytes" | "ragged" };
   /** Row blocks: stored bytes of fixed-size columns in `columns`, decoded elements of variable-length ones in `elements`. */
-  iterBlocks(options: { columns: readonly string[]; blockLen?: number; start: number; stop: number }): AsyncIterable<WhereBlock>;
+  iterBlocks(options: { columns: readonly string[]; blockLen?: number; start: number; stop: number; reuse?: boolean }): AsyncIterable<WhereBlock>;
 }
 
 /**
@@ -226,7 +226,9 @@ function concatValues(parts: ColumnValues[], empty: ColumnValues): ColumnValues 
   return out;
 }
 
-function compileQuery(table: WhereTable, query: WhereQuery): { inputs: string[]; evaluate: Evaluate } {
+// reusesInputs: the evaluator keeps nothing of a block's bytes once it returned (expressions;
+// a JS predicate may keep what it is given).
+function compileQuery(table: WhereTable, query: WhereQuery): { inputs: string[]; evaluate: Evaluate; reusesInputs?: boolean } {
   if (typeof query === "string") {
     type Entry = { dtype: DType; shape: readonly number[]; vtype?: "utf8" | "bytes" | "ragged" };
     const schema: { [name: string]: Entry } = Object.create(null) as { [name: string]: Entry };
@@ -237,6 +239,7 @@ function compileQuery(table: WhereTable, query: WhereQuery): { inputs: string[];
     const compiled = compileExpression(query, schema);
     return {
       inputs: [...compiled.columns],
+      reusesInputs: true,
       evaluate: (block) => compiled.evaluate((block.elements === undefined ? block.columns : { ...block.columns, ...block.elements }) as ExpressionInput, block.stop - block.start),
     };
   }
@@ -314,7 +317,7 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
   }
   if (options.blockLen !== undefined && (checkInteger(options.blockLen, "blockLen") < 1)) badOption("blockLen", "blockLen must be at least 1", ">= 1", options.blockLen);
   const { start, stop } = normalizeSlice(table.length, options.start, options.stop, undefined);
-  const { inputs, evaluate } = compileQuery(table, query);
+  const { inputs, evaluate, reusesInputs } = compileQuery(table, query);
 
   const needed = [...inputs];
   if (as === "rows") for (const name of projection) if (!needed.includes(name)) needed.push(name);
@@ -328,7 +331,10 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
   const bytesPerMatch = as === "rows" ? projection.reduce((total, name) => total + rowBytes(name), 0) : as === "indices" ? 8 : 0;
 
   if (limit > 0 && start < stop) {
-    const blockOptions: { columns: string[]; blockLen?: number; start: number; stop: number } = { columns: needed, start, stop };
+    // Blocks may live in reused memory when nothing outlives the loop's turn: the mask is used up
+    // at once, and rows are copied out by selectRows.
+    const blockOptions: { columns: string[]; blockLen?: number; start: number; stop: number; reuse?: boolean } = { columns: needed, start, stop };
+    if (reusesInputs === true) blockOptions.reuse = true;
     if (options.blockLen !== undefined) blockOptions.blockLen = options.blockLen;
     for await (const block of table.iterBlocks(blockOptions)) {
       const cache = new Map<string, ColumnValues>();

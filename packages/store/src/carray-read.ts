@@ -89,6 +89,8 @@ export interface ReaderSettings {
 const SPECULATIVE_HEAD = 64 * 1024;
 /** A run of whole chunks is sent to the worker pool once it holds this many. */
 const POOL_RUN = 8;
+/** Single-row reads remember this many chunks: a second read of one of them decodes it whole. */
+const RECENT_ROW_CHUNKS = 4;
 
 /**
  * The engine. @internal
@@ -109,7 +111,9 @@ export class ChunkReader {
   // Set once a full chunk turned out to be a single Blosc block: a writer uses one blocksize for
   // all full chunks, so range reads of the others would only add a request.
   #singleBlockChunks = false;
-
+  // Input buffers of single-row reads, and the chunks such reads touched last (see rowBytes).
+  readonly #rowInputs: LentBuffers;
+  readonly #recentRowChunks: number[] = [];
 
   constructor(settings: ReaderSettings, geometry: ArrayGeometry) {
     this.layout = settings.layout;
@@ -119,6 +123,7 @@ export class ChunkReader {
     this.#workers = settings.workers;
     this.#geometry = geometry;
     this.cache = new ChunkCache(settings.cacheBytes);
+    this.#rowInputs = new LentBuffers(this.chunklen * this.atomSize);
   }
 
   get #nchunks(): number {
@@ -425,23 +430,41 @@ export class ChunkReader {
 
   async #rowFromWholeChunk(index: number, offset: number, fetched?: StoredChunk): Promise<Uint8Array> {
     const kept = fetched === undefined ? this.cache.compressed(index) : undefined;
-    const loaded = await this.loadChunk(index, kept === undefined ? fetched : { index, key: this.chunkKey(index), chunk: kept });
-    const cached = this.cache.chunk(index);
-    if (cached !== undefined) return cached.slice(offset, offset + this.atomSize);
     const row = offset / this.atomSize;
-    if (loaded.storedNbytes !== loaded.nbytes) return this.decodeRows(loaded, row, row + 1);
-    if (kept === undefined && this.cache.maxBytes >= loaded.nbytes) {
-      // First read of this chunk in a while: only its row is decoded (the codec decodes each
-      // stream up to it, half the chunk on average), and the compressed chunk is kept. A second
-      // read decodes it whole from there and keeps that, so rows read one by one in order cost
-      // one fetch and about one and a half decodes per chunk.
-      this.cache.putCompressed(index, loaded.chunk);
-      return this.decodeRows(loaded, row, row + 1);
+    const again = this.#recentRowChunks.includes(index);
+    // A chunk file read for one row goes into a reused buffer unless the cache keeps it: random
+    // rows over a large array then neither allocate nor collect a chunk-sized buffer per get.
+    const keep = kept === undefined && !again && this.cache.maxBytes >= this.chunklen * this.atomSize && this.cache.bytes + this.chunklen * this.atomSize <= this.cache.maxBytes;
+    const buffer = fetched === undefined && kept === undefined && !keep && this.layout.formatVersion === 1 ? this.#rowInputs.take() : undefined;
+    try {
+      const stored = kept !== undefined ? { index, key: this.chunkKey(index), chunk: kept } : (fetched ?? (await this.layout.read(index, buffer)));
+      const loaded = await this.loadChunk(index, stored);
+      const cached = this.cache.chunk(index);
+      if (cached !== undefined) return cached.slice(offset, offset + this.atomSize);
+      if (loaded.storedNbytes !== loaded.nbytes) return this.decodeRows(loaded, row, row + 1);
+      if (kept === undefined && !again && this.cache.maxBytes >= loaded.nbytes) {
+        // First read of this chunk in a while: only its row is decoded (the codec decodes each
+        // stream up to it, half the chunk on average). The compressed chunk is kept while the
+        // cache has room; otherwise the chunk is remembered as read, and a second read of it
+        // soon after decodes it whole into the cache. Rows read one by one in order so cost one
+        // or two fetches and about one and a half decodes per chunk.
+        if (keep) this.cache.putCompressed(index, loaded.chunk);
+        else this.#rememberRowChunk(index);
+        return this.decodeRows(loaded, row, row + 1);
+      }
+      const bytes = this.cache.buffer(loaded.nbytes);
+      this.decodeRowsInto(loaded, 0, loaded.rows, bytes, 0);
+      this.cache.putChunk(index, bytes);
+      return bytes.slice(offset, offset + this.atomSize);
+    } finally {
+      if (buffer !== undefined) this.#rowInputs.giveBack(buffer);
     }
-    const bytes = this.cache.buffer(loaded.nbytes);
-    this.decodeRowsInto(loaded, 0, loaded.rows, bytes, 0);
-    this.cache.putChunk(index, bytes);
-    return bytes.slice(offset, offset + this.atomSize);
+  }
+
+  #rememberRowChunk(index: number): void {
+    const recent = this.#recentRowChunks;
+    if (recent.length >= RECENT_ROW_CHUNKS) recent.shift();
+    recent.push(index);
   }
 
   /**

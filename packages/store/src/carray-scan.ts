@@ -210,8 +210,10 @@ export async function extremeOf(ctx: ScanContext, sign: 1 | -1): Promise<number 
  */
 export async function* iterBlocksOf(ctx: ScanContext, blockLenOrOptions: number | IterBlocksOptions, start: number, stop: number): AsyncGenerator<RowBlock, void, undefined> {
   let blockLen: number;
+  let reuse = false;
   if (typeof blockLenOrOptions === "object" && blockLenOrOptions !== null) {
     const o = blockLenOrOptions;
+    reuse = o.reuse === true;
     blockLen = o.blockLen ?? ctx.chunklen;
     start = o.start ?? 0;
     stop = o.stop ?? ctx.length;
@@ -238,13 +240,24 @@ export async function* iterBlocksOf(ctx: ScanContext, blockLenOrOptions: number 
   let current: Uint8Array | undefined;
   let currentFrom = 0;
   let currentTo = 0;
+  // With `reuse`, chunks decode into one buffer and blocks that span chunks are put together in
+  // another; both are overwritten only once the caller has asked for the next block.
+  let chunkScratch = new Uint8Array(0);
+  let blockScratch = new Uint8Array(0);
   const nextChunk = async (): Promise<void> => {
     const step = await chunks.next();
     if (step.done === true) throw new Error("internal: ran out of chunks"); // unreachable: chunks cover [start, stop)
     const loaded = step.value;
     currentFrom = Math.max(start, loaded.firstRow);
     currentTo = Math.min(stop, loaded.firstRow + loaded.rows);
-    current = ctx.reader.decodeRows(loaded, currentFrom - loaded.firstRow, currentTo - loaded.firstRow);
+    if (!reuse) {
+      current = ctx.reader.decodeRows(loaded, currentFrom - loaded.firstRow, currentTo - loaded.firstRow);
+      return;
+    }
+    const size = (currentTo - currentFrom) * ctx.atomSize;
+    if (chunkScratch.length < size) chunkScratch = new Uint8Array(Math.max(size, ctx.chunklen * ctx.atomSize));
+    current = chunkScratch.subarray(0, size);
+    ctx.reader.decodeRowsInto(loaded, currentFrom - loaded.firstRow, currentTo - loaded.firstRow, current, 0);
   };
   try {
     let pos = start;
@@ -259,7 +272,9 @@ export async function* iterBlocksOf(ctx: ScanContext, blockLenOrOptions: number 
         pos = blockEnd;
         continue;
       }
-      const out = new Uint8Array((blockEnd - pos) * ctx.atomSize);
+      const blockBytes = (blockEnd - pos) * ctx.atomSize;
+      if (reuse && blockScratch.length < blockBytes) blockScratch = new Uint8Array(Math.max(blockBytes, blockLen * ctx.atomSize));
+      const out = reuse ? blockScratch.subarray(0, blockBytes) : new Uint8Array(blockBytes);
       let row = pos;
       while (row < blockEnd) {
         if (current === undefined || row >= currentTo) await nextChunk();

@@ -85,6 +85,11 @@ export interface TableBlockOptions {
   start?: number;
   /** One past the last row (default: the length). */
   stop?: number;
+  /**
+   * Hand out each block's bytes in memory that later blocks reuse (default false): a block is
+   * then valid only until the next one is asked for (as `reuse` of `CArray.iterBlocks`).
+   */
+  reuse?: boolean;
 }
 
 /** The write state of a table open in mode "a". */
@@ -319,7 +324,8 @@ export class CTable {
       }
       return;
     }
-    const iterators: AsyncGenerator<RowBlock | VLBlock, void, undefined>[] = selected.map((c) => c.iterBlocks(len, from, to));
+    const reuse = opts.reuse === true;
+    const iterators: AsyncGenerator<RowBlock | VLBlock, void, undefined>[] = selected.map((c) => (c.kind === "vlarray" ? c.iterBlocks(len, from, to) : c.iterBlocks({ blockLen: len, start: from, stop: to, reuse })));
     try {
       for (let pos = from; pos < to; ) {
         const steps = await Promise.all(iterators.map((it) => it.next()));

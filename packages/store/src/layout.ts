@@ -98,8 +98,12 @@ export interface ChunkLayout {
   readonly formatVersion: 1 | 2;
   /** Store key of the file holding chunk `g`. */
   keyOf(g: number): string;
-  /** Chunk `g`, whole and checked (`MISSING_FILE` when its file is missing). */
-  read(g: number): Promise<StoredChunk>;
+  /**
+   * Chunk `g`, whole and checked (`MISSING_FILE` when its file is missing). `buffer`: memory the
+   * caller lends to read the file into (format 1, stores with `getInto`); the chunk returned may
+   * be a view of it, valid until the caller reuses the buffer.
+   */
+  read(g: number, buffer?: Uint8Array): Promise<StoredChunk>;
   /**
    * The fetches that bring chunks `indices` (increasing or not, each once), in the order given:
    * format 1 reads one file per chunk, format 2 joins neighbouring slots of a superchunk into one

@@ -108,6 +108,12 @@ export interface IterBlocksOptions {
   stop?: number;
   /** Take every `step`-th row from `start` (default 1). */
   step?: number;
+  /**
+   * Hand out each block in memory that a later block reuses (default false): a block is then
+   * valid only until the next one is asked for. Saves allocating (and collecting) one buffer per
+   * block for loops that are done with a block when they ask for the next. Applies to `step` 1.
+   */
+  reuse?: boolean;
 }
 
 /**

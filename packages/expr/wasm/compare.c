@@ -1,0 +1,149 @@
+/*
+ * Comparison of a column block with a scalar, the innermost loop of `where` (numexpr's `>` etc.
+ * opcodes): one mask byte per row, 1 where the comparison holds, 0 elsewhere (NaN compares
+ * unordered, so only `!=` holds for it, as in JavaScript and numexpr).
+ *
+ * The caller (src/compare-wasm.ts) copies the block into the region `reserve` returns, calls one
+ * kernel and copies the mask out. Sixteen rows at a time: the lane masks (all ones or all zeros)
+ * are narrowed to bytes with saturating packs and masked to 0/1.
+ */
+#include <wasm_simd128.h>
+
+typedef unsigned char u8;
+typedef unsigned int u32;
+
+extern unsigned char __heap_base;
+
+/* Operation numbers, shared with src/compare-wasm.ts. */
+#define OP_EQ 0
+#define OP_NE 1
+#define OP_LT 2
+#define OP_LE 3
+#define OP_GT 4
+#define OP_GE 5
+
+#define EXPORT(name) __attribute__((export_name(#name)))
+
+/*
+ * A region of `bytes` bytes at the heap's base, 16-aligned, growing memory when needed; 0 when
+ * memory cannot grow. One region serves one call: input first, mask after it.
+ */
+EXPORT(reserve)
+u32 reserve(u32 bytes) {
+  u32 base = ((u32)&__heap_base + 15u) & ~15u;
+  u32 have = (u32)__builtin_wasm_memory_size(0) * 65536u;
+  if (bytes > 0xffffffffu - base) return 0;
+  u32 end = base + bytes;
+  if (end > have) {
+    u32 pages = (end - have + 65535u) / 65536u;
+    if (__builtin_wasm_memory_grow(0, pages) == (unsigned long)-1) return 0;
+  }
+  return base;
+}
+
+static inline v128_t bytes_of_2x4(v128_t m0, v128_t m1, v128_t m2, v128_t m3) {
+  /* four vectors of four 32-bit lane masks -> sixteen bytes 0/1 */
+  v128_t lo = wasm_i16x8_narrow_i32x4(m0, m1);
+  v128_t hi = wasm_i16x8_narrow_i32x4(m2, m3);
+  return wasm_v128_and(wasm_i8x16_narrow_i16x8(lo, hi), wasm_i8x16_splat(1));
+}
+
+static inline v128_t bytes_of_8x2(const v128_t *m) {
+  /* eight vectors of two 64-bit lane masks -> sixteen bytes 0/1; each 64-bit mask is two equal
+     32-bit halves, so packing to 16 and 8 bits doubles every byte, and a shuffle keeps one */
+  v128_t a = wasm_i16x8_narrow_i32x4(m[0], m[1]);
+  v128_t b = wasm_i16x8_narrow_i32x4(m[2], m[3]);
+  v128_t c = wasm_i16x8_narrow_i32x4(m[4], m[5]);
+  v128_t d = wasm_i16x8_narrow_i32x4(m[6], m[7]);
+  v128_t x = wasm_i8x16_narrow_i16x8(a, b);
+  v128_t y = wasm_i8x16_narrow_i16x8(c, d);
+  v128_t z = wasm_i8x16_shuffle(x, y, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  return wasm_v128_and(z, wasm_i8x16_splat(1));
+}
+
+#define F64_LOOP(NAME, VOP, SOP)                                                   \
+  static void NAME(const double *a, u32 n, double b, u8 *out) {                    \
+    v128_t s = wasm_f64x2_splat(b);                                                \
+    u32 i = 0;                                                                     \
+    for (; i + 16 <= n; i += 16) {                                                 \
+      v128_t m[8];                                                                 \
+      for (int k = 0; k < 8; k++) m[k] = VOP(wasm_v128_load(a + i + 2 * k), s);    \
+      wasm_v128_store(out + i, bytes_of_8x2(m));                                   \
+    }                                                                              \
+    for (; i < n; i++) out[i] = a[i] SOP b;                                        \
+  }
+
+#define X4_LOOP(NAME, T, SPLAT, VOP, SOP)                                          \
+  static void NAME(const T *a, u32 n, T b, u8 *out) {                              \
+    v128_t s = SPLAT(b);                                                           \
+    u32 i = 0;                                                                     \
+    for (; i + 16 <= n; i += 16) {                                                 \
+      v128_t m0 = VOP(wasm_v128_load(a + i), s);                                   \
+      v128_t m1 = VOP(wasm_v128_load(a + i + 4), s);                               \
+      v128_t m2 = VOP(wasm_v128_load(a + i + 8), s);                               \
+      v128_t m3 = VOP(wasm_v128_load(a + i + 12), s);                              \
+      wasm_v128_store(out + i, bytes_of_2x4(m0, m1, m2, m3));                      \
+    }                                                                              \
+    for (; i < n; i++) out[i] = a[i] SOP b;                                        \
+  }
+
+F64_LOOP(f64_eq, wasm_f64x2_eq, ==)
+F64_LOOP(f64_ne, wasm_f64x2_ne, !=)
+F64_LOOP(f64_lt, wasm_f64x2_lt, <)
+F64_LOOP(f64_le, wasm_f64x2_le, <=)
+F64_LOOP(f64_gt, wasm_f64x2_gt, >)
+F64_LOOP(f64_ge, wasm_f64x2_ge, >=)
+X4_LOOP(f32_eq, float, wasm_f32x4_splat, wasm_f32x4_eq, ==)
+X4_LOOP(f32_ne, float, wasm_f32x4_splat, wasm_f32x4_ne, !=)
+X4_LOOP(f32_lt, float, wasm_f32x4_splat, wasm_f32x4_lt, <)
+X4_LOOP(f32_le, float, wasm_f32x4_splat, wasm_f32x4_le, <=)
+X4_LOOP(f32_gt, float, wasm_f32x4_splat, wasm_f32x4_gt, >)
+X4_LOOP(f32_ge, float, wasm_f32x4_splat, wasm_f32x4_ge, >=)
+X4_LOOP(i32_eq, int, wasm_i32x4_splat, wasm_i32x4_eq, ==)
+X4_LOOP(i32_ne, int, wasm_i32x4_splat, wasm_i32x4_ne, !=)
+X4_LOOP(i32_lt, int, wasm_i32x4_splat, wasm_i32x4_lt, <)
+X4_LOOP(i32_le, int, wasm_i32x4_splat, wasm_i32x4_le, <=)
+X4_LOOP(i32_gt, int, wasm_i32x4_splat, wasm_i32x4_gt, >)
+X4_LOOP(i32_ge, int, wasm_i32x4_splat, wasm_i32x4_ge, >=)
+
+/* a: n doubles at a 16-aligned offset; out: n bytes. Returns 0, or -1 for an unknown op. */
+EXPORT(compare_f64)
+int compare_f64(u32 op, const double *a, u32 n, double b, u8 *out) {
+  switch (op) {
+    case OP_EQ: f64_eq(a, n, b, out); return 0;
+    case OP_NE: f64_ne(a, n, b, out); return 0;
+    case OP_LT: f64_lt(a, n, b, out); return 0;
+    case OP_LE: f64_le(a, n, b, out); return 0;
+    case OP_GT: f64_gt(a, n, b, out); return 0;
+    case OP_GE: f64_ge(a, n, b, out); return 0;
+  }
+  return -1;
+}
+
+/* The caller passes b only when it is a float32 value, so comparing in float32 is exact. */
+EXPORT(compare_f32)
+int compare_f32(u32 op, const float *a, u32 n, float b, u8 *out) {
+  switch (op) {
+    case OP_EQ: f32_eq(a, n, b, out); return 0;
+    case OP_NE: f32_ne(a, n, b, out); return 0;
+    case OP_LT: f32_lt(a, n, b, out); return 0;
+    case OP_LE: f32_le(a, n, b, out); return 0;
+    case OP_GT: f32_gt(a, n, b, out); return 0;
+    case OP_GE: f32_ge(a, n, b, out); return 0;
+  }
+  return -1;
+}
+
+/* The caller passes b only when it is an int32 value, so comparing in int32 is exact. */
+EXPORT(compare_i32)
+int compare_i32(u32 op, const int *a, u32 n, int b, u8 *out) {
+  switch (op) {
+    case OP_EQ: i32_eq(a, n, b, out); return 0;
+    case OP_NE: i32_ne(a, n, b, out); return 0;
+    case OP_LT: i32_lt(a, n, b, out); return 0;
+    case OP_LE: i32_le(a, n, b, out); return 0;
+    case OP_GT: i32_gt(a, n, b, out); return 0;
+    case OP_GE: i32_ge(a, n, b, out); return 0;
+  }
+  return -1;
+}
