@@ -25,6 +25,7 @@ interface CompareExports {
   compare_f64(op: number, a: number, n: number, b: number, out: number): number;
   compare_f32(op: number, a: number, n: number, b: number, out: number): number;
   compare_i32(op: number, a: number, n: number, b: number, out: number): number;
+  mask_positions(mask: number, n: number, out: number): number;
 }
 
 const OP_NUMBERS: { readonly [op in CmpOp]: number } = { "==": 0, "!=": 1, "<": 2, "<=": 3, ">": 4, ">=": 5 };
@@ -65,6 +66,11 @@ function load(): CompareExports | null {
   }
 }
 
+function available(): CompareExports | null {
+  if (kernels === undefined) kernels = load();
+  return kernels;
+}
+
 /**
  * Writes `a[i] op b` (1 or 0) for rows `[0, n)` into `out` with the SIMD kernel, when the kernel
  * computes exactly what JavaScript would for this element type and scalar.
@@ -86,9 +92,8 @@ export function compareScalarWasm(op: CmpOp, a: Float64Array | Float32Array | In
     if ((b | 0) !== b) return false; // not an int32 value (or NaN)
     kind = 2;
   }
-  if (kernels === undefined) kernels = load();
-  if (kernels === null) return false;
-  const ex = kernels;
+  const ex = available();
+  if (ex === null) return false;
   const size = a.BYTES_PER_ELEMENT * n;
   // The mask goes after the input, 16-aligned.
   const maskAt = (size + 15) & ~15;
@@ -103,4 +108,30 @@ export function compareScalarWasm(op: CmpOp, a: Float64Array | Float32Array | In
   if (r !== 0) return false;
   out.set(new Uint8Array(buffer, base + maskAt, n));
   return true;
+}
+
+/**
+ * The positions of the 1 bytes of a 0/1 mask, in increasing order, into `out` (room for
+ * `mask.length` entries), with the SIMD kernel.
+ *
+ * @returns how many were written, or -1 when the caller must scan the mask itself.
+ * @example
+ * ```ts
+ * const at = new Uint32Array(mask.length);
+ * const count = maskPositionsWasm(mask, at); // at[0..count) = rows of the mask's 1s
+ * ```
+ */
+export function maskPositionsWasm(mask: Uint8Array, out: Uint32Array): number {
+  const n = mask.length;
+  if (n < MIN_WASM_ROWS || out.length < n) return -1;
+  const ex = available();
+  if (ex === null) return -1;
+  const positionsAt = (n + 15) & ~15;
+  const base = ex.reserve(positionsAt + 4 * n);
+  if (base === 0) return -1;
+  const buffer = ex.memory.buffer;
+  new Uint8Array(buffer, base, n).set(mask);
+  const count = ex.mask_positions(base, n, base + positionsAt);
+  out.set(new Uint32Array(buffer, base + positionsAt, count));
+  return count;
 }

@@ -3,6 +3,7 @@
 // the projection need.
 import { UsageError } from "@fmt/errors";
 import type { DType } from "@fmt/meta";
+import { MIN_WASM_ROWS, maskPositionsWasm } from "./compare-wasm.js";
 import { compileExpression } from "./expression.js";
 import type { ExpressionInput } from "./expression.js";
 import { checkInteger, normalizeSlice } from "./slice.js";
@@ -321,7 +322,7 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
 
   const needed = [...inputs];
   if (as === "rows") for (const name of projection) if (!needed.includes(name)) needed.push(name);
-  const indices: number[] = [];
+  const indices = new RowNumbers();
   const parts = new Map<string, ColumnValues[]>(projection.map((name) => [name, []]));
   let count = 0;
   const maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
@@ -363,14 +364,14 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
     }
   }
   if (as === "count") return count;
-  if (as === "indices") return indices;
+  if (as === "indices") return indices.toArray();
   const rows: { [name: string]: ColumnValues } = {};
   for (const name of projection) rows[name] = concatValues(parts.get(name)!, table.column(name).vtype !== undefined ? [] : decodeValues(new Uint8Array(0), table.column(name).dtype));
   return rows;
 }
 
 /** Counts the 1s of a mask (and appends their row numbers to `indices`): the loop of a query without a limit. */
-function collectMatches(mask: Uint8Array, indices: number[] | undefined, first: number): number {
+function collectMatches(mask: Uint8Array, indices: RowNumbers | undefined, first: number): number {
   let matches = 0;
   if (indices === undefined) {
     // Four mask bytes (each 0 or 1) at a time: multiplying by 0x01010101 adds them into the top byte.
@@ -383,6 +384,10 @@ function collectMatches(mask: Uint8Array, indices: number[] | undefined, first: 
     for (; i < mask.length; i++) matches += mask[i]!;
     return matches;
   }
+  if (mask.length >= MIN_WASM_ROWS) {
+    const found = indices.addMask(mask, first);
+    if (found >= 0) return found;
+  }
   // Eight mask bytes at a time: a word of zeros (most of them for a selective query) is skipped
   // in one test; a word with a match is looked at byte by byte.
   let i = 0;
@@ -393,7 +398,7 @@ function collectMatches(mask: Uint8Array, indices: number[] | undefined, first: 
       if ((words[w]! | words[w + 1]!) === 0) continue;
       for (let b = w << 2, end = b + 8; b < end; b++) {
         if (mask[b] === 1) {
-          indices.push(first + b);
+          indices.add(first + b);
           matches++;
         }
       }
@@ -402,7 +407,7 @@ function collectMatches(mask: Uint8Array, indices: number[] | undefined, first: 
   }
   for (; i < mask.length; i++) {
     if (mask[i] === 1) {
-      indices.push(first + i);
+      indices.add(first + i);
       matches++;
     }
   }
@@ -410,7 +415,7 @@ function collectMatches(mask: Uint8Array, indices: number[] | undefined, first: 
 }
 
 /** {@link collectMatches} stopping at `room` matches; clears the mask after the last one taken. */
-function collectLimited(mask: Uint8Array, indices: number[] | undefined, first: number, room: number): number {
+function collectLimited(mask: Uint8Array, indices: RowNumbers | undefined, first: number, room: number): number {
   let matches = 0;
   for (let i = 0; i < mask.length; i++) {
     if (mask[i] !== 1) continue;
@@ -419,7 +424,53 @@ function collectLimited(mask: Uint8Array, indices: number[] | undefined, first: 
       break;
     }
     matches++;
-    indices?.push(first + i);
+    indices?.add(first + i);
   }
   return matches;
+}
+
+/**
+ * Matching row numbers as they are found: in a typed array that doubles when full, turned into
+ * the `number[]` result once at the end. Pushing half a million numbers onto a JavaScript array
+ * one by one costs four times as much as filling a preallocated one (V8 regrows and copies the
+ * array's backing store as it goes).
+ */
+class RowNumbers {
+  #rows = new Float64Array(1024);
+  #length = 0;
+  #positions = new Uint32Array(0);
+
+  /** Adds `first + i` for each 1 at `mask[i]` through the SIMD kernel; -1 when it is unavailable. */
+  addMask(mask: Uint8Array, first: number): number {
+    if (this.#positions.length < mask.length) this.#positions = new Uint32Array(mask.length);
+    const positions = this.#positions;
+    const count = maskPositionsWasm(mask, positions);
+    if (count < 0) return -1;
+    let rows = this.#rows;
+    if (this.#length + count > rows.length) {
+      rows = new Float64Array(Math.max(rows.length * 2, this.#length + count));
+      rows.set(this.#rows.subarray(0, this.#length));
+      this.#rows = rows;
+    }
+    let at = this.#length;
+    for (let k = 0; k < count; k++) rows[at++] = first + positions[k]!;
+    this.#length = at;
+    return count;
+  }
+
+  add(row: number): void {
+    if (this.#length === this.#rows.length) {
+      const grown = new Float64Array(this.#rows.length * 2);
+      grown.set(this.#rows);
+      this.#rows = grown;
+    }
+    this.#rows[this.#length++] = row;
+  }
+
+  toArray(): number[] {
+    const out = new Array<number>(this.#length);
+    const rows = this.#rows;
+    for (let i = 0; i < out.length; i++) out[i] = rows[i]!;
+    return out;
+  }
 }

@@ -3,7 +3,7 @@
 // scalar, every operator and lengths around the 16-row step and the 64-row threshold.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MIN_WASM_ROWS, compareScalarWasm } from "../src/compare-wasm.js";
+import { MIN_WASM_ROWS, compareScalarWasm, maskPositionsWasm } from "../src/compare-wasm.js";
 import { compileExpression } from "../src/expression.js";
 import type { CmpOp } from "../src/kernels.js";
 import { parseDtype } from "@fmt/meta";
@@ -74,6 +74,28 @@ describe("compareScalarWasm", () => {
     expect(compareScalarWasm("<", a, 0, 150, out)).toBe(true);
     expect(out.subarray(0, 150)).toEqual(reference("<", a, 0, 150));
     expect([...out.subarray(150)].every((v) => v === 7)).toBe(true);
+  });
+
+  it("mask positions: the 1s of any 0/1 mask, in order (runs, isolated bytes, tails)", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.integer({ min: 0, max: 300 }), fc.constantFrom(65_536, 65_536 + 9)), fc.double({ min: 0, max: 1, noNaN: true }), fc.nat(), (n, density, seed) => {
+        let state = seed | 1;
+        const mask = new Uint8Array(n);
+        for (let i = 0; i < n; i++) {
+          state ^= state << 13;
+          state ^= state >>> 17;
+          state ^= state << 5;
+          mask[i] = (state >>> 0) / 2 ** 32 < density ? 1 : 0;
+        }
+        const out = new Uint32Array(n);
+        const count = maskPositionsWasm(mask, out);
+        const expected: number[] = [];
+        for (let i = 0; i < n; i++) if (mask[i] === 1) expected.push(i);
+        if (n < MIN_WASM_ROWS) expect(count).toBe(-1);
+        else expect([...out.subarray(0, count)]).toEqual(expected);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it("compiled expressions give the same masks through the kernel as row by row", () => {

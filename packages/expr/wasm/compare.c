@@ -147,3 +147,25 @@ int compare_i32(u32 op, const int *a, u32 n, int b, u8 *out) {
   }
   return -1;
 }
+
+/*
+ * The positions of the 1 bytes of a 0/1 mask of n bytes, in increasing order, into out (room for
+ * n); returns their count. Sixteen mask bytes are tested at once, and only the set bits of their
+ * bitmask are visited: a selective query's mask is mostly zero vectors.
+ */
+EXPORT(mask_positions)
+u32 mask_positions(const u8 *mask, u32 n, u32 *out) {
+  u32 count = 0;
+  u32 i = 0;
+  v128_t one = wasm_i8x16_splat(1);
+  for (; i + 16 <= n; i += 16) {
+    u32 bits = wasm_i8x16_bitmask(wasm_i8x16_eq(wasm_v128_load(mask + i), one));
+    while (bits != 0) {
+      out[count++] = i + (u32)__builtin_ctz(bits);
+      bits &= bits - 1;
+    }
+  }
+  for (; i < n; i++)
+    if (mask[i] == 1) out[count++] = i;
+  return count;
+}

@@ -100,3 +100,55 @@ describe("input buffers of whole-array reads", () => {
     expect(Array.from((await a.read()) as Float64Array)).toEqual(Array.from(values));
   });
 });
+
+describe("single-row reads and reused blocks", () => {
+  it("random gets past a full cache read into one reused buffer and give the written values; a chunk read twice soon is decoded whole", async () => {
+    // Chunk files larger than the reader's speculative first range (64 KiB), so that gets read
+    // whole chunk files: noise that does not compress, 128 KiB per chunk.
+    const big = 16_384;
+    const noise = new Float64Array(big * 12 + 77);
+    let s = 5;
+    for (let i = 0; i < noise.length; i++) {
+      s = (s * 1103515245 + 12345) >>> 0;
+      noise[i] = s / 3;
+    }
+    const path = join(dir, "c.bcolz");
+    const created = await createCarray(new FileSystemStore(path), "", noise, { dtype: "<f8", chunklen: big });
+    await created.close();
+    const { store, lent, calls } = recording(new FileSystemStore(path));
+    // Room for about two chunks: the cache fills after the first reads, then gets borrow buffers.
+    const a = await openCarray(store, "", { cacheBytes: 2 * big * 8 + 100 });
+    let state = 99;
+    for (let i = 0; i < 300; i++) {
+      state = (state * 1103515245 + 12345) >>> 0;
+      const row = state % noise.length;
+      expect(await a.get(row)).toBe(noise[row]);
+    }
+    expect(calls()).toBeGreaterThan(100);
+    expect(new Set(lent.map((b) => b.buffer)).size).toBe(1);
+    // Rows read in order: after the first two reads of a chunk the rest come from the cache.
+    const before = calls();
+    for (let row = big * 3; row < big * 4; row++) expect(await a.get(row)).toBe(noise[row]);
+    expect(calls() - before).toBeLessThanOrEqual(2);
+  });
+
+  it("iterBlocks({ reuse: true }) gives the same blocks as without, in a few buffers", async () => {
+    const mem = new MemoryStore();
+    const created = await createCarray(mem, "", values, { dtype: "<f8", chunklen: CHUNKLEN });
+    await created.close();
+    const a = await openCarray(mem, "", { cacheBytes: 0 });
+    for (const blockLen of [CHUNKLEN, 1000, 3 * CHUNKLEN + 5]) {
+      const plain: number[] = [];
+      for await (const b of a.iterBlocks({ blockLen, start: 17, stop: values.length - 3 })) plain.push(...new Float64Array(b.bytes.slice().buffer));
+      const reused: number[] = [];
+      const buffers = new Set<ArrayBufferLike>();
+      for await (const b of a.iterBlocks({ blockLen, start: 17, stop: values.length - 3, reuse: true })) {
+        buffers.add(b.bytes.buffer);
+        reused.push(...new Float64Array(b.bytes.slice().buffer));
+      }
+      expect(reused).toEqual(plain);
+      expect(plain).toEqual(Array.from(values.subarray(17, values.length - 3)));
+      expect(buffers.size).toBeLessThanOrEqual(2);
+    }
+  });
+});
