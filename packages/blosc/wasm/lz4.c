@@ -27,7 +27,38 @@ INLINE i32 lz4_decode_upto(const u8 *src, u32 srclen, u8 *dst, u32 dstcap, u32 w
     if (UNLIKELY(ip >= iend)) return ERR_SRC_TRUNCATED; /* the block ended with a match */
     u32 token = *ip++;
     u32 lit = token >> 4;
-    if (lit == 15) {
+    /*
+     * The common short sequence (under 15 literals, a match of at most 18 bytes at least 8 back)
+     * far from both ends: one 16-byte store for the literals and three stores for the match,
+     * without the length loops or the end-of-buffer cases. Data with many short matches (small
+     * integers, sign bytes) is decoded almost entirely here. With 32 bytes left after the token,
+     * the literals (<= 14), the offset and the stores (<= 18 bytes past op) all stay in bounds,
+     * and the stream cannot end inside the sequence.
+     */
+    if (LIKELY(lit < 15 && (u32)(iend - ip) >= 32 && (u32)(oend - op) >= 32)) {
+      wasm_v128_store(op, wasm_v128_load(ip));
+      op += lit;
+      ip += lit;
+      if (UNLIKELY((u32)(op - dst) >= want)) break;
+      u32 dist = load_u16le(ip);
+      u32 code = token & 15;
+      if (LIKELY(code < 15 && dist >= 8 && dist <= (u32)(op - dst))) {
+        ip += 2;
+        const u8 *m = op - dist;
+        if (dist >= 16) {
+          wasm_v128_store(op, wasm_v128_load(m));
+        } else {
+          store_u64(op, load_u64(m));
+          store_u64(op + 8, load_u64(m + 8));
+        }
+        store_u16le(op + 16, load_u16le(m + 16));
+        op += code + LZ4_MIN_MATCH;
+        if (UNLIKELY((u32)(op - dst) >= want)) break;
+        continue;
+      }
+      /* A longer or closer match, or a corrupt offset: the general code below checks it. */
+      lit = 0;
+    } else if (lit == 15) {
       u32 b;
       do {
         if (UNLIKELY(ip >= iend)) return ERR_SRC_TRUNCATED;
@@ -36,13 +67,17 @@ INLINE i32 lz4_decode_upto(const u8 *src, u32 srclen, u8 *dst, u32 dstcap, u32 w
         if (UNLIKELY(lit > srclen)) return ERR_SRC_TRUNCATED;
       } while (b == 255);
     }
-    if (UNLIKELY(lit > (u32)(iend - ip))) return ERR_SRC_TRUNCATED;
-    if (UNLIKELY(lit > (u32)(oend - op))) return ERR_DST_SMALL;
-    copy_literals(op, ip, lit, oend, iend);
-    op += lit;
-    ip += lit;
-    if (ip == iend) break; /* last sequence: literals only */
-    if ((u32)(op - dst) >= want) break;
+    if (lit != 0) {
+      if (UNLIKELY(lit > (u32)(iend - ip))) return ERR_SRC_TRUNCATED;
+      if (UNLIKELY(lit > (u32)(oend - op))) return ERR_DST_SMALL;
+      copy_literals(op, ip, lit, oend, iend);
+      op += lit;
+      ip += lit;
+      if (ip == iend) break; /* last sequence: literals only */
+      if ((u32)(op - dst) >= want) break;
+    } else if (ip == iend) {
+      break; /* a last sequence of zero literals */
+    }
     if (UNLIKELY(iend - ip < 2)) return ERR_SRC_TRUNCATED;
     u32 dist = load_u16le(ip);
     ip += 2;
