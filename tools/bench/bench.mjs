@@ -9,6 +9,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
+import { TUNABLE, mallocSetting, nativeEnv } from "./lib/malloc.mjs";
 import { startNative, splitChunks } from "./lib/native.mjs";
 import { loadOurs, firstLine } from "./lib/ours.mjs";
 import { measure, TIMING } from "./lib/timing.mjs";
@@ -44,6 +45,7 @@ const HELP = `Usage: pnpm bench [-- options]   (or: node tools/bench/bench.mjs [
   --shuffles=0,1,2     restrict to these shuffles
   --threads=1,2        restrict to these thread counts
   --zstd-levels=1,9    the zstd decode sweep's clevels (besides 5; none: --zstd-levels=)
+  --plain-malloc       do not re-run under GLIBC_TUNABLES=${TUNABLE} (Linux)
   -h, --help           this text
 
 Prints a Markdown table and the targets to stdout (progress goes to stderr) and writes the same
@@ -61,6 +63,7 @@ function parseCli(argv) {
       shuffles: { type: "string" },
       threads: { type: "string" },
       "zstd-levels": { type: "string" },
+      "plain-malloc": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -81,7 +84,7 @@ function parseCli(argv) {
   for (const d of plan.datasets) if (!ALL_DATASETS.includes(d)) throw new Error(`unknown dataset ${d}`);
   for (const s of plan.shuffles) if (![0, 1, 2].includes(s)) throw new Error(`bad shuffle ${s}`);
   for (const t of plan.threads) if (!Number.isInteger(t) || t < 1) throw new Error(`bad thread count ${t}`);
-  return { mode, plan, timing: TIMING[mode] };
+  return { mode, plan, timing: TIMING[mode], plainMalloc: values["plain-malloc"] === true };
 }
 
 const log = (...parts) => console.error("[bench]", ...parts);
@@ -126,7 +129,9 @@ async function timeDecoding(label, chunks, pieces, nbytes, timing, decodeOne, de
 }
 
 async function main() {
-  const { mode, plan, timing } = parseCli(process.argv.slice(2));
+  const { mode, plan, timing, plainMalloc } = parseCli(process.argv.slice(2));
+  const malloc = mallocSetting(fileURLToPath(import.meta.url), plainMalloc);
+  if (malloc === undefined) return; // the re-run under the tunable does the work
   const python = process.env.BENCH_PYTHON ?? "/usr/bin/python3";
   mkdirSync(DATA_DIR, { recursive: true });
 
@@ -140,7 +145,7 @@ async function main() {
   const { default: NumcodecsBlosc } = await import("numcodecs/blosc");
   const numcodecsVersion = JSON.parse(readFileSync(join(HERE, "node_modules/numcodecs/package.json"), "utf8")).version;
 
-  const native = startNative(join(HERE, "native.py"), python);
+  const native = startNative(join(HERE, "native.py"), python, nativeEnv());
   const pools = new Map();
   const rows = [];
   let bloscVersion = "?";
@@ -202,6 +207,7 @@ async function main() {
     `- native: c-blosc ${bloscVersion} via python3-blosc; numcodecs ${numcodecsVersion} (c-blosc in WebAssembly); ` +
       `@fmt/blosc: ${ours.loaded ? ["decompress", "decompressInto", "compress"].filter((k) => ours[k]).join(", ") || "nothing usable" : `not loaded (${ours.error})`}` +
       `${ours.pool ? `, pool ${ours.pool.name}` : ", no worker pool"}`,
+    `- our side's malloc: ${malloc}; the native side runs as started`,
     `- 64 MiB per dataset in 256 KiB chunks (256 chunks), clevel ${CLEVEL} (the zstd rows after the main ones: other clevels), automatic blocksize; GB/s = 10^9 uncompressed bytes per second, best of ` +
       `repetitions (stop at ≥ ${timing.minReps} reps and ≥ ${timing.minTime} s, or ${timing.maxReps} reps)`,
     "- dec native = c-blosc into one reused buffer (decompress_ptr); dec ours = decompressInto into one reused buffer " +

@@ -6,13 +6,13 @@
 // memory of iterBlocks. See README.md, "Store benchmark".
 //
 // Run through `pnpm bench:store` (which builds @fmt/store first): this file imports the dists.
-import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
+import { TUNABLE, mallocSetting, nativeEnv } from "./lib/malloc.mjs";
 import { startNative } from "./lib/native.mjs";
 import { fail, na, ok } from "./lib/report.mjs";
 import { randomIndices, readTyped, resultChecks, sameFloat64, whereQueries } from "./lib/store-checks.mjs";
@@ -33,7 +33,6 @@ const SIZES = {
 };
 const SEED = 2026;
 const SECTIONS = ["v1", "v2", "peer", "remote", "scale"];
-const TUNABLE = "glibc.malloc.hugetlb=1";
 
 const HELP = `Usage: pnpm bench:store [-- options]   (or: node tools/bench/store.mjs [options] after building @fmt/store)
 
@@ -93,42 +92,6 @@ function parseCli(argv) {
   return { mode, sizes, only, run, root, plainMalloc: values["plain-malloc"] === true };
 }
 
-/**
- * Our side runs with glibc's malloc handing out transparent huge pages (numpy madvises its large
- * arrays itself): re-run this script under GLIBC_TUNABLES=glibc.malloc.hugetlb=1 unless it is set,
- * --plain-malloc is given or this is not Linux. Returns the setting's description, or undefined
- * after starting the re-run (this process then exits with the re-run's status).
- */
-function mallocSetting(plain) {
-  const glibc = process.report?.getReport?.().header?.glibcVersionRuntime;
-  const lib = glibc ? `glibc ${glibc}` : "no glibc";
-  if (process.platform !== "linux") return `the platform's malloc (${process.platform})`;
-  const current = process.env.GLIBC_TUNABLES;
-  if (current?.includes("glibc.malloc.hugetlb=")) return `GLIBC_TUNABLES=${current} (${lib})`;
-  if (plain) return `plain malloc, GLIBC_TUNABLES ${current === undefined ? "unset" : `=${current}`} (--plain-malloc; ${lib})`;
-  const env = { ...process.env, GLIBC_TUNABLES: current ? `${current}:${TUNABLE}` : TUNABLE, BENCH_NATIVE_GLIBC_TUNABLES: JSON.stringify(current ?? null) };
-  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: "inherit", env });
-  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
-  child.on("error", (error) => {
-    console.error(error);
-    process.exit(1);
-  });
-  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
-  return undefined;
-}
-
-/** The native side's environment: as the user started the bench (the re-run's variable removed). */
-function nativeEnv() {
-  const saved = process.env.BENCH_NATIVE_GLIBC_TUNABLES;
-  if (saved === undefined) return process.env;
-  const env = { ...process.env };
-  delete env.BENCH_NATIVE_GLIBC_TUNABLES;
-  const original = JSON.parse(saved);
-  if (original === null) delete env.GLIBC_TUNABLES;
-  else env.GLIBC_TUNABLES = original;
-  return env;
-}
-
 async function measureOurs(op, runs, check) {
   let outcome;
   try {
@@ -159,7 +122,7 @@ const rowCount = (n) => (n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6} M` : n.toLocale
 
 async function main() {
   const { mode, sizes, only, run, root, plainMalloc } = parseCli(process.argv.slice(2));
-  const malloc = mallocSetting(plainMalloc);
+  const malloc = mallocSetting(fileURLToPath(import.meta.url), plainMalloc);
   if (malloc === undefined) return; // this process only waits for its re-run
   const python = process.env.BENCH_PYTHON ?? "/usr/bin/python3";
   mkdirSync(root, { recursive: true });

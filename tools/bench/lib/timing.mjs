@@ -5,7 +5,7 @@
 /** Timing profiles by run mode; see README "Timing". */
 export const TIMING = {
   // "until >= 0.3 s or 3 repetitions": fast configs get 3 repetitions, slow ones as many as fit in 0.3 s (at least 1).
-  default: { minReps: 1, minTime: 0.3, maxReps: 3 },
+  default: { minReps: 3, minTime: 0.5, maxReps: 30 },
   quick: { minReps: 1, minTime: 0.3, maxReps: 3 },
   // Both conditions, for steadier numbers when there is time.
   full: { minReps: 3, minTime: 1.0, maxReps: 100 },
