@@ -107,7 +107,8 @@ let backendMode: DecodeBackend = "auto";
 let wasmInstance: WasmKernels | undefined | null = null;
 let wasmFilterKernels: BloscKernels | undefined;
 
-function activeWasm(): WasmKernels | undefined {
+/** The WebAssembly kernels when the decoding backend uses them. @internal */
+export function activeWasm(): WasmKernels | undefined {
   if (backendMode === "js" || kernels !== JS_KERNELS) return undefined;
   if (wasmInstance === null) wasmInstance = loadWasmKernels();
   return wasmInstance;
@@ -182,7 +183,8 @@ function filterKernels(wasm: WasmKernels): BloscKernels {
   return wasmFilterKernels;
 }
 
-function usesWasmCodec(header: ChunkHeader): boolean {
+/** Whether the chunk's codec has a WebAssembly decoder (lz4, BloscLZ). @internal */
+export function usesWasmCodec(header: ChunkHeader): boolean {
   return header.codec === "lz4" || header.codec === "blosclz";
 }
 
@@ -191,7 +193,8 @@ function withZlib(k: BloscKernels, zlib: ZlibCodec | undefined): BloscKernels {
   return zlib === undefined ? k : { ...k, codecs: { ...k.codecs, zlib: zlibDecoderOf(zlib) } };
 }
 
-function filterOf(flags: number, typesize: number, bsize: number): 0 | 1 | 2 {
+/** The filter a block of `bsize` bytes was stored with: 0 none, 1 byte shuffle, 2 bit shuffle. @internal */
+export function filterOf(flags: number, typesize: number, bsize: number): 0 | 1 | 2 {
   // Same precedence as c-blosc's blosc_d: byte shuffle needs typesize > 1, and only when it does
   // not apply is bit 2 looked at (so both bits with typesize 1 means bit unshuffle).
   if (flags & BLOSC_FLAGS.SHUFFLE && typesize > 1) return 1;

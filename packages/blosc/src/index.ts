@@ -14,6 +14,8 @@
  */
 export { decodeBlockInto, decompress, decompressInto, decompressPlannedInto, decompressRange, decompressRangePlannedInto, getitem } from "./decompress.js";
 export { blockExtent, chunkHeadLength, planChunk, planChunkHead } from "./plan.js";
+export { blockStreams, decodeBytePieces, planBytePieces } from "./element-pieces.js";
+export type { BlockStreams, BytePiece } from "./element-pieces.js";
 export type { ChunkPlan, DecompressOptions, PlanOptions } from "./plan.js";
 export type { ChunkCodecPool } from "./pool-api.js";
 export { getDecodeBackend, initBlosc, setDecodeBackend } from "./decompress.js";

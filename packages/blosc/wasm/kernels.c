@@ -146,6 +146,19 @@ i32 decode_block_range(const u8 *src, u32 srclen, u32 bstart, u32 bsize, u32 typ
 }
 
 /*
+ * Decode one stream, or a prefix of it (srclen bytes), into dst until at least `want` bytes are
+ * out. Returns the count out (it may pass `want`; fewer when the given bytes ended first, which
+ * for a prefix means more of the stream is needed) or a negative error. The decoders never read
+ * past srclen, so a prefix cut anywhere is safe.
+ */
+EXPORT(decode_stream_prefix)
+i32 decode_stream_prefix(u32 codec, const u8 *src, u32 srclen, u8 *dst, u32 dstcap, u32 want) {
+  if (codec == CODEC_BLOSCLZ) return fmt_blosclz_decode_prefix(src, srclen, dst, dstcap, want);
+  if (codec == CODEC_LZ4) return fmt_lz4_decode_prefix(src, srclen, dst, dstcap, want);
+  return ERR_CODEC;
+}
+
+/*
  * Decode blocks [first, end) of a Blosc 1.x chunk (src, srclen readable bytes) into dst, block j
  * going to dst + (j - first) * blocksize. Applies the decoder split rule of c-blosc 1.14-1.21.
  * scratch must hold 2 * blocksize bytes. Returns the number of bytes written or a negative error.

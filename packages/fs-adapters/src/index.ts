@@ -71,6 +71,19 @@ export interface ReadableStore {
    */
   getInto?(key: string, buffer: Uint8Array): Promise<Uint8Array | undefined>;
   /**
+   * Several parts of the value of `key` at once, each clipped like {@link getRange}, in the
+   * order asked; `undefined` if there is no such key. Optional: a store that reads ranges as
+   * cheaply one by one leaves it out. A local store opens the file once for all of them (a
+   * reader fetching a few bytes from each of a chunk's streams pays one open, not one per
+   * stream).
+   *
+   * @example
+   * ```ts
+   * const [head, tail] = (await store.getRanges?.("data/__0.blp", [{ offset: 0, length: 16 }, { suffixLength: 8 }])) ?? [];
+   * ```
+   */
+  getRanges?(key: string, ranges: readonly ByteRange[]): Promise<Uint8Array[] | undefined>;
+  /**
    * Every key that starts with `prefix` (plain string prefix, so `"data/"` lists the chunk files
    * and `""` lists everything), recursively, sorted by UTF-16 code units (JavaScript's default
    * sort). A prefix that matches nothing gives `[]`. Optional.
@@ -383,6 +396,14 @@ export class MemoryStore implements WritableStore {
     }
     const { start, end } = resolveRange(range, value.length);
     return value.slice(start, end);
+  }
+
+  /** Copies of several parts of the value of `key` (each clipped); `undefined` if missing. */
+  async getRanges(key: string, ranges: readonly ByteRange[]): Promise<Uint8Array[] | undefined> {
+    const value = this.#entries.get(validateKey(key));
+    const size = value?.length ?? 0;
+    const windows = ranges.map((range) => resolveRange(range, size));
+    return value === undefined ? undefined : windows.map(({ start, end }) => value.slice(start, end));
   }
 
   /** Sorted keys starting with `prefix`; `[]` when none. */

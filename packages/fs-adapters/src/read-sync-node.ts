@@ -63,6 +63,36 @@ export function readFileChecked(
   maxBytes: number,
   into?: Uint8Array,
 ): Uint8Array | undefined {
+  return withRegularFile(file, key, (fd, size) => {
+    let start = 0;
+    let end = size;
+    if (range === undefined) {
+      if (size > maxBytes) {
+        throw new FormatError("SIZE_LIMIT", "file is larger than the store's maxValueBytes", { path: key, field: "size", expected: `<= ${maxBytes}`, actual: size });
+      }
+    } else {
+      ({ start, end } = range(size));
+    }
+    return readWindow(fd, key, start, end, into);
+  });
+}
+
+/**
+ * Several windows of a regular file, read synchronously through one descriptor: `ranges(size)`
+ * gives them once the size is known. `undefined` as {@link readFileChecked}.
+ *
+ * @example
+ * ```ts
+ * const parts = readRangesChecked(path, key, (size) => [{ start: 0, end: Math.min(16, size) }]);
+ * ```
+ */
+export function readRangesChecked(file: string, key: string, ranges: (size: number) => { start: number; end: number }[]): Uint8Array[] | undefined {
+  return withRegularFile(file, key, (fd, size) => ranges(size).map(({ start, end }) => readWindow(fd, key, start, end, undefined)));
+}
+
+// Opens `file` for reading, checks it is a regular file and runs `read` with its descriptor and
+// size; `undefined` when it is missing or a directory. The descriptor is always closed.
+function withRegularFile<T>(file: string, key: string, read: (fd: number, size: number) => T): T | undefined {
   let fd: number;
   try {
     fd = openSync(file, READ_FLAGS);
@@ -81,36 +111,7 @@ export function readFileChecked(
       if (info.isDirectory()) return undefined;
       throw new StorageError("IO_ERROR", "the key names something other than a regular file", { path: key, field: "key", expected: "a regular file", actual: fileKind(info) });
     }
-    const size = info.size;
-    let start = 0;
-    let end = size;
-    if (range === undefined) {
-      if (size > maxBytes) {
-        throw new FormatError("SIZE_LIMIT", "file is larger than the store's maxValueBytes", { path: key, field: "size", expected: `<= ${maxBytes}`, actual: size });
-      }
-    } else {
-      ({ start, end } = range(size));
-    }
-    // Uninitialised memory: every byte is overwritten by the read (a short read is cut off below),
-    // and zero-filling each chunk file's buffer first cost a measurable part of a whole-array read.
-    let out: Uint8Array;
-    if (into !== undefined && into.length >= end - start) {
-      out = into.subarray(0, end - start);
-    } else {
-      const raw = Buffer.allocUnsafeSlow(end - start);
-      out = new Uint8Array(raw.buffer, raw.byteOffset, raw.length);
-    }
-    let filled = 0;
-    try {
-      while (filled < out.length) {
-        const n = readSync(fd, out, filled, out.length - filled, start + filled);
-        if (n === 0) break;
-        filled += n;
-      }
-    } catch (error) {
-      throw storageFailure(error, key, "read the file");
-    }
-    return filled === out.length ? out : out.slice(0, filled);
+    return read(fd, info.size);
   } finally {
     try {
       closeSync(fd);
@@ -118,4 +119,28 @@ export function readFileChecked(
       // A failed close of a descriptor opened only for reading loses nothing.
     }
   }
+}
+
+// Bytes [start, end) of an open file, cut short where the file ends.
+function readWindow(fd: number, key: string, start: number, end: number, into: Uint8Array | undefined): Uint8Array {
+  // Uninitialised memory: every byte is overwritten by the read (a short read is cut off below),
+  // and zero-filling each chunk file's buffer first cost a measurable part of a whole-array read.
+  let out: Uint8Array;
+  if (into !== undefined && into.length >= end - start) {
+    out = into.subarray(0, end - start);
+  } else {
+    const raw = Buffer.allocUnsafeSlow(end - start);
+    out = new Uint8Array(raw.buffer, raw.byteOffset, raw.length);
+  }
+  let filled = 0;
+  try {
+    while (filled < out.length) {
+      const n = readSync(fd, out, filled, out.length - filled, start + filled);
+      if (n === 0) break;
+      filled += n;
+    }
+  } catch (error) {
+    throw storageFailure(error, key, "read the file");
+  }
+  return filled === out.length ? out : out.slice(0, filled);
 }

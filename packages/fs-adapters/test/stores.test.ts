@@ -84,6 +84,16 @@ describe.each(factories)("%s basic behaviour", (_name, make) => {
     await rejectsWith(store.getRange!("k", { offset: -1, length: 2 }), "INVALID_ARGUMENT");
   });
 
+  it("getRanges reads several clipped parts in the order asked", async () => {
+    const store = await make();
+    await store.put("k", bytes(0, 1, 2, 3, 4, 5, 6, 7, 8, 9));
+    expect(await store.getRanges!("k", [{ offset: 8, length: 5 }, { offset: 0, length: 2 }, { suffixLength: 3 }, { offset: 20, length: 1 }])).toEqual([bytes(8, 9), bytes(0, 1), bytes(7, 8, 9), new Uint8Array(0)]);
+    expect(await store.getRanges!("k", [])).toEqual([]);
+    expect(await store.getRanges!("missing", [{ offset: 0, length: 1 }])).toBeUndefined();
+    await rejectsWith(store.getRanges!("k", [{ offset: 0, length: 1 }, { offset: -1, length: 2 }]), "INVALID_ARGUMENT");
+    await rejectsWith(store.getRanges!("../x", [{ offset: 0, length: 1 }]), "UNSAFE_NAME");
+  });
+
   it("lists recursively, sorted, by plain string prefix", async () => {
     const store = await make();
     for (const key of ["data/__10.blp", "data/__1.blp", "data/__2.blp", "meta/sizes", "meta/storage", "__attrs__", "col/data/__0.blp"]) {
@@ -214,6 +224,7 @@ type Op =
   | { op: "delete"; key: string }
   | { op: "get"; key: string }
   | { op: "getRange"; key: string; range: ByteRange }
+  | { op: "getRanges"; key: string; ranges: ByteRange[] }
   | { op: "list"; prefix: string };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
@@ -221,6 +232,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant("delete" as const), key: keyArb }),
   fc.record({ op: fc.constant("get" as const), key: keyArb }),
   fc.record({ op: fc.constant("getRange" as const), key: keyArb, range: rangeArb }),
+  fc.record({ op: fc.constant("getRanges" as const), key: keyArb, ranges: fc.array(rangeArb, { maxLength: 5 }) }),
   fc.record({ op: fc.constant("list" as const), prefix: prefixArb }),
 );
 
@@ -247,6 +259,11 @@ async function runAgainstModel(store: WritableStore, ops: Op[]): Promise<void> {
       case "getRange": {
         const value = model.get(step.key);
         expect(await store.getRange!(step.key, step.range)).toEqual(value === undefined ? undefined : modelRange(value, step.range));
+        break;
+      }
+      case "getRanges": {
+        const value = model.get(step.key);
+        expect(await store.getRanges!(step.key, step.ranges)).toEqual(value === undefined ? undefined : step.ranges.map((r) => modelRange(value, r)));
         break;
       }
       case "list":

@@ -16,8 +16,8 @@
  */
 import { FormatError } from "@fmt/errors";
 import { BLOSC_HEADER_SIZE, readChunkHeader } from "@fmt/header";
-import { blockExtent, chunkHeadLength, decodeBlockInto, decompressPlannedInto, decompressRangePlannedInto, planChunk, planChunkHead } from "@fmt/blosc";
-import type { ChunkCodecPool, ChunkPlan } from "@fmt/blosc";
+import { blockExtent, blockStreams, chunkHeadLength, decodeBlockInto, decodeBytePieces, decompressPlannedInto, decompressRangePlannedInto, planBytePieces, planChunk, planChunkHead } from "@fmt/blosc";
+import type { BytePiece, ChunkCodecPool, ChunkPlan } from "@fmt/blosc";
 import { ChunkCache } from "./chunk-cache.js";
 import { withPath } from "./internal.js";
 import type { ChunkLayout, InputBuffers, StoredChunk } from "./layout.js";
@@ -402,6 +402,8 @@ export class ChunkReader {
     const cached = this.cache.chunk(index) ?? this.#memoryRows(index);
     if (cached !== undefined) return cached.slice(offset, offset + atom);
     if (this.cache.compressed(index) !== undefined) return this.#rowFromWholeChunk(index, offset);
+    const fromPieces = await this.#rowFromPieces(index, offset);
+    if (fromPieces !== undefined) return fromPieces;
     const full = index < this.#nchunks;
     const partial = this.layout.partial;
     if (partial === undefined || (full && this.#singleBlockChunks)) return this.#rowFromWholeChunk(index, offset);
@@ -439,6 +441,7 @@ export class ChunkReader {
     try {
       const stored = kept !== undefined ? { index, key: this.chunkKey(index), chunk: kept } : (fetched ?? (await this.layout.read(index, buffer)));
       const loaded = await this.loadChunk(index, stored);
+      this.#learnStreams(index, loaded, offset);
       const cached = this.cache.chunk(index);
       if (cached !== undefined) return cached.slice(offset, offset + this.atomSize);
       if (loaded.storedNbytes !== loaded.nbytes) return this.decodeRows(loaded, row, row + 1);
@@ -459,6 +462,50 @@ export class ChunkReader {
     } finally {
       if (buffer !== undefined) this.#rowInputs.giveBack(buffer);
     }
+  }
+
+  /**
+   * The row from pieces of its block's streams (see `planBytePieces` of @fmt/blosc): once a read
+   * of the chunk told where the streams lie, a row of a byte-shuffled block costs one byte from
+   * each raw plane and a prefix of each compressed one, read through one open of the file.
+   * `undefined` when that does not apply (nothing known yet, the store reads no ranges, the
+   * block's layout needs a whole decode, or the chunk was read a moment ago: then it is decoded
+   * whole into the cache, for rows read in order).
+   */
+  async #rowFromPieces(index: number, offset: number): Promise<Uint8Array | undefined> {
+    const ranges = this.layout.partial?.ranges;
+    const plan = ranges === undefined ? undefined : this.cache.streamPlan(index);
+    if (ranges === undefined || plan === undefined || plan.header.memcpyed || this.#recentRowChunks.includes(index)) return undefined;
+    const j = Math.floor(offset / plan.header.blocksize);
+    const known = this.cache.block(index, j) === undefined ? this.cache.streams(index, j) : undefined;
+    if (known === undefined) return undefined;
+    const streams = known.streams;
+    const end = offset + this.atomSize;
+    let pieces = planBytePieces(plan, streams, j, offset, end);
+    if (pieces === undefined) return undefined;
+    const key = this.chunkKey(index);
+    const out = new Uint8Array(this.atomSize);
+    // A compressed plane's prefix is an estimate; one estimated too short is read whole once.
+    for (let round = 0; round < 2; round++) {
+      const bytes = await ranges(index, pieces);
+      if (bytes === undefined) return undefined;
+      const asked: BytePiece[] = pieces;
+      const short = withPath(key, () => decodeBytePieces(plan, streams, j, offset, end, asked, bytes, out));
+      if (short.length === 0) {
+        this.#rememberRowChunk(index);
+        return out;
+      }
+      pieces = pieces.map((p) => short.find((s) => s.stream === p.stream) ?? p);
+    }
+    return undefined;
+  }
+
+  /** Notes where the streams of the block holding byte `offset` lie, for later single-row reads. */
+  #learnStreams(index: number, loaded: LoadedChunk, offset: number): void {
+    const plan = loaded.plan;
+    if (this.layout.partial?.ranges === undefined || plan === undefined || plan.header.memcpyed || loaded.storedNbytes !== loaded.nbytes) return;
+    const j = Math.floor(offset / plan.header.blocksize);
+    if (this.cache.streams(index, j) === undefined) this.cache.putStreams(index, j, plan, blockStreams(loaded.chunk, 0, plan, j));
   }
 
   #rememberRowChunk(index: number): void {
@@ -511,6 +558,7 @@ export class ChunkReader {
       withPath(key, () => decodeBlockInto(plan, j, window, start, out));
     }
     this.cache.putBlock(index, j, out);
+    if (this.layout.partial?.ranges !== undefined && this.cache.streams(index, j) === undefined) this.cache.putStreams(index, j, plan, blockStreams(window, start, plan, j));
     return out;
   }
 

@@ -12,7 +12,7 @@
  * ```
  * @module
  */
-import type { ChunkPlan } from "@fmt/blosc";
+import type { BlockStreams, ChunkPlan } from "@fmt/blosc";
 
 interface Entry {
   /** The whole decoded chunk. */
@@ -29,6 +29,8 @@ interface Entry {
 // Rough cost of a plan and a map entry, so that many tiny entries still count against the budget.
 const PLAN_OVERHEAD = 128;
 const BLOCK_OVERHEAD = 64;
+/** Chunks whose stream layout the cache remembers at most (outside its byte budget). */
+export const MAX_STREAM_MAPS = 4096;
 
 /**
  * The cache itself. With a budget of 0 it keeps nothing. Cached bytes are shared with callers that
@@ -46,6 +48,7 @@ export class ChunkCache {
   readonly maxBytes: number;
   // Map order is insertion order: re-inserting on use keeps the least recently used first.
   readonly #entries = new Map<number, Entry>();
+  readonly #streamMaps = new Map<number, { plan: ChunkPlan; blocks: Map<number, BlockStreams> }>();
   #bytes = 0;
   #spare: Uint8Array | undefined;
 
@@ -217,6 +220,54 @@ export class ChunkCache {
   }
 
   /**
+   * The plan of chunk `index` and where the streams of its block `block` lie, or `undefined`.
+   * Kept apart from the byte budget (a few hundred bytes per chunk, at most
+   * {@link MAX_STREAM_MAPS} chunks): evicting decoded chunks must not forget them, or random
+   * single-row reads would keep reading whole chunk files to learn them again.
+   *
+   * @example
+   * ```ts
+   * cache.streams(7, 0)?.streams.neblock;
+   * ```
+   */
+  streams(index: number, block: number): { plan: ChunkPlan; streams: BlockStreams } | undefined {
+    const known = this.#streamMaps.get(index);
+    const streams = known?.blocks.get(block);
+    return streams === undefined ? undefined : { plan: known!.plan, streams };
+  }
+
+  /**
+   * The plan kept with chunk `index`'s stream layouts, or `undefined`.
+   *
+   * @example
+   * ```ts
+   * cache.streamPlan(7)?.header.blocksize;
+   * ```
+   */
+  streamPlan(index: number): ChunkPlan | undefined {
+    return this.#streamMaps.get(index)?.plan;
+  }
+
+  /**
+   * Keeps where the streams of block `block` of chunk `index` lie, with the chunk's plan.
+   *
+   * @example
+   * ```ts
+   * cache.putStreams(7, 0, plan, blockStreams(chunk, 0, plan, 0));
+   * ```
+   */
+  putStreams(index: number, block: number, plan: ChunkPlan, streams: BlockStreams): void {
+    if (this.maxBytes === 0) return;
+    let known = this.#streamMaps.get(index);
+    if (known === undefined || known.plan !== plan) {
+      if (known === undefined && this.#streamMaps.size >= MAX_STREAM_MAPS) this.#streamMaps.delete(this.#streamMaps.keys().next().value!);
+      known = { plan, blocks: new Map() };
+      this.#streamMaps.set(index, known);
+    }
+    known.blocks.set(block, streams);
+  }
+
+  /**
    * A buffer of exactly `size` bytes to decode into: an evicted chunk's memory when one of that
    * size is spare (its old contents are overwritten by the caller), else a new array.
    *
@@ -240,6 +291,7 @@ export class ChunkCache {
    * ```
    */
   invalidate(index: number): void {
+    this.#streamMaps.delete(index);
     const entry = this.#entries.get(index);
     if (entry !== undefined) this.#dropWithoutRecycling(index, entry);
   }
@@ -253,6 +305,7 @@ export class ChunkCache {
    * ```
    */
   invalidateFrom(index: number): void {
+    for (const i of [...this.#streamMaps.keys()]) if (i >= index) this.#streamMaps.delete(i);
     for (const [i, entry] of [...this.#entries]) if (i >= index) this.#dropWithoutRecycling(i, entry);
   }
 
@@ -266,6 +319,7 @@ export class ChunkCache {
    */
   clear(): void {
     this.#entries.clear();
+    this.#streamMaps.clear();
     this.#bytes = 0;
     this.#spare = undefined;
   }

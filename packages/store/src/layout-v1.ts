@@ -146,6 +146,17 @@ export class LayoutV1 implements ChunkLayoutWriter {
       },
       range: (g, offset, length) => this.#range(this.keyOf(g), BLPK_V1_HEADER_SIZE + offset, length),
     };
+    const getRanges = store.getRanges?.bind(store);
+    if (getRanges !== undefined) {
+      this.partial.ranges = async (g, pieces) => {
+        // A journaled chunk is read whole (from its staged file), as head() does.
+        if (this.#journal.has(g)) return undefined;
+        const key = this.keyOf(g);
+        const got = await getRanges(key, pieces.map((p) => ({ offset: BLPK_V1_HEADER_SIZE + p.offset, length: p.length })));
+        if (got === undefined) throw new FormatError("MISSING_FILE", "chunk file is missing", { path: key, field: "file" });
+        return got;
+      };
+    }
   }
 
   get store(): WritableStore {

@@ -52,6 +52,11 @@ export interface PartialChunkAccess {
   head(g: number, length: number): Promise<{ bytes: Uint8Array; whole?: StoredChunk }>;
   /** Bytes `[offset, offset + length)` of chunk `g`'s Blosc chunk, clipped at its file's end. */
   range(g: number, offset: number, length: number): Promise<Uint8Array>;
+  /**
+   * Several such windows through one request or open (stores with `getRanges`); `undefined` when
+   * the chunk must be read whole instead (a staged, journaled chunk).
+   */
+  ranges?(g: number, pieces: readonly { offset: number; length: number }[]): Promise<Uint8Array[] | undefined>;
 }
 
 /**

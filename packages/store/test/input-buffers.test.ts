@@ -152,3 +152,68 @@ describe("single-row reads and reused blocks", () => {
     }
   });
 });
+
+describe("single rows from pieces of the chunk's streams", () => {
+  // Float64 random walks (raw low byte planes, compressed high ones), int32 small integers and
+  // int16 noise; lz4, BloscLZ and zstd (which has no prefix decoder: whole reads); byte shuffle,
+  // bit shuffle and none.
+  const cases = [
+    { dtype: "<f8", cname: "lz4", shuffle: 1 },
+    { dtype: "<f8", cname: "blosclz", shuffle: 1 },
+    { dtype: "<i4", cname: "lz4", shuffle: 1 },
+    { dtype: "<i2", cname: "lz4", shuffle: 0 },
+    { dtype: "<f8", cname: "lz4", shuffle: 2 },
+    { dtype: "<f8", cname: "zstd", shuffle: 1 },
+  ] as const;
+  it.each(cases)("%o: random gets give the written values, mostly through a few small reads", async ({ dtype, cname, shuffle }) => {
+    const chunklen = 16_384;
+    const n = chunklen * 30 + 1000;
+    const values = dtype === "<f8" ? new Float64Array(n) : dtype === "<i4" ? new Int32Array(n) : new Int16Array(n);
+    let s = 11;
+    let walk = 0;
+    for (let i = 0; i < n; i++) {
+      s = (s * 1103515245 + 12345) >>> 0;
+      walk += (s / 2 ** 32 - 0.5) * 3;
+      values[i] = dtype === "<f8" ? walk : dtype === "<i4" ? Math.round(walk) : (s >>> 16) - 32768;
+    }
+    const path = join(dir, `pieces-${dtype}-${cname}-${shuffle}.bcolz`);
+    const created = await createCarray(new FileSystemStore(path), "", values, { dtype, chunklen, cparams: { cname, clevel: 5, shuffle } });
+    await created.close();
+    const inner = new FileSystemStore(path);
+    let rangeCalls = 0;
+    const store: ReadableStore = {
+      get: (key) => inner.get(key),
+      getRange: (key, range) => inner.getRange(key, range),
+      getInto: (key, buffer) => inner.getInto(key, buffer),
+      getRanges: (key, ranges) => {
+        rangeCalls++;
+        return inner.getRanges(key, ranges);
+      },
+      list: (prefix) => inner.list(prefix),
+    };
+    const a = await openCarray(store, "", { cacheBytes: chunklen * 8 + 100 });
+    let state = 3;
+    const gets = 600;
+    for (let i = 0; i < gets; i++) {
+      state = (state * 1103515245 + 12345) >>> 0;
+      const row = state % n;
+      expect(await a.get(row)).toBe(values[row]);
+    }
+    if (shuffle === 1 && cname !== "zstd") expect(rangeCalls).toBeGreaterThan(gets / 2);
+    if (shuffle === 2 || cname === "zstd") expect(rangeCalls).toBe(0);
+  });
+
+  it("a chunk file cut short after its streams were learned gives an error, never other values", async () => {
+    const chunklen = 32_768;
+    const values = new Float64Array(chunklen * 2);
+    for (let i = 1; i < values.length; i++) values[i] = values[i - 1]! + Math.sin(i * 7.1);
+    const path = join(dir, "pieces-cut.bcolz");
+    const created = await createCarray(new FileSystemStore(path), "", values, { dtype: "<f8", chunklen });
+    await created.close();
+    const a = await openCarray(new FileSystemStore(path), "", { cacheBytes: 0 });
+    expect(await a.get(5)).toBe(values[5]); // learns chunk 0's streams
+    const { truncateSync } = await import("node:fs");
+    truncateSync(join(path, "data", "__0.blp"), 4000);
+    await expect(a.get(chunklen - 1)).rejects.toMatchObject({ code: expect.stringMatching(/TRUNCATED|CORRUPT_STREAM/) });
+  });
+});

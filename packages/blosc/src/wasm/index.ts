@@ -47,6 +47,7 @@ interface KernelExports {
     src: number, bsize: number, typesize: number, nsplits: number, codec: number,
     filter: number, level: number, dst: number, dstcap: number, scratch: number,
   ): number;
+  decode_stream_prefix(codec: number, src: number, srclen: number, dst: number, dstcap: number, want: number): number;
 }
 
 const ERR_CORRUPT = -1;
@@ -411,6 +412,39 @@ export class WasmKernels {
     const r = this.#exports.decode_block_range(ps, chunk.length, bstart, blockSize, typesize, nsplits, codecFormat, shuffle, p0, p1, pd, pscratch);
     if (r < 0) throw kernelError(r, "blosc.stream", path);
     out.set(this.#heap.subarray(pd, pd + length));
+  }
+
+  /**
+   * Decode one lz4 or BloscLZ stream of `neblock` decoded bytes, or a prefix of it, until at least
+   * `want` bytes are out (the caller reads the wanted ones from the start of the result).
+   *
+   * @param codecFormat - the header's codec number: 0 BloscLZ, 1 lz4.
+   * @param src - the stream's bytes, or the first of them.
+   * @param whole - `src` is the whole stream: ending early is then corruption, not a short prefix.
+   * @returns a new array of at least `want` decoded bytes, or `undefined` when `src`, a prefix,
+   *   ended first (read more of the stream).
+   * @throws FormatError CORRUPT_STREAM when the bytes cannot be the start of a valid stream.
+   * @example
+   * ```ts
+   * const head = kernels.decodeStreamPrefix(1, streamStart, 65536, 101) ?? kernels.decodeStreamPrefix(1, stream, 65536, 101, path, true);
+   * ```
+   */
+  decodeStreamPrefix(codecFormat: number, src: Uint8Array, neblock: number, want: number, path?: string, whole = false): Uint8Array | undefined {
+    if (codecFormat !== 0 && codecFormat !== 1) {
+      throw new UsageError("INVALID_ARGUMENT", "codec not available in WebAssembly", { field: "codecFormat", expected: "0 or 1", actual: codecFormat });
+    }
+    if (!Number.isInteger(want) || want < 1 || want > neblock) {
+      throw new UsageError("OUT_OF_RANGE", "wanted bytes outside the stream", { path, field: "want", expected: `1..${neblock}`, actual: want });
+    }
+    const [ps = 0, pd = 0] = this.#reserve(Math.max(1, src.length), neblock);
+    this.#heap.set(src, ps);
+    const r = this.#exports.decode_stream_prefix(codecFormat, ps, src.length, pd, neblock, want);
+    if (r >= want) return this.#heap.slice(pd, pd + want);
+    // A prefix may end inside a sequence (ERR_SRC_TRUNCATED) or right after literals (a short
+    // count); any other error is corruption whatever follows.
+    if (!whole && (r === ERR_SRC_TRUNCATED || r >= 0)) return undefined;
+    if (r < 0) throw kernelError(r, "blosc.stream", path);
+    throw new FormatError("CORRUPT_STREAM", "stream decodes to fewer bytes than its block needs", { path, field: "blosc.stream", expected: `>= ${want}`, actual: r });
   }
 
   /**
