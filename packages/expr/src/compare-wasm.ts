@@ -100,9 +100,9 @@ export function compareScalarWasm(op: CmpOp, a: Float64Array | Float32Array | In
   const base = ex.reserve(maskAt + n);
   if (base === 0) return false;
   const buffer = ex.memory.buffer;
-  if (kind === 0) new Float64Array(buffer, base, n).set(a.subarray(0, n) as Float64Array);
-  else if (kind === 1) new Float32Array(buffer, base, n).set(a.subarray(0, n) as Float32Array);
-  else new Int32Array(buffer, base, n).set(a.subarray(0, n) as Int32Array);
+  if (kind === 0) new Float64Array(buffer, base, n).set(a.subarray(0, n));
+  else if (kind === 1) new Float32Array(buffer, base, n).set(a.subarray(0, n));
+  else new Int32Array(buffer, base, n).set(a.subarray(0, n));
   const code = OP_NUMBERS[op];
   const r = kind === 0 ? ex.compare_f64(code, base, n, b, base + maskAt) : kind === 1 ? ex.compare_f32(code, base, n, b, base + maskAt) : ex.compare_i32(code, base, n, b, base + maskAt);
   if (r !== 0) return false;

@@ -473,9 +473,9 @@ export class ChunkReader {
    * whole into the cache, for rows read in order).
    */
   async #rowFromPieces(index: number, offset: number): Promise<Uint8Array | undefined> {
-    const ranges = this.layout.partial?.ranges;
-    const plan = ranges === undefined ? undefined : this.cache.streamPlan(index);
-    if (ranges === undefined || plan === undefined || plan.header.memcpyed || this.#recentRowChunks.includes(index)) return undefined;
+    const partial = this.layout.partial;
+    const plan = partial?.ranges === undefined ? undefined : this.cache.streamPlan(index);
+    if (partial?.ranges === undefined || plan === undefined || plan.header.memcpyed || this.#recentRowChunks.includes(index)) return undefined;
     const j = Math.floor(offset / plan.header.blocksize);
     const known = this.cache.block(index, j) === undefined ? this.cache.streams(index, j) : undefined;
     if (known === undefined) return undefined;
@@ -487,7 +487,7 @@ export class ChunkReader {
     const out = new Uint8Array(this.atomSize);
     // A compressed plane's prefix is an estimate; one estimated too short is read whole once.
     for (let round = 0; round < 2; round++) {
-      const bytes = await ranges(index, pieces);
+      const bytes = await partial.ranges(index, pieces);
       if (bytes === undefined) return undefined;
       const asked: BytePiece[] = pieces;
       const short = withPath(key, () => decodeBytePieces(plan, streams, j, offset, end, asked, bytes, out));
