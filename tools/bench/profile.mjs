@@ -43,7 +43,7 @@ for (let i = 0; i < 10_000; i++) {
   indices.push(Math.floor(((state >>> 0) / 2 ** 32) * carray.length));
 }
 let source;
-const created = join(DATA, "profile-created.bcolz");
+const created = process.env.PROFILE_CREATED_DIR ?? join(DATA, "profile-created.bcolz");
 
 const operations = {
   readall: async () => (await openCarray(store(carrayDir))).read(),
@@ -58,18 +58,24 @@ const operations = {
   where2: () => table.where(`(f64 > ${q90}) & (i32 < 0)`, { as: "count" }),
   create: async () => {
     source ??= new Float64Array(readFileSync(join(DATA, "carray-source.f8")).buffer.slice(0));
-    rmSync(created, { recursive: true, force: true });
-    mkdirSync(created, { recursive: true });
     const options = v2 ? { dtype: "float64", chunklen: 65536, formatVersion: 2, checksum: "crc32" } : { dtype: "float64", chunklen: 65536 };
-    const a = await createCarray(store(created, flags.has("--fsync") ? {} : { fsync: false }), "", source, options);
+    const a = await createCarray(store(created, { ...(flags.has("--fsync") ? {} : { fsync: false }), ...(flags.has("--async") ? { io: "async" } : {}) }), "", source, options);
     await a.close();
   },
 };
+// Untimed before each run, as in the bench: create writes into an empty directory.
+const before = () => {
+  if (op !== "create") return;
+  rmSync(created, { recursive: true, force: true });
+  mkdirSync(created, { recursive: true });
+};
 const run = operations[op];
 if (run === undefined) throw new Error(`unknown operation ${op}; one of ${Object.keys(operations).join(", ")}`);
+before();
 await run(); // warm-up
 const times = [];
 for (let i = 0; i < runs; i++) {
+  before();
   const t0 = performance.now();
   await run();
   times.push(performance.now() - t0);

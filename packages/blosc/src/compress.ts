@@ -361,6 +361,7 @@ function compressBlocks(job: BlockJob, wasm: WasmKernels | undefined, wasmCodec:
   let ntbytes = BLOSC_HEADER_SIZE + 4 * nblocks;
   if (ntbytes > maxbytes) return undefined;
   const out = chunkScratch(maxbytes);
+  const room = out.subarray(0, maxbytes);
   const scratch = shuffle !== 0 && !wasmCodec ? new Uint8Array(Math.min(blocksize, nbytes)) : undefined;
   for (let j = 0; j < nblocks; j++) {
     const isLeftover = j === nblocks - 1 && leftover > 0;
@@ -372,10 +373,11 @@ function compressBlocks(job: BlockJob, wasm: WasmKernels | undefined, wasmCodec:
       // One call filters, splits and encodes the block; non-snappy codecs never emit a stream
       // longer than its split, so checking the total afterwards decides fit exactly as c-blosc's
       // per-stream limits do.
-      const body = wasm.encodeBlock(block, { typesize, nsplits, codec: cname, shuffle, clevel });
-      if (ntbytes + body.length > maxbytes) return undefined;
-      out.set(body, ntbytes);
-      ntbytes += body.length;
+      // The encoded block goes straight into the chunk (nothing is written when it would pass
+      // the room c-blosc allows, and the chunk is then stored memcpyed).
+      const written = wasm.encodeBlockInto(block, { typesize, nsplits, codec: cname, shuffle, clevel }, room, ntbytes);
+      if (ntbytes + written > maxbytes) return undefined;
+      ntbytes += written;
       continue;
     }
     const filtered = filterBlock(block, scratch, typesize, shuffle, wasm);

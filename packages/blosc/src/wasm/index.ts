@@ -545,6 +545,22 @@ export class WasmKernels {
    * ```
    */
   encodeBlock(block: Uint8Array, options: EncodeBlockOptions): Uint8Array {
+    const cap = block.length + 4 * options.nsplits;
+    const out = new Uint8Array(cap);
+    return out.subarray(0, this.encodeBlockInto(block, options, out, 0));
+  }
+
+  /**
+   * {@link WasmKernels.encodeBlock} written straight into `out` at `offset` (no intermediate
+   * array). When the encoded block is longer than the room left in `out`, nothing is written.
+   *
+   * @returns the encoded length (written when `offset + length <= out.length`).
+   * @example
+   * ```ts
+   * const n = kernels.encodeBlockInto(block, { typesize: 8, nsplits: 8, codec: "lz4", shuffle: 1, clevel: 5 }, chunk, 16 + 4 * nblocks);
+   * ```
+   */
+  encodeBlockInto(block: Uint8Array, options: EncodeBlockOptions, out: Uint8Array, offset: number): number {
     const { typesize, nsplits, codec, shuffle, clevel } = options;
     checkTypesize(typesize);
     if (!Number.isInteger(nsplits) || nsplits < 1 || block.length % nsplits !== 0) {
@@ -557,8 +573,10 @@ export class WasmKernels {
     this.#heap.set(block, ps);
     const r = this.#exports.encode_block(ps, block.length, typesize, nsplits, codecNumber, shuffle, clevel, pd, cap, pscratch);
     if (r < 0) throw new UsageError("INVALID_ARGUMENT", "block could not be encoded", { field: "block", actual: r });
-    return this.#heap.slice(pd, pd + r);
+    if (offset + r <= out.length) out.set(this.#heap.subarray(pd, pd + r), offset);
+    return r;
   }
+
 }
 
 function readI32(bytes: Uint8Array, at: number): number {
