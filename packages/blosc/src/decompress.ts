@@ -26,6 +26,7 @@ import { bitunshuffle } from "./bitshuffle.js";
 import { unshuffle } from "./shuffle.js";
 import { decodeZlib, zlibDecoderOf, type ZlibCodec } from "./zlib.js";
 import { decodeZstd } from "./zstd.js";
+import { decodeZstdWithKernels } from "./zstd-wasm.js";
 import { initWasmKernels, loadWasmKernels } from "./wasm/index.js";
 import type { WasmKernels } from "./wasm/index.js";
 
@@ -177,7 +178,8 @@ function filterKernels(wasm: WasmKernels): BloscKernels {
     wasmFilterKernels = {
       unshuffle: (src, dst, typesize, size) => void wasm.unshuffle(src.length === size ? src : src.subarray(0, size), typesize, dst),
       bitunshuffle: (src, dst, typesize, size) => void wasm.bitunshuffle(src.length === size ? src : src.subarray(0, size), typesize, dst),
-      codecs: JS_KERNELS.codecs,
+      // zstd sequences run in the kernels (the rest of zstd stays in TypeScript).
+      codecs: { ...JS_KERNELS.codecs, zstd: (src, dst, path) => decodeZstdWithKernels(src, dst, wasm, path) },
     };
   }
   return wasmFilterKernels;

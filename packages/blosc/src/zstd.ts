@@ -80,6 +80,21 @@ export interface ZstdWork {
   sequences: number;
 }
 
+/**
+ * Runs the sequences of one compressed block: `executeSequences` below, or the WebAssembly kernel
+ * (src/zstd-wasm.ts), which must check and compute exactly the same. @internal
+ *
+ * @example
+ * ```ts
+ * decodeZstd(stream, out, path, undefined, wasmSequences);
+ * ```
+ */
+export type SequenceExecutor = (
+  src: Uint8Array, start: number, end: number, nbSeq: number, llTable: FseTable, ofTable: FseTable, mlTable: FseTable,
+  literals: number, dst: Uint8Array, frameStart: number, blockStart: number, blockEnd: number, state: { rep: [number, number, number] },
+  fail: Fail, work: ZstdWork | undefined,
+) => { out: number; lit: number };
+
 /** Tables a later block of the same frame may repeat. */
 interface FrameState {
   ll: FseTable | undefined;
@@ -119,7 +134,7 @@ function u32(src: Uint8Array, at: number): number {
  * decodeZstd(stream, out.subarray(0, neblock));
  * ```
  */
-export function decodeZstd(src: Uint8Array, dst: Uint8Array, path?: string, work?: ZstdWork): number {
+export function decodeZstd(src: Uint8Array, dst: Uint8Array, path?: string, work?: ZstdWork, run: SequenceExecutor = executeSequences): number {
   const fail = failWith(path);
   let at = 0;
   let out = 0;
@@ -130,7 +145,7 @@ export function decodeZstd(src: Uint8Array, dst: Uint8Array, path?: string, work
       at += skip;
       continue;
     }
-    const frame = decodeFrame(src, at, dst, out, fail, work);
+    const frame = decodeFrame(src, at, dst, out, fail, work, run);
     at = frame.end;
     out = frame.out;
   }
@@ -138,7 +153,7 @@ export function decodeZstd(src: Uint8Array, dst: Uint8Array, path?: string, work
   return dst.length;
 }
 
-function decodeFrame(src: Uint8Array, start: number, dst: Uint8Array, frameStart: number, fail: Fail, work: ZstdWork | undefined): { end: number; out: number } {
+function decodeFrame(src: Uint8Array, start: number, dst: Uint8Array, frameStart: number, fail: Fail, work: ZstdWork | undefined, run: SequenceExecutor): { end: number; out: number } {
   const need = (at: number, n: number, what: string): void => {
     if (at + n > src.length) fail("zstd.frame", `stream ends inside the ${what}`, `${n} more bytes`, src.length - at);
   };
@@ -186,7 +201,7 @@ function decodeFrame(src: Uint8Array, start: number, dst: Uint8Array, frameStart
       dst.fill(src[p]!, out, out + size);
       out += size;
     } else {
-      out = decodeCompressedBlock(src, p, p + size, dst, frameStart, out, Math.min(frameEnd, out + MAX_BLOCK_SIZE), state, fail, work);
+      out = decodeCompressedBlock(src, p, p + size, dst, frameStart, out, Math.min(frameEnd, out + MAX_BLOCK_SIZE), state, fail, work, run);
     }
     p += stored;
     if (last) break;
@@ -311,7 +326,7 @@ function readTable(
 
 function decodeCompressedBlock(
   src: Uint8Array, start: number, end: number, dst: Uint8Array, frameStart: number, blockStart: number, blockEnd: number,
-  state: FrameState, fail: Fail, work: ZstdWork | undefined,
+  state: FrameState, fail: Fail, work: ZstdWork | undefined, run: SequenceExecutor,
 ): number {
   if (start >= end) fail("zstd.block", "compressed block is empty", ">= 2 bytes", 0);
   const { literals, next } = decodeLiterals(src, start, end, dst, blockStart, blockEnd, state, fail);
@@ -352,7 +367,7 @@ function decodeCompressedBlock(
     state.ll = ll.table;
     state.of = of.table;
     state.ml = ml.table;
-    const done = executeSequences(src, ml.next, end, nbSeq, ll.table, of.table, ml.table, literals, dst, frameStart, blockStart, blockEnd, state, fail, work);
+    const done = run(src, ml.next, end, nbSeq, ll.table, of.table, ml.table, literals, dst, frameStart, blockStart, blockEnd, state, fail, work);
     out = done.out;
     lit = done.lit;
   }
@@ -364,7 +379,7 @@ function decodeCompressedBlock(
 
 function executeSequences(
   src: Uint8Array, start: number, end: number, nbSeq: number, llTable: FseTable, ofTable: FseTable, mlTable: FseTable,
-  literals: number, dst: Uint8Array, frameStart: number, blockStart: number, blockEnd: number, state: FrameState,
+  literals: number, dst: Uint8Array, frameStart: number, blockStart: number, blockEnd: number, state: { rep: [number, number, number] },
   fail: Fail, work: ZstdWork | undefined,
 ): { out: number; lit: number } {
   const bits = new BackwardBits(src, start, end, fail);

@@ -11,4 +11,4 @@ case "${1:-}" in
   *) echo "usage: build.sh [--check]" >&2; exit 2 ;;
 esac
 exec bash "$here/../../../tools/wasm/build-module.sh" packages/blosc kernels KERNELS "The SIMD kernels module" \
-  src/wasm/kernels.generated.ts ${1:+"$1"} -- filters.c lz4.c blosclz.c kernels.c
+  src/wasm/kernels.generated.ts ${1:+"$1"} -- filters.c lz4.c blosclz.c kernels.c zstd_seq.c

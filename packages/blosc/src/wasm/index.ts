@@ -48,6 +48,33 @@ interface KernelExports {
     filter: number, level: number, dst: number, dstcap: number, scratch: number,
   ): number;
   decode_stream_prefix(codec: number, src: number, srclen: number, dst: number, dstcap: number, want: number): number;
+  zstd_sequences(args: number, rep: number, result: number): number;
+}
+
+/**
+ * Module memory for decoding one zstd stream with the sequence kernel ({@link WasmKernels.zstdArena}).
+ *
+ * @example
+ * ```ts
+ * const arena = kernels.zstdArena(stream, neblock);
+ * decodeZstd(arena.src, arena.dst, path, undefined, arena.sequences);
+ * ```
+ */
+export interface ZstdArena {
+  /** The stream, copied into module memory. */
+  readonly src: Uint8Array;
+  /** Where the stream decodes (module memory). */
+  readonly dst: Uint8Array;
+  /**
+   * Runs one block's sequences: the table entries, positions and repeated offsets in, the new
+   * positions, repeated offsets, sequences run and error (0, or the kernel's SEQ_* code with
+   * its two numbers) out.
+   */
+  run(
+    start: number, end: number, nbSeq: number,
+    tables: readonly { readonly symbol: Uint8Array; readonly bits: Uint8Array; readonly base: Uint16Array; readonly accuracy: number }[],
+    literals: number, frameStart: number, blockStart: number, blockEnd: number, rep: [number, number, number],
+  ): { code: number; out: number; lit: number; a: number; b: number; done: number };
 }
 
 const ERR_CORRUPT = -1;
@@ -445,6 +472,66 @@ export class WasmKernels {
     if (!whole && (r === ERR_SRC_TRUNCATED || r >= 0)) return undefined;
     if (r < 0) throw kernelError(r, "blosc.stream", path);
     throw new FormatError("CORRUPT_STREAM", "stream decodes to fewer bytes than its block needs", { path, field: "blosc.stream", expected: `>= ${want}`, actual: r });
+  }
+
+  /**
+   * Module memory for one zstd stream of `src` decoding to `dstLength` bytes: the stream copied
+   * in, room for its output and for the sequence kernel's tables. Valid until the next call on
+   * these kernels (the arena is reset per call).
+   *
+   * @example
+   * ```ts
+   * const arena = kernels.zstdArena(stream, 65536);
+   * ```
+   */
+  zstdArena(src: Uint8Array, dstLength: number): ZstdArena {
+    // The kernel reads 8 bytes at a time from the stream and 16 from the literals at the end of
+    // the output; the padding keeps those reads inside the arena. Tables: symbol and bits bytes,
+    // then base halfwords, for the three tables of at most 2^9 entries each.
+    const TABLE = 512;
+    const [ps = 0, pd = 0, pt = 0, pa = 0] = this.#reserve(src.length + 16, dstLength + 32, 3 * 4 * TABLE, 32 * 4);
+    const heap = this.#heap;
+    heap.set(src, ps);
+    heap.fill(0, ps + src.length, ps + src.length + 16);
+    const ex = this.#exports;
+    const buffer = heap.buffer;
+    const args = new Uint32Array(buffer, pa, 21);
+    const rep = new Uint32Array(buffer, pa + 21 * 4, 3);
+    const result = new Int32Array(buffer, pa + 24 * 4, 5);
+    args[0] = ps;
+    args[4] = pd;
+    return {
+      src: heap.subarray(ps, ps + src.length),
+      dst: heap.subarray(pd, pd + dstLength),
+      run: (start, end, nbSeq, tables, literals, frameStart, blockStart, blockEnd, repeated) => {
+        args[1] = start;
+        args[2] = end;
+        args[3] = nbSeq;
+        args[5] = literals;
+        args[6] = frameStart;
+        args[7] = blockStart;
+        args[8] = blockEnd;
+        tables.forEach((t, k) => {
+          const at = pt + k * 4 * TABLE;
+          const n = 1 << t.accuracy;
+          heap.set(t.symbol.subarray(0, n), at);
+          heap.set(t.bits.subarray(0, n), at + TABLE);
+          new Uint16Array(buffer, at + 2 * TABLE, n).set(t.base.subarray(0, n));
+          args[9 + 4 * k] = at;
+          args[10 + 4 * k] = at + TABLE;
+          args[11 + 4 * k] = at + 2 * TABLE;
+          args[12 + 4 * k] = t.accuracy;
+        });
+        rep[0] = repeated[0];
+        rep[1] = repeated[1];
+        rep[2] = repeated[2];
+        const code = ex.zstd_sequences(pa, pa + 21 * 4, pa + 24 * 4);
+        repeated[0] = rep[0]!;
+        repeated[1] = rep[1]!;
+        repeated[2] = rep[2]!;
+        return { code, out: result[0]!, lit: result[1]!, a: result[2]!, b: result[3]!, done: result[4]! };
+      },
+    };
   }
 
   /**

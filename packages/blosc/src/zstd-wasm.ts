@@ -1,0 +1,59 @@
+/**
+ * zstd streams decoded with the WebAssembly sequence kernel (wasm/zstd_seq.c): the stream and
+ * its output live in the kernels' memory, src/zstd.ts parses frames, literals and tables as
+ * always, and each block's sequences run in the kernel instead of `executeSequences`. The
+ * kernel makes the same checks in the same order; its errors become the same `CORRUPT_STREAM`
+ * errors, with the same fields and numbers.
+ *
+ * @example
+ * ```ts
+ * decodeZstdWithKernels(stream, out.subarray(0, neblock), kernels, "data/__0.blp");
+ * ```
+ * @module
+ */
+import type { WasmKernels } from "./wasm/index.js";
+import { BackwardBits } from "./zstd-entropy.js";
+import { decodeZstd } from "./zstd.js";
+import type { SequenceExecutor, ZstdWork } from "./zstd.js";
+
+/** Largest table accuracy the kernel's table room holds (2^9 entries; zstd allows at most 9). */
+const MAX_ACCURACY = 9;
+
+/**
+ * {@link decodeZstd} with the sequences run in WebAssembly. Same result and errors.
+ *
+ * @returns `dst.length`.
+ * @example
+ * ```ts
+ * decodeZstdWithKernels(stream, out, kernels);
+ * ```
+ */
+export function decodeZstdWithKernels(src: Uint8Array, dst: Uint8Array, kernels: WasmKernels, path?: string, work?: ZstdWork): number {
+  const arena = kernels.zstdArena(src, dst.length);
+  const run: SequenceExecutor = (s, start, end, nbSeq, ll, of, ml, literals, _dst, frameStart, blockStart, blockEnd, state, fail, counters) => {
+    // The stream's own checks (empty, no end marker), as executeSequences makes them first.
+    new BackwardBits(s, start, end, fail);
+    if (ll.accuracy > MAX_ACCURACY || of.accuracy > MAX_ACCURACY || ml.accuracy > MAX_ACCURACY) {
+      fail("zstd.sequences", "table accuracy above 9", "<= 9", Math.max(ll.accuracy, of.accuracy, ml.accuracy));
+    }
+    const r = arena.run(start, end, nbSeq, [ll, of, ml], literals, frameStart, blockStart, blockEnd, state.rep);
+    if (counters !== undefined) counters.sequences += r.done;
+    switch (r.code) {
+      case 0:
+        return { out: r.out, lit: r.lit };
+      case 1:
+        return fail("zstd.sequences", "sequence bit stream ends early", r.a, r.b);
+      case 2:
+        return fail("zstd.sequences", "sequence uses more literals than the block has", r.a, r.b);
+      case 3:
+        return fail("zstd.length", "sequence writes past the block's room", r.a, r.b);
+      case 4:
+        return fail("zstd.sequences", "match offset reaches before the frame's first byte", `1..${r.a}`, r.b);
+      default:
+        return fail("zstd.sequences", "sequence bit stream not consumed exactly", 0, r.b);
+    }
+  };
+  const n = decodeZstd(arena.src, arena.dst, path, work, run);
+  dst.set(arena.dst);
+  return n;
+}
