@@ -10,6 +10,8 @@
 // carray.bcolz) found in that directory over HTTP and through s3rver, reads each whole from local
 // files, HTTP and S3 (fresh handle and open each time; one warm-up, then BENCH_STORE_RUNS timed
 // runs), checks every read against BENCH_STORE_ROOT/carray-source.f8, and prints one JSON line.
+import v8 from "node:v8";
+import { runInNewContext } from "node:vm";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -36,7 +38,14 @@ function filesUnder(dir: string): string[] {
   });
 }
 
+// Garbage is collected before each timed run (untimed), as the store benchmark's own runs do:
+// otherwise the previous run's 80 MB result is collected inside whichever run comes next, and a
+// remote read hides that work in its network waits while a local read pays it in full.
+v8.setFlagsFromString("--expose-gc");
+const collectGarbage = runInNewContext("gc") as () => void;
+
 async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
+  collectGarbage();
   const t0 = performance.now();
   const value = await f();
   return [value, performance.now() - t0];
