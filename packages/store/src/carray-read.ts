@@ -20,7 +20,8 @@ import { blockExtent, blockStreams, chunkHeadLength, decodeBlockInto, decodeByte
 import type { BytePiece, ChunkCodecPool, ChunkPlan } from "@fmt/blosc";
 import { ChunkCache } from "./chunk-cache.js";
 import { withPath } from "./internal.js";
-import type { ChunkLayout, InputBuffers, StoredChunk } from "./layout.js";
+import type { ChunkLayout, StoredChunk } from "./layout.js";
+import { LentBuffers } from "./lent-buffers.js";
 
 /**
  * A chunk file read and validated, ready to decode. @internal
@@ -584,34 +585,3 @@ function scatter(bytes: Uint8Array, firstRow: number, atom: number, rows: Float6
     for (let b = 0; b < atom; b++) out[dst + b] = bytes[src + b]!;
   }
 }
-
-/**
- * The input buffers of one {@link ChunkReader.chunksInOrder} pass: lent to the layout for each
- * fetch and given back once the chunk read into it has been used. Only buffers made here are
- * reused: a store may hand back other memory (a larger file, a store without `getInto`), which is
- * never written into.
- */
-class LentBuffers implements InputBuffers {
-  readonly #size: number;
-  readonly #mine = new WeakSet<ArrayBufferLike>();
-  readonly #spare: Uint8Array[] = [];
-
-  constructor(chunkBytes: number) {
-    // A chunk file: the 16-byte blpk header, a Blosc chunk of at most nbytes + 16 bytes when
-    // stored raw, and room for the block starts and stream sizes of a compressed one.
-    this.#size = chunkBytes + chunkBytes / 64 + 4096;
-  }
-
-  take(): Uint8Array {
-    const spare = this.#spare.pop();
-    if (spare !== undefined) return spare;
-    const made = new Uint8Array(this.#size);
-    this.#mine.add(made.buffer);
-    return made;
-  }
-
-  giveBack(chunk: Uint8Array): void {
-    if (this.#mine.has(chunk.buffer)) this.#spare.push(new Uint8Array(chunk.buffer));
-  }
-}
-
