@@ -10,18 +10,13 @@ import { loadWasmKernels } from "../src/wasm/index.js";
 import { decodeZstd, type ZstdWork } from "../src/zstd.js";
 import { decodeZstdWithKernels } from "../src/zstd-wasm.js";
 import { loadZstdEncoder } from "../src/zstd-encode.js";
+import { prng } from "./compress-oracle.js";
 
 const kernels = loadWasmKernels()!;
 
 function data(n: number, seed: number): Uint8Array {
   const out = new Uint8Array(n);
-  let s = seed >>> 0 || 1;
-  const rand = (): number => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 2 ** 32;
-  };
+  const rand = prng(seed);
   for (let i = 0; i < n; ) {
     const kind = rand();
     const len = 1 + Math.floor(rand() * (kind < 0.1 ? 2000 : 60));

@@ -106,47 +106,28 @@ X4_LOOP(i32_le, int, wasm_i32x4_splat, wasm_i32x4_le, <=)
 X4_LOOP(i32_gt, int, wasm_i32x4_splat, wasm_i32x4_gt, >)
 X4_LOOP(i32_ge, int, wasm_i32x4_splat, wasm_i32x4_ge, >=)
 
-/* a: n doubles at a 16-aligned offset; out: n bytes. Returns 0, or -1 for an unknown op. */
-EXPORT(compare_f64)
-int compare_f64(u32 op, const double *a, u32 n, double b, u8 *out) {
-  switch (op) {
-    case OP_EQ: f64_eq(a, n, b, out); return 0;
-    case OP_NE: f64_ne(a, n, b, out); return 0;
-    case OP_LT: f64_lt(a, n, b, out); return 0;
-    case OP_LE: f64_le(a, n, b, out); return 0;
-    case OP_GT: f64_gt(a, n, b, out); return 0;
-    case OP_GE: f64_ge(a, n, b, out); return 0;
+/*
+ * The exported entry of one element type: a: n elements at a 16-aligned offset, out: n bytes.
+ * Returns 0, or -1 for an unknown op. The caller passes b for float32 and int32 blocks only when
+ * it is a value of that type, so comparing in that type is exact.
+ */
+#define COMPARE_ENTRY(NAME, P, T)                        \
+  EXPORT(NAME)                                           \
+  int NAME(u32 op, const T *a, u32 n, T b, u8 *out) {    \
+    switch (op) {                                        \
+      case OP_EQ: P##_eq(a, n, b, out); return 0;        \
+      case OP_NE: P##_ne(a, n, b, out); return 0;        \
+      case OP_LT: P##_lt(a, n, b, out); return 0;        \
+      case OP_LE: P##_le(a, n, b, out); return 0;        \
+      case OP_GT: P##_gt(a, n, b, out); return 0;        \
+      case OP_GE: P##_ge(a, n, b, out); return 0;        \
+    }                                                    \
+    return -1;                                           \
   }
-  return -1;
-}
 
-/* The caller passes b only when it is a float32 value, so comparing in float32 is exact. */
-EXPORT(compare_f32)
-int compare_f32(u32 op, const float *a, u32 n, float b, u8 *out) {
-  switch (op) {
-    case OP_EQ: f32_eq(a, n, b, out); return 0;
-    case OP_NE: f32_ne(a, n, b, out); return 0;
-    case OP_LT: f32_lt(a, n, b, out); return 0;
-    case OP_LE: f32_le(a, n, b, out); return 0;
-    case OP_GT: f32_gt(a, n, b, out); return 0;
-    case OP_GE: f32_ge(a, n, b, out); return 0;
-  }
-  return -1;
-}
-
-/* The caller passes b only when it is an int32 value, so comparing in int32 is exact. */
-EXPORT(compare_i32)
-int compare_i32(u32 op, const int *a, u32 n, int b, u8 *out) {
-  switch (op) {
-    case OP_EQ: i32_eq(a, n, b, out); return 0;
-    case OP_NE: i32_ne(a, n, b, out); return 0;
-    case OP_LT: i32_lt(a, n, b, out); return 0;
-    case OP_LE: i32_le(a, n, b, out); return 0;
-    case OP_GT: i32_gt(a, n, b, out); return 0;
-    case OP_GE: i32_ge(a, n, b, out); return 0;
-  }
-  return -1;
-}
+COMPARE_ENTRY(compare_f64, f64, double)
+COMPARE_ENTRY(compare_f32, f32, float)
+COMPARE_ENTRY(compare_i32, i32, int)
 
 /*
  * The positions of the 1 bytes of a 0/1 mask of n bytes, in increasing order, into out (room for
