@@ -69,6 +69,9 @@ const before = () => {
   rmSync(created, { recursive: true, force: true });
   mkdirSync(created, { recursive: true });
 };
+// --ballast=MB keeps that much of live array buffers, as the bench process holds its sources.
+const ballastMb = Number(process.argv.find((a) => a.startsWith("--ballast="))?.slice(10) ?? 0);
+const ballast = ballastMb > 0 ? new Float64Array((ballastMb << 20) / 8).fill(1) : undefined;
 const run = operations[op];
 if (run === undefined) throw new Error(`unknown operation ${op}; one of ${Object.keys(operations).join(", ")}`);
 before();
@@ -76,10 +79,12 @@ await run(); // warm-up
 const times = [];
 for (let i = 0; i < runs; i++) {
   before();
+  if (flags.has("--gc")) globalThis.gc();
   const t0 = performance.now();
   await run();
   times.push(performance.now() - t0);
 }
 rmSync(created, { recursive: true, force: true });
 times.sort((a, b) => a - b);
+void ballast;
 console.log(`${op}${v2 ? " (v2)" : ""}: median ${times[times.length >> 1].toFixed(1)} ms, min ${times[0].toFixed(1)} ms over ${runs} runs`);

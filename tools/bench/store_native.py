@@ -240,11 +240,17 @@ def median(values):
     return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
 
 
+WARMUPS = 3
+
+
 def timed(fn, runs, before=None):
-    """One untimed warm-up (fills the page cache), then `runs` timed repetitions."""
-    if before:
-        before()
-    result = fn()
+    """WARMUPS untimed warm-ups (page cache; store.mjs's side: JIT, transparent huge pages), then
+    `runs` timed repetitions."""
+    result = None
+    for _ in range(WARMUPS):
+        if before:
+            before()
+        result = fn()
     times = []
     for _ in range(runs):
         if before:

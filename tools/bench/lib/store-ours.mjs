@@ -30,16 +30,28 @@ v8.setFlagsFromString("--expose-gc");
 const collectGarbage = runInNewContext("gc");
 
 /**
- * One untimed warm-up (page cache, JIT), then `runs` timed repetitions; `before` runs untimed
- * ahead of each. Before each run the previous result is dropped and garbage is collected,
+ * Untimed warm-up runs, as many on each side (store_native.py's WARMUPS): the first reads of a
+ * fresh process pay for more than the page cache — a 40 MB result array under transparent huge
+ * pages took ~100 ms three times in a row, then ~10 ms (tools/bench/README.md, "Timing").
+ */
+const WARMUPS = 3;
+
+/**
+ * {@link WARMUPS} untimed warm-ups (page cache, JIT, huge pages), then `runs` timed repetitions;
+ * `before` runs untimed ahead of each. Before each run the previous result is dropped and garbage is collected,
  * untimed: Python's reference counting frees numpy's previous result at once, while V8 would
  * leave it (80 MB for a read-all) to a collection inside a later run, whichever run that falls
  * in. Returns `{ median, times, result }` with times in seconds.
  */
 export async function timed(fn, runs, before) {
-  if (before) await before();
   // The last result is held in an object so that it can be let go before the collection.
-  const last = { result: await fn() };
+  const last = { result: undefined };
+  for (let w = 0; w < WARMUPS; w++) {
+    if (before) await before();
+    last.result = undefined;
+    collectGarbage();
+    last.result = await fn();
+  }
   const times = [];
   for (let i = 0; i < runs; i++) {
     if (before) await before();
