@@ -108,11 +108,35 @@ let backendMode: DecodeBackend = "auto";
 let wasmInstance: WasmKernels | undefined | null = null;
 let wasmFilterKernels: BloscKernels | undefined;
 
-/** The WebAssembly kernels when the decoding backend uses them. @internal */
-export function activeWasm(): WasmKernels | undefined {
+function activeWasm(): WasmKernels | undefined {
   if (backendMode === "js" || kernels !== JS_KERNELS) return undefined;
   if (wasmInstance === null) wasmInstance = loadWasmKernels();
   return wasmInstance;
+}
+
+/**
+ * The stream-prefix decoder of a block's pieces (see element-pieces.ts). @internal
+ *
+ * @example
+ * ```ts
+ * const head = streamPrefixDecoder()?.decodeStreamPrefix(1, stream, 65536, 101);
+ * ```
+ */
+export interface StreamPrefixDecoder {
+  decodeStreamPrefix(codecFormat: number, src: Uint8Array, neblock: number, want: number, path?: string, whole?: boolean): Uint8Array | undefined;
+}
+
+/**
+ * The WebAssembly kernels' stream-prefix decoder when the decoding backend uses WebAssembly, typed
+ * without WebAssembly's own types (this module's declarations must not need them). @internal
+ *
+ * @example
+ * ```ts
+ * if (streamPrefixDecoder() === undefined) decodeWholeBlock();
+ * ```
+ */
+export function streamPrefixDecoder(): StreamPrefixDecoder | undefined {
+  return activeWasm();
 }
 
 /**

@@ -21,7 +21,7 @@
  */
 import { FormatError, UsageError } from "@fmt/errors";
 import { splitCount } from "@fmt/header";
-import { activeWasm, filterOf, usesWasmCodec } from "./decompress.js";
+import { filterOf, streamPrefixDecoder, usesWasmCodec } from "./decompress.js";
 import type { ChunkPlan } from "./plan.js";
 import { readI32 } from "./plan.js";
 
@@ -114,7 +114,7 @@ const PREFIX_SLACK = 256;
  */
 export function planBytePieces(plan: ChunkPlan, streams: BlockStreams, j: number, byteStart: number, byteEnd: number): BytePiece[] | undefined {
   const { header } = plan;
-  if (header.memcpyed || !usesWasmCodec(header) || activeWasm() === undefined) return undefined;
+  if (header.memcpyed || !usesWasmCodec(header) || streamPrefixDecoder() === undefined) return undefined;
   const blockStart = j * header.blocksize;
   const { starts, sizes, neblock } = streams;
   const bsize = neblock * starts.length;
@@ -163,7 +163,7 @@ export function decodeBytePieces(
   pieces: readonly BytePiece[], bytes: readonly Uint8Array[], out: Uint8Array,
 ): BytePiece[] {
   const { header } = plan;
-  const wasm = activeWasm()!;
+  const wasm = streamPrefixDecoder()!;
   const blockStart = j * header.blocksize;
   const { neblock, sizes, starts } = streams;
   const bsize = neblock * starts.length;
