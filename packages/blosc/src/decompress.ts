@@ -357,6 +357,44 @@ export function decompressPlannedInto(chunk: Uint8Array, plan: ChunkPlan, out: U
 }
 
 /**
+ * The decoded bytes of a whole chunk already validated by `planChunk`, as a view of the
+ * WebAssembly kernels' memory: no copy out. The view is valid only until the next call into this
+ * package — use it at once, synchronously, and copy what must outlive that. `undefined` when the
+ * chunk's codec has no WebAssembly decoder or WebAssembly is not in use (decode with
+ * {@link decompressPlannedInto} then). A memcpyed chunk gives a view of `chunk` itself. @internal
+ *
+ * @example
+ * ```ts
+ * const view = decompressPlannedTransient(chunk, plan);
+ * if (view !== undefined) total += sumOf(new Float64Array(view.buffer, view.byteOffset, view.length / 8));
+ * ```
+ */
+export function decompressPlannedTransient(chunk: Uint8Array, plan: ChunkPlan): Uint8Array | undefined {
+  requirePlan(plan);
+  const { header, path } = plan;
+  if (header.nbytes === 0) return new Uint8Array(0);
+  if (header.memcpyed) return chunk.subarray(BLOSC_HEADER_SIZE, BLOSC_HEADER_SIZE + header.nbytes);
+  const wasm = activeWasm();
+  if (wasm === undefined || !usesWasmCodec(header)) return undefined;
+  if (!plan.streamsChecked) checkStreams(chunk, 0, plan, 0, plan.nblocks, header.cbytes);
+  return wasm.decodeTransient(chunk, header, path);
+}
+
+/**
+ * `start` plus the sum of a {@link decompressPlannedTransient} view's little-endian float64
+ * values in numpy's order of additions (np.sum, to the last bit), computed where the view lies;
+ * `undefined` when it does not lie in the WebAssembly kernels' memory. @internal
+ *
+ * @example
+ * ```ts
+ * total = sumTransientFloat64(view, total) ?? sumInJavaScript(view, total);
+ * ```
+ */
+export function sumTransientFloat64(view: Uint8Array, start: number): number | undefined {
+  return activeWasm()?.sumFloat64LikeNumpy(view, start);
+}
+
+/**
  * Decompress a whole Blosc chunk into a new array of exactly `nbytes` bytes. The header and the
  * layout of every stream are validated before the output is allocated.
  *

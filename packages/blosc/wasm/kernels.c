@@ -275,3 +275,48 @@ EXPORT(alloc) u32 alloc(u32 n) {
 
 /* Release everything alloc handed out. */
 EXPORT(reset) void reset(void) { arena_top = (u32)(size_t)&__heap_base; }
+
+/* ---- reductions over decoded data ---- */
+
+/*
+ * numpy's pairwise summation of float64 (pairwise_sum in numpy's loops): below 8 values a plain
+ * running sum, up to 128 eight running sums (here four two-lane vectors: the same additions
+ * lane by lane) combined as ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7)) plus the tail, above that two
+ * halves cut at a multiple of 8. No reassociation: the result is numpy's to the last bit.
+ */
+static double pairwise_f64(const double *a, u32 n) {
+  if (n < 8) {
+    double res = 0;
+    for (u32 i = 0; i < n; i++) res += a[i];
+    return res;
+  }
+  if (n <= 128) {
+    v128_t r01 = wasm_v128_load(a), r23 = wasm_v128_load(a + 2), r45 = wasm_v128_load(a + 4), r67 = wasm_v128_load(a + 6);
+    u32 whole = n - n % 8;
+    u32 i = 8;
+    for (; i < whole; i += 8) {
+      r01 = wasm_f64x2_add(r01, wasm_v128_load(a + i));
+      r23 = wasm_f64x2_add(r23, wasm_v128_load(a + i + 2));
+      r45 = wasm_f64x2_add(r45, wasm_v128_load(a + i + 4));
+      r67 = wasm_f64x2_add(r67, wasm_v128_load(a + i + 6));
+    }
+    double res = ((wasm_f64x2_extract_lane(r01, 0) + wasm_f64x2_extract_lane(r01, 1)) +
+                  (wasm_f64x2_extract_lane(r23, 0) + wasm_f64x2_extract_lane(r23, 1))) +
+                 ((wasm_f64x2_extract_lane(r45, 0) + wasm_f64x2_extract_lane(r45, 1)) +
+                  (wasm_f64x2_extract_lane(r67, 0) + wasm_f64x2_extract_lane(r67, 1)));
+    for (; i < n; i++) res += a[i];
+    return res;
+  }
+  u32 half = n / 2;
+  half -= half % 8;
+  return pairwise_f64(a, half) + pairwise_f64(a + half, n - half);
+}
+
+/* start + the sum of a[0..n) as numpy's np.sum adds them: buffers of 8192 values, each pairwise. */
+EXPORT(sum_f64_like_numpy)
+double sum_f64_like_numpy(const double *a, u32 n, double start) {
+  if (n == 0) return start;
+  double chunk = pairwise_f64(a, n < 8192 ? n : 8192);
+  for (u32 at = 8192; at < n; at += 8192) chunk += pairwise_f64(a + at, n - at < 8192 ? n - at : 8192);
+  return start + chunk;
+}

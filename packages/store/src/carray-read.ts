@@ -16,7 +16,7 @@
  */
 import { FormatError } from "@fmt/errors";
 import { BLOSC_HEADER_SIZE, readChunkHeader } from "@fmt/header";
-import { blockExtent, blockStreams, chunkHeadLength, decodeBlockInto, decodeBytePieces, decompressPlannedInto, decompressRangePlannedInto, planBytePieces, planChunk, planChunkHead } from "@fmt/blosc";
+import { blockExtent, blockStreams, chunkHeadLength, decodeBlockInto, decodeBytePieces, decompressPlannedInto, decompressPlannedTransient, decompressRangePlannedInto, planBytePieces, planChunk, planChunkHead } from "@fmt/blosc";
 import type { BytePiece, ChunkCodecPool, ChunkPlan } from "@fmt/blosc";
 import { ChunkCache } from "./chunk-cache.js";
 import { withPath } from "./internal.js";
@@ -333,7 +333,8 @@ export class ChunkReader {
 
   /**
    * Calls `visit` with each chunk's decoded rows in `[start, stop)`, in order. The bytes are only
-   * valid during the call: they live in a buffer reused for the next chunk (or in the cache).
+   * valid during the call: they live in a buffer reused for the next chunk, in the cache, or in
+   * @fmt/blosc's WebAssembly memory — so `visit` must not call into @fmt/blosc.
    */
   async scan(start: number, stop: number, visit: (bytes: Uint8Array, firstRow: number) => void): Promise<void> {
     if (start === stop) return;
@@ -346,6 +347,13 @@ export class ChunkReader {
     for await (const loaded of this.chunksInOrder(indices, { reuseInputs: true })) {
       const from = Math.max(start, loaded.firstRow) - loaded.firstRow;
       const to = Math.min(stop, loaded.firstRow + loaded.rows) - loaded.firstRow;
+      // A chunk decoded in WebAssembly memory is visited there, without the copy out: `visit`
+      // runs synchronously and calls nothing that could reuse that memory before it returns.
+      const transient = loaded.decoded === undefined && this.cache.chunk(loaded.index) === undefined ? withPath(loaded.key, () => decompressPlannedTransient(loaded.chunk, loaded.plan!)) : undefined;
+      if (transient !== undefined) {
+        visit(transient.subarray(from * atom, to * atom), loaded.firstRow + from);
+        continue;
+      }
       const size = (to - from) * atom;
       if (scratch.length < size) scratch = new Uint8Array(Math.max(size, this.chunklen * atom));
       const view = scratch.subarray(0, size);

@@ -9,6 +9,7 @@
  * ```
  * @module
  */
+import { sumTransientFloat64 } from "@fmt/blosc";
 import { UsageError } from "@fmt/errors";
 import type { DType } from "@fmt/meta";
 import { decodeValues } from "@fmt/expr";
@@ -69,6 +70,7 @@ export async function sumOf(ctx: ScanContext): Promise<number | bigint> {
   }
   const wide = (kind === "i" || kind === "u") && ctx.dtype.itemsize === 8;
   const integral = kind === "i" || kind === "u" || kind === "b";
+  const littleF8 = kind === "f" && ctx.dtype.itemsize === 8 && ctx.dtype.str.startsWith("<");
   ctx.checkWork(0, ctx.length, 1);
   let big = 0n;
   let acc = 0;
@@ -82,7 +84,9 @@ export async function sumOf(ctx: ScanContext): Promise<number | bigint> {
     // every addition (a heap number per element, three times the time of the loop itself).
     const numbers = values as Float64Array;
     if (!integral) {
-      acc = sumLikeNumpy(numbers, acc);
+      // Little-endian float64 bytes still in the kernels' memory are summed there (same order).
+      const inKernels = littleF8 ? sumTransientFloat64(bytes, acc) : undefined;
+      acc = inKernels ?? sumLikeNumpy(numbers, acc);
       return;
     }
     let local = acc;

@@ -49,6 +49,7 @@ interface KernelExports {
   ): number;
   decode_stream_prefix(codec: number, src: number, srclen: number, dst: number, dstcap: number, want: number): number;
   zstd_sequences(args: number, rep: number, result: number): number;
+  sum_f64_like_numpy(a: number, n: number, start: number): number;
 }
 
 /**
@@ -582,7 +583,7 @@ export class WasmKernels {
     options: DecodeChunkOptions = {},
   ): Uint8Array {
     const { path } = options;
-    const { nbytes, blocksize, cbytes, memcpyed } = header;
+    const { nbytes, blocksize } = header;
     if (nbytes === 0) return options.out ? options.out.subarray(0, 0) : new Uint8Array(0);
     const nblocks = Math.ceil(nbytes / blocksize);
     const first = options.firstBlock ?? 0;
@@ -598,6 +599,54 @@ export class WasmKernels {
     }
     const dest = options.out ?? new Uint8Array(want);
     if (dest.length < want) throw new UsageError("INVALID_ARGUMENT", "output buffer is too small", { path, field: "out.length", expected: want, actual: dest.length });
+    const pd = this.#decodeInArena(chunk, header, first, end, length, path);
+    dest.set(this.#heap.subarray(pd + skip, pd + skip + want));
+    return dest.length === want ? dest : dest.subarray(0, want);
+  }
+
+  /**
+   * {@link WasmKernels.decodeValidated} of a whole chunk without the copy out: the decoded bytes
+   * as a view of the module's memory, valid until the next call on these kernels.
+   *
+   * @example
+   * ```ts
+   * const view = kernels.decodeTransient(chunk, plan.header);
+   * ```
+   */
+  decodeTransient(
+    chunk: Uint8Array,
+    header: { readonly nbytes: number; readonly blocksize: number; readonly cbytes: number; readonly memcpyed: boolean },
+    path?: string,
+  ): Uint8Array {
+    const { nbytes, blocksize } = header;
+    if (nbytes === 0) return new Uint8Array(0);
+    const pd = this.#decodeInArena(chunk, header, 0, Math.ceil(nbytes / blocksize), nbytes, path);
+    return this.#heap.subarray(pd, pd + nbytes);
+  }
+
+  /**
+   * `start` plus the sum of the little-endian float64 values of `view` in numpy's order of
+   * additions (np.sum: buffers of 8,192 values, each summed pairwise), when `view` lies in these
+   * kernels' memory (a {@link WasmKernels.decodeTransient} result, 8-aligned); else `undefined`.
+   *
+   * @example
+   * ```ts
+   * const total = kernels.sumFloat64LikeNumpy(kernels.decodeTransient(chunk, plan.header), 0);
+   * ```
+   */
+  sumFloat64LikeNumpy(view: Uint8Array, start: number): number | undefined {
+    const ex = this.#exports;
+    if (view.buffer !== ex.memory.buffer || view.byteOffset % 8 !== 0 || view.length % 8 !== 0) return undefined;
+    return ex.sum_f64_like_numpy(view.byteOffset, view.length / 8, start);
+  }
+
+  /** Decodes blocks [first, end) (`length` bytes) into the arena; returns where they start. */
+  #decodeInArena(
+    chunk: Uint8Array,
+    header: { readonly nbytes: number; readonly blocksize: number; readonly cbytes: number; readonly memcpyed: boolean },
+    first: number, end: number, length: number, path: string | undefined,
+  ): number {
+    const { nbytes, blocksize, cbytes, memcpyed } = header;
     const srclen = Math.min(chunk.length, cbytes);
     const ex = this.#exports;
     // One arena layout per call: input, decoded blocks, then two blocks of scratch. The arena is
@@ -616,8 +665,7 @@ export class WasmKernels {
     if (r === ERR_CODEC) throw new UsageError("INVALID_ARGUMENT", "codec not available in WebAssembly", { path, field: "blosc.flags", expected: "blosclz or lz4" });
     if (r < 0) throw kernelError(r, "blosc.stream", path);
     if (r !== length) throw new FormatError("CORRUPT_STREAM", "chunk decodes to the wrong length", { path, field: "blosc.nbytes", expected: length, actual: r });
-    dest.set(heap.subarray(pd + skip, pd + skip + want));
-    return dest.length === want ? dest : dest.subarray(0, want);
+    return pd;
   }
 
   /**
