@@ -5,10 +5,6 @@
 #   bash wasm/build.sh --check  rebuilds into a temporary directory and fails if either committed
 #                               file differs from the rebuild (CI runs this)
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-case "${1:-}" in
-  --check | "") ;;
-  *) echo "usage: build.sh [--check]" >&2; exit 2 ;;
-esac
-exec bash "$here/../../../tools/wasm/build-module.sh" packages/blosc kernels KERNELS "The SIMD kernels module" \
-  src/wasm/kernels.generated.ts ${1:+"$1"} -- filters.c lz4.c blosclz.c kernels.c zstd_seq.c
+# build-module.sh checks the arguments (nothing, or --check).
+exec bash "$(dirname "${BASH_SOURCE[0]}")/../../../tools/wasm/build-module.sh" packages/blosc kernels KERNELS "The SIMD kernels module" \
+  src/wasm/kernels.generated.ts "$@" -- filters.c lz4.c blosclz.c kernels.c zstd_seq.c

@@ -8,6 +8,7 @@
  * @packageDocumentation
  */
 
+import { randomBytes } from "node:crypto";
 import { lstatSync } from "node:fs";
 import type { Stats } from "node:fs";
 import { lstat, readdir, unlink } from "node:fs/promises";
@@ -24,6 +25,19 @@ import { BcolzError, ConflictError, StorageError, UsageError } from "@fmt/errors
  * ```
  */
 export const TEMP_MARKER = ".fmt-tmp-";
+
+/**
+ * A fresh temporary path next to `file` for `put` to write before renaming: `file`, the marker,
+ * 16 random hex digits.
+ *
+ * @example
+ * ```ts
+ * const temp = temporaryPathFor("/data/t.bcolz/meta/sizes"); // …/meta/sizes.fmt-tmp-3f9c…
+ * ```
+ */
+export function temporaryPathFor(file: string): string {
+  return `${file}${TEMP_MARKER}${randomBytes(8).toString("hex")}`;
+}
 
 /**
  * Matches the name of a temporary file of `put` (see {@link TEMP_MARKER}).

@@ -11,14 +11,13 @@
  * @packageDocumentation
  */
 
-import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { constants as fsConstants } from "node:fs";
 import { mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import * as nodePath from "node:path";
 import { ConflictError, FormatError, StorageError, UsageError } from "@fmt/errors";
-import { directoryFailure, directoryInTheWay, isMissing, mayBeDirectoryInTheWay, refuseLinksBetween, removeTemporaryFiles, storageFailure, systemErrorCode as errorCode, TEMP_MARKER, TEMP_PATTERN } from "./file-safety-node.js";
+import { directoryFailure, directoryInTheWay, isMissing, mayBeDirectoryInTheWay, refuseLinksBetween, removeTemporaryFiles, storageFailure, systemErrorCode as errorCode, temporaryPathFor, TEMP_PATTERN } from "./file-safety-node.js";
 import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./index.js";
 import { fileKind, readFileChecked, readRangesChecked } from "./read-sync-node.js";
 import { writeFileAtomicallySync } from "./write-sync-node.js";
@@ -208,7 +207,6 @@ export class FileSystemStore implements WritableStore {
     }
   }
 
-  /** Only the requested bytes of the file (clipped at its end); `undefined` if missing. */
   /**
    * {@link get} into `buffer` when the file fits in it (the result is then a view of `buffer`),
    * else into a new array: a reader going through many chunk files one after another reuses one
@@ -226,6 +224,7 @@ export class FileSystemStore implements WritableStore {
     return this.get(key);
   }
 
+  /** Only the requested bytes of the file (clipped at its end); `undefined` if missing. */
   async getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined> {
     validateKey(key);
     resolveRange(range, 0);
@@ -357,7 +356,7 @@ export class FileSystemStore implements WritableStore {
         throw directoryFailure(error, key);
       }
     }
-    const temp = `${file}${TEMP_MARKER}${randomBytes(8).toString("hex")}`;
+    const temp = temporaryPathFor(file);
     let handle: FileHandle | undefined;
     try {
       handle = await open(temp, "wx");

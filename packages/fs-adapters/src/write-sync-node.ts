@@ -6,10 +6,9 @@
  *
  * @module
  */
-import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import * as nodePath from "node:path";
-import { directoryFailure, directoryInTheWay, mayBeDirectoryInTheWay, refuseLinksBetweenSync, storageFailure, TEMP_MARKER } from "./file-safety-node.js";
+import { directoryFailure, directoryInTheWay, mayBeDirectoryInTheWay, refuseLinksBetweenSync, storageFailure, temporaryPathFor } from "./file-safety-node.js";
 
 /**
  * Writes `value` to `file` (the path of `key` under `root`) atomically: a temporary file in the
@@ -32,7 +31,7 @@ export function writeFileAtomicallySync(root: string, key: string, file: string,
       throw directoryFailure(error, key);
     }
   }
-  const temp = `${file}${TEMP_MARKER}${randomBytes(8).toString("hex")}`;
+  const temp = temporaryPathFor(file);
   let fd: number | undefined;
   try {
     fd = openSync(temp, "wx");

@@ -445,7 +445,7 @@ export class ChunkReader {
     const again = this.#recentRowChunks.includes(index);
     // A chunk file read for one row goes into a reused buffer unless the cache keeps it: random
     // rows over a large array then neither allocate nor collect a chunk-sized buffer per get.
-    const keep = kept === undefined && !again && this.cache.maxBytes >= this.chunklen * this.atomSize && this.cache.bytes + this.chunklen * this.atomSize <= this.cache.maxBytes;
+    const keep = kept === undefined && !again && this.cache.bytes + this.chunklen * this.atomSize <= this.cache.maxBytes;
     const buffer = fetched === undefined && kept === undefined && !keep && this.layout.formatVersion === 1 ? this.#rowInputs.take() : undefined;
     try {
       const stored = kept !== undefined ? { index, key: this.chunkKey(index), chunk: kept } : (fetched ?? (await this.layout.read(index, buffer)));
@@ -486,9 +486,8 @@ export class ChunkReader {
     const plan = partial?.ranges === undefined ? undefined : this.cache.streamPlan(index);
     if (partial?.ranges === undefined || plan === undefined || plan.header.memcpyed || this.#recentRowChunks.includes(index)) return undefined;
     const j = Math.floor(offset / plan.header.blocksize);
-    const known = this.cache.block(index, j) === undefined ? this.cache.streams(index, j) : undefined;
-    if (known === undefined) return undefined;
-    const streams = known.streams;
+    const streams = this.cache.block(index, j) === undefined ? this.cache.streams(index, j) : undefined;
+    if (streams === undefined) return undefined;
     const end = offset + this.atomSize;
     let pieces = planBytePieces(plan, streams, j, offset, end);
     if (pieces === undefined) return undefined;

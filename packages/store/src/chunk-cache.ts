@@ -220,20 +220,19 @@ export class ChunkCache {
   }
 
   /**
-   * The plan of chunk `index` and where the streams of its block `block` lie, or `undefined`.
+   * Where the streams of block `block` of chunk `index` lie, or `undefined` (their plan:
+   * {@link ChunkCache.streamPlan}).
    * Kept apart from the byte budget (a few hundred bytes per chunk, at most
    * {@link MAX_STREAM_MAPS} chunks): evicting decoded chunks must not forget them, or random
    * single-row reads would keep reading whole chunk files to learn them again.
    *
    * @example
    * ```ts
-   * cache.streams(7, 0)?.streams.neblock;
+   * cache.streams(7, 0)?.neblock;
    * ```
    */
-  streams(index: number, block: number): { plan: ChunkPlan; streams: BlockStreams } | undefined {
-    const known = this.#streamMaps.get(index);
-    const streams = known?.blocks.get(block);
-    return streams === undefined ? undefined : { plan: known!.plan, streams };
+  streams(index: number, block: number): BlockStreams | undefined {
+    return this.#streamMaps.get(index)?.blocks.get(block);
   }
 
   /**

@@ -680,9 +680,8 @@ export class WasmKernels {
    * ```
    */
   encodeBlock(block: Uint8Array, options: EncodeBlockOptions): Uint8Array {
-    const cap = block.length + 4 * options.nsplits;
-    const out = new Uint8Array(cap);
-    return out.subarray(0, this.encodeBlockInto(block, options, out, 0));
+    const { pd, length } = this.#encodeInArena(block, options);
+    return this.#heap.slice(pd, pd + length);
   }
 
   /**
@@ -696,6 +695,13 @@ export class WasmKernels {
    * ```
    */
   encodeBlockInto(block: Uint8Array, options: EncodeBlockOptions, out: Uint8Array, offset: number): number {
+    const { pd, length } = this.#encodeInArena(block, options);
+    if (offset + length <= out.length) out.set(this.#heap.subarray(pd, pd + length), offset);
+    return length;
+  }
+
+  /** Encodes one block into the arena; where its bytes start and how many there are. */
+  #encodeInArena(block: Uint8Array, options: EncodeBlockOptions): { pd: number; length: number } {
     const { typesize, nsplits, codec, shuffle, clevel } = options;
     checkTypesize(typesize);
     if (!Number.isInteger(nsplits) || nsplits < 1 || block.length % nsplits !== 0) {
@@ -708,10 +714,8 @@ export class WasmKernels {
     this.#heap.set(block, ps);
     const r = this.#exports.encode_block(ps, block.length, typesize, nsplits, codecNumber, shuffle, clevel, pd, cap, pscratch);
     if (r < 0) throw new UsageError("INVALID_ARGUMENT", "block could not be encoded", { field: "block", actual: r });
-    if (offset + r <= out.length) out.set(this.#heap.subarray(pd, pd + r), offset);
-    return r;
+    return { pd, length: r };
   }
-
 }
 
 function readI32(bytes: Uint8Array, at: number): number {
