@@ -59,17 +59,19 @@ export interface ReadableStore {
    */
   getRange?(key: string, range: ByteRange): Promise<Uint8Array | undefined>;
   /**
-   * The whole value of `key` like {@link get}, but read into `buffer` when it fits there (the
-   * result is then a view of `buffer`, which the caller lends until it is done with the result);
-   * otherwise in a new array. `undefined` if there is no such key. Optional: a store that cannot
-   * read into a given buffer leaves it out and callers use `get`.
+   * The whole value of `key` like {@link get}, or with `range` the part {@link getRange} gives,
+   * but read into `buffer` when it fits there (the result is then a view of `buffer`, which the
+   * caller lends until it is done with the result); otherwise in a new array. `undefined` if
+   * there is no such key. Optional: a store that cannot read into a given buffer leaves it out
+   * and callers use `get` or `getRange`.
    *
    * @example
    * ```ts
    * const bytes = (await store.getInto?.("data/__0.blp", spare)) ?? (await store.get("data/__0.blp"));
+   * const slot = await store.getInto?.("data/__1__.bin", spare, { offset: 4096, length: 65536 });
    * ```
    */
-  getInto?(key: string, buffer: Uint8Array): Promise<Uint8Array | undefined>;
+  getInto?(key: string, buffer: Uint8Array, range?: ByteRange): Promise<Uint8Array | undefined>;
   /**
    * Several parts of the value of `key` at once, each clipped like {@link getRange}, in the
    * order asked; `undefined` if there is no such key. Optional: a store that reads ranges as

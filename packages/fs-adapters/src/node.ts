@@ -208,20 +208,24 @@ export class FileSystemStore implements WritableStore {
   }
 
   /**
-   * {@link get} into `buffer` when the file fits in it (the result is then a view of `buffer`),
-   * else into a new array: a reader going through many chunk files one after another reuses one
-   * buffer instead of allocating (and later collecting) one per file. With `io: "async"` it is
-   * `get`.
+   * {@link get} (or with `range`, {@link getRange}) into `buffer` when the bytes fit in it (the
+   * result is then a view of `buffer`), else into a new array: a reader going through many chunk
+   * files, or runs of a superchunk, one after another reuses one buffer instead of allocating
+   * (and later collecting) one per read. With `io: "async"` it is `get` or `getRange`.
    *
    * @example
    * ```ts
    * const buffer = new Uint8Array(1 << 20);
    * const bytes = await store.getInto("data/__0.blp", buffer); // bytes.buffer === buffer.buffer when it fits
+   * const run = await store.getInto("data/__1__.bin", buffer, { offset: 4096, length: 65536 });
    * ```
    */
-  async getInto(key: string, buffer: Uint8Array): Promise<Uint8Array | undefined> {
-    if (this.io === "sync") return readFileChecked(this.pathOf(key), key, undefined, this.maxValueBytes, buffer);
-    return this.get(key);
+  async getInto(key: string, buffer: Uint8Array, range?: ByteRange): Promise<Uint8Array | undefined> {
+    if (this.io !== "sync") return range === undefined ? this.get(key) : this.getRange(key, range);
+    if (range === undefined) return readFileChecked(this.pathOf(key), key, undefined, this.maxValueBytes, buffer);
+    validateKey(key);
+    resolveRange(range, 0);
+    return readFileChecked(this.pathOf(key), key, (size) => resolveRange(range, size), Infinity, buffer);
   }
 
   /** Only the requested bytes of the file (clipped at its end); `undefined` if missing. */

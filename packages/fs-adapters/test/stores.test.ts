@@ -94,6 +94,24 @@ describe.each(factories)("%s basic behaviour", (_name, make) => {
     await rejectsWith(store.getRanges!("../x", [{ offset: 0, length: 1 }]), "UNSAFE_NAME");
   });
 
+  it("getInto reads the value or a clipped part of it into the lent buffer when it fits", async () => {
+    const store = await make();
+    if (store.getInto === undefined) return; // optional: this store reads into new arrays only
+    await store.put("k", bytes(0, 1, 2, 3, 4, 5, 6, 7, 8, 9));
+    const buffer = new Uint8Array(6);
+    const part = await store.getInto("k", buffer, { offset: 3, length: 4 });
+    expect(part).toEqual(bytes(3, 4, 5, 6));
+    expect(part!.buffer === buffer.buffer).toBe(store instanceof FileSystemStore && store.io === "sync");
+    expect(await store.getInto("k", buffer, { offset: 8, length: 10 })).toEqual(bytes(8, 9));
+    expect(await store.getInto("k", buffer, { suffixLength: 3 })).toEqual(bytes(7, 8, 9));
+    expect(await store.getInto("k", buffer, { offset: 20, length: 1 })).toEqual(new Uint8Array(0));
+    expect(await store.getInto("k", buffer, { offset: 1, length: 9 })).toEqual(bytes(1, 2, 3, 4, 5, 6, 7, 8, 9)); // too large: a new array
+    expect(await store.getInto("k", new Uint8Array(16))).toEqual(bytes(0, 1, 2, 3, 4, 5, 6, 7, 8, 9));
+    expect(await store.getInto("missing", buffer, { offset: 0, length: 1 })).toBeUndefined();
+    await rejectsWith(store.getInto("k", buffer, { offset: -1, length: 2 }), "INVALID_ARGUMENT");
+    await rejectsWith(store.getInto("../x", buffer, { offset: 0, length: 1 }), "UNSAFE_NAME");
+  });
+
   it("lists recursively, sorted, by plain string prefix", async () => {
     const store = await make();
     for (const key of ["data/__10.blp", "data/__1.blp", "data/__2.blp", "meta/sizes", "meta/storage", "__attrs__", "col/data/__0.blp"]) {
@@ -225,14 +243,17 @@ type Op =
   | { op: "get"; key: string }
   | { op: "getRange"; key: string; range: ByteRange }
   | { op: "getRanges"; key: string; ranges: ByteRange[] }
+  | { op: "getInto"; key: string; range: ByteRange | undefined; room: number }
   | { op: "list"; prefix: string };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant("put" as const), key: keyArb, value: fc.uint8Array({ maxLength: 10 }) }),
+  fc.record({ op: fc.constant("put" as const), key: fc.constantFrom("f0", "d0/f1"), value: fc.uint8Array({ maxLength: 10 }) }),
   fc.record({ op: fc.constant("delete" as const), key: keyArb }),
   fc.record({ op: fc.constant("get" as const), key: keyArb }),
   fc.record({ op: fc.constant("getRange" as const), key: keyArb, range: rangeArb }),
   fc.record({ op: fc.constant("getRanges" as const), key: keyArb, ranges: fc.array(rangeArb, { maxLength: 5 }) }),
+  fc.record({ op: fc.constant("getInto" as const), key: fc.constantFrom("f0", "d0/f1"), range: fc.option(rangeArb, { nil: undefined }), room: fc.nat(12) }),
   fc.record({ op: fc.constant("list" as const), prefix: prefixArb }),
 );
 
@@ -264,6 +285,19 @@ async function runAgainstModel(store: WritableStore, ops: Op[]): Promise<void> {
       case "getRanges": {
         const value = model.get(step.key);
         expect(await store.getRanges!(step.key, step.ranges)).toEqual(value === undefined ? undefined : step.ranges.map((r) => modelRange(value, r)));
+        break;
+      }
+      case "getInto": {
+        if (store.getInto === undefined) break;
+        const value = model.get(step.key);
+        const expected = value === undefined ? undefined : step.range === undefined ? value : modelRange(value, step.range);
+        const buffer = new Uint8Array(step.room).fill(0xee);
+        const got = await store.getInto(step.key, buffer, step.range);
+        expect(got).toEqual(expected);
+        // On the calling thread, bytes that fit are read into the lent buffer and larger values
+        // come in a new array; `io: "async"` always reads into a new array.
+        const readsInto = store instanceof FileSystemStore && store.io === "sync";
+        if (got !== undefined && got.length > 0) expect(got.buffer === buffer.buffer).toBe(readsInto && got.length <= step.room);
         break;
       }
       case "list":

@@ -191,8 +191,9 @@ export class ChunkReader {
   async *chunksInOrder(indices: Iterable<number>, options: { reuseInputs?: boolean } = {}): AsyncGenerator<LoadedChunk, void, undefined> {
     const order = [...indices];
     // With `reuseInputs` the caller is done with each chunk when it asks for the next one, so the
-    // buffer its file was read into serves a later read (format 1 on stores with getInto).
-    const lent = options.reuseInputs === true && this.layout.formatVersion === 1 ? new LentBuffers(this.chunklen * this.atomSize) : undefined;
+    // buffer a fetch was read into serves a later fetch once its last chunk is done (stores with
+    // getInto; a format-2 run of slots shares one buffer).
+    const lent = options.reuseInputs === true ? new LentBuffers(this.chunklen * this.atomSize) : undefined;
     // Rows a writer holds and chunks kept compressed by an earlier single-row read need no fetch.
     const kept = new Map<number, Uint8Array>();
     for (const k of order) {
@@ -228,6 +229,7 @@ export class ChunkReader {
           continue;
         }
         if (at >= batch.length) {
+          if (batch.length > 0) lent?.giveBack(batch[0]!.chunk);
           await fill(1 + this.#prefetch);
           const pending = window.shift();
           if (pending === undefined) throw new Error("internal: the layout planned fewer chunks than asked");
@@ -238,7 +240,6 @@ export class ChunkReader {
         const stored = batch[at++]!;
         if (stored.index !== index) throw new Error(`internal: the layout planned chunk ${stored.index} where ${index} was asked`);
         yield await this.loadChunk(index, stored);
-        lent?.giveBack(stored.chunk);
       }
     } finally {
       await plan.return(undefined);
@@ -446,7 +447,7 @@ export class ChunkReader {
     // A chunk file read for one row goes into a reused buffer unless the cache keeps it: random
     // rows over a large array then neither allocate nor collect a chunk-sized buffer per get.
     const keep = kept === undefined && !again && this.cache.bytes + this.chunklen * this.atomSize <= this.cache.maxBytes;
-    const buffer = fetched === undefined && kept === undefined && !keep && this.layout.formatVersion === 1 ? this.#rowInputs.take() : undefined;
+    const buffer = fetched === undefined && kept === undefined && !keep ? this.#rowInputs.take() : undefined;
     try {
       const stored = kept !== undefined ? { index, key: this.chunkKey(index), chunk: kept } : (fetched ?? (await this.layout.read(index, buffer)));
       const loaded = await this.loadChunk(index, stored);

@@ -21,7 +21,7 @@ import { BLPK_V2_HEADER_SIZE, buildSuperchunk, checksumKind, computeChunkChecksu
 import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import { encodeMetadata, parseJournalV2, serializeJournalV2, serializeShapeV2, serializeSuperchunkMeta } from "@fmt/meta";
 import { joinKey, readText, withPath } from "./internal.js";
-import type { ChunkFetch, ChunkLayoutWriter, LayoutGeometry, StoredChunk } from "./layout.js";
+import type { ChunkFetch, ChunkLayoutWriter, InputBuffers, LayoutGeometry, StoredChunk } from "./layout.js";
 import { JOURNAL_FILE } from "./layout-v1.js";
 import { chunkFromSlot, chunkOffset, loadSuperchunkIndex, parseIndex, slotReadLength } from "./superchunk-index.js";
 import type { IndexExpectation, SuperchunkIndex } from "./superchunk-index.js";
@@ -139,7 +139,7 @@ export class LayoutV2 implements ChunkLayoutWriter {
     return pending;
   }
 
-  async read(g: number): Promise<StoredChunk> {
+  async read(g: number, buffer?: Uint8Array): Promise<StoredChunk> {
     if (this.#files !== undefined) return this.#serial(() => this.#readWriting(g));
     const S = this.#settings.superchunksize;
     const s = Math.floor(g / S) + 1;
@@ -148,19 +148,19 @@ export class LayoutV2 implements ChunkLayoutWriter {
     const staged = this.#journal.has(g) ? await this.#readStaged(index, g) : undefined;
     if (staged !== undefined) return staged;
     try {
-      return await this.#readIndexed(index, i, g);
+      return await this.#readIndexed(index, i, g, buffer);
     } catch (error) {
       // A writer may have relocated or compacted since the index was read (§13.5): read it again once.
       if (!(error instanceof FormatError) || error.code === "MISSING_FILE") throw error;
       const again = await this.#index(s, true);
-      return this.#readIndexed(again, i, g);
+      return this.#readIndexed(again, i, g, buffer);
     }
   }
 
-  async #readIndexed(index: SuperchunkIndex, i: number, g: number): Promise<StoredChunk> {
+  async #readIndexed(index: SuperchunkIndex, i: number, g: number, buffer: Uint8Array | undefined): Promise<StoredChunk> {
     const required = this.#expectation(index.s).required;
     const at = chunkOffset(index, i);
-    const slot = await this.#range(index.key, at, slotReadLength(index, i, required));
+    const slot = await this.#range(index.key, at, slotReadLength(index, i, required), buffer);
     return { index: g, key: index.key, chunk: chunkFromSlot(index, i, slot, this.#settings.verify) };
   }
 
@@ -172,14 +172,18 @@ export class LayoutV2 implements ChunkLayoutWriter {
     return { index: g, key, chunk: chunkFromSlot(index, i, file, this.#settings.verify, key) };
   }
 
-  async #range(key: string, offset: number, length: number): Promise<Uint8Array> {
+  /** Bytes `[offset, offset + length)` of superchunk `key`, read into `buffer` when the store can. */
+  async #range(key: string, offset: number, length: number, buffer?: Uint8Array): Promise<Uint8Array> {
     const store = this.#store;
-    const bytes = store.getRange === undefined ? (await store.get(key))?.subarray(offset, offset + length) : await store.getRange(key, { offset, length });
+    let bytes: Uint8Array | undefined;
+    if (buffer !== undefined && store.getInto !== undefined) bytes = await store.getInto(key, buffer, { offset, length });
+    else if (store.getRange !== undefined) bytes = await store.getRange(key, { offset, length });
+    else bytes = (await store.get(key))?.subarray(offset, offset + length);
     if (bytes === undefined) throw new FormatError("MISSING_FILE", "superchunk is missing", { path: key, field: "file" });
     return bytes;
   }
 
-  async *plan(indices: readonly number[], fetchesAhead = 4): AsyncGenerator<ChunkFetch, void, undefined> {
+  async *plan(indices: readonly number[], fetchesAhead = 4, inputs?: InputBuffers): AsyncGenerator<ChunkFetch, void, undefined> {
     const S = this.#settings.superchunksize;
     // The indexes of the next superchunks load while this one's runs are fetched (half as many
     // as the reader's fetches ahead): planning a run needs its superchunk's index, and loading
@@ -239,7 +243,7 @@ export class LayoutV2 implements ChunkLayoutWriter {
         indices: members,
         fetch: async () => {
           try {
-            const bytes = await this.#range(index.key, start, end - start);
+            const bytes = await this.#range(index.key, start, end - start, inputs?.take(end - start));
             return members.map((m) => {
               const at = chunkOffset(index, m % S) - start;
               return { index: m, key: index.key, chunk: chunkFromSlot(index, m % S, bytes.subarray(at), this.#settings.verify) };

@@ -75,9 +75,10 @@ export interface ChunkFetch {
 }
 
 /**
- * Buffers a reader lends the layout to read chunk files into (format 1, on stores with
- * `getInto`): one is taken per fetch and given back by the reader once it is done with that
- * chunk, so that reading many chunks does not allocate (and later collect) one buffer per file.
+ * Buffers a reader lends the layout to read into (stores with `getInto`): one is taken per
+ * fetch (a chunk file in format 1, a run of slots in format 2) and given back by the reader once
+ * it is done with the chunks of that fetch, so that reading many chunks does not allocate (and
+ * later collect) one buffer per read.
  *
  * @example
  * ```ts
@@ -86,8 +87,8 @@ export interface ChunkFetch {
  * ```
  */
 export interface InputBuffers {
-  /** A buffer to read the next chunk file into, or `undefined` for a new one. */
-  take(): Uint8Array | undefined;
+  /** A buffer of at least `bytes` bytes (default: a chunk file's) to read the next fetch into, or `undefined` for a new one. */
+  take(bytes?: number): Uint8Array | undefined;
 }
 
 /**
@@ -105,7 +106,7 @@ export interface ChunkLayout {
   keyOf(g: number): string;
   /**
    * Chunk `g`, whole and checked (`MISSING_FILE` when its file is missing). `buffer`: memory the
-   * caller lends to read the file into (format 1, stores with `getInto`); the chunk returned may
+   * caller lends to read the file or slot into (stores with `getInto`); the chunk returned may
    * be a view of it, valid until the caller reuses the buffer.
    */
   read(g: number, buffer?: Uint8Array): Promise<StoredChunk>;

@@ -1,7 +1,8 @@
 /**
  * Input buffers a chunk reader lends to its layout (see `InputBuffers` in layout.ts): one per
- * fetch, given back once the chunk read into it has been used, so that reading many chunk files
- * one after another neither allocates nor later collects a buffer per file.
+ * fetch, given back once the chunks read into it have been used, so that reading many chunk
+ * files (format 1) or runs of superchunk slots (format 2) one after another neither allocates
+ * nor later collects a buffer per read.
  *
  * @example
  * ```ts
@@ -15,9 +16,10 @@ import type { InputBuffers } from "./layout.js";
 
 /**
  * The input buffers of one pass of the chunk reader (`chunksInOrder`, or single-row reads): lent
- * to the layout for each fetch and given back once the chunk read into it has been used. Only
- * buffers made here are reused: a store may hand back other memory (a larger file, a store
- * without `getInto`), which is never written into.
+ * to the layout for each fetch and given back once the chunks read into it have been used. Only
+ * buffers made here and currently lent are taken back, each once: a store may hand back other
+ * memory (a larger file, a store without `getInto`), which is never written into, and the
+ * chunks of one format-2 run share one buffer, which must not be lent twice.
  *
  * @example
  * ```ts
@@ -28,7 +30,7 @@ import type { InputBuffers } from "./layout.js";
  */
 export class LentBuffers implements InputBuffers {
   readonly #size: number;
-  readonly #mine = new WeakSet<ArrayBufferLike>();
+  readonly #lent = new Set<ArrayBufferLike>();
   readonly #spare: Uint8Array[] = [];
 
   constructor(chunkBytes: number) {
@@ -37,16 +39,25 @@ export class LentBuffers implements InputBuffers {
     this.#size = chunkBytes + chunkBytes / 64 + 4096;
   }
 
-  take(): Uint8Array {
-    const spare = this.#spare.pop();
-    if (spare !== undefined) return spare;
-    const made = new Uint8Array(this.#size);
-    this.#mine.add(made.buffer);
-    return made;
+  /** A buffer of at least `bytes` bytes (default: one chunk file's worth). */
+  take(bytes = this.#size): Uint8Array {
+    const at = this.#spare.findIndex((b) => b.length >= bytes);
+    let buffer: Uint8Array;
+    if (at >= 0) {
+      buffer = this.#spare.splice(at, 1)[0]!;
+    } else {
+      // Grow rather than keep buffers of many sizes: one too small is dropped, and a larger one
+      // is made a power of two, so that the next runs of slots (of slightly varying lengths, up
+      // to the layout's cap) fit in it.
+      this.#spare.pop();
+      buffer = new Uint8Array(bytes <= this.#size ? this.#size : 2 ** Math.ceil(Math.log2(bytes)));
+    }
+    this.#lent.add(buffer.buffer);
+    return buffer;
   }
 
+  /** Takes back the buffer `chunk` lies in, if it is one lent here and not yet given back. */
   giveBack(chunk: Uint8Array): void {
-    if (this.#mine.has(chunk.buffer)) this.#spare.push(new Uint8Array(chunk.buffer));
+    if (this.#lent.delete(chunk.buffer)) this.#spare.push(new Uint8Array(chunk.buffer));
   }
 }
-

@@ -1,12 +1,12 @@
 // Reads through many chunk files reuse a few input buffers (Store.getInto): the values stay
 // right whatever the reader does with the rows it was given, the buffers are few, and memory a
 // store hands back that is not one of the reader's own buffers is never written into.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { MemoryStore } from "@fmt/fs-adapters";
-import type { ReadableStore } from "@fmt/fs-adapters";
+import type { ByteRange, ReadableStore } from "@fmt/fs-adapters";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { createCarray, openCarray } from "@fmt/store";
 
@@ -26,18 +26,20 @@ for (let i = 0; i < values.length; i++) {
 /** A FileSystemStore whose getInto calls are recorded: the buffers lent and what came back. */
 function recording(inner: FileSystemStore) {
   const lent: Uint8Array[] = [];
+  const ranges: (ByteRange | undefined)[] = [];
   let calls = 0;
   const store: ReadableStore = {
     get: (key) => inner.get(key),
     getRange: (key, range) => inner.getRange(key, range),
     list: (prefix) => inner.list(prefix),
-    getInto: async (key, buffer) => {
+    getInto: async (key, buffer, range) => {
       calls++;
       lent.push(buffer);
-      return inner.getInto(key, buffer);
+      ranges.push(range);
+      return inner.getInto(key, buffer, range);
     },
   };
-  return { store, lent, calls: () => calls };
+  return { store, lent, ranges, calls: () => calls };
 }
 
 describe("input buffers of whole-array reads", () => {
@@ -68,6 +70,42 @@ describe("input buffers of whole-array reads", () => {
       const got = new Float64Array(b.bytes.buffer, b.bytes.byteOffset, b.bytes.length / 8);
       expect(Array.from(got)).toEqual(Array.from(values.subarray(b.start, b.start + got.length)));
     }
+  });
+
+  it("format 2: runs of slots are read into a few reused buffers, checksums verified, values right", async () => {
+    const path = join(dir, "v2.bcolz");
+    // Four chunks per superchunk: 11 files, so the reader goes through more runs than it keeps in flight.
+    const created = await createCarray(new FileSystemStore(path), "", values, { dtype: "<f8", chunklen: CHUNKLEN, formatVersion: 2, checksum: "crc32", superchunksize: 4, spare: 0 });
+    await created.close();
+    const { store, lent, ranges, calls } = recording(new FileSystemStore(path));
+    const a = await openCarray(store, "", { cacheBytes: 0 });
+    for (let pass = 0; pass < 2; pass++) expect(Array.from((await a.read()) as Float64Array)).toEqual(Array.from(values));
+    expect(calls()).toBe(2 * Math.ceil((CHUNKS + 1) / 4)); // one range per superchunk and pass
+    expect(ranges.every((r) => r !== undefined && "offset" in r && r.length > 0)).toBe(true);
+    const distinct = new Set(lent.map((b) => b.buffer));
+    expect(distinct.size).toBeLessThanOrEqual(16);
+    expect(distinct.size).toBeLessThan(calls());
+
+    let expectedSum = 0;
+    for (const v of values) expectedSum += v;
+    expect(Math.abs(Number(await a.sum()) - expectedSum) / expectedSum).toBeLessThan(1e-12);
+    const rows = [0, 5, CHUNKLEN * 7 + 3, values.length - 1, CHUNKLEN * 20, 17, CHUNKLEN * 39 + 4000];
+    expect(Array.from((await a.take(rows)) as Float64Array)).toEqual(rows.map((r) => values[r]));
+    for (const r of rows) expect(await a.get(r)).toBe(values[r]);
+    const blocks: { start: number; bytes: Uint8Array }[] = [];
+    for await (const block of a.iterBlocks({ blockLen: CHUNKLEN })) blocks.push({ start: block.start, bytes: block.bytes });
+    for (const b of blocks) {
+      const got = new Float64Array(b.bytes.buffer, b.bytes.byteOffset, b.bytes.length / 8);
+      expect(Array.from(got)).toEqual(Array.from(values.subarray(b.start, b.start + got.length)));
+    }
+
+    // A flipped byte inside a chunk read into a reused buffer is still refused by its checksum.
+    const file = join(path, "data", "__2__.bin");
+    const bytes = readFileSync(file);
+    bytes[bytes.length - 100]! ^= 0x40;
+    writeFileSync(file, bytes);
+    const again = await openCarray(recording(new FileSystemStore(path)).store, "", { cacheBytes: 0 });
+    await expect(again.read()).rejects.toMatchObject({ code: "CHECKSUM_MISMATCH" });
   });
 
   it("memory a store returns instead of the lent buffer is never written into", async () => {
