@@ -1,7 +1,10 @@
 /**
  * {@link HttpStore}: a read-only {@link ReadableStore} over plain HTTP(S) with `fetch`, for the
  * browser and Node: a dataset directory served by any static file server (nginx, a CDN, GitHub
- * Pages, `python3 -m http.server`). Import it from `@fmt/fs-adapters/http`.
+ * Pages, `python3 -m http.server`). Import it from `@fmt/fs-adapters/http`. The one place that
+ * talks to the network is an {@link HttpTransport}: `fetch` by default, or another one such as
+ * `nodeHttpTransport` of `@fmt/fs-adapters/http-node` (node:http without web streams, faster
+ * in Node).
  *
  * @example
  * ```ts
@@ -58,6 +61,108 @@ export interface RedirectOptions {
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
+ * One request an {@link HttpTransport} sends. `redirect: "manual"` asks for a redirect's own
+ * answer (the store follows redirects itself); `"follow"` is asked only after an answer with
+ * {@link HttpAnswer.opaqueRedirect}, which only a browser's `fetch` gives.
+ *
+ * @example
+ * ```ts
+ * const request: HttpRequest = { url: "http://127.0.0.1:8080/ds/meta/sizes", method: "GET", headers: { range: "bytes=0-99" }, signal: AbortSignal.timeout(5000), redirect: "manual" };
+ * ```
+ */
+export interface HttpRequest {
+  /** The absolute URL. */
+  url: string;
+  /** `GET`, or `HEAD` to tell "empty" from "missing". */
+  method: "GET" | "HEAD";
+  /** Request headers, names as configured (`range` in lower case). */
+  headers: Record<string, string>;
+  /** Aborts the request, its body included. */
+  signal: AbortSignal;
+  /** See above. */
+  redirect: "manual" | "follow";
+}
+
+/**
+ * The answer to an {@link HttpRequest}: status and headers at once, the body on demand. The
+ * store ends every answer with exactly one call of `body` or `discard`, which a transport may
+ * rely on to free its connection.
+ *
+ * @example
+ * ```ts
+ * const answer = await transport({ url, method: "GET", headers: {}, signal, redirect: "manual" });
+ * const bytes = answer.status === 200 ? await answer.body(1 << 20, (n) => new Error(`${n} bytes is too long`)) : (await answer.discard(), undefined);
+ * ```
+ */
+export interface HttpAnswer {
+  /** The HTTP status; 0 for an opaque redirect. */
+  status: number;
+  /** The reason phrase (may be empty). */
+  statusText: string;
+  /** The URL that answered (after redirects the transport followed); `""` when unknown. */
+  url: string;
+  /** Whether the transport followed a redirect to get this answer. */
+  redirected: boolean;
+  /** A redirect whose target is hidden (a browser's `fetch` with `redirect: "manual"`). */
+  opaqueRedirect: boolean;
+  /** A header's value (name case-insensitive), several values joined by `", "`; `null` when absent. */
+  header(name: string): string | null;
+  /**
+   * The whole body. Once more than `cap` bytes have come, reading stops, the connection is
+   * dropped and the promise rejects with `tooLong(bytes received so far)`.
+   */
+  body(cap: number, tooLong: (received: number) => Error): Promise<Uint8Array>;
+  /** Drops the body unread (a transport may close the connection rather than read a long one). */
+  discard(): Promise<void>;
+}
+
+/**
+ * How {@link HttpStore} sends a request: `fetch` by default ({@link fetchTransport}); in Node,
+ * `nodeHttpTransport()` of `@fmt/fs-adapters/http-node` is faster. Errors it throws for a
+ * dropped or refused connection should be recognised by `isConnectionError` (`@fmt/fs-adapters/remote`)
+ * so that they are retried.
+ *
+ * @example
+ * ```ts
+ * const logged: HttpTransport = async (request) => {
+ *   console.log(request.method, request.url);
+ *   return fetchTransport()(request);
+ * };
+ * const store = new HttpStore("https://example.org/data/", { transport: logged });
+ * ```
+ */
+export type HttpTransport = (request: HttpRequest) => Promise<HttpAnswer>;
+
+/**
+ * The default {@link HttpTransport}: `fetchFunction` (default `globalThis.fetch`, looked up when
+ * this is called), bodies read through web streams with `readCapped`.
+ *
+ * @example
+ * ```ts
+ * const store = new HttpStore("https://example.org/data/", { transport: fetchTransport(myFetch) });
+ * ```
+ */
+export function fetchTransport(fetchFunction: typeof globalThis.fetch = globalThis.fetch): HttpTransport {
+  return async ({ url, method, headers, signal, redirect }) => {
+    // Called as a plain function: a browser's fetch throws "Illegal invocation" when called as a
+    // method of anything but the window.
+    const response = await fetchFunction(url, { method, headers, signal, redirect });
+    return {
+      status: response.status,
+      statusText: response.statusText,
+      url: response.url,
+      redirected: response.redirected,
+      opaqueRedirect: response.type === "opaqueredirect",
+      header: (name) => response.headers.get(name),
+      body: (cap, tooLong) => readCapped(response.body, cap, tooLong),
+      discard: async () => {
+        await response.body?.cancel();
+      },
+    };
+  };
+}
+
+/**
  * Options of {@link HttpStore}.
  *
  * @example
@@ -80,8 +185,13 @@ export interface HttpStoreOptions {
   indexKey?: string;
   /** Extra request headers (authentication). */
   headers?: Record<string, string>;
-  /** The `fetch` to use (default `globalThis.fetch`). */
+  /** The `fetch` to use (default `globalThis.fetch`); not together with `transport`. */
   fetch?: typeof globalThis.fetch;
+  /**
+   * How requests are sent (default {@link fetchTransport} of `fetch`); in Node,
+   * `nodeHttpTransport()` of `@fmt/fs-adapters/http-node`. Not together with `fetch`.
+   */
+  transport?: HttpTransport;
   /** Retries, timeouts, abort signal. */
   retry?: RetryOptions;
   /** Told once per store when the server ignores `Range` and sends whole values instead. */
@@ -121,6 +231,8 @@ export interface HttpStoreOptions {
  *   refused); when it ends on the store's own origin, that URL is asked once more with every
  *   configured header.
  * - At most `concurrency` requests are in flight; more calls wait their turn.
+ * - Requests go through the `transport` option ({@link HttpTransport}; default `fetch`); in Node,
+ *   `nodeHttpTransport()` of `@fmt/fs-adapters/http-node` reads bodies without web streams.
  *
  * @example
  * ```ts
@@ -140,7 +252,7 @@ export class HttpStore implements ReadableStore {
   rangeSupported = true;
   /** Present when `indexKey` was given: the keys of the index file under `prefix`, sorted. */
   readonly list?: (prefix: string) => Promise<string[]>;
-  readonly #fetch: typeof globalThis.fetch;
+  readonly #transport: HttpTransport;
   readonly #headers: Record<string, string>;
   readonly #retry: ReturnType<typeof resolveRetryOptions>;
   readonly #onNotice: ((message: string) => void) | undefined;
@@ -160,8 +272,10 @@ export class HttpStore implements ReadableStore {
     this.baseUrl = baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`;
     this.concurrency = checkConcurrency(options.concurrency);
     this.limit = new ConcurrencyLimit(this.concurrency);
-    const f = options.fetch ?? globalThis.fetch;
-    this.#fetch = (input, init) => f(input, init);
+    if (options.fetch !== undefined && options.transport !== undefined) {
+      throw new UsageError("INVALID_ARGUMENT", "give either fetch or transport, not both", { field: "transport", expected: "fetch or transport", actual: "both" });
+    }
+    this.#transport = options.transport ?? fetchTransport(options.fetch);
     this.#headers = { ...options.headers };
     this.#retry = resolveRetryOptions(options.retry ?? {});
     this.#onNotice = options.onNotice;
@@ -236,11 +350,11 @@ export class HttpStore implements ReadableStore {
     let headers: Record<string, string> = { ...this.#headers };
     const range = rangeHeader(asked);
     if (method === "GET" && range !== undefined) headers.range = range;
-    let response: Response;
+    let answer: HttpAnswer;
     for (let hops = 0; ; hops++) {
       this.stats.record(0);
-      response = await this.#fetch(url, { method, headers, signal, redirect: "manual" });
-      if (response.type === "opaqueredirect") {
+      answer = await this.#transport({ url, method, headers, signal, redirect: "manual" });
+      if (answer.opaqueRedirect) {
         // A browser hides where a redirect goes (no status, no Location). Follow it with only the
         // headers that may go to another origin, and look where it ended: on another origin it
         // is refused unless allowed; back on this origin, that URL is asked again with every
@@ -248,24 +362,24 @@ export class HttpStore implements ReadableStore {
         const bare: Record<string, string> = {};
         for (const [name, value] of Object.entries(headers)) if (name === "range" || this.#forwardHeaders.has(name.toLowerCase())) bare[name] = value;
         this.stats.record(0);
-        response = await this.#fetch(url, { method, headers: bare, signal, redirect: "follow" });
-        const landed = response.url === "" ? url : response.url;
+        answer = await this.#transport({ url, method, headers: bare, signal, redirect: "follow" });
+        const landed = answer.url === "" ? url : answer.url;
         if (new URL(landed).origin !== new URL(url).origin) {
           if (this.#allowCrossOrigin) break;
-          await response.body?.cancel();
+          await answer.discard();
           throw this.#refuseRedirect(key, url, landed);
         }
-        if (!response.redirected || Object.keys(bare).length === Object.keys(headers).length) break;
-        await response.body?.cancel();
+        if (!answer.redirected || Object.keys(bare).length === Object.keys(headers).length) break;
+        await answer.discard();
         if (hops >= this.#maxRedirects) {
           throw new StorageError("IO_ERROR", `HTTP ${method} ${url} redirected more than ${this.#maxRedirects} times`, { path: key, field: "redirects.maxRedirects", expected: `at most ${this.#maxRedirects} redirects`, actual: landed });
         }
         url = landed;
         continue;
       }
-      if (!REDIRECTS.has(response.status)) break;
-      await response.body?.cancel();
-      const location = response.headers.get("location");
+      if (!REDIRECTS.has(answer.status)) break;
+      await answer.discard();
+      const location = answer.header("location");
       if (location === null) break;
       const target = new URL(location, url).href;
       if (hops >= this.#maxRedirects) {
@@ -279,22 +393,22 @@ export class HttpStore implements ReadableStore {
       }
       url = target;
     }
-    const status = response.status;
+    const status = answer.status;
     if (status === 404 || status === 410) {
-      await response.body?.cancel();
+      await answer.discard();
       return undefined;
     }
     if (status === 416) {
-      await response.body?.cancel();
+      await answer.discard();
       return { status, bytes: new Uint8Array(0) };
     }
     if (status >= 500 || status === 429) {
-      await response.body?.cancel();
-      throw new RetryableFailure(`HTTP ${status}`, { retryAfterMs: parseRetryAfter(response.headers.get("retry-after")) });
+      await answer.discard();
+      throw new RetryableFailure(`HTTP ${status}`, { retryAfterMs: parseRetryAfter(answer.header("retry-after")) });
     }
     if (status !== 200 && status !== 206) {
-      await response.body?.cancel();
-      throw new StorageError("IO_ERROR", `HTTP ${method} ${url} answered ${status} ${response.statusText}`, {
+      await answer.discard();
+      throw new StorageError("IO_ERROR", `HTTP ${method} ${url} answered ${status} ${answer.statusText}`, {
         path: key,
         field: "key",
         expected: "200, 206 or 404",
@@ -302,26 +416,27 @@ export class HttpStore implements ReadableStore {
       });
     }
     if (method === "HEAD") {
-      await response.body?.cancel();
+      await answer.discard();
       return { status, bytes: new Uint8Array(0) };
     }
-    const announcedHeader = response.headers.get("content-length");
+    const announcedHeader = answer.header("content-length");
     const announced = announcedHeader === null ? undefined : Number(announcedHeader);
     // Content-Length is the size of the (possibly compressed) body on the wire; compare only
     // when the body was not content-encoded.
-    const encoded = (response.headers.get("content-encoding") ?? "identity") !== "identity";
+    const encoded = (answer.header("content-encoding") ?? "identity") !== "identity";
     const cap = bodyCap(asked, status, this.#limits);
-    const received = (n: number) => `${status} ${response.headers.get("content-range") ?? "without Content-Range"}, ${n} body bytes`;
+    const contentRange = answer.header("content-range");
+    const received = (n: number) => `${status} ${contentRange ?? "without Content-Range"}, ${n} body bytes`;
     if (announced !== undefined && !encoded && announced > cap) {
-      await response.body?.cancel();
+      await answer.discard();
       throw new InconsistentAnswer(`the answer announces ${announced} bytes, more than the ${cap} this request can return`, rangeHeader(asked) ?? "the whole value", received(announced));
     }
-    const body = await readCapped(response.body, cap, (n) => new InconsistentAnswer(`the body runs past the ${cap} bytes this request can return`, rangeHeader(asked) ?? "the whole value", received(n)));
+    const body = await answer.body(cap, (n) => new InconsistentAnswer(`the body runs past the ${cap} bytes this request can return`, rangeHeader(asked) ?? "the whole value", received(n)));
     this.stats.bytes += body.length;
     if (announced !== undefined && !encoded && announced !== body.length) {
       throw new RetryableFailure(`body of ${body.length} bytes, ${announced} announced`);
     }
-    return { status, bytes: extractAsked(asked, { status, contentRange: response.headers.get("content-range") }, body) };
+    return { status, bytes: extractAsked(asked, { status, contentRange }, body) };
   }
 
   #refuseRedirect(key: string, from: string, to: string): StorageError {

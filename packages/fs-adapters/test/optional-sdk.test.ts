@@ -93,20 +93,21 @@ describe("@aws-sdk/client-s3 is an optional peer dependency", () => {
     expect(manifest.devDependencies?.["@aws-sdk/client-s3"]).toBe(manifest.peerDependencies?.["@aws-sdk/client-s3"]);
   });
 
-  it("the built root, node and http entry points import nothing from @aws-sdk", () => {
-    for (const entry of ["index.js", "node.js", "http.js"]) {
+  it("the built root, node, http and http-node entry points import nothing from @aws-sdk", () => {
+    for (const entry of ["index.js", "node.js", "http.js", "http-node.js"]) {
       const packages = [...reachable(join(pkgDir, "dist", entry))];
       expect(packages.filter((p) => p.startsWith("@aws-sdk/")), entry).toEqual([]);
     }
     expect([...reachable(join(pkgDir, "dist", "s3.js"))]).toContain("@aws-sdk/client-s3");
   });
 
-  it("without the SDK, the root, node and http entry points load and work", () => {
-    const got = probe(["@fmt/fs-adapters", "@fmt/fs-adapters/node", "@fmt/fs-adapters/http"], true);
+  it("without the SDK, the root, node, http and http-node entry points load and work", () => {
+    const got = probe(["@fmt/fs-adapters", "@fmt/fs-adapters/node", "@fmt/fs-adapters/http", "@fmt/fs-adapters/http-node"], true);
     expect(got["@fmt/fs-adapters"]).toMatchObject({ ok: true });
     expect(got["@fmt/fs-adapters"]!.exports).toContain("MemoryStore");
     expect(got["@fmt/fs-adapters/node"]!.exports).toContain("FileSystemStore");
     expect(got["@fmt/fs-adapters/http"]!.exports).toContain("HttpStore");
+    expect(got["@fmt/fs-adapters/http-node"]!.exports).toEqual(expect.arrayContaining(["nodeHttpTransport", "httpStoreForNode"]));
   });
 
   it("without the SDK, the S3 entry point fails with a UsageError that says what to install", () => {

@@ -10,6 +10,11 @@
 // carray.bcolz) found in that directory over HTTP and through s3rver, reads each whole from local
 // files, HTTP and S3 (fresh handle and open each time; one warm-up, then BENCH_STORE_RUNS timed
 // runs), checks every read against BENCH_STORE_ROOT/carray-source.f8, and prints one JSON line.
+//
+// The HTTP store sends its requests with the node:http transport (`@fmt/fs-adapters/http-node`);
+// the same store with its default `fetch` transport is measured too, side by side (the table's
+// "HTTP (static server, fetch)" row; in the JSON line `httpWithFetch` and `httpWithFetchFloor`,
+// which the store benchmark's table does not show).
 import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
 import { spawn } from "node:child_process";
@@ -20,6 +25,7 @@ import { join, relative } from "node:path";
 import { CachingStore } from "@fmt/fs-adapters";
 import type { ReadableStore } from "@fmt/fs-adapters";
 import { HttpStore } from "@fmt/fs-adapters/http";
+import { nodeHttpTransport } from "@fmt/fs-adapters/http-node";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { S3Store } from "@fmt/fs-adapters/s3";
 import { createCarray, openCarray } from "@fmt/store";
@@ -69,10 +75,12 @@ async function forStoreBench(root: string): Promise<void> {
       for (let i = 0; i < files.length; i += 8) {
         await Promise.all(files.slice(i, i + 8).map((f) => upload.put(relative(root, f), new Uint8Array(readFileSync(f)))));
       }
-      const kinds: [string, () => ReadableStore][] = [
-        ["local", () => new FileSystemStore(root)],
-        ["http", () => new HttpStore(http.url)],
-        ["s3", () => new S3Store({ client: makeClient(s3.endpoint), bucket: TEST_BUCKET })],
+      // [result key, a fresh store, result key of the floor measurement below]
+      const kinds: [string, () => ReadableStore, string][] = [
+        ["local", () => new FileSystemStore(root), ""],
+        ["http", () => new HttpStore(http.url, { transport: nodeHttpTransport() }), "httpFetch"],
+        ["httpWithFetch", () => new HttpStore(http.url), "httpWithFetchFloor"],
+        ["s3", () => new S3Store({ client: makeClient(s3.endpoint), bucket: TEST_BUCKET }), "s3Fetch"],
       ];
       const result: Record<string, unknown> = { name };
       for (const [kind, make] of kinds) {
@@ -93,7 +101,7 @@ async function forStoreBench(root: string): Promise<void> {
       // (the remote stores' concurrency), bodies read, nothing decoded. A read-all cannot be
       // faster than this; the difference is what the reader adds.
       const keys = files.map((f) => relative(root, f));
-      for (const [kind, make] of kinds.filter(([k]) => k !== "local")) {
+      for (const [kind, make, floorKey] of kinds.filter(([k]) => k !== "local")) {
         try {
           const times: number[] = [];
           for (let r = 0; r <= runs; r++) {
@@ -111,9 +119,9 @@ async function forStoreBench(root: string): Promise<void> {
             if (fetched === 0) throw new Error(`${kind}: fetched nothing`);
             if (r > 0) times.push(ms);
           }
-          result[`${kind}Fetch`] = { times };
+          result[floorKey] = { times };
         } catch (error) {
-          result[`${kind}Fetch`] = { error: String((error as Error)?.message ?? error).split("\n")[0] };
+          result[floorKey] = { error: String((error as Error)?.message ?? error).split("\n")[0] };
         }
       }
       results.push(result);
@@ -147,7 +155,8 @@ async function standalone(): Promise<void> {
         }
         const stores: [string, () => { store: ReadableStore; stats: () => { requests: number; bytes: number } }][] = [
           ["local files", () => ({ store: new FileSystemStore(root), stats: () => ({ requests: 0, bytes: 0 }) })] /* a file system store counts nothing */,
-          ["HTTP (static server)", () => { const s = new HttpStore(http.url); return { store: s, stats: () => s.stats.snapshot() }; }],
+          ["HTTP (static server, node:http)", () => { const s = new HttpStore(http.url, { transport: nodeHttpTransport() }); return { store: s, stats: () => s.stats.snapshot() }; }],
+          ["HTTP (static server, fetch)", () => { const s = new HttpStore(http.url); return { store: s, stats: () => s.stats.snapshot() }; }],
           ["S3 (s3rver)", () => { const s = new S3Store({ client: makeClient(s3.endpoint), bucket: TEST_BUCKET }); return { store: s, stats: () => s.stats.snapshot() }; }],
         ];
         const probe = await openCarray(new FileSystemStore(root), name);

@@ -3,8 +3,9 @@
 // no signature check), and for each request applies a fault the test chooses, the way CDNs,
 // proxies and S3-compatible services misbehave: a Content-Range for other bytes, an aligned
 // superset, a body past the asked range, Range ignored, redirects, 429 with Retry-After, stray
-// bytes after a body on a kept-alive connection, a 10 GB Content-Length for a small value.
-// Every request's headers are recorded so tests can tell what reached which server.
+// bytes after a body on a kept-alive connection, a 10 GB Content-Length for a small value, an
+// endless body without Content-Length. Every request's headers are recorded so tests can tell
+// what reached which server, and connections are counted (opened, closed).
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import type { IncomingHttpHeaders, Server } from "node:http";
@@ -31,8 +32,11 @@ export type Misbehaviour =
   | { kind: "retry-after"; value: string; status?: number }
   /** The right answer, then these bytes on the same (kept-alive) connection. */
   | { kind: "stray"; bytes: string }
-  /** Announce `announced` bytes of body and stream filler until the client goes away. */
-  | { kind: "huge"; announced: number }
+  /**
+   * Announce `announced` bytes of body (without it: no Content-Length, a chunked body) and stream
+   * filler until the client goes away.
+   */
+  | { kind: "huge"; announced?: number }
   /**
    * What AWS S3 answers when a bucket is addressed through the wrong region: `301` with no
    * `Location`, an `x-amz-bucket-region` header and (to a GET) an XML `PermanentRedirect` error
@@ -64,6 +68,8 @@ export interface MisbehavingServer {
   seen: SeenRequest[];
   /** Body bytes written for `huge` answers. */
   hugeBytesSent: number;
+  /** Connections accepted and connections closed (either side) so far. */
+  connections: { opened: number; closed: number };
   setPlan(plan: MisbehaviourPlan): void;
   stop(): Promise<void>;
 }
@@ -121,6 +127,7 @@ export async function startMisbehavingServer(root: string, options: MisbehavingS
     origin: "",
     seen: [],
     hugeBytesSent: 0,
+    connections: { opened: 0, closed: 0 },
     setPlan(next) {
       plan = next;
     },
@@ -190,7 +197,7 @@ export async function startMisbehavingServer(root: string, options: MisbehavingS
       return missing(404, "NoSuchKey");
     }
     if (fault.kind === "huge") {
-      res.writeHead(200, { "content-length": fault.announced, "content-type": "application/octet-stream" });
+      res.writeHead(200, { ...(fault.announced === undefined ? {} : { "content-length": fault.announced }), "content-type": "application/octet-stream" });
       const filler = Buffer.alloc(64 * 1024, 0x20);
       // At most 16 chunks a tick, while the connection lives and the client keeps reading; never
       // more than 1 GiB in all.
@@ -274,8 +281,12 @@ export async function startMisbehavingServer(root: string, options: MisbehavingS
   });
   server.keepAliveTimeout = 10_000;
   server.on("connection", (socket) => {
+    state.connections.opened += 1;
     sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
+    socket.on("close", () => {
+      state.connections.closed += 1;
+      sockets.delete(socket);
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();

@@ -20,7 +20,8 @@ export interface StaticServerOptions {
 export interface StaticServer {
   /** `http://127.0.0.1:<port>/` */
   url: string;
-  counts: { requests: number; bytes: number; rangeRequests: number };
+  /** Requests, body bytes, Range requests, and connections accepted. */
+  counts: { requests: number; bytes: number; rangeRequests: number; connections: number };
   options: StaticServerOptions;
   stop(): Promise<void>;
 }
@@ -50,7 +51,7 @@ function readPart(file: string, start: number, end: number): Buffer {
 
 /** Serves `root` on 127.0.0.1 at a free port. */
 export async function startStaticServer(root: string, options: StaticServerOptions = {}): Promise<StaticServer> {
-  const counts = { requests: 0, bytes: 0, rangeRequests: 0 };
+  const counts = { requests: 0, bytes: 0, rangeRequests: 0, connections: 0 };
   const sockets = new Set<Socket>();
   const server: Server = createServer((req, res) => {
     counts.requests += 1;
@@ -105,6 +106,7 @@ export async function startStaticServer(root: string, options: StaticServerOptio
     res.end(body);
   });
   server.on("connection", (socket) => {
+    counts.connections += 1;
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });

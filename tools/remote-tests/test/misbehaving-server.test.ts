@@ -3,6 +3,7 @@
 // a format-2 dataset written by createCarray): every fault either reads the right values or ends
 // in a typed IO_ERROR naming the key and the ranges; nothing is read past what a request can
 // return; Retry-After is honoured within the deadline; no configured header reaches another origin.
+// The HTTP store runs with each of its transports (fetch, node:http).
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +19,8 @@ import { createCarray, openCarray } from "@fmt/store";
 import { startMisbehavingServer } from "../src/misbehaving-server.js";
 import type { MisbehavingServer, Misbehaviour, MisbehaviourPlan } from "../src/misbehaving-server.js";
 import { TEST_BUCKET, makeClient } from "../src/s3-server.js";
+import { HTTP_TRANSPORTS } from "../src/transports.js";
+import type { HttpTransportCase } from "../src/transports.js";
 
 const CORPUS = new URL("../../../conformance/corpus/v1/bcolz-real/", import.meta.url).pathname;
 const RETRY = { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 10, timeoutMs: 3000 };
@@ -41,9 +44,11 @@ let root: string;
 let bad: MisbehavingServer;
 let foreign: MisbehavingServer;
 
-type Kind = "http" | "s3";
+/** The store under test: S3, or HTTP with one of its transports. */
+type Kind = { name: string; transport?: HttpTransportCase };
+const KINDS: Kind[] = [...HTTP_TRANSPORTS.map((transport) => ({ name: `http (${transport.name})`, transport })), { name: "s3" }];
 function makeStore(kind: Kind, extra: { http?: HttpStoreOptions; s3?: Partial<S3StoreOptions> } = {}): HttpStore | S3Store {
-  if (kind === "http") return new HttpStore(`${bad.origin}/`, { headers: { ...SECRETS }, retry: RETRY, ...extra.http });
+  if (kind.transport !== undefined) return new HttpStore(`${bad.origin}/`, { headers: { ...SECRETS }, retry: RETRY, ...extra.http, ...kind.transport.options() });
   return new S3Store({ client: makeClient(bad.origin), bucket: TEST_BUCKET, retry: RETRY, ...extra.s3 });
 }
 
@@ -104,8 +109,8 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-for (const kind of ["http", "s3"] as const) {
-  describe(`${kind} store`, () => {
+for (const kind of KINDS) {
+  describe(`${kind.name} store`, () => {
     for (const dataset of DATASETS) {
       describe(dataset.label, () => {
         it("a 206 whose Content-Range names another range of the same length ends in IO_ERROR naming both ranges", async () => {
@@ -115,7 +120,7 @@ for (const kind of ["http", "s3"] as const) {
           expect(error.path).toMatch(new RegExp(`^${dataset.path}/`));
           expect(String(error.expected)).toMatch(/^bytes=\d*-\d+$/);
           expect(String(error.actual)).toMatch(/^206 bytes \d+-\d+\/\d+/);
-          expect(error.message).toContain(kind === "http" ? bad.origin : `s3://${TEST_BUCKET}/`);
+          expect(error.message).toContain(kind.transport !== undefined ? bad.origin : `s3://${TEST_BUCKET}/`);
         });
 
         it("a 206 for a 4 KiB-aligned superset reads the right values", async () => {
@@ -222,16 +227,17 @@ for (const kind of ["http", "s3"] as const) {
   });
 }
 
-describe("cross-origin redirects with the user's consent (http store)", () => {
+describe.each(HTTP_TRANSPORTS)("cross-origin redirects with the user's consent (http store, $name)", (transport) => {
+  const kind: Kind = { name: "http", transport };
   it("are followed without any configured header unless it is named", async () => {
     bad.setPlan(() => ({ kind: "redirect", location: (p) => `${foreign.origin}${p}` }));
     foreign.seen.length = 0;
-    await readAndCompare(makeStore("http", { http: { redirects: { allowCrossOrigin: true } } }), DATASETS[0]!);
+    await readAndCompare(makeStore(kind, { http: { redirects: { allowCrossOrigin: true } } }), DATASETS[0]!);
     expect(foreign.seen.length).toBeGreaterThan(0);
     for (const request of foreign.seen) for (const name of Object.keys(SECRETS)) expect(request.headers[name], name).toBeUndefined();
 
     foreign.seen.length = 0;
-    await readAndCompare(makeStore("http", { http: { redirects: { allowCrossOrigin: true, forwardHeaders: ["X-Api-Key"] } } }), DATASETS[2]!);
+    await readAndCompare(makeStore(kind, { http: { redirects: { allowCrossOrigin: true, forwardHeaders: ["X-Api-Key"] } } }), DATASETS[2]!);
     expect(foreign.seen.length).toBeGreaterThan(0);
     for (const request of foreign.seen) {
       expect(request.headers["x-api-key"]).toBe(SECRETS["x-api-key"]);

@@ -8,6 +8,8 @@
 // - the HTTP store in headless Chromium (where `fetch` hides redirects as `opaqueredirect`):
 //   same-origin redirects are followed with the configured headers, cross-origin ones are refused
 //   by default, and no configured header reaches the other origin unless it is named.
+// - the HTTP store in Node, with each of its transports (fetch, node:http), where redirects are
+//   seen as they are: the same policy, and a redirect loop ends after redirects.maxRedirects.
 // What the foreign server received in the browser cases goes to artifacts/redirects-browser.json.
 import { createHash, createHmac } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -20,13 +22,15 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StorageError } from "@fmt/errors";
 import type { ReadableStore } from "@fmt/fs-adapters";
-import type { HttpStore, HttpStoreOptions } from "@fmt/fs-adapters/http";
+import { HttpStore } from "@fmt/fs-adapters/http";
+import type { HttpStoreOptions } from "@fmt/fs-adapters/http";
 import { S3Store } from "@fmt/fs-adapters/s3";
 import type { S3StoreOptions } from "@fmt/fs-adapters/s3";
 import { openCarray } from "@fmt/store";
 import { startMisbehavingServer } from "../src/misbehaving-server.js";
 import type { MisbehavingServer, MisbehaviourPlan, SeenRequest } from "../src/misbehaving-server.js";
 import { TEST_BUCKET, makeClient } from "../src/s3-server.js";
+import { HTTP_TRANSPORTS } from "../src/transports.js";
 
 const CORPUS = new URL("../../../conformance/corpus/v1/bcolz-real/", import.meta.url).pathname;
 const ARTIFACTS = new URL("../artifacts/", import.meta.url).pathname;
@@ -201,6 +205,70 @@ describe("S3 store: redirects that leave the configured endpoint", () => {
       expect(foreign.seen).toHaveLength(0);
     });
   }
+});
+
+describe.each(HTTP_TRANSPORTS)("HTTP store in Node ($name): redirects", (transport) => {
+  const makeHttp = (extra: HttpStoreOptions = {}) => new HttpStore(`${front.origin}/`, { headers: { ...SECRETS }, retry: RETRY, ...extra, ...transport.options() });
+
+  it("a same-origin redirect is followed with every configured header, and the values are right", async () => {
+    // The redirect target answers 403 to a request without the API key, as an authenticated
+    // server would.
+    front.setPlan(({ path, headers }) => {
+      if (!path.startsWith("/moved/")) return { kind: "redirect", status: 307, location: (p) => `/moved${p}` };
+      return headers["x-api-key"] === SECRETS["x-api-key"] ? { kind: "pass" } : { kind: "refuse", status: 403 };
+    });
+    front.seen.length = 0;
+    foreign.seen.length = 0;
+    await readAndCompare(makeHttp());
+    const moved = front.seen.filter((r) => r.url.startsWith("/moved/"));
+    expect(moved.length).toBeGreaterThan(0);
+    expect(moved).toHaveLength(front.seen.length - moved.length); // one redirect, one answer per read
+    for (const request of moved) {
+      expect(request.headers.authorization).toBe(SECRETS.authorization);
+      expect(request.headers["x-api-key"]).toBe(SECRETS["x-api-key"]);
+    }
+    expect(foreign.seen).toHaveLength(0);
+  });
+
+  it("a cross-origin redirect is refused by default with IO_ERROR, and nothing reaches the other origin", async () => {
+    front.setPlan(toForeign);
+    foreign.seen.length = 0;
+    const error = await rejection(openCarray(makeHttp(), DATASET));
+    expect(error.code).toBe("IO_ERROR");
+    expect(error.field).toBe("redirects.allowCrossOrigin");
+    expect(error.message).toMatch(/another origin/);
+    expect(String(error.actual)).toContain(foreign.origin);
+    expect(foreign.seen).toHaveLength(0);
+  });
+
+  it("with allowCrossOrigin the redirect is followed with no configured header, or only the named ones with forwardHeaders", async () => {
+    front.setPlan(toForeign);
+    foreign.seen.length = 0;
+    await readAndCompare(makeHttp({ redirects: { allowCrossOrigin: true } }));
+    expect(foreign.seen.length).toBeGreaterThan(0);
+    for (const request of foreign.seen) for (const name of Object.keys(SECRETS)) expect(request.headers[name], name).toBeUndefined();
+
+    foreign.seen.length = 0;
+    await readAndCompare(makeHttp({ redirects: { allowCrossOrigin: true, forwardHeaders: ["X-Api-Key"] } }));
+    expect(foreign.seen.length).toBeGreaterThan(0);
+    for (const request of foreign.seen) {
+      expect(request.headers["x-api-key"]).toBe(SECRETS["x-api-key"]);
+      expect(request.headers.authorization).toBeUndefined();
+    }
+  });
+
+  it("a redirect loop ends after redirects.maxRedirects with IO_ERROR, not retried", async () => {
+    front.setPlan(() => ({ kind: "redirect", status: 302, location: (p) => `/moved${p}` }));
+    front.seen.length = 0;
+    const store = makeHttp({ redirects: { maxRedirects: 2 } });
+    const error = await rejection(store.get(largest.key));
+    expect(error.code).toBe("IO_ERROR");
+    expect(error.path).toBe(largest.key);
+    expect(error.field).toBe("redirects.maxRedirects");
+    expect(String(error.actual)).toContain("/moved/moved/moved/");
+    expect(front.seen).toHaveLength(3);
+    expect(store.stats.snapshot()).toMatchObject({ requests: 3, retries: 0 });
+  });
 });
 
 interface PageOutcome {

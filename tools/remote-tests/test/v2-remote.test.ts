@@ -9,6 +9,7 @@
 // (b) Reading a whole carray fetches neighbouring slots of one superchunk with one range request
 //     (groups of at most 64 chunks), far fewer requests than chunks, with at most `prefetch + 1`
 //     requests in flight at once, and the values are right.
+// The HTTP store runs with each of its transports (fetch, node:http).
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +19,7 @@ import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { S3Store } from "@fmt/fs-adapters/s3";
 import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import { createCarray, openCarray } from "@fmt/store";
+import { HTTP_TRANSPORTS } from "../src/transports.js";
 import { parseRange, startCountingProxy } from "../src/counting-proxy.js";
 import type { CountingProxy, LoggedRequest } from "../src/counting-proxy.js";
 import { TEST_BUCKET, makeClient, startS3Server } from "../src/s3-server.js";
@@ -92,7 +94,7 @@ const report: string[] = [];
 
 const direct = () => new S3Store({ client: makeClient(s3.endpoint), bucket: TEST_BUCKET, prefix: "v2/" });
 const viaS3Proxy = () => new S3Store({ client: makeClient(s3Proxy.endpoint), bucket: TEST_BUCKET, prefix: "v2/" });
-const viaHttpProxy = () => new HttpStore(`${httpProxy.endpoint}/`);
+const viaHttpProxy = (transport: (typeof HTTP_TRANSPORTS)[number]) => () => new HttpStore(`${httpProxy.endpoint}/`, transport.options());
 
 async function createBoth(store: WritableStore, fs: WritableStore): Promise<void> {
   for (const target of [store, fs]) {
@@ -144,13 +146,13 @@ const remotes: Remote[] = [
     file: async (dataset, s) => (await direct().get(`${dataset}/data/__${s}__.bin`))!,
     openFiles: ["meta/storage", "meta/shape", "__attrs__", ".journal"],
   },
-  {
-    name: "HTTP (static server)",
+  ...HTTP_TRANSPORTS.map((transport): Remote => ({
+    name: `HTTP (static server, ${transport.name})`,
     proxy: () => httpProxy,
-    store: viaHttpProxy,
+    store: viaHttpProxy(transport),
     file: async (dataset, s) => new Uint8Array(readFileSync(join(root, dataset, "data", `__${s}__.bin`))),
     openFiles: ["meta/storage", "meta/shape", "__attrs__", ".journal"],
-  },
+  })),
 ];
 
 describe.each(remotes)("format 2 over $name", (remote) => {
