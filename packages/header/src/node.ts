@@ -12,9 +12,12 @@
  * ```
  * @module
  */
+import { Worker } from "node:worker_threads";
 import * as zlib from "node:zlib";
 import { useCrc32 } from "./checksum.js";
 import type { Crc32Function } from "./checksum.js";
+import { useCrc32Offload } from "./checksum-offload.js";
+import type { Crc32Answer, Crc32Offload } from "./checksum-offload.js";
 
 /**
  * Node's native CRC-32, or `undefined` on a Node without `zlib.crc32`.
@@ -38,4 +41,130 @@ export const nativeCrc32: Crc32Function | undefined = (zlib as unknown as { crc3
  */
 export function useNativeCrc32(): boolean {
   return useCrc32(nativeCrc32);
+}
+
+// The worker's whole program: CRC-32s of spans of a transferred buffer with the platform's
+// zlib.crc32; the buffer goes back with the answer. A failure is answered, never dropped.
+const CRC32_WORKER_SOURCE = `
+const { parentPort } = require("node:worker_threads");
+const { crc32 } = require("node:zlib");
+parentPort.on("message", ({ id, buffer, spans }) => {
+  try {
+    const bytes = new Uint8Array(buffer);
+    const sums = new Array(spans.length / 2);
+    for (let k = 0; k < sums.length; k++) sums[k] = crc32(bytes.subarray(spans[2 * k], spans[2 * k] + spans[2 * k + 1]));
+    parentPort.postMessage({ id, buffer, sums }, [buffer]);
+  } catch (error) {
+    parentPort.postMessage({ id, buffer, error: String((error && error.message) || error) }, [buffer]);
+  }
+});
+`;
+
+/**
+ * A {@link Crc32Offload} on one Node worker thread running `zlib.crc32`; buffers travel to it and
+ * back by transfer (no copy). The thread keeps the process alive only while it has work;
+ * {@link Crc32Worker.close} ends it.
+ *
+ * @example
+ * ```ts
+ * const worker = new Crc32Worker();
+ * const run = new Uint8Array(4096);
+ * const { buffer, sums } = await worker.crc32(run.buffer, [{ offset: 0, length: 4096 }]);
+ * await worker.close();
+ * ```
+ */
+export class Crc32Worker implements Crc32Offload {
+  readonly #worker: Worker;
+  readonly #pending = new Map<number, { resolve: (answer: Crc32Answer) => void; reject: (error: Error) => void }>();
+  #next = 0;
+  #failure: Error | undefined;
+
+  constructor() {
+    this.#worker = new Worker(CRC32_WORKER_SOURCE, { eval: true });
+    this.#worker.on("message", (reply: { id: number; buffer: ArrayBuffer; sums?: number[]; error?: string }) => {
+      const waiting = this.#pending.get(reply.id);
+      if (waiting === undefined) return;
+      this.#pending.delete(reply.id);
+      if (this.#pending.size === 0) this.#worker.unref();
+      if (reply.sums !== undefined) waiting.resolve({ buffer: reply.buffer, sums: reply.sums });
+      else waiting.reject(new Error(`CRC-32 worker: ${reply.error ?? "no answer"}`));
+    });
+    const fail = (error: Error): void => {
+      this.#failure = error;
+      for (const waiting of this.#pending.values()) waiting.reject(error);
+      this.#pending.clear();
+    };
+    this.#worker.on("error", fail);
+    this.#worker.on("exit", (code) => fail(new Error(`CRC-32 worker exited (code ${code})`)));
+    // After the listeners: adding a "message" listener refs the worker again.
+    this.#worker.unref();
+  }
+
+  crc32(buffer: ArrayBuffer, spans: readonly { offset: number; length: number }[]): Promise<Crc32Answer> {
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    const flat: number[] = [];
+    for (const { offset, length } of spans) {
+      if (!Number.isInteger(offset) || !Number.isInteger(length) || offset < 0 || length < 0 || offset + length > buffer.byteLength) {
+        return Promise.reject(new Error(`CRC-32 worker: span ${offset}+${length} outside ${buffer.byteLength} bytes`));
+      }
+      flat.push(offset, length);
+    }
+    return new Promise((resolve, reject) => {
+      const id = this.#next++;
+      try {
+        this.#worker.postMessage({ id, buffer, spans: flat }, [buffer]);
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
+      if (this.#pending.size === 0) this.#worker.ref(); // an answer is awaited: keep the process up
+      this.#pending.set(id, { resolve, reject });
+    });
+  }
+
+  /** Ends the thread; pending requests reject. */
+  async close(): Promise<void> {
+    await this.#worker.terminate();
+  }
+}
+
+let installed: Crc32Worker | undefined;
+
+/**
+ * Makes format-2 readers of this process verify the CRC-32 checksums of runs of chunks on a
+ * worker thread while they decode (see `useCrc32Offload` of `@fmt/header`), after probing it;
+ * resolves to whether it is in use. One worker per process; calling again reuses it. On a Node
+ * without `zlib.crc32` nothing is installed.
+ *
+ * @example
+ * ```ts
+ * import { useCrc32Worker, useNativeCrc32 } from "@fmt/header/node";
+ * useNativeCrc32();
+ * await useCrc32Worker(); // true: reads of CRC-32 superchunks overlap checksums and decoding
+ * ```
+ */
+export async function useCrc32Worker(): Promise<boolean> {
+  if (nativeCrc32 === undefined) return false;
+  installed ??= new Crc32Worker();
+  const used = await useCrc32Offload(installed);
+  if (!used) {
+    await installed.close();
+    installed = undefined;
+  }
+  return used;
+}
+
+/**
+ * Stops the worker of {@link useCrc32Worker}; checksums are computed on the reading thread again.
+ *
+ * @example
+ * ```ts
+ * await stopCrc32Worker();
+ * ```
+ */
+export async function stopCrc32Worker(): Promise<void> {
+  await useCrc32Offload(undefined);
+  const worker = installed;
+  installed = undefined;
+  await worker?.close();
 }

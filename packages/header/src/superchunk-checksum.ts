@@ -175,7 +175,9 @@ function hex(bytes: Uint8Array): string {
  * @param chunk - the stored Blosc chunk (`cbytes` bytes).
  * @param stored - the bytes that follow it in the file (exactly the kind's size).
  * @param where - the file and the chunk's index inside it, for the error; `bind`, the global index
- * the stored value is bound to (files with a metadata section, see {@link computeChunkChecksum}).
+ * the stored value is bound to (files with a metadata section, see {@link computeChunkChecksum});
+ * `crc32`, the CRC-32 of `chunk` computed elsewhere (a `Crc32Offload`), used instead of
+ * computing it again when the file's checksum is CRC-32.
  * @throws FormatError CHECKSUM_MISMATCH, field `chunk[<index>].checksum`, `expected` = the stored
  * value and `actual` = the computed value, both in hex.
  * @example
@@ -183,8 +185,14 @@ function hex(bytes: Uint8Array): string {
  * verifyChunkChecksum(2, chunk, file.subarray(end, end + 4), { path: "data/__1__.bin", index: 3 });
  * ```
  */
-export function verifyChunkChecksum(id: number, chunk: Uint8Array, stored: Uint8Array, where: { path?: string | undefined; index: number; bind?: number | undefined }): void {
-  const computed = computeChunkChecksum(id, chunk, where.bind);
+export function verifyChunkChecksum(id: number, chunk: Uint8Array, stored: Uint8Array, where: { path?: string | undefined; index: number; bind?: number | undefined; crc32?: number | undefined }): void {
+  let computed: Uint8Array;
+  if (where.crc32 !== undefined && checksumKind(id).name === "crc32") {
+    computed = u32le(where.crc32);
+    if (where.bind !== undefined) bindChecksum(computed, where.bind);
+  } else {
+    computed = computeChunkChecksum(id, chunk, where.bind);
+  }
   let same = computed.length === stored.length;
   for (let i = 0; same && i < computed.length; i++) same = computed[i] === stored[i];
   if (!same) {

@@ -218,7 +218,8 @@ export function checksumBinding(header: Pick<SuperchunkHeader, "hasMetadata">, i
  * @param index - the chunk's index in the file.
  * @param opts - `path` for errors; `verify: false` skips the checksum comparison; `firstChunk`, the
  * `first_chunk` of the file's metadata (default 0), to which the local index is added for the
- * checksum binding of files with a metadata section (spec/v2.md §6).
+ * checksum binding of files with a metadata section (spec/v2.md §6); `crc32`, the chunk's CRC-32
+ * computed elsewhere (see `verifyChunkChecksum`).
  * @returns the chunk (`cbytes` bytes, a view into `slot`) and its decoded Blosc header.
  * @throws FormatError from `readChunkHeader`; BAD_HEADER (`chunk[i].nbytes`); TRUNCATED
  * (`chunk[i].checksum`); CHECKSUM_MISMATCH (`chunk[i].checksum`). UsageError OUT_OF_RANGE when
@@ -229,7 +230,7 @@ export function checksumBinding(header: Pick<SuperchunkHeader, "hasMetadata">, i
  * blosc.nbytes; // 4
  * ```
  */
-export function readSuperchunkChunk(slot: Uint8Array, header: SuperchunkHeader, index: number, opts: { path?: string | undefined; verify?: boolean; firstChunk?: number | undefined } = {}): { chunk: Uint8Array; blosc: ChunkHeader } {
+export function readSuperchunkChunk(slot: Uint8Array, header: SuperchunkHeader, index: number, opts: { path?: string | undefined; verify?: boolean; firstChunk?: number | undefined; crc32?: number | undefined } = {}): { chunk: Uint8Array; blosc: ChunkHeader } {
   const { path } = opts;
   if (!Number.isInteger(index) || index < 0 || (header.nchunks !== -1 && index >= header.nchunks)) {
     throw new UsageError("OUT_OF_RANGE", "no such chunk in this superchunk", { path, field: "index", expected: `0..${header.nchunks - 1}`, actual: index });
@@ -249,7 +250,7 @@ export function readSuperchunkChunk(slot: Uint8Array, header: SuperchunkHeader, 
     throw new FormatError("TRUNCATED", "file ends before the chunk's checksum", { path, field: `chunk[${index}].checksum`, expected: `>= ${end} bytes from the chunk's offset`, actual: slot.length });
   }
   const chunk = slot.subarray(0, blosc.cbytes);
-  if (opts.verify !== false) verifyChunkChecksum(header.checksumId, chunk, slot.subarray(blosc.cbytes, end), { path, index, bind: checksumBinding(header, index, opts.firstChunk) });
+  if (opts.verify !== false) verifyChunkChecksum(header.checksumId, chunk, slot.subarray(blosc.cbytes, end), { path, index, bind: checksumBinding(header, index, opts.firstChunk), crc32: opts.crc32 });
   return { chunk, blosc };
 }
 

@@ -241,6 +241,8 @@ export class ChunkReader {
         if (stored.index !== index) throw new Error(`internal: the layout planned chunk ${stored.index} where ${index} was asked`);
         yield await this.loadChunk(index, stored);
       }
+      // The caller asked past the last chunk: it is done with the last run too.
+      if (batch.length > 0) lent?.giveBack(batch[0]!.chunk);
     } finally {
       await plan.return(undefined);
     }

@@ -23,7 +23,7 @@ import { encodeMetadata, parseJournalV2, serializeJournalV2, serializeShapeV2, s
 import { joinKey, readText, withPath } from "./internal.js";
 import type { ChunkFetch, ChunkLayoutWriter, InputBuffers, LayoutGeometry, StoredChunk } from "./layout.js";
 import { JOURNAL_FILE } from "./layout-v1.js";
-import { chunkFromSlot, chunkOffset, loadSuperchunkIndex, parseIndex, slotReadLength } from "./superchunk-index.js";
+import { chunkFromSlot, chunkOffset, loadSuperchunkIndex, offloadedCrc32, parseIndex, slotReadLength } from "./superchunk-index.js";
 import type { IndexExpectation, SuperchunkIndex } from "./superchunk-index.js";
 
 /** A coalesced read stops growing at this many bytes or chunks. */
@@ -243,10 +243,22 @@ export class LayoutV2 implements ChunkLayoutWriter {
         indices: members,
         fetch: async () => {
           try {
-            const bytes = await this.#range(index.key, start, end - start, inputs?.take(end - start));
-            return members.map((m) => {
+            const lent = inputs?.take(end - start);
+            let bytes = await this.#range(index.key, start, end - start, lent);
+            let sums: (number | undefined)[] | undefined;
+            // A run read into a lent buffer has its CRC-32s computed on another thread, if one is set up.
+            if (this.#settings.verify && lent !== undefined && bytes.buffer === lent.buffer) {
+              const answer = await offloadedCrc32(index, members.map((m) => m % S), start, bytes);
+              if (answer === "lost") {
+                bytes = await this.#range(index.key, start, end - start);
+              } else if (answer !== undefined) {
+                inputs?.replace?.(lent.buffer, answer.bytes.buffer);
+                ({ bytes, sums } = answer);
+              }
+            }
+            return members.map((m, k) => {
               const at = chunkOffset(index, m % S) - start;
-              return { index: m, key: index.key, chunk: chunkFromSlot(index, m % S, bytes.subarray(at), this.#settings.verify) };
+              return { index: m, key: index.key, chunk: chunkFromSlot(index, m % S, bytes.subarray(at), this.#settings.verify, index.key, sums?.[k]) };
             });
           } catch (error) {
             if (!(error instanceof FormatError)) throw error;

@@ -89,6 +89,8 @@ export interface ChunkFetch {
 export interface InputBuffers {
   /** A buffer of at least `bytes` bytes (default: a chunk file's) to read the next fetch into, or `undefined` for a new one. */
   take(bytes?: number): Uint8Array | undefined;
+  /** A taken buffer's memory now has another `ArrayBuffer` (it was transferred to a thread and back). */
+  replace?(before: ArrayBufferLike, after: ArrayBufferLike): void;
 }
 
 /**

@@ -60,4 +60,12 @@ export class LentBuffers implements InputBuffers {
   giveBack(chunk: Uint8Array): void {
     if (this.#lent.delete(chunk.buffer)) this.#spare.push(new Uint8Array(chunk.buffer));
   }
+
+  /**
+   * A lent buffer came back as another `ArrayBuffer` with the same memory (transferred to a
+   * checksum thread and back): it is still lent, under its new identity.
+   */
+  replace(before: ArrayBufferLike, after: ArrayBufferLike): void {
+    if (this.#lent.delete(before)) this.#lent.add(after);
+  }
 }

@@ -15,7 +15,7 @@
  */
 import { FormatError } from "@fmt/errors";
 import {
-  BLPK_V2_HEADER_SIZE, checkDatasetSuperchunk, checkOffsetEntry, checksumKind, offsetsEntryCount, readSuperchunkChunk, readSuperchunkHeader, readSuperchunkMetadataText,
+  BLPK_V2_HEADER_SIZE, checkDatasetSuperchunk, checkOffsetEntry, checksumKind, crc32Offload, offsetsEntryCount, readSuperchunkChunk, readSuperchunkHeader, readSuperchunkMetadataText,
 } from "@fmt/header";
 import type { SuperchunkHeader } from "@fmt/header";
 import type { ReadableStore } from "@fmt/fs-adapters";
@@ -173,18 +173,67 @@ export function slotReadLength(index: SuperchunkIndex, i: number, live: number):
 /**
  * Checks local chunk `i` inside `slot` (bytes from its offset) as §7.4 says and returns its Blosc
  * bytes: Blosc header, nbytes against chunk-size, the checksum bound to the global index unless
- * `verify` is false.
+ * `verify` is false (`crc32`: the chunk's CRC-32 when another thread computed it).
  *
  * @example
  * ```ts
  * const chunk = chunkFromSlot(index, 1, slotBytes, true);
  * ```
  */
-export function chunkFromSlot(index: SuperchunkIndex, i: number, slot: Uint8Array, verify: boolean, path = index.key): Uint8Array {
+export function chunkFromSlot(index: SuperchunkIndex, i: number, slot: Uint8Array, verify: boolean, path = index.key, crc32?: number): Uint8Array {
   if (slot.length < 16 && path === index.key) {
     // Fewer than a Blosc header's bytes from the offset to the end of the file: the entry lies
     // past `file length − 16` (§7.1), not a chunk cut short.
     throw new FormatError("BAD_HEADER", "offsets entry points past the last possible chunk start", { path, field: `offsets[${i}]`, expected: "<= file length - 16", actual: `${slot.length} bytes left` });
   }
-  return withPath(path, () => readSuperchunkChunk(slot, index.header, i, { path, verify, firstChunk: index.firstChunk }).chunk);
+  return withPath(path, () => readSuperchunkChunk(slot, index.header, i, { path, verify, firstChunk: index.firstChunk, crc32 }).chunk);
+}
+
+/** A Blosc chunk's header: its `cbytes` (the bytes a checksum covers) is the u32 at byte 12. */
+const BLOSC_HEADER_BYTES = 16;
+
+/**
+ * The CRC-32s of chunks `locals` of a run of slots read from byte `start` of the file into
+ * `bytes`, computed on another thread (`useCrc32Offload` of @fmt/header) while this one decodes
+ * the runs before. The run's buffer is transferred there and back: only a buffer the caller owns
+ * whole may be given (a lent input buffer), and the answer's `bytes` replace `bytes`, which is
+ * detached meanwhile. `undefined` when nothing was handed over (no offload, a checksum other than
+ * CRC-32, no chunk whose header and length fit the run); an entry of `sums` is `undefined` for a
+ * chunk left to the usual checks; `lost` when the other thread failed with the buffer (read the
+ * run again).
+ *
+ * @example
+ * ```ts
+ * const answer = await offloadedCrc32(index, [0, 1, 2], chunkOffset(index, 0), run);
+ * if (answer !== undefined && answer !== "lost") run = answer.bytes;
+ * ```
+ */
+export async function offloadedCrc32(
+  index: SuperchunkIndex,
+  locals: readonly number[],
+  start: number,
+  bytes: Uint8Array,
+): Promise<{ bytes: Uint8Array; sums: (number | undefined)[] } | "lost" | undefined> {
+  const offload = crc32Offload();
+  if (offload === undefined || checksumKind(index.header.checksumId).name !== "crc32" || !(bytes.buffer instanceof ArrayBuffer)) return undefined;
+  const spans: { offset: number; length: number }[] = [];
+  const spanOf: number[] = []; // chunk k's span, or -1
+  for (const i of locals) {
+    const at = chunkOffset(index, i) - start;
+    const cbytes = at >= 0 && at + BLOSC_HEADER_BYTES <= bytes.length ? (bytes[at + 12]! | (bytes[at + 13]! << 8) | (bytes[at + 14]! << 16) | (bytes[at + 15]! << 24)) >>> 0 : -1;
+    if (cbytes < BLOSC_HEADER_BYTES || at + cbytes > bytes.length) {
+      spanOf.push(-1);
+      continue;
+    }
+    spanOf.push(spans.length);
+    spans.push({ offset: bytes.byteOffset + at, length: cbytes });
+  }
+  if (spans.length === 0) return undefined;
+  const { byteOffset, length } = bytes;
+  try {
+    const answer = await offload.crc32(bytes.buffer, spans);
+    return { bytes: new Uint8Array(answer.buffer, byteOffset, length), sums: spanOf.map((k) => (k < 0 ? undefined : answer.sums[k])) };
+  } catch {
+    return bytes.buffer.byteLength === 0 ? "lost" : undefined; // a detached buffer went with the failure
+  }
 }

@@ -15,8 +15,12 @@ import { median } from "./store-report.mjs";
  */
 export async function loadStore() {
   try {
-    // As a Node user of format 2 would: checksums through Node's native CRC-32.
-    (await import("@fmt/header/node")).useNativeCrc32();
+    // As a Node user of format 2 would: checksums through Node's native CRC-32, and those of
+    // runs of chunks on a worker thread while the reader decodes (BENCH_CRC_WORKER=0: on the
+    // reading thread, for the comparison in tools/bench/README.md).
+    const header = await import("@fmt/header/node");
+    header.useNativeCrc32();
+    if (process.env.BENCH_CRC_WORKER !== "0") await header.useCrc32Worker();
     const store = await import("@fmt/store");
     const { FileSystemStore } = await import("@fmt/fs-adapters/node");
     return { loaded: true, store, FileSystemStore };
