@@ -278,6 +278,62 @@ function checkOptions(options: Pick<CompressOptions, "typesize" | "clevel" | "cn
  * ```
  */
 export function compress(data: Uint8Array, options: CompressOptions): Uint8Array {
+  const job = prepare(data, options);
+  if (job.encode) {
+    const room = chunkScratch(job.nbytes + BLOSC_HEADER_SIZE).subarray(0, job.nbytes + BLOSC_HEADER_SIZE);
+    const cbytes = encodeInto(job, room);
+    // The scratch is shared by every call: the chunk leaves in a copy of its own.
+    if (cbytes > 0) return room.slice(0, cbytes);
+  }
+  const chunk = new Uint8Array(job.nbytes + BLOSC_HEADER_SIZE);
+  storeMemcpyed(job, chunk);
+  return chunk;
+}
+
+/**
+ * {@link compress} into `out`, which must hold `data.length + 16` bytes (the largest chunk Blosc
+ * can make, a memcpyed one): the chunk is written at the start of `out` and its length returned.
+ * For writers that store each chunk at once and reuse one buffer, without a fresh array (and its
+ * first-touch page faults and garbage) per chunk. The bytes are those {@link compress} returns.
+ *
+ * @returns the chunk's length (`cbytes`); the chunk is `out.subarray(0, cbytes)`.
+ * @throws UsageError as {@link compress}; INVALID_ARGUMENT when `out` is smaller than
+ *   `data.length + 16`.
+ * @example
+ * ```ts
+ * const rows = new Uint8Array(new Float64Array(65536).map(Math.sqrt).buffer);
+ * const out = new Uint8Array(rows.length + 16);
+ * const cbytes = compressInto(rows, { typesize: 8, clevel: 5, shuffle: 1, cname: "lz4" }, out);
+ * const chunk = out.subarray(0, cbytes);
+ * ```
+ */
+export function compressInto(data: Uint8Array, options: CompressOptions, out: Uint8Array): number {
+  const job = prepare(data, options);
+  if (!(out instanceof Uint8Array) || out.length < job.nbytes + BLOSC_HEADER_SIZE) {
+    throw new UsageError("INVALID_ARGUMENT", "out must hold data.length + 16 bytes", {
+      field: "out", expected: `a Uint8Array of >= ${job.nbytes + BLOSC_HEADER_SIZE} bytes`, actual: out instanceof Uint8Array ? out.length : typeof out,
+    });
+  }
+  const room = out.subarray(0, job.nbytes + BLOSC_HEADER_SIZE);
+  if (job.encode) {
+    const cbytes = encodeInto(job, room);
+    if (cbytes > 0) return cbytes;
+  }
+  storeMemcpyed(job, room);
+  return room.length;
+}
+
+/** A checked compression request: the block job, its chunk header, and whether to encode at all. */
+interface PreparedChunk extends BlockJob {
+  nbytes: number;
+  flags: number;
+  header: { version: number; versionlz: number; typesize: number; nbytes: number; blocksize: number };
+  /** Encode (clevel > 0 and enough bytes); otherwise the chunk is stored memcpyed. */
+  encode: boolean;
+  options: CompressOptions;
+}
+
+function prepare(data: Uint8Array, options: CompressOptions): PreparedChunk {
   if (!(data instanceof Uint8Array)) {
     throw new UsageError("INVALID_ARGUMENT", "data must be a Uint8Array", { field: "data", expected: "Uint8Array", actual: typeof data });
   }
@@ -297,21 +353,24 @@ export function compress(data: Uint8Array, options: CompressOptions): Uint8Array
   const dontSplit = !splitsBlocks(cname, typesize, blocksize);
   const flags = chunkFlags({ shuffle, memcpyed: false, dontSplit, codec: cname });
   const header = { version: BLOSC_VERSION_FORMAT, versionlz: BLOSC_VERSION_LZ, typesize, nbytes, blocksize };
-  if (clevel > 0 && nbytes >= MIN_BUFFERSIZE) {
-    const job: BlockJob = { data, typesize, blocksize, clevel, cname, shuffle, dontSplit, zstd, zlib: options.zlib };
-    const choice = options.backend ?? backend;
-    const wasm = choice === "js" ? undefined : wasmKernels();
-    const wasmCodec = wasm !== undefined && (cname === "blosclz" || cname === "lz4" || cname === "lz4hc") && (choice === "wasm" || AUTO_WASM_CODECS.has(cname));
-    const chunk = compressBlocks(job, wasm, wasmCodec);
-    if (chunk !== undefined) {
-      writeChunkHeader({ ...header, flags, cbytes: chunk.length }, chunk);
-      return chunk;
-    }
-  }
-  const chunk = new Uint8Array(nbytes + BLOSC_HEADER_SIZE);
-  writeChunkHeader({ ...header, flags: flags | 0x02, cbytes: chunk.length }, chunk);
-  chunk.set(data, BLOSC_HEADER_SIZE);
-  return chunk;
+  return { data, typesize, blocksize, clevel, cname, shuffle, dontSplit, zstd, zlib: options.zlib, nbytes, flags, header, encode: clevel > 0 && nbytes >= MIN_BUFFERSIZE, options };
+}
+
+/** Encodes the chunk into `room` (`nbytes + 16` bytes), header included; 0 when it does not fit (store it memcpyed). */
+function encodeInto(job: PreparedChunk, room: Uint8Array): number {
+  const choice = job.options.backend ?? backend;
+  const wasm = choice === "js" ? undefined : wasmKernels();
+  const { cname } = job;
+  const wasmCodec = wasm !== undefined && (cname === "blosclz" || cname === "lz4" || cname === "lz4hc") && (choice === "wasm" || AUTO_WASM_CODECS.has(cname));
+  const cbytes = compressBlocks(job, wasm, wasmCodec, room);
+  if (cbytes > 0) writeChunkHeader({ ...job.header, flags: job.flags, cbytes }, room);
+  return cbytes;
+}
+
+/** The memcpyed chunk (header, then the bytes unchanged) in `room`, which holds exactly `nbytes + 16` bytes. */
+function storeMemcpyed(job: PreparedChunk, room: Uint8Array): void {
+  writeChunkHeader({ ...job.header, flags: job.flags | 0x02, cbytes: job.nbytes + BLOSC_HEADER_SIZE }, room);
+  room.set(job.data, BLOSC_HEADER_SIZE);
 }
 
 interface BlockJob {
@@ -349,19 +408,19 @@ function chunkScratch(size: number): Uint8Array {
 }
 
 /**
- * The body of a compressed chunk (header bytes left for the caller), or undefined when it does not
- * fit in `nbytes + 16` bytes — c-blosc then writes a memcpyed chunk.
+ * Encodes the chunk's body into `room` (`nbytes + 16` bytes; its 16 header bytes are left for the
+ * caller) and returns the chunk's length, or 0 when it does not fit in `room`: c-blosc then writes
+ * a memcpyed chunk.
  */
-function compressBlocks(job: BlockJob, wasm: WasmKernels | undefined, wasmCodec: boolean): Uint8Array | undefined {
+function compressBlocks(job: BlockJob, wasm: WasmKernels | undefined, wasmCodec: boolean, room: Uint8Array): number {
   const { data, typesize, blocksize, clevel, cname, shuffle, dontSplit, zstd, zlib } = job;
   const nbytes = data.length;
   const maxbytes = nbytes + BLOSC_HEADER_SIZE;
   const leftover = nbytes % blocksize;
   const nblocks = Math.floor(nbytes / blocksize) + (leftover > 0 ? 1 : 0);
   let ntbytes = BLOSC_HEADER_SIZE + 4 * nblocks;
-  if (ntbytes > maxbytes) return undefined;
-  const out = chunkScratch(maxbytes);
-  const room = out.subarray(0, maxbytes);
+  if (ntbytes > maxbytes) return 0;
+  const out = room;
   const scratch = shuffle !== 0 && !wasmCodec ? new Uint8Array(Math.min(blocksize, nbytes)) : undefined;
   for (let j = 0; j < nblocks; j++) {
     const isLeftover = j === nblocks - 1 && leftover > 0;
@@ -376,7 +435,7 @@ function compressBlocks(job: BlockJob, wasm: WasmKernels | undefined, wasmCodec:
       // The encoded block goes straight into the chunk (nothing is written when it would pass
       // the room c-blosc allows, and the chunk is then stored memcpyed).
       const written = wasm.encodeBlockInto(block, { typesize, nsplits, codec: cname, shuffle, clevel }, room, ntbytes);
-      if (ntbytes + written > maxbytes) return undefined;
+      if (ntbytes + written > maxbytes) return 0;
       ntbytes += written;
       continue;
     }
@@ -388,12 +447,12 @@ function compressBlocks(job: BlockJob, wasm: WasmKernels | undefined, wasmCodec:
       let maxout = cname === "snappy" ? 32 + neblock + Math.floor(neblock / 6) : neblock;
       if (ntbytes + maxout > maxbytes) {
         maxout = maxbytes - ntbytes;
-        if (maxout <= 0) return undefined;
+        if (maxout <= 0) return 0;
       }
       const src = filtered.subarray(s * neblock, (s + 1) * neblock);
       let cbytes = encodeStream(cname, clevel, src, out.subarray(ntbytes, ntbytes + maxout), zstd, zlib);
       if (cbytes === 0 || cbytes === neblock) {
-        if (ntbytes + neblock > maxbytes) return undefined;
+        if (ntbytes + neblock > maxbytes) return 0;
         out.set(src, ntbytes);
         cbytes = neblock;
       }
@@ -401,7 +460,7 @@ function compressBlocks(job: BlockJob, wasm: WasmKernels | undefined, wasmCodec:
       ntbytes += cbytes;
     }
   }
-  return out.slice(0, ntbytes);
+  return ntbytes;
 }
 
 function filterBlock(block: Uint8Array, scratch: Uint8Array | undefined, typesize: number, shuffle: 0 | 1 | 2, wasm: WasmKernels | undefined): Uint8Array {

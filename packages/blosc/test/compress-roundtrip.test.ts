@@ -1,11 +1,12 @@
 // Property tests of the writer: our decoder, real c-blosc 1.21.3 (batched Python process) and
 // numcodecs' WebAssembly c-blosc all return the input, on both backends; chunks never exceed
-// nbytes + 16; headers are consistent; BloscLZ streams never end in a match.
+// nbytes + 16; headers are consistent; BloscLZ streams never end in a match. compressInto writes
+// the same chunk into a caller's (dirty, offset) buffer and nothing past nbytes + 16.
 import { beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { Blosc } from "./numcodecs-blosc.js";
 import { readChunkHeader, splitCount, type CodecName } from "@fmt/header";
-import { compress, decompress, initZstd, setCodecBackend, type CodecBackend, type CompressOptions } from "../src/index.js";
+import { compress, compressInto, decompress, initZstd, setCodecBackend, type CodecBackend, type CompressOptions } from "../src/index.js";
 import { CNAMES, prng, runCblosc, type DecompressJob } from "./compress-oracle.js";
 
 const DATA_KINDS = ["random", "zeros", "f8-walk", "i4-small", "pattern", "runs", "low-entropy"] as const;
@@ -223,4 +224,40 @@ describe("compress round trips", () => {
       { numRuns: 200 },
     );
   }, 300_000);
+
+  it("compressInto writes compress's chunk into a reused buffer, which c-blosc decodes; nothing past nbytes + 16 (property)", async () => {
+    const codec = new Blosc(5, "lz4", 1, 0);
+    // One dirty buffer for every case, as a writer reuses it; the chunk lands at an offset in it.
+    const arena = new Uint8Array(300_000 + 16 + 64).fill(0xa5);
+    await fc.assert(
+      fc.asyncProperty(caseArb, fc.constantFrom<CodecBackend>("wasm", "js"), fc.integer({ min: 0, max: 40 }), async (c, backend, at) => {
+        setCodecBackend(backend);
+        const data = makeData(c);
+        let chunk: Uint8Array;
+        let expected: Uint8Array;
+        const room = arena.subarray(at, at + data.length + 16 + 8);
+        room.fill(0x5a, data.length + 16);
+        try {
+          expected = compress(data, optionsOf(c));
+          const cbytes = compressInto(data, optionsOf(c), room);
+          chunk = room.subarray(0, cbytes);
+        } finally {
+          setCodecBackend("auto");
+        }
+        expect(chunk.length).toBeLessThanOrEqual(data.length + 16);
+        expect(Buffer.from(chunk).equals(Buffer.from(expected))).toBe(true);
+        expect(room.subarray(data.length + 16).every((b) => b === 0x5a)).toBe(true);
+        const back = await codec.decode(chunk.slice());
+        expect(Buffer.from(back).equals(Buffer.from(data))).toBe(true);
+      }),
+      { numRuns: 200, seed: 20261127 },
+    );
+  }, 300_000);
+
+  it("compressInto refuses a buffer shorter than nbytes + 16 and leaves it alone", () => {
+    const data = new Uint8Array(1000).map((_, i) => i % 7);
+    const room = new Uint8Array(1015).fill(9);
+    expect(() => compressInto(data, { typesize: 1, clevel: 5, shuffle: 1, cname: "lz4" }, room)).toThrow(/out must hold data.length \+ 16 bytes/);
+    expect(room.every((b) => b === 9)).toBe(true);
+  });
 });

@@ -1,7 +1,7 @@
 // Turning rows into chunks and handing them to the layout: compression on this thread or through
 // a worker pool, with several chunks in flight so that compression and I/O overlap.
 import { UsageError } from "@fmt/errors";
-import { compress } from "@fmt/blosc";
+import { compress, compressInto } from "@fmt/blosc";
 import type { ChunkCodecPool, CompressOptions } from "@fmt/blosc";
 
 /** Chunks being compressed or written at once without a pool: one compressing, the rest being stored. */
@@ -9,7 +9,13 @@ const WINDOW_ALONE = 4;
 /** Per pool thread: enough queued chunks that no worker waits for the next one. */
 const WINDOW_PER_THREAD = 8;
 
-/** Stores one compressed chunk (the layout's `writeChunk`). */
+/** What a Blosc chunk may take beyond its rows (a memcpyed chunk's header). */
+const BLOSC_OVERHEAD = 16;
+
+/**
+ * Stores one compressed chunk (the layout's `writeChunk`). The chunk's memory is reused once the
+ * promise resolves: a store that keeps the bytes must copy them.
+ */
 export type StoreChunk = (index: number, chunk: Uint8Array, options: { committed: boolean }) => Promise<void>;
 
 /**
@@ -24,6 +30,12 @@ export class ChunkWrites {
   readonly #window: number;
   #inflight: Promise<void>[] = [];
   #failure: { error: unknown } | undefined;
+  /**
+   * Buffers chunks are compressed into on this thread, each back here once its chunk is stored:
+   * a fresh array per chunk costs a first-touch page fault per 4 KiB and garbage, more than the
+   * copy the layout makes of it.
+   */
+  readonly #spare: Uint8Array[] = [];
 
   constructor(store: StoreChunk, options: CompressOptions, pool: ChunkCodecPool | undefined) {
     this.#store = store;
@@ -48,9 +60,21 @@ export class ChunkWrites {
     while (this.#inflight.length >= this.#window) await this.#inflight.shift();
     this.#throwFailure();
     const job = (async () => {
-      const chunk = await this.compress(rows);
-      await this.#store(index, chunk, { committed });
-      written(chunk.length);
+      if (this.#pool !== undefined) {
+        const chunk = await this.compress(rows);
+        await this.#store(index, chunk, { committed });
+        written(chunk.length);
+        return;
+      }
+      let room = this.#spare.pop();
+      if (room === undefined || room.length < rows.length + BLOSC_OVERHEAD) room = new Uint8Array(rows.length + BLOSC_OVERHEAD);
+      try {
+        const cbytes = compressInto(rows, this.#options, room);
+        await this.#store(index, room.subarray(0, cbytes), { committed });
+        written(cbytes);
+      } finally {
+        if (this.#spare.length < this.#window) this.#spare.push(room);
+      }
     })();
     this.#inflight.push(job.catch((error: unknown) => {
       this.#failure ??= { error };

@@ -431,7 +431,8 @@ export class LayoutV2 implements ChunkLayoutWriter {
       const file = await this.#file(Math.floor(g / S) + 1);
       const i = g % S;
       if (file.pending !== undefined) {
-        file.pending.set(i, chunk);
+        // Kept until the file is written whole; the caller reuses `chunk`'s memory once this resolves.
+        file.pending.set(i, chunk.slice());
         if (file.pending.size === S) await this.#materialize(file, S);
         return;
       }

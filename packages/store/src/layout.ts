@@ -141,7 +141,8 @@ export interface ChunkLayoutWriter extends ChunkLayout {
   readonly store: WritableStore;
   /**
    * Stores `chunk` (a compressed Blosc chunk) as chunk `g`. `committed`: readers of the committed
-   * length see chunk `g`, so the replacement must be atomic and durable on its own.
+   * length see chunk `g`, so the replacement must be atomic and durable on its own. The caller
+   * reuses `chunk`'s memory once the promise resolves: a layout that keeps the bytes copies them.
    */
   writeChunk(g: number, chunk: Uint8Array, options: { committed: boolean }): Promise<void>;
   /**
