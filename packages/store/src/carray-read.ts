@@ -193,7 +193,7 @@ export class ChunkReader {
     // With `reuseInputs` the caller is done with each chunk when it asks for the next one, so the
     // buffer a fetch was read into serves a later fetch once its last chunk is done (stores with
     // getInto; a format-2 run of slots shares one buffer).
-    const lent = options.reuseInputs === true ? new LentBuffers(this.chunklen * this.atomSize) : undefined;
+    const lent = options.reuseInputs === true && this.layout.readsInto ? new LentBuffers(this.chunklen * this.atomSize) : undefined;
     // Rows a writer holds and chunks kept compressed by an earlier single-row read need no fetch.
     const kept = new Map<number, Uint8Array>();
     for (const k of order) {
@@ -449,7 +449,7 @@ export class ChunkReader {
     // A chunk file read for one row goes into a reused buffer unless the cache keeps it: random
     // rows over a large array then neither allocate nor collect a chunk-sized buffer per get.
     const keep = kept === undefined && !again && this.cache.bytes + this.chunklen * this.atomSize <= this.cache.maxBytes;
-    const buffer = fetched === undefined && kept === undefined && !keep ? this.#rowInputs.take() : undefined;
+    const buffer = fetched === undefined && kept === undefined && !keep && this.layout.readsInto ? this.#rowInputs.take() : undefined;
     try {
       const stored = kept !== undefined ? { index, key: this.chunkKey(index), chunk: kept } : (fetched ?? (await this.layout.read(index, buffer)));
       const loaded = await this.loadChunk(index, stored);

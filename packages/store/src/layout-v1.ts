@@ -159,6 +159,10 @@ export class LayoutV1 implements ChunkLayoutWriter {
     }
   }
 
+  get readsInto(): boolean {
+    return this.#store.getInto !== undefined;
+  }
+
   get store(): WritableStore {
     return this.#store as WritableStore;
   }

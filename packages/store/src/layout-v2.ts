@@ -21,6 +21,7 @@ import { BLPK_V2_HEADER_SIZE, buildSuperchunk, checksumKind, computeChunkChecksu
 import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import { encodeMetadata, parseJournalV2, serializeJournalV2, serializeShapeV2, serializeSuperchunkMeta } from "@fmt/meta";
 import { joinKey, readText, withPath } from "./internal.js";
+import { PendingSuperchunk } from "./pending-superchunk.js";
 import type { ChunkFetch, ChunkLayoutWriter, InputBuffers, LayoutGeometry, StoredChunk } from "./layout.js";
 import { JOURNAL_FILE } from "./layout-v1.js";
 import { chunkFromSlot, chunkOffset, loadSuperchunkIndex, offloadedCrc32, parseIndex, slotReadLength } from "./superchunk-index.js";
@@ -60,7 +61,7 @@ export interface V2Settings {
 /** A superchunk as a writer sees it: its index kept current, plus what writing needs. */
 interface WriterFile extends SuperchunkIndex {
   /** Not on the store yet: chunks gathered in memory, written whole (§13.2 step 4). */
-  pending?: Map<number, Uint8Array>;
+  pending?: PendingSuperchunk;
   /** Entries in use (the header's nchunks once written). */
   live: number;
   /** The header's nchunks on the store. */
@@ -99,6 +100,10 @@ export class LayoutV2 implements ChunkLayoutWriter {
     this.#geometry = geometry;
     this.#settings = settings;
     this.#journal = new Map((journal ?? []).map(([s, i]) => [(s - 1) * settings.superchunksize + i, [s, i]]));
+  }
+
+  get readsInto(): boolean {
+    return this.#store.getInto !== undefined;
   }
 
   get store(): WritableStore {
@@ -310,7 +315,11 @@ export class LayoutV2 implements ChunkLayoutWriter {
     return {
       s, key: this.#fileKey(s), firstChunk: (s - 1) * S, capacity: S, dataStart: 0, offsets: new Array<number>(S).fill(-1), metadataText: "",
       header: { version: 2, hasOffsets: true, hasMetadata: true, checksumId: this.#settings.checksumId, typesize: this.#settings.typesize, chunkSize: this.#geometry.chunklen * this.#geometry.atomSize, lastChunk: 0, nchunks: 0, metaSize: 0 },
-      pending: new Map(), live: 0, diskLive: 0, fileLength: 0, nbytes: new Map(),
+      pending: new PendingSuperchunk({
+        capacity: S, firstChunk: (s - 1) * S, checksumId: this.#settings.checksumId, typesize: this.#settings.typesize,
+        chunkSize: this.#geometry.chunklen * this.#geometry.atomSize, sparePercent: this.#settings.spare,
+      }),
+      live: 0, diskLive: 0, fileLength: 0, nbytes: new Map(),
     };
   }
 
@@ -321,7 +330,8 @@ export class LayoutV2 implements ChunkLayoutWriter {
     if (file.pending !== undefined) {
       const chunk = file.pending.get(i);
       if (chunk === undefined) throw new FormatError("MISSING_FILE", `chunk ${g} was never written`, { path: file.key, field: "file" });
-      return { index: g, key: file.key, chunk };
+      // A copy: the pending file's memory changes with the next write, maybe before the reader decodes.
+      return { index: g, key: file.key, chunk: chunk.slice() };
     }
     const at = chunkOffset(file, i, file.fileLength);
     const length = Math.min(file.fileLength - at, slotReadLength(file, i, file.live));
@@ -406,22 +416,14 @@ export class LayoutV2 implements ChunkLayoutWriter {
 
   /** Writes a pending superchunk whole with its first `count` chunks (§13.2 step 4). */
   async #materialize(file: WriterFile, count: number): Promise<void> {
-    const chunks: Uint8Array[] = [];
-    for (let i = 0; i < count; i++) {
-      const chunk = file.pending!.get(i);
-      if (chunk === undefined) throw new Error(`internal: chunk ${file.firstChunk + i} of ${file.key} was never written`);
-      chunks.push(chunk);
-    }
-    const metadata = serializeSuperchunkMeta({ capacity: file.capacity, firstChunk: file.firstChunk });
-    const bytes = buildSuperchunk({
-      chunks, checksumId: file.header.checksumId, typesize: file.header.typesize, chunkSize: file.header.chunkSize, metadata, capacity: file.capacity,
-      sparePercent: this.#settings.spare, firstChunk: file.firstChunk,
-    });
+    const pending = file.pending!;
+    const bytes = pending.build(count);
     await this.store.put(file.key, bytes, { durable: false });
     const index = parseIndex(bytes, file.key, { s: file.s, required: count, chunklen: this.#geometry.chunklen, atomsize: this.#geometry.atomSize, superchunksize: file.capacity });
-    const nbytes = new Map(chunks.map((c, i) => [i, readChunkHeader(c).nbytes]));
+    const nbytes = new Map(Array.from({ length: count }, (_, i) => [i, pending.nbytesOf(i)!]));
     const next: WriterFile = { ...index, live: count, diskLive: count, fileLength: bytes.length, nbytes };
-    if (this.store.writeAt === undefined) next.image = bytes;
+    // Kept for stores without writeAt; a view of a much larger image would keep all of it alive.
+    if (this.store.writeAt === undefined) next.image = 4 * bytes.buffer.byteLength > 5 * bytes.length ? bytes.slice() : bytes;
     this.#files!.set(file.s, next);
   }
 
@@ -431,8 +433,8 @@ export class LayoutV2 implements ChunkLayoutWriter {
       const file = await this.#file(Math.floor(g / S) + 1);
       const i = g % S;
       if (file.pending !== undefined) {
-        // Kept until the file is written whole; the caller reuses `chunk`'s memory once this resolves.
-        file.pending.set(i, chunk.slice());
+        // Laid out in the file's image at once (the caller reuses `chunk`'s memory once this resolves).
+        file.pending.set(i, chunk);
         if (file.pending.size === S) await this.#materialize(file, S);
         return;
       }
@@ -555,7 +557,7 @@ export class LayoutV2 implements ChunkLayoutWriter {
         const file = await this.#file(last);
         const required = n - (last - 1) * S;
         if (file.pending !== undefined) {
-          for (const i of [...file.pending.keys()]) if (i >= required) file.pending.delete(i);
+          file.pending.dropFrom(required);
         } else if (file.diskLive !== required) {
           await this.#writeHeader(file, required, true);
           await this.#putImage(file, true);

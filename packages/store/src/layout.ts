@@ -107,6 +107,11 @@ export interface ChunkLayout {
   /** Store key of the file holding chunk `g`. */
   keyOf(g: number): string;
   /**
+   * Whether the store reads into lent buffers (`getInto`): readers lend them only then, since a
+   * remote store fills arrays of its own and a lent buffer would be allocated for nothing.
+   */
+  readonly readsInto: boolean;
+  /**
    * Chunk `g`, whole and checked (`MISSING_FILE` when its file is missing). `buffer`: memory the
    * caller lends to read the file or slot into (stores with `getInto`); the chunk returned may
    * be a view of it, valid until the caller reuses the buffer.

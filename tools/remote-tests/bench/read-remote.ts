@@ -8,7 +8,7 @@
 // With BENCH_STORE_ROOT set, it is the remote part of the store benchmark instead
 // (tools/bench/store.mjs runs it as a child): it serves the carrays BENCH_STORE_NAMES (default
 // carray.bcolz) found in that directory over HTTP and through s3rver, reads each whole from local
-// files, HTTP and S3 (fresh handle and open each time; one warm-up, then BENCH_STORE_RUNS timed
+// files, HTTP and S3 (fresh handle and open each time; WARM_UPS untimed runs, then BENCH_STORE_RUNS timed
 // runs), checks every read against BENCH_STORE_ROOT/carray-source.f8, and prints one JSON line.
 //
 // The HTTP store sends its requests with the node:http transport (`@fmt/fs-adapters/http-node`);
@@ -50,6 +50,11 @@ function filesUnder(dir: string): string[] {
 v8.setFlagsFromString("--expose-gc");
 const collectGarbage = runInNewContext("gc") as () => void;
 
+// Untimed runs before the timed ones, for every kind: with one, the local read-all of the first
+// timed runs still paid the warm-up of this process (258, 178, then 63, 62, 54 ms over five runs,
+// 2026-11-27), and a median of three made the local baseline three times too slow.
+const WARM_UPS = 3;
+
 async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
   collectGarbage();
   const t0 = performance.now();
@@ -86,11 +91,11 @@ async function forStoreBench(root: string): Promise<void> {
       for (const [kind, make] of kinds) {
         try {
           const times: number[] = [];
-          for (let r = 0; r <= runs; r++) {
+          for (let r = 0; r < WARM_UPS + runs; r++) {
             const [all, ms] = await timed(async () => (await openCarray(make(), name)).read());
             const bytes = all as Float64Array;
             if (!Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).equals(source)) throw new Error(`${kind}: the values read differ from the source`);
-            if (r > 0) times.push(ms); // run 0 is the warm-up
+            if (r >= WARM_UPS) times.push(ms);
           }
           result[kind] = { times };
         } catch (error) {
@@ -104,7 +109,7 @@ async function forStoreBench(root: string): Promise<void> {
       for (const [kind, make, floorKey] of kinds.filter(([k]) => k !== "local")) {
         try {
           const times: number[] = [];
-          for (let r = 0; r <= runs; r++) {
+          for (let r = 0; r < WARM_UPS + runs; r++) {
             const store = make();
             const [fetched, ms] = await timed(async () => {
               let next = 0;
@@ -117,7 +122,7 @@ async function forStoreBench(root: string): Promise<void> {
               return bytes;
             });
             if (fetched === 0) throw new Error(`${kind}: fetched nothing`);
-            if (r > 0) times.push(ms);
+            if (r >= WARM_UPS) times.push(ms);
           }
           result[floorKey] = { times };
         } catch (error) {
