@@ -2,15 +2,13 @@
 // a worker pool, with several chunks in flight so that compression and I/O overlap.
 import { UsageError } from "@fmt/errors";
 import { compress, compressInto } from "@fmt/blosc";
+import { BLOSC_MAX_OVERHEAD } from "@fmt/header";
 import type { ChunkCodecPool, CompressOptions } from "@fmt/blosc";
 
 /** Chunks being compressed or written at once without a pool: one compressing, the rest being stored. */
 const WINDOW_ALONE = 4;
 /** Per pool thread: enough queued chunks that no worker waits for the next one. */
 const WINDOW_PER_THREAD = 8;
-
-/** What a Blosc chunk may take beyond its rows (a memcpyed chunk's header). */
-const BLOSC_OVERHEAD = 16;
 
 /**
  * Stores one compressed chunk (the layout's `writeChunk`). The chunk's memory is reused once the
@@ -67,7 +65,7 @@ export class ChunkWrites {
         return;
       }
       let room = this.#spare.pop();
-      if (room === undefined || room.length < rows.length + BLOSC_OVERHEAD) room = new Uint8Array(rows.length + BLOSC_OVERHEAD);
+      if (room === undefined || room.length < rows.length + BLOSC_MAX_OVERHEAD) room = new Uint8Array(rows.length + BLOSC_MAX_OVERHEAD);
       try {
         const cbytes = compressInto(rows, this.#options, room);
         await this.#store(index, room.subarray(0, cbytes), { committed });

@@ -134,30 +134,27 @@ export class PendingSuperchunk {
    * @throws Error when one of those chunks was never set (a writer's bug).
    */
   build(count: number): Uint8Array {
-    for (let i = 0; i < count; i++) {
-      if (this.get(i) === undefined) throw new Error(`internal: chunk ${this.#settings.firstChunk + i} of a new superchunk was never written`);
-    }
     const s = this.#settings;
-    if (this.#copies !== undefined || count === 0) {
-      const chunks = Array.from({ length: count }, (_, i) => this.get(i)!);
+    const chunks = Array.from({ length: count }, (_, i) => {
+      const chunk = this.get(i);
+      if (chunk === undefined) throw new Error(`internal: chunk ${s.firstChunk + i} of a new superchunk was never written`);
+      return chunk;
+    });
+    // In order, with the chunk-size rule kept (all but the last hold chunkSize bytes): the image is
+    // the file once its first bytes are written. Otherwise buildSuperchunk lays it out (and words
+    // a broken rule).
+    const lastNbytes = this.#nbytes.get(count - 1) ?? 0;
+    const inPlace = this.#copies === undefined && count > 0 && lastNbytes <= s.chunkSize && chunks.every((_, i) => i === count - 1 || this.#nbytes.get(i) === s.chunkSize);
+    if (!inPlace) {
       return buildSuperchunk({
         chunks, checksumId: s.checksumId, typesize: s.typesize, chunkSize: s.chunkSize, metadata: serializeSuperchunkMeta({ capacity: s.capacity, firstChunk: s.firstChunk }),
         capacity: s.capacity, sparePercent: s.sparePercent, firstChunk: s.firstChunk,
       });
     }
-    // The checks buildSuperchunk makes of the chunks: all but the last hold exactly chunkSize bytes.
-    const chunks = Array.from({ length: count }, (_, i) => this.get(i)!);
-    const last = this.#slotEnd(count - 1);
-    const image = this.#image.subarray(0, last);
-    const header = {
-      hasOffsets: true, hasMetadata: true, checksumId: s.checksumId, typesize: s.typesize, chunkSize: s.chunkSize,
-      lastChunk: this.#nbytes.get(count - 1)!, nchunks: count, metaSize: this.#meta.length,
-    };
-    if (this.#nbytes.get(count - 1)! > s.chunkSize || chunks.slice(0, -1).some((_, i) => this.#nbytes.get(i) !== s.chunkSize)) {
-      // Let buildSuperchunk report it in its words.
-      return buildSuperchunk({ chunks, checksumId: s.checksumId, typesize: s.typesize, chunkSize: s.chunkSize, metadata: serializeSuperchunkMeta({ capacity: s.capacity, firstChunk: s.firstChunk }), capacity: s.capacity, sparePercent: s.sparePercent, firstChunk: s.firstChunk });
-    }
-    writeSuperchunkHeader(header, image);
+    const image = this.#image.subarray(0, this.#slotEnd(count - 1));
+    writeSuperchunkHeader({
+      hasOffsets: true, hasMetadata: true, checksumId: s.checksumId, typesize: s.typesize, chunkSize: s.chunkSize, lastChunk: lastNbytes, nchunks: count, metaSize: this.#meta.length,
+    }, image);
     image.set(this.#meta, BLPK_V2_HEADER_SIZE);
     image.set(writeOffsets(this.#offsets.slice(0, count), s.capacity), BLPK_V2_HEADER_SIZE + this.#meta.length);
     return image;
