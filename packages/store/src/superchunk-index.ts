@@ -15,7 +15,7 @@
  */
 import { FormatError } from "@fmt/errors";
 import {
-  BLPK_V2_HEADER_SIZE, checkDatasetSuperchunk, checkOffsetEntry, checksumKind, crc32Offload, offsetsEntryCount, readSuperchunkChunk, readSuperchunkHeader, readSuperchunkMetadataText,
+  BLOSC_HEADER_SIZE, BLPK_V2_HEADER_SIZE, checkDatasetSuperchunk, checkOffsetEntry, checksumKind, crc32Offload, offsetsEntryCount, readSuperchunkChunk, readSuperchunkHeader, readSuperchunkMetadataText,
 } from "@fmt/header";
 import type { SuperchunkHeader } from "@fmt/header";
 import type { ReadableStore } from "@fmt/fs-adapters";
@@ -189,9 +189,6 @@ export function chunkFromSlot(index: SuperchunkIndex, i: number, slot: Uint8Arra
   return withPath(path, () => readSuperchunkChunk(slot, index.header, i, { path, verify, firstChunk: index.firstChunk, crc32 }).chunk);
 }
 
-/** A Blosc chunk's header: its `cbytes` (the bytes a checksum covers) is the u32 at byte 12. */
-const BLOSC_HEADER_BYTES = 16;
-
 /**
  * The CRC-32s of chunks `locals` of a run of slots read from byte `start` of the file into
  * `bytes`, computed on another thread (`useCrc32Offload` of @fmt/header) while this one decodes
@@ -220,8 +217,8 @@ export async function offloadedCrc32(
   const spanOf: number[] = []; // chunk k's span, or -1
   for (const i of locals) {
     const at = chunkOffset(index, i) - start;
-    const cbytes = at >= 0 && at + BLOSC_HEADER_BYTES <= bytes.length ? (bytes[at + 12]! | (bytes[at + 13]! << 8) | (bytes[at + 14]! << 16) | (bytes[at + 15]! << 24)) >>> 0 : -1;
-    if (cbytes < BLOSC_HEADER_BYTES || at + cbytes > bytes.length) {
+    const cbytes = at >= 0 && at + BLOSC_HEADER_SIZE <= bytes.length ? (bytes[at + 12]! | (bytes[at + 13]! << 8) | (bytes[at + 14]! << 16) | (bytes[at + 15]! << 24)) >>> 0 : -1;
+    if (cbytes < BLOSC_HEADER_SIZE || at + cbytes > bytes.length) {
       spanOf.push(-1);
       continue;
     }
