@@ -33,10 +33,30 @@ export class LentBuffers implements InputBuffers {
   readonly #lent = new Set<ArrayBufferLike>();
   readonly #spare: Uint8Array[] = [];
 
-  constructor(chunkBytes: number) {
+  /**
+   * `spares`: buffers an earlier pass gave up with {@link LentBuffers.release}, taken over (and
+   * emptied) so that a new pass starts with memory already in use rather than fresh pages.
+   */
+  constructor(chunkBytes: number, spares?: Uint8Array[]) {
     // A chunk file: the 16-byte blpk header, a Blosc chunk of at most nbytes + 16 bytes when
     // stored raw, and room for the block starts and stream sizes of a compressed one.
     this.#size = chunkBytes + chunkBytes / 64 + 4096;
+    if (spares !== undefined) this.#spare.push(...spares.splice(0));
+  }
+
+  /**
+   * The end of a pass: the buffers given back, at most `maxBytes` of them, largest first, for a
+   * later pass's constructor. Buffers still lent stay with their borrowers.
+   */
+  release(maxBytes: number): Uint8Array[] {
+    const kept: Uint8Array[] = [];
+    let bytes = 0;
+    for (const buffer of this.#spare.splice(0).sort((a, b) => b.length - a.length)) {
+      if (bytes + buffer.length > maxBytes) continue;
+      kept.push(buffer);
+      bytes += buffer.length;
+    }
+    return kept;
   }
 
   /** A buffer of at least `bytes` bytes (default: one chunk file's worth). */

@@ -1,9 +1,13 @@
 // The read path's batched and partial reads: `get` through range reads (requests and bytes
 // counted on the store), `take` against a model, `readInto` with its typed errors.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BcolzError } from "@fmt/errors";
 import { MemoryStore } from "@fmt/fs-adapters";
+import { FileSystemStore } from "@fmt/fs-adapters/node";
 import type { ByteRange, ReadableStore } from "@fmt/fs-adapters";
 import { createCarray, createCtable, openCarray, openCtable } from "@fmt/store";
 
@@ -170,6 +174,50 @@ describe("take", () => {
       ),
       { numRuns: 60 },
     );
+  });
+
+  it("gives each row's bytes for rows of 1, 2, 3, 4, 8 and 16 bytes, formats 1 and 2, in memory and on disk, call after call", async () => {
+    // The model is readBytes (the sequential path); take gathers rows of whole 4-byte words or
+    // byte by byte, from WebAssembly memory or a decoded copy, into input buffers a reader keeps
+    // between calls (file stores): a second and third call on the same array must agree too.
+    const dir = mkdtempSync(join(tmpdir(), "take-"));
+    let made = 0;
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom("|u1", "<i2", "|S3", "<i4", "<f8", "<U4"),
+          fc.integer({ min: 1, max: 400 }),
+          fc.integer({ min: 1, max: 64 }),
+          fc.constantFrom(1, 2),
+          fc.boolean(),
+          fc.array(fc.array(fc.nat(), { maxLength: 60 }), { minLength: 1, maxLength: 3 }),
+          async (dtype, n, chunklen, formatVersion, onDisk, calls) => {
+            const atom = { "|u1": 1, "<i2": 2, "|S3": 3, "<i4": 4, "<f8": 8, "<U4": 16 }[dtype];
+            const text = (i: number): string => String.fromCharCode(97 + (i % 26), 97 + ((i >> 3) % 26), 99, 100).slice(0, dtype === "|S3" ? 3 : 4);
+            const raw = new Uint8Array(n * atom).map((_, i) => (i * 151 + 7) & 255).buffer;
+            const typed = { "|u1": () => new Uint8Array(raw), "<i2": () => new Int16Array(raw), "<i4": () => new Int32Array(raw), "<f8": () => new Float64Array(raw) };
+            const data = dtype === "|S3" || dtype === "<U4" ? Array.from({ length: n }, (_, i) => text(i)) : typed[dtype]();
+            const store = onDisk ? new FileSystemStore(join(dir, String(made++))) : new MemoryStore();
+            const written = await createCarray(store, "a", data, { dtype, chunklen, formatVersion, ...(formatVersion === 2 ? { checksum: "crc32" } : {}) });
+            await written.close();
+            const a = await openCarray(store, "a", { cacheBytes: 0 });
+            expect(a.length).toBe(n);
+            const whole = await a.readBytes();
+            for (const call of calls) {
+              const indices = call.map((x) => x % n);
+              const got = await a.takeBytes(indices);
+              const want = new Uint8Array(indices.length * atom);
+              indices.forEach((row, p) => want.set(whole.subarray(row * atom, (row + 1) * atom), p * atom));
+              expect(got).toEqual(want);
+            }
+            await a.close();
+          },
+        ),
+        { numRuns: 80, seed: 1627 },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("reads and decodes each needed chunk once, whatever the number of indices in it", async () => {
