@@ -20,7 +20,7 @@ const topIndex = argv.indexOf("--top");
 const top = topIndex >= 0 ? Number(argv[topIndex + 1]) : 12;
 const passOn = argv.filter((_, i) => topIndex < 0 || (i !== topIndex && i !== topIndex + 1));
 const dir = mkdtempSync(join(tmpdir(), "bcolz-prof-"));
-const run = spawnSync(process.execPath, ["--cpu-prof", "--cpu-prof-dir", dir, "--cpu-prof-interval", "100", join(HERE, "profile.mjs"), ...passOn], {
+const run = spawnSync(process.execPath, [...(passOn.includes("--gc") ? ["--expose-gc"] : []), "--cpu-prof", "--cpu-prof-dir", dir, "--cpu-prof-interval", "100", join(HERE, "profile.mjs"), ...passOn], {
   encoding: "utf8",
   env: { ...process.env, GLIBC_TUNABLES: process.env.GLIBC_TUNABLES ?? "glibc.malloc.hugetlb=1" },
 });

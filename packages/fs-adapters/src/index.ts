@@ -122,6 +122,14 @@ export interface PutOptions {
    * files that no committed metadata points at yet and sync once before the commit.
    */
   durable?: boolean;
+  /**
+   * `true`: nothing a reader follows leads to `key` yet (a chunk past a carray's committed
+   * length, which only the next commit makes visible), so the store may write the value in
+   * place instead of atomically; after a crash `key` may hold part of the value, which no reader
+   * looks at and the next put replaces. Default `false`. Stores without a cheaper way to write
+   * ignore it (the file system store in `io: "sync"` writes such keys in place).
+   */
+  unreferenced?: boolean;
 }
 
 /**
@@ -335,12 +343,13 @@ function checkValue(value: unknown): Uint8Array {
 
 /**
  * Checks the options of {@link WritableStore.put} and returns whether the put must be durable
- * at once (`UsageError` `INVALID_ARGUMENT` for anything but `undefined` or `{ durable?: boolean }`).
+ * at once (`UsageError` `INVALID_ARGUMENT` for anything but `undefined` or `{ durable?: boolean, unreferenced?: boolean }`).
  *
  * @example
  * ```ts
  * checkPutOptions(undefined);           // true
  * checkPutOptions({ durable: false });  // false
+ * checkPutOptions({ unreferenced: true }); // true
  * ```
  */
 export function checkPutOptions(options: PutOptions | undefined): boolean {
@@ -348,9 +357,12 @@ export function checkPutOptions(options: PutOptions | undefined): boolean {
   if (typeof options !== "object" || options === null) {
     throw new UsageError("INVALID_ARGUMENT", "put options must be an object", { field: "options", expected: "{ durable?: boolean }", actual: options });
   }
-  const durable = options.durable;
+  const { durable, unreferenced } = options;
   if (durable !== undefined && typeof durable !== "boolean") {
     throw new UsageError("INVALID_ARGUMENT", "put option durable must be a boolean", { field: "options.durable", expected: "boolean", actual: durable });
+  }
+  if (unreferenced !== undefined && typeof unreferenced !== "boolean") {
+    throw new UsageError("INVALID_ARGUMENT", "put option unreferenced must be a boolean", { field: "options.unreferenced", expected: "boolean", actual: unreferenced });
   }
   return durable !== false;
 }

@@ -20,7 +20,7 @@ import { ConflictError, FormatError, StorageError, UsageError } from "@fmt/error
 import { directoryFailure, directoryInTheWay, isMissing, mayBeDirectoryInTheWay, refuseLinksBetween, removeTemporaryFiles, storageFailure, systemErrorCode as errorCode, temporaryPathFor, TEMP_PATTERN } from "./file-safety-node.js";
 import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./index.js";
 import { fileKind, readFileChecked, readRangesChecked } from "./read-sync-node.js";
-import { writeFileAtomicallySync } from "./write-sync-node.js";
+import { writeFileAtomicallySync, writeFileInPlaceSync } from "./write-sync-node.js";
 import type { ByteRange, PutOptions, WritableStore } from "./index.js";
 
 export type { ByteRange, PutOptions, ReadableStore, WritableStore } from "./index.js";
@@ -326,7 +326,9 @@ export class FileSystemStore implements WritableStore {
 
   /**
    * Atomically replaces the file of `key` with `value` (temp file, fsync, rename, directory
-   * fsync); with `{ durable: false }` the fsyncs wait for {@link FileSystemStore.sync}.
+   * fsync); with `{ durable: false }` the fsyncs wait for {@link FileSystemStore.sync}. With
+   * `{ unreferenced: true }` (and `io: "sync"`) the file is written in place: created or
+   * truncated, never through a symbolic link.
    */
   async put(key: string, value: Uint8Array, options?: PutOptions): Promise<void> {
     const file = this.pathOf(key);
@@ -335,8 +337,9 @@ export class FileSystemStore implements WritableStore {
     }
     const durable = checkPutOptions(options) && this.fsync;
     const dir = nodePath.dirname(file);
-    if (this.io === "sync") writeFileAtomicallySync(this.root, key, file, value, durable);
-    else await this.#writeFileAtomically(key, file, value, durable);
+    if (this.io !== "sync") await this.#writeFileAtomically(key, file, value, durable);
+    else if (options?.unreferenced === true) writeFileInPlaceSync(this.root, key, file, value, durable);
+    else writeFileAtomicallySync(this.root, key, file, value, durable);
     if (durable) {
       // An earlier non-durable put of this key is covered now; its directory entry is too.
       this.#unsyncedFiles.delete(file);

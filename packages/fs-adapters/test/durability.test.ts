@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { mkdtemp, readFile, rm, unlink } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isBcolzError } from "@fmt/errors";
@@ -146,11 +146,57 @@ describe("FileSystemStore durability", () => {
 
   it("rejects malformed options before writing anything", async () => {
     const store = new FileSystemStore(freshRoot());
-    for (const options of [null, 5, { durable: "no" }]) {
+    for (const options of [null, 5, { durable: "no" }, { unreferenced: 1 }]) {
       const error = await store.put("k", new Uint8Array([1]), options as unknown as PutOptions).catch((e: unknown) => e);
       expect(isBcolzError(error) && error.code).toBe("INVALID_ARGUMENT");
     }
     expect(await store.get("k")).toBeUndefined();
+  });
+});
+
+describe("FileSystemStore in-place puts ({ unreferenced: true })", () => {
+  it("write the file under its own name (no temporary file), durable at once or at the next sync", async () => {
+    const root = freshRoot();
+    const store = new FileSystemStore(root);
+    await store.put("data/__0.blp", new Uint8Array([1, 2, 3]), { unreferenced: true });
+    // Durable by default: the file itself is flushed, under its own name, then its directory.
+    expect(flushes.map((f) => f.path)).toEqual([join(root, "data", "__0.blp"), join(root, "data")]);
+    flushes.length = 0;
+    await store.put("data/__1.blp", new Uint8Array([4]), { unreferenced: true, durable: false });
+    expect(flushes).toEqual([]);
+    await store.sync();
+    expect(flushedPaths()).toEqual([join(root, "data"), join(root, "data", "__1.blp")].sort());
+    expect(await readdir(join(root, "data"))).toEqual(["__0.blp", "__1.blp"]);
+  });
+
+  it("replace a longer file whole, and leave it alone when the path is a link or a directory", async () => {
+    const root = freshRoot();
+    const store = new FileSystemStore(root, { fsync: false });
+    await store.put("data/__0.blp", new Uint8Array(1000).fill(7));
+    await store.put("data/__0.blp", new Uint8Array([1, 2]), { unreferenced: true });
+    expect([...(await readFile(join(root, "data", "__0.blp")))]).toEqual([1, 2]);
+
+    // A symbolic link at the key's own name is refused, not written through: the atomic put
+    // would have replaced the link, an in-place open would follow it out of the root.
+    const outside = join(scratch, `outside-${counter++}`);
+    await writeFile(outside, "keep");
+    await symlink(outside, join(root, "data", "__1.blp"));
+    const linked = await store.put("data/__1.blp", new Uint8Array([9]), { unreferenced: true }).catch((e: unknown) => e);
+    expect(isBcolzError(linked) && [linked.code, linked.path, linked.field]).toEqual(["UNSAFE_NAME", "data/__1.blp", "key"]);
+    expect(await readFile(outside, "utf8")).toBe("keep");
+    expect((await lstat(join(root, "data", "__1.blp"))).isSymbolicLink()).toBe(true);
+
+    await mkdir(join(root, "data", "__2.blp"));
+    const directory = await store.put("data/__2.blp", new Uint8Array([9]), { unreferenced: true }).catch((e: unknown) => e);
+    expect(isBcolzError(directory) && directory.code).toBe("ALREADY_EXISTS");
+    expect((await lstat(join(root, "data", "__2.blp"))).isDirectory()).toBe(true);
+  });
+
+  it("with io: async are atomic puts as before", async () => {
+    const root = freshRoot();
+    const store = new FileSystemStore(root, { io: "async" });
+    await store.put("data/__0.blp", new Uint8Array([1]), { unreferenced: true });
+    expect(flushes[0]!.path.startsWith(join(root, "data", "__0.blp.fmt-tmp-"))).toBe(true);
   });
 });
 

@@ -200,7 +200,9 @@ export class LayoutV1 implements ChunkLayoutWriter {
     const fits = BLPK_V1_HEADER_SIZE + chunk.length <= maxFile;
     const room = fits ? (this.#spareFiles.pop() ?? new Uint8Array(maxFile)) : undefined;
     try {
-      await this.store.put(this.keyOf(g), chunkFile(chunk, room), { durable: options.committed });
+      // A chunk no committed length reaches is read by nobody until the next commit: written in
+      // place where the store can (no temporary file and rename per chunk of a create).
+      await this.store.put(this.keyOf(g), chunkFile(chunk, room), { durable: options.committed, unreferenced: !options.committed });
     } finally {
       if (room !== undefined && this.#spareFiles.length < 8) this.#spareFiles.push(room);
     }
