@@ -4,6 +4,7 @@ import { UsageError } from "@fmt/errors";
 import { compress, compressInto } from "@fmt/blosc";
 import { BLOSC_MAX_OVERHEAD } from "@fmt/header";
 import type { ChunkCodecPool, CompressOptions } from "@fmt/blosc";
+import type { ChunkWriteOptions } from "./layout.js";
 
 /** Chunks being compressed or written at once without a pool: one compressing, the rest being stored. */
 const WINDOW_ALONE = 4;
@@ -14,7 +15,13 @@ const WINDOW_PER_THREAD = 8;
  * Stores one compressed chunk (the layout's `writeChunk`). The chunk's memory is reused once the
  * promise resolves: a store that keeps the bytes must copy them.
  */
-export type StoreChunk = (index: number, chunk: Uint8Array, options: { committed: boolean }) => Promise<void>;
+export type StoreChunk = (index: number, chunk: Uint8Array, options: ChunkWriteOptions) => Promise<void>;
+
+/**
+ * Free bytes kept before each chunk compressed here (the layout's `headroom`): room for format
+ * 1's 16-byte file header, so that the file is written without copying the chunk into it.
+ */
+const HEADROOM = 16;
 
 /**
  * Compresses and stores chunks for one carray writer. `add` starts a chunk (compressing it at
@@ -65,10 +72,10 @@ export class ChunkWrites {
         return;
       }
       let room = this.#spare.pop();
-      if (room === undefined || room.length < rows.length + BLOSC_MAX_OVERHEAD) room = new Uint8Array(rows.length + BLOSC_MAX_OVERHEAD);
+      if (room === undefined || room.length < HEADROOM + rows.length + BLOSC_MAX_OVERHEAD) room = new Uint8Array(HEADROOM + rows.length + BLOSC_MAX_OVERHEAD);
       try {
-        const cbytes = compressInto(rows, this.#options, room);
-        await this.#store(index, room.subarray(0, cbytes), { committed });
+        const cbytes = compressInto(rows, this.#options, room.subarray(HEADROOM));
+        await this.#store(index, room.subarray(HEADROOM, HEADROOM + cbytes), { committed, headroom: HEADROOM });
         written(cbytes);
       } finally {
         if (this.#spare.length < this.#window) this.#spare.push(room);

@@ -15,7 +15,7 @@ import { BLPK_V1_HEADER_SIZE, readBlpkV1Header, writeBlpkV1Header } from "@fmt/h
 import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import { encodeMetadata, serializeSizes } from "@fmt/meta";
 import { joinKey, withPath } from "./internal.js";
-import type { ChunkFetch, ChunkLayoutWriter, InputBuffers, LayoutGeometry, PartialChunkAccess, StoredChunk } from "./layout.js";
+import type { ChunkFetch, ChunkLayoutWriter, ChunkWriteOptions, InputBuffers, LayoutGeometry, PartialChunkAccess, StoredChunk } from "./layout.js";
 
 /**
  * Name of the journal file of an interrupted multi-chunk update, in the dataset root. While it
@@ -195,14 +195,22 @@ export class LayoutV1 implements ChunkLayoutWriter {
     return bytes;
   }
 
-  async writeChunk(g: number, chunk: Uint8Array, options: { committed: boolean }): Promise<void> {
+  async writeChunk(g: number, chunk: Uint8Array, options: ChunkWriteOptions): Promise<void> {
+    // A chunk no committed length reaches is read by nobody until the next commit: written in
+    // place where the store can (no temporary file and rename per chunk of a create).
+    const put = { durable: options.committed, unreferenced: !options.committed };
+    if ((options.headroom ?? 0) >= BLPK_V1_HEADER_SIZE) {
+      // The file header goes into the caller's room before the chunk: no copy of the chunk.
+      const file = new Uint8Array(chunk.buffer, chunk.byteOffset - BLPK_V1_HEADER_SIZE, BLPK_V1_HEADER_SIZE + chunk.length);
+      file.set(BLPK_HEADER);
+      await this.store.put(this.keyOf(g), file, put);
+      return;
+    }
     const maxFile = BLPK_V1_HEADER_SIZE + this.#geometry.chunklen * this.#geometry.atomSize + 16;
     const fits = BLPK_V1_HEADER_SIZE + chunk.length <= maxFile;
     const room = fits ? (this.#spareFiles.pop() ?? new Uint8Array(maxFile)) : undefined;
     try {
-      // A chunk no committed length reaches is read by nobody until the next commit: written in
-      // place where the store can (no temporary file and rename per chunk of a create).
-      await this.store.put(this.keyOf(g), chunkFile(chunk, room), { durable: options.committed, unreferenced: !options.committed });
+      await this.store.put(this.keyOf(g), chunkFile(chunk, room), put);
     } finally {
       if (room !== undefined && this.#spareFiles.length < 8) this.#spareFiles.push(room);
     }

@@ -22,7 +22,7 @@ import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import { encodeMetadata, parseJournalV2, serializeJournalV2, serializeShapeV2, serializeSuperchunkMeta } from "@fmt/meta";
 import { joinKey, readText, withPath } from "./internal.js";
 import { PendingSuperchunk } from "./pending-superchunk.js";
-import type { ChunkFetch, ChunkLayoutWriter, InputBuffers, LayoutGeometry, StoredChunk } from "./layout.js";
+import type { ChunkFetch, ChunkLayoutWriter, ChunkWriteOptions, InputBuffers, LayoutGeometry, StoredChunk } from "./layout.js";
 import { JOURNAL_FILE } from "./layout-v1.js";
 import { chunkFromSlot, chunkOffset, loadSuperchunkIndex, offloadedCrc32, parseIndex, slotReadLength } from "./superchunk-index.js";
 import type { IndexExpectation, SuperchunkIndex } from "./superchunk-index.js";
@@ -427,7 +427,7 @@ export class LayoutV2 implements ChunkLayoutWriter {
     this.#files!.set(file.s, next);
   }
 
-  writeChunk(g: number, chunk: Uint8Array, options: { committed: boolean }): Promise<void> {
+  writeChunk(g: number, chunk: Uint8Array, options: ChunkWriteOptions): Promise<void> {
     return this.#serial(async () => {
       const S = this.#settings.superchunksize;
       const file = await this.#file(Math.floor(g / S) + 1);

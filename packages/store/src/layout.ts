@@ -93,6 +93,14 @@ export interface InputBuffers {
   replace?(before: ArrayBufferLike, after: ArrayBufferLike): void;
 }
 
+/** How {@link ChunkLayoutWriter.writeChunk} may store a chunk. */
+export interface ChunkWriteOptions {
+  /** Readers of the committed length see the chunk: replace it atomically and durably. */
+  committed: boolean;
+  /** Bytes just before the chunk in its buffer that the layout may overwrite (default 0). */
+  headroom?: number;
+}
+
 /**
  * Where a carray's chunks live, for reading.
  *
@@ -146,10 +154,13 @@ export interface ChunkLayoutWriter extends ChunkLayout {
   readonly store: WritableStore;
   /**
    * Stores `chunk` (a compressed Blosc chunk) as chunk `g`. `committed`: readers of the committed
-   * length see chunk `g`, so the replacement must be atomic and durable on its own. The caller
-   * reuses `chunk`'s memory once the promise resolves: a layout that keeps the bytes copies them.
+   * length see chunk `g`, so the replacement must be atomic and durable on its own. `headroom`:
+   * the caller's buffer has that many bytes just before `chunk` that the layout may write into
+   * (format 1 frames the chunk with its 16-byte file header there instead of copying the chunk).
+   * The caller reuses `chunk`'s memory once the promise resolves: a layout that keeps the bytes
+   * copies them.
    */
-  writeChunk(g: number, chunk: Uint8Array, options: { committed: boolean }): Promise<void>;
+  writeChunk(g: number, chunk: Uint8Array, options: ChunkWriteOptions): Promise<void>;
   /**
    * Replaces several committed chunks all or nothing: stages each, commits through the journal
    * (`.journal`), installs, cleans up.
