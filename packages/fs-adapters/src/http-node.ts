@@ -182,7 +182,7 @@ function exchange(request: HttpRequest, url: URL, send: RequestFunction, agent: 
           const value = res.headers[name.toLowerCase()];
           return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
         },
-        body(cap, tooLong) {
+        body(cap, tooLong, into) {
           return new Promise<Uint8Array>((resolveBody, rejectBody) => {
             if (done) {
               // The failure as it came (a connection error, or the signal's reason as fetch gives it).
@@ -202,8 +202,10 @@ function exchange(request: HttpRequest, url: URL, send: RequestFunction, agent: 
             }
             // With a Content-Length within the cap (and within PREALLOCATE_LIMIT: a header alone
             // must not make the store allocate the whole cap), chunks are copied straight into the
-            // value; otherwise they are kept and copied once at the end.
-            let target = announced !== undefined && announced <= Math.min(cap, PREALLOCATE_LIMIT) ? new Uint8Array(announced) : undefined;
+            // value (in the caller's buffer when it fits); otherwise they are kept and copied once
+            // at the end.
+            const preallocated = announced !== undefined && announced <= Math.min(cap, PREALLOCATE_LIMIT);
+            let target = !preallocated ? undefined : into !== undefined && announced <= into.length ? into.subarray(0, announced) : new Uint8Array(announced);
             const parts: Uint8Array[] = [];
             let total = 0;
             res.on("data", (chunk: Buffer) => {

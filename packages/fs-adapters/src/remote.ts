@@ -245,17 +245,20 @@ export function bodyCap(asked: Asked, status: number, limits: Required<BodyLimit
 
 /**
  * Reads a body stream, cancelling it (and so closing the connection) once it passes `cap` bytes.
+ * With `into`, a body that fits there is read into it and the result is a view of it.
  *
  * @example
  * ```ts
  * const bytes = await readCapped(response.body, 1024, (n) => new RetryableFailure(`${n} bytes`));
  * ```
  */
-export async function readCapped(stream: ReadableStream<Uint8Array> | null | undefined, cap: number, tooLong: (received: number) => Error): Promise<Uint8Array> {
+export async function readCapped(stream: ReadableStream<Uint8Array> | null | undefined, cap: number, tooLong: (received: number) => Error, into?: Uint8Array): Promise<Uint8Array> {
   if (stream === null || stream === undefined) return new Uint8Array(0);
   const reader = stream.getReader();
   const parts: Uint8Array[] = [];
   let total = 0;
+  // Pieces go straight into `into` while they fit; past its end, what it holds becomes the first part.
+  let filling = into;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
@@ -264,8 +267,17 @@ export async function readCapped(stream: ReadableStream<Uint8Array> | null | und
       await reader.cancel().catch(() => undefined);
       throw tooLong(total);
     }
+    if (filling !== undefined && total <= filling.length) {
+      filling.set(value, total - value.length);
+      continue;
+    }
+    if (filling !== undefined) {
+      if (total > value.length) parts.push(filling.subarray(0, total - value.length));
+      filling = undefined;
+    }
     parts.push(value);
   }
+  if (filling !== undefined) return filling.subarray(0, total);
   if (parts.length === 1 && parts[0] !== undefined) return parts[0];
   const out = new Uint8Array(total);
   let at = 0;
@@ -338,7 +350,9 @@ export function extractAsked(asked: Asked, head: AnswerHead, body: Uint8Array): 
     if (b < a) return new Uint8Array(0);
   }
   if (s > a || e < b) throw wrong("the Content-Range does not cover the asked range");
-  return body.slice(a - s, b - s + 1);
+  // The usual answer is exactly the asked bytes: the body itself (the transport's own array, or
+  // a view of the buffer the caller lent), not a copy.
+  return a === s && b - s + 1 === body.length ? body : body.slice(a - s, b - s + 1);
 }
 
 

@@ -100,6 +100,27 @@ describe.each(HTTP_TRANSPORTS)("connections of the $name transport", ({ name, op
     expect(bad.hugeBytesSent).toBe(sent);
   });
 
+  it("getInto reads a body that fits into the lent buffer (a view of it), a larger one into a new array, ranges too", async () => {
+    const store = new HttpStore(files.url, options());
+    const lent = new Uint8Array(4096).fill(1);
+    const whole = await store.getInto(KEY, lent);
+    expect(whole?.buffer).toBe(lent.buffer);
+    expect([whole?.byteOffset, whole?.length]).toEqual([0, 1000]);
+    expect(whole?.every((b) => b === 7)).toBe(true);
+    const part = await store.getInto(KEY, lent, { offset: 990, length: 50 });
+    expect([part?.buffer === lent.buffer, part?.length]).toEqual([true, 10]);
+    // A value longer than the buffer: a new array with every byte, the buffer's bytes past what
+    // fitted untouched by the overflow.
+    const small = new Uint8Array(100);
+    const overflow = await store.getInto(KEY, small);
+    expect([overflow?.buffer === small.buffer, overflow?.length, overflow?.every((b) => b === 7)]).toEqual([false, 1000, true]);
+    expect(await store.getInto("missing.bin", lent)).toBeUndefined();
+    // A chunk file read into a reused buffer decodes like one read by get.
+    const chunkKey = `${F8}/data/__2.blp`;
+    const chunk = await store.getInto(chunkKey, lent.length >= 20000 ? lent : new Uint8Array(1 << 20));
+    expect(chunk).toEqual(await store.get(chunkKey));
+  });
+
   it("kept-alive connections are reused: node:http opens no more connections than requests in flight, fetch at most twice as many", async () => {
     const before = { ...files.counts };
     const store = new HttpStore(files.url, { concurrency: 4, ...options() });
