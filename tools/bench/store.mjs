@@ -21,7 +21,7 @@ import { zarrDirOf, zarritaOperations } from "./lib/store-peer.mjs";
 import { measureRemote } from "./lib/store-remote.mjs";
 import {
   GOALS_SOURCE, PEER_GOALS, REFERENCES, REMOTE_GOAL, STORE_OPERATIONS,
-  goalSummary, makeRow, rssMarkdownTable, rssRow, scaleMarkdownTable, scaleRows, storeMarkdownTable, storeRows,
+  goalSummary, makeRow, median, rssMarkdownTable, rssRow, scaleMarkdownTable, scaleRows, storeMarkdownTable, storeRows,
 } from "./lib/store-report.mjs";
 import { measureScale } from "./lib/store-scale.mjs";
 
@@ -92,7 +92,7 @@ function parseCli(argv) {
   return { mode, sizes, only, run, root, plainMalloc: values["plain-malloc"] === true };
 }
 
-async function measureOurs(op, runs, check) {
+async function measureOurs(op, runs, check = () => undefined) {
   let outcome;
   try {
     outcome = await op(runs);
@@ -109,12 +109,35 @@ async function measureOurs(op, runs, check) {
   return problem === undefined ? Object.assign(ok(outcome.median * 1000), { times: outcome.times }) : fail(problem);
 }
 
-async function measureFloor(native, request, check) {
+async function measureFloor(native, request, check = () => undefined) {
   const reply = await native.request({ cmd: "run", ...request });
   if (!reply.ok) return fail(reply.error);
   if (reply.na !== undefined) return na(reply.na);
   const problem = check(reply.result);
   return problem === undefined ? Object.assign(ok(reply.median * 1000), { times: reply.times }) : fail(problem);
+}
+
+/**
+ * The sides of one operation measured in rounds of one timed run each, warm-ups before the first
+ * round only, results checked in the last: a machine that slows down or speeds up during a
+ * measurement (writeback of the floor's files, memory compaction, a neighbour on the host) then
+ * affects every side alike instead of whichever ran in that stretch. Each side is
+ * `(runs, check) => Promise<cell>` for one timed run with `runs = { runs: 1, warmups }`; its cell
+ * becomes the median of its runs, or its first failure or n/a.
+ */
+async function interleaved(sides, runs) {
+  const times = sides.map(() => []);
+  const final = sides.map(() => undefined);
+  for (let round = 0; round < runs; round++) {
+    for (let s = 0; s < sides.length; s++) {
+      if (final[s] !== undefined) continue;
+      const spec = { runs: 1, warmups: round === 0 ? undefined : 0 };
+      const cell = await sides[s](spec, round === runs - 1);
+      if (cell.value === undefined) final[s] = cell;
+      else times[s].push(...cell.times);
+    }
+  }
+  return final.map((cell, s) => cell ?? Object.assign(ok(median(times[s]) * 1000), { times: times[s] }));
 }
 
 /** "10 M" for whole millions, else "300,000". */
@@ -173,28 +196,41 @@ async function main() {
     const needFloor = run.has("v1") || run.has("v2");
     for (const { key, reference } of STORE_OPERATIONS) {
       if (!only.includes(key) || !(needFloor || (run.has("peer") && key === "readall"))) continue;
-      let floor = na("not run");
+      const check = checks[key] ?? checks.create;
+      const sides = [];
+      const names = [];
       if (needFloor) {
-        log(`${key}: ${reference} floor`);
         // The durable create has the same floor as the create (the floor never flushes).
-        const request = { op: key === "createdurable" ? "create" : key, dir: root, runs: sizes.runs };
+        const request = { op: key === "createdurable" ? "create" : key, dir: root };
         if (key === "get" || key === "take") request.indices = indices;
         if (key.startsWith("where")) {
           const query = key.startsWith("where2") ? where.two : where.one;
           Object.assign(request, { expression: query.expression, columns: query.columns });
         }
-        floor = await measureFloor(native, request, (checks[key] ?? checks.create).floor);
+        names.push(`${reference} floor`);
+        sides.push((spec, last) => measureFloor(native, { ...request, ...spec }, last ? check.floor : undefined));
       }
-      v1[key] = { floor };
-      v2[key] = { floor };
-      if (run.has("v1") || (run.has("peer") && key === "readall")) {
-        log(`${key}: ours, format 1`);
-        v1[key].ours = ours1 ? await measureOurs(ours1[key], sizes.runs, (checks[key] ?? checks.create).ours) : na("@fmt/store not built");
+      const oursSide = (ours, unavailable) => {
+        if (ours?.error) return () => Promise.resolve(fail(ours.error));
+        if (ours === undefined) return () => Promise.resolve(na(unavailable));
+        return (spec, last) => measureOurs(ours[key], spec, last ? check.ours : undefined);
+      };
+      const v1Wanted = run.has("v1") || (run.has("peer") && key === "readall");
+      if (v1Wanted) {
+        names.push("ours, format 1");
+        sides.push(oursSide(ours1, "@fmt/store not built"));
       }
       if (run.has("v2")) {
-        log(`${key}: ours, format 2`);
-        v2[key].ours = ours2?.error ? fail(ours2.error) : ours2 ? await measureOurs(ours2[key], sizes.runs, (checks[key] ?? checks.create).ours) : na(lib.loaded ? "convert() missing" : "@fmt/store not built");
+        names.push("ours, format 2");
+        sides.push(oursSide(ours2, lib.loaded ? "convert() missing" : "@fmt/store not built"));
       }
+      log(`${key}: ${names.join(", ")}, ${sizes.runs} interleaved rounds`);
+      const cells = await interleaved(sides, sizes.runs);
+      const floor = needFloor ? cells.shift() : na("not run");
+      v1[key] = { floor };
+      v2[key] = { floor };
+      if (v1Wanted) v1[key].ours = cells.shift();
+      if (run.has("v2")) v2[key].ours = cells.shift();
     }
     ours1?.cleanup();
     if (ours2 && !ours2.error) ours2.cleanup();
@@ -276,7 +312,7 @@ async function main() {
       `${sizes.carrayRows.toLocaleString("en")}-row f8 random walk, chunklen 65536; ` +
       `${sizes.ctableRows.toLocaleString("en")}-row ctable i64/f64/i32, chunklens ${facts?.chunklens ? Object.values(facts.chunklens).join("/") : "?"}; q90 = ${facts?.q90 ?? "?"}; ` +
       "format 2 = convert() copies with crc32 checksums",
-    `- median of ${sizes.runs} timed run${sizes.runs === 1 ? "" : "s"} after one untimed warm-up run per measurement and side (files in the page cache)`,
+    `- median of ${sizes.runs} timed run${sizes.runs === 1 ? "" : "s"} per side; the floor and our formats take turns, one run each per round, after three untimed warm-up runs per side before the first round (files in the page cache)`,
     "",
   ].join("\n");
 

@@ -245,9 +245,11 @@ WARMUPS = 3
 
 def timed(fn, runs, before=None):
     """WARMUPS untimed warm-ups (page cache; store.mjs's side: JIT, transparent huge pages), then
-    `runs` timed repetitions."""
+    `runs` timed repetitions. `runs` may be a pair (runs, warmups): store.mjs interleaves single
+    runs of both sides and warms up only before the first."""
+    runs, warmups = runs if isinstance(runs, tuple) else (runs, WARMUPS)
     result = None
-    for _ in range(WARMUPS):
+    for _ in range(warmups):
         if before:
             before()
         result = fn()
@@ -321,7 +323,7 @@ def cmd_gen(req):
 
 def cmd_run(req):
     """Times one operation; returns the median, all times and the result to check against."""
-    op, runs = req["op"], req["runs"]
+    op, runs = req["op"], (req["runs"], req.get("warmups", WARMUPS))
     root = req["dir"]
     carray = os.path.join(root, "carray.bcolz")
     column = os.path.join(root, "ctable.bcolz", "f64")

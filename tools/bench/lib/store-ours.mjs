@@ -41,23 +41,25 @@ const collectGarbage = runInNewContext("gc");
 const WARMUPS = 3;
 
 /**
- * {@link WARMUPS} untimed warm-ups (page cache, JIT, huge pages), then `runs` timed repetitions;
- * `before` runs untimed ahead of each. Before each run the previous result is dropped and garbage is collected,
+ * {@link WARMUPS} untimed warm-ups (page cache, JIT, huge pages), then `runs` timed repetitions
+ * (`runs` may be `{ runs, warmups }`: store.mjs interleaves single runs of both sides and warms
+ * up only before the first); `before` runs untimed ahead of each. Before each run the previous result is dropped and garbage is collected,
  * untimed: Python's reference counting frees numpy's previous result at once, while V8 would
  * leave it (80 MB for a read-all) to a collection inside a later run, whichever run that falls
  * in. Returns `{ median, times, result }` with times in seconds.
  */
 export async function timed(fn, runs, before) {
+  const { count, warmups } = typeof runs === "number" ? { count: runs, warmups: WARMUPS } : { count: runs.runs, warmups: runs.warmups };
   // The last result is held in an object so that it can be let go before the collection.
   const last = { result: undefined };
-  for (let w = 0; w < WARMUPS; w++) {
+  for (let w = 0; w < warmups; w++) {
     if (before) await before();
     last.result = undefined;
     collectGarbage();
     last.result = await fn();
   }
   const times = [];
-  for (let i = 0; i < runs; i++) {
+  for (let i = 0; i < count; i++) {
     if (before) await before();
     last.result = undefined;
     collectGarbage();
