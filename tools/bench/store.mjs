@@ -131,7 +131,8 @@ async function interleaved(sides, runs) {
   for (let round = 0; round < runs; round++) {
     for (let s = 0; s < sides.length; s++) {
       if (final[s] !== undefined) continue;
-      const spec = { runs: 1, warmups: round === 0 ? undefined : 0 };
+      // Warm-ups left out in the first round: each side's own default (three on both).
+      const spec = round === 0 ? { runs: 1 } : { runs: 1, warmups: 0 };
       const cell = await sides[s](spec, round === runs - 1);
       if (cell.value === undefined) final[s] = cell;
       else times[s].push(...cell.times);

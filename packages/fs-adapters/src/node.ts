@@ -327,8 +327,8 @@ export class FileSystemStore implements WritableStore {
   /**
    * Atomically replaces the file of `key` with `value` (temp file, fsync, rename, directory
    * fsync); with `{ durable: false }` the fsyncs wait for {@link FileSystemStore.sync}. With
-   * `{ unreferenced: true }` (and `io: "sync"`) the file is written in place: created or
-   * truncated, never through a symbolic link.
+   * `{ unreferenced: true }` (and `io: "sync"`) the file is written in place: whatever stands at
+   * the name removed, a new file created and written, without a temporary file or a rename.
    */
   async put(key: string, value: Uint8Array, options?: PutOptions): Promise<void> {
     const file = this.pathOf(key);

@@ -9,7 +9,6 @@
  */
 import { closeSync, constants as fsConstants, fsyncSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import * as nodePath from "node:path";
-import { UsageError } from "@fmt/errors";
 import { directoryFailure, directoryInTheWay, mayBeDirectoryInTheWay, refuseLinksBetweenSync, storageFailure, systemErrorCode, temporaryPathFor } from "./file-safety-node.js";
 
 /**
@@ -53,17 +52,20 @@ export function writeFileAtomicallySync(root: string, key: string, file: string,
 }
 
 /**
- * Open flags of an in-place write: create or truncate, and never through a symbolic link at the
- * file's own name (ELOOP), which the atomic write's rename would have replaced instead.
+ * Open flags of an in-place write: a new file, never an existing one (and so never a FIFO, a
+ * device, a hard link's shared inode or a symbolic link's target). O_NOFOLLOW is absent on
+ * Windows, where O_EXCL alone refuses an existing link.
  */
-const IN_PLACE_FLAGS = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC | fsConstants.O_NOFOLLOW;
+const IN_PLACE_FLAGS = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | (fsConstants.O_NOFOLLOW ?? 0);
 
 /**
- * Writes `value` to `file` (the path of `key` under `root`) in place: created or truncated, then
- * written, flushed when `durable`. For keys no reader follows yet (a chunk past the committed
+ * Writes `value` to `file` (the path of `key` under `root`) in place: whatever stands at the name
+ * is removed (a file, a link — never what it points to — or a FIFO), a new file is created there
+ * and written, flushed when `durable`. For keys no reader follows yet (a chunk past the committed
  * length): a crash may leave part of the value, which nobody reads and the next put replaces.
  * Saves the temporary name, its creation and the rename of the atomic write (about a quarter of
- * the time of writing a chunk file). A failed write removes the file it created or truncated.
+ * the time of writing a chunk file). A failed write removes the file it created. If another
+ * process creates the name between the removal and the creation, the atomic write is used.
  *
  * @example
  * ```ts
@@ -72,9 +74,25 @@ const IN_PLACE_FLAGS = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.
  */
 export function writeFileInPlaceSync(root: string, key: string, file: string, value: Uint8Array, durable: boolean): void {
   makeParentsSync(root, key, file);
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if (systemErrorCode(error) !== "ENOENT") {
+      if (mayBeDirectoryInTheWay(error) && statSync(file, { throwIfNoEntry: false })?.isDirectory() === true) throw directoryInTheWay(error, key);
+      throw storageFailure(error, key, "replace the file");
+    }
+  }
   let fd: number | undefined;
   try {
     fd = openSync(file, IN_PLACE_FLAGS, 0o666);
+  } catch (error) {
+    if (systemErrorCode(error) === "EEXIST") {
+      writeFileAtomicallySync(root, key, file, value, durable);
+      return;
+    }
+    throw storageFailure(error, key, "write the file");
+  }
+  try {
     let written = 0;
     while (written < value.length) written += writeSync(fd, value, written, value.length - written, written);
     if (durable) fsyncSync(fd);
@@ -82,22 +100,14 @@ export function writeFileInPlaceSync(root: string, key: string, file: string, va
     fd = undefined;
     closeSync(opened);
   } catch (error) {
-    if (fd !== undefined) {
-      // Only a file this call opened is removed: never what stood there when the open failed.
-      for (const undo of [() => closeSync(fd!), () => unlinkSync(file)]) {
-        try {
-          undo();
-        } catch {
-          // The write already failed; its error is the one to report.
-        }
+    // Only the file this call created is removed.
+    for (const undo of [() => (fd === undefined ? undefined : closeSync(fd)), () => unlinkSync(file)]) {
+      try {
+        undo();
+      } catch {
+        // The write already failed; its error is the one to report.
       }
     }
-    if (systemErrorCode(error) === "ELOOP") {
-      throw new UsageError("UNSAFE_NAME", "refusing to write through a symbolic link inside the store root", {
-        path: key, field: "key", expected: "a regular file or nothing at the key's path", actual: `${key} is a symbolic link`,
-      });
-    }
-    if (mayBeDirectoryInTheWay(error) && statSync(file, { throwIfNoEntry: false })?.isDirectory() === true) throw directoryInTheWay(error, key);
     throw storageFailure(error, key, "write the file");
   }
 }

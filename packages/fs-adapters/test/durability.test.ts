@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, unlink, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { link, lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isBcolzError } from "@fmt/errors";
@@ -169,27 +170,45 @@ describe("FileSystemStore in-place puts ({ unreferenced: true })", () => {
     expect(await readdir(join(root, "data"))).toEqual(["__0.blp", "__1.blp"]);
   });
 
-  it("replace a longer file whole, and leave it alone when the path is a link or a directory", async () => {
+  it("replace what stands at the name, never writing through it: a longer file, a symbolic link, a hard link, a FIFO", async () => {
     const root = freshRoot();
     const store = new FileSystemStore(root, { fsync: false });
     await store.put("data/__0.blp", new Uint8Array(1000).fill(7));
     await store.put("data/__0.blp", new Uint8Array([1, 2]), { unreferenced: true });
     expect([...(await readFile(join(root, "data", "__0.blp")))]).toEqual([1, 2]);
 
-    // A symbolic link at the key's own name is refused, not written through: the atomic put
-    // would have replaced the link, an in-place open would follow it out of the root.
+    // A symbolic link at the key's name is replaced, as the atomic put's rename replaces it; what
+    // it points to (here outside the root) is not written.
     const outside = join(scratch, `outside-${counter++}`);
     await writeFile(outside, "keep");
     await symlink(outside, join(root, "data", "__1.blp"));
-    const linked = await store.put("data/__1.blp", new Uint8Array([9]), { unreferenced: true }).catch((e: unknown) => e);
-    expect(isBcolzError(linked) && [linked.code, linked.path, linked.field]).toEqual(["UNSAFE_NAME", "data/__1.blp", "key"]);
+    await store.put("data/__1.blp", new Uint8Array([9]), { unreferenced: true });
     expect(await readFile(outside, "utf8")).toBe("keep");
-    expect((await lstat(join(root, "data", "__1.blp"))).isSymbolicLink()).toBe(true);
+    expect((await lstat(join(root, "data", "__1.blp"))).isFile()).toBe(true);
+    expect([...(await readFile(join(root, "data", "__1.blp")))]).toEqual([9]);
 
-    await mkdir(join(root, "data", "__2.blp"));
-    const directory = await store.put("data/__2.blp", new Uint8Array([9]), { unreferenced: true }).catch((e: unknown) => e);
-    expect(isBcolzError(directory) && directory.code).toBe("ALREADY_EXISTS");
-    expect((await lstat(join(root, "data", "__2.blp"))).isDirectory()).toBe(true);
+    // A hard link: the other name keeps its content (a new file, not the shared one rewritten).
+    const other = join(scratch, `other-${counter++}`);
+    await writeFile(other, "snapshot");
+    await link(other, join(root, "data", "__2.blp"));
+    await store.put("data/__2.blp", new Uint8Array([5]), { unreferenced: true });
+    expect(await readFile(other, "utf8")).toBe("snapshot");
+    expect([...(await readFile(join(root, "data", "__2.blp")))]).toEqual([5]);
+
+    // A FIFO nobody reads: opening it for writing would block the thread; it is replaced.
+    execFileSync("mkfifo", [join(root, "data", "__3.blp")]);
+    await store.put("data/__3.blp", new Uint8Array([6]), { unreferenced: true });
+    expect((await lstat(join(root, "data", "__3.blp"))).isFile()).toBe(true);
+
+    await mkdir(join(root, "data", "__4.blp"));
+    const directory = await store.put("data/__4.blp", new Uint8Array([9]), { unreferenced: true }).catch((e: unknown) => e);
+    expect(isBcolzError(directory) && [directory.code, directory.path]).toEqual(["ALREADY_EXISTS", "data/__4.blp"]);
+    expect((await lstat(join(root, "data", "__4.blp"))).isDirectory()).toBe(true);
+
+    // A symbolic link between the root and the file is still refused.
+    await symlink(scratch, join(root, "linked"));
+    const between = await store.put("linked/__0.blp", new Uint8Array([9]), { unreferenced: true }).catch((e: unknown) => e);
+    expect(isBcolzError(between) && between.code).toBe("UNSAFE_NAME");
   });
 
   it("with io: async are atomic puts as before", async () => {

@@ -93,8 +93,9 @@ const POOL_RUN = 8;
 /** Single-row reads remember this many chunks: a second read of one of them decodes it whole. */
 const RECENT_ROW_CHUNKS = 4;
 /**
- * A reader keeps at most this many chunk files' worth of input buffers between passes: the
- * default prefetch (4) plus the chunk being decoded and one spare.
+ * A reader keeps at most this many chunks' worth of input buffers between passes (five of the
+ * slightly larger buffers LentBuffers makes: about the default prefetch of 4 plus the chunk being
+ * decoded), and never more than its cache's budget.
  */
 const SPARE_INPUT_CHUNKS = 6;
 
@@ -120,9 +121,9 @@ export class ChunkReader {
   // Input buffers of single-row reads, and the chunks such reads touched last (see rowBytes).
   readonly #rowInputs: LentBuffers;
   readonly #recentRowChunks: number[] = [];
-  // Input buffers the last pass of chunksInOrder gave back (at most SPARE_INPUT_CHUNKS chunk
-  // files' worth): the next pass reads into them instead of into fresh memory, whose first touch
-  // costs a page fault per 4 KiB.
+  // Input buffers the last pass of chunksInOrder gave back (at most SPARE_INPUT_CHUNKS chunks'
+  // worth, and at most the cache's budget): the next pass reads into them instead of into fresh
+  // memory, whose first touch costs a page fault per 4 KiB.
   readonly #spareInputs: Uint8Array[] = [];
 
   constructor(settings: ReaderSettings, geometry: ArrayGeometry) {
@@ -254,7 +255,8 @@ export class ChunkReader {
       if (batch.length > 0) lent?.giveBack(batch[0]!.chunk);
     } finally {
       await plan.return(undefined);
-      if (lent !== undefined && this.#spareInputs.length === 0) this.#spareInputs.push(...lent.release(SPARE_INPUT_CHUNKS * this.chunklen * this.atomSize));
+      // Within the cache's budget too: a table of many columns has a reader per column.
+      if (lent !== undefined && this.#spareInputs.length === 0) this.#spareInputs.push(...lent.release(Math.min(SPARE_INPUT_CHUNKS * this.chunklen * this.atomSize, this.cache.maxBytes)));
     }
   }
 

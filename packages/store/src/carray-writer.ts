@@ -82,6 +82,12 @@ export class CarrayWriter implements AttrsWriter {
   readonly #chunks: ChunkWrites;
   /** Length recorded in `meta/sizes` on disk. */
   #committed: number;
+  /**
+   * The longest length `meta/sizes` may hold on disk: a commit that failed may still have
+   * replaced the file (its rename done, the directory's flush failed), so chunks below the length
+   * it tried count as read by readers until a commit succeeds.
+   */
+  #committedAtMost: number;
   /** Rows of the leftover chunk `[nchunks·chunklen, length)`, in a buffer of chunksize bytes. */
   #leftover: Uint8Array;
   /** Whether the leftover in memory differs from its file. */
@@ -97,6 +103,7 @@ export class CarrayWriter implements AttrsWriter {
     this.#layout = init.layout;
     this.#lock = init.lock;
     this.#committed = array.length;
+    this.#committedAtMost = array.length;
     this.#cbytes = init.cbytes;
     this.#leftover = new Uint8Array(0);
     this.#fileCount = Math.ceil(array.length / array.chunklen);
@@ -146,7 +153,15 @@ export class CarrayWriter implements AttrsWriter {
    * replaced atomically and durably on its own, since no later commit point covers it.
    */
   #holdsCommittedRows(index: number): boolean {
-    return index * this.#array.chunklen < this.#committed;
+    return index * this.#array.chunklen < Math.max(this.#committed, this.#committedAtMost);
+  }
+
+  /** Commits length `n` (the layout's commitLength), keeping {@link #committedAtMost} true if it fails. */
+  async #commit(n: number): Promise<void> {
+    this.#committedAtMost = Math.max(this.#committedAtMost, n);
+    await this.#layout.commitLength(this.#array.shape, this.#cbytes);
+    this.#committed = n;
+    this.#committedAtMost = n;
   }
 
   /** Starts writing chunk `index` (see {@link ChunkWrites.add}); its cbytes count once stored. */
@@ -183,7 +198,7 @@ export class CarrayWriter implements AttrsWriter {
     const index = a.nchunks;
     this.#fileCount = Math.max(this.#fileCount, index + 1);
     this.#access.chunkChanged(index);
-    await this.#layout.writeChunk(index, chunk, { committed: false });
+    await this.#layout.writeChunk(index, chunk, { committed: this.#holdsCommittedRows(index) });
     if (rows === a.chunklen) this.#addCbytes(chunk.length);
     else {
       // The rows stay in memory as the leftover, already stored: the flush need not write them again.
@@ -296,14 +311,12 @@ export class CarrayWriter implements AttrsWriter {
     if (n >= this.#committed) {
       await writeLeftover();
       await this.#layout.prepareCommit(n);
-      await this.#layout.commitLength(a.shape, this.#cbytes);
-      this.#committed = n;
+      await this.#commit(n);
       await dropBeyond();
     } else {
       // Shrinking: the new length first; the chunk that becomes the leftover still holds at least
       // the new number of rows, which readers accept. Then cleanup, then the exact leftover.
-      await this.#layout.commitLength(a.shape, this.#cbytes);
-      this.#committed = n;
+      await this.#commit(n);
       await dropBeyond();
       await writeLeftover();
     }

@@ -192,3 +192,44 @@ describe("modes, locks, names", () => {
     expect(Array.from((await (await openCarray(store, "n")).read(1, 2)) as Float64Array)).toEqual([9, 9, 9]);
   });
 });
+
+describe("chunks written in place (PutOptions.unreferenced)", () => {
+  /** A memory store that records each put's options and can fail a put after storing it. */
+  class RecordingStore extends MemoryStore {
+    puts: { key: string; unreferenced: boolean }[] = [];
+    failAfterStoring: string | undefined;
+    override async put(key: string, value: Uint8Array, options?: { durable?: boolean; unreferenced?: boolean }): Promise<void> {
+      await super.put(key, value, options);
+      this.puts.push({ key, unreferenced: options?.unreferenced === true });
+      if (key === this.failAfterStoring) {
+        this.failAfterStoring = undefined;
+        throw new Error("the directory flush failed after the rename");
+      }
+    }
+  }
+
+  it("only for chunks past the committed length, and not for those below a length whose commit failed after storing", async () => {
+    const store = new RecordingStore();
+    const a = await createCarray(store, "a", new Int32Array(20).map((_, i) => i), { dtype: "<i4", chunklen: 10 });
+    const chunkPuts = (): { key: string; unreferenced: boolean }[] => store.puts.filter((p) => p.key.startsWith("a/data/"));
+    // Created: both chunks lie past the committed length 0 until the commit.
+    expect(chunkPuts()).toEqual([{ key: "a/data/__0.blp", unreferenced: true }, { key: "a/data/__1.blp", unreferenced: true }]);
+    store.puts = [];
+    await a.set(5, 99); // a committed chunk: atomic
+    await a.flush();
+    expect(chunkPuts()).toEqual([{ key: "a/data/__0.blp", unreferenced: false }]);
+
+    store.puts = [];
+    await a.append(new Int32Array(20).fill(7));
+    store.failAfterStoring = "a/meta/sizes";
+    await expect(a.flush()).rejects.toThrow(/directory flush failed/);
+    // meta/sizes on disk says 40 rows now: chunks 2 and 3 are read by readers of it.
+    expect((await openCarray(store, "a", { mode: "r" })).length).toBe(40);
+    store.puts = [];
+    await a.set(25, 1);
+    await a.flush();
+    expect(chunkPuts()).toEqual([{ key: "a/data/__2.blp", unreferenced: false }]);
+    await a.close();
+    expect(Array.from((await (await openCarray(store, "a", { mode: "r" })).read(20, 30)) as Int32Array)).toEqual([7, 7, 7, 7, 7, 1, 7, 7, 7, 7]);
+  });
+});

@@ -49,7 +49,7 @@ const WARMUPS = 3;
  * in. Returns `{ median, times, result }` with times in seconds.
  */
 export async function timed(fn, runs, before) {
-  const { count, warmups } = typeof runs === "number" ? { count: runs, warmups: WARMUPS } : { count: runs.runs, warmups: runs.warmups };
+  const { count, warmups } = typeof runs === "number" ? { count: runs, warmups: WARMUPS } : { count: runs.runs, warmups: runs.warmups ?? WARMUPS };
   // The last result is held in an object so that it can be let go before the collection.
   const last = { result: undefined };
   for (let w = 0; w < warmups; w++) {
