@@ -46,8 +46,7 @@ export function writeFileAtomicallySync(root: string, key: string, file: string,
     } catch {
       // Nothing to remove, or nothing more to do about it.
     }
-    if (mayBeDirectoryInTheWay(error) && statSync(file, { throwIfNoEntry: false })?.isDirectory() === true) throw directoryInTheWay(error, key);
-    throw storageFailure(error, key, "write the file");
+    throw writeFailure(error, key, file, "write the file");
   }
 }
 
@@ -77,10 +76,7 @@ export function writeFileInPlaceSync(root: string, key: string, file: string, va
   try {
     unlinkSync(file);
   } catch (error) {
-    if (systemErrorCode(error) !== "ENOENT") {
-      if (mayBeDirectoryInTheWay(error) && statSync(file, { throwIfNoEntry: false })?.isDirectory() === true) throw directoryInTheWay(error, key);
-      throw storageFailure(error, key, "replace the file");
-    }
+    if (systemErrorCode(error) !== "ENOENT") throw writeFailure(error, key, file, "replace the file");
   }
   let fd: number | undefined;
   try {
@@ -123,4 +119,10 @@ function makeParentsSync(root: string, key: string, file: string): void {
       throw directoryFailure(error, key);
     }
   }
+}
+
+/** The error to report for a failed write of `file`: ALREADY_EXISTS when a directory stands there. */
+function writeFailure(error: unknown, key: string, file: string, operation: string): unknown {
+  if (mayBeDirectoryInTheWay(error) && statSync(file, { throwIfNoEntry: false })?.isDirectory() === true) return directoryInTheWay(error, key);
+  return storageFailure(error, key, operation);
 }

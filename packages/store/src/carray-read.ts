@@ -260,6 +260,16 @@ export class ChunkReader {
     }
   }
 
+  /**
+   * A loaded chunk that is neither decoded nor cached, decoded where the WebAssembly kernels
+   * work (no copy out): valid until the next call into @fmt/blosc. `undefined` otherwise, or when
+   * the kernels cannot decode it.
+   */
+  #decodeInKernels(loaded: LoadedChunk): Uint8Array | undefined {
+    if (loaded.decoded !== undefined || this.cache.chunk(loaded.index) !== undefined) return undefined;
+    return withPath(loaded.key, () => decompressPlannedTransient(loaded.chunk, loaded.plan!));
+  }
+
   /** Decoded bytes of rows [from, to) of a loaded chunk (relative rows), in a new array. */
   decodeRows(loaded: LoadedChunk, from: number, to: number): Uint8Array {
     if (loaded.decoded !== undefined) return loaded.decoded.slice(from * this.atomSize, to * this.atomSize);
@@ -364,7 +374,7 @@ export class ChunkReader {
       const to = Math.min(stop, loaded.firstRow + loaded.rows) - loaded.firstRow;
       // A chunk decoded in WebAssembly memory is visited there, without the copy out: `visit`
       // runs synchronously and calls nothing that could reuse that memory before it returns.
-      const transient = loaded.decoded === undefined && this.cache.chunk(loaded.index) === undefined ? withPath(loaded.key, () => decompressPlannedTransient(loaded.chunk, loaded.plan!)) : undefined;
+      const transient = this.#decodeInKernels(loaded);
       if (transient !== undefined) {
         visit(transient.subarray(from * atom, to * atom), loaded.firstRow + from);
         continue;
@@ -415,12 +425,10 @@ export class ChunkReader {
       const run = runs.get(loaded.index)!;
       // A chunk decoded in WebAssembly memory is gathered from there, without the copy out:
       // scatter calls nothing that could reuse that memory.
-      if (loaded.decoded === undefined && this.cache.chunk(loaded.index) === undefined) {
-        const transient = withPath(loaded.key, () => decompressPlannedTransient(loaded.chunk, loaded.plan!));
-        if (transient !== undefined && transient.length >= loaded.rows * atom) {
-          scatter(transient, loaded.firstRow, atom, rows, order, run.from, run.to, out);
-          continue;
-        }
+      const transient = this.#decodeInKernels(loaded);
+      if (transient !== undefined && transient.length >= loaded.rows * atom) {
+        scatter(transient, loaded.firstRow, atom, rows, order, run.from, run.to, out);
+        continue;
       }
       const size = loaded.rows * atom;
       if (scratch.length < size) scratch = new Uint8Array(this.chunklen * atom);

@@ -83,9 +83,9 @@ export class CarrayWriter implements AttrsWriter {
   /** Length recorded in `meta/sizes` on disk. */
   #committed: number;
   /**
-   * The longest length `meta/sizes` may hold on disk: a commit that failed may still have
-   * replaced the file (its rename done, the directory's flush failed), so chunks below the length
-   * it tried count as read by readers until a commit succeeds.
+   * The longest length `meta/sizes` may hold on disk (at least {@link #committed}): a commit that
+   * failed may still have replaced the file (its rename done, the directory's flush failed), so
+   * chunks below the length it tried count as read by readers until a commit succeeds.
    */
   #committedAtMost: number;
   /** Rows of the leftover chunk `[nchunks·chunklen, length)`, in a buffer of chunksize bytes. */
@@ -153,7 +153,7 @@ export class CarrayWriter implements AttrsWriter {
    * replaced atomically and durably on its own, since no later commit point covers it.
    */
   #holdsCommittedRows(index: number): boolean {
-    return index * this.#array.chunklen < Math.max(this.#committed, this.#committedAtMost);
+    return index * this.#array.chunklen < this.#committedAtMost;
   }
 
   /** Commits length `n` (the layout's commitLength), keeping {@link #committedAtMost} true if it fails. */
