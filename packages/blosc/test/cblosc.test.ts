@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { blockLayout, readBstarts, readChunkHeader, splitCount } from "@fmt/header";
-import { decompress, decompressInto, decompressRange, getitem } from "../src/index.js";
+import { decompress, decompressInto, decompressRange, decompressRangePlannedInto, getitem, planChunk } from "../src/index.js";
 import { runOracle, sampleCases } from "./cblosc.js";
 import type { OracleResult } from "./cblosc.js";
 import { BACKENDS, useBackend } from "./backends.js";
@@ -124,6 +124,31 @@ describe.each(BACKENDS)("decoding chunks written by real c-blosc (%s backend)", 
       decompressInto(view, out.subarray(1));
       if (!equalBytes(out.subarray(1), r.data)) expect.fail(`unaligned output differs: ${describeCase(r)}`);
     }
+  });
+
+  it("chunks and outputs in shared memory decode the same at every offset modulo 8 (property)", () => {
+    // The kernels place their copies at the shared side's alignment (a word copy instead of V8's
+    // byte copy between shared memory and memory of another alignment): a wrong placement shifts
+    // or corrupts the bytes. Whole chunks and byte windows (decompressRangePlannedInto's skip).
+    const withData = results.filter((r) => r.data.length > 0);
+    fc.assert(
+      fc.property(fc.nat({ max: withData.length - 1 }), fc.nat({ max: 7 }), fc.nat({ max: 7 }), fc.nat(), fc.nat(), (ri, inAt, outAt, a, b) => {
+        const r = withData[ri]!;
+        const n = r.data.length;
+        const input = new Uint8Array(new SharedArrayBuffer(r.chunk.length + 8), inAt, r.chunk.length);
+        input.set(r.chunk);
+        const out = new Uint8Array(new SharedArrayBuffer(n + 16), outAt, n + 1).fill(0xa5);
+        expect(decompressInto(input, out)).toBe(n);
+        if (!equalBytes(out.subarray(0, n), r.data)) expect.fail(`shared input at +${inAt}, output at +${outAt} differ: ${describeCase(r)}`);
+        expect(out[n]).toBe(0xa5);
+        const lo = a % (n + 1);
+        const hi = lo + (b % (n - lo + 1));
+        const window = out.subarray(0, hi - lo);
+        decompressRangePlannedInto(input, planChunk(input), lo, hi, window);
+        if (!equalBytes(window, r.data.subarray(lo, hi))) expect.fail(`shared range [${lo}, ${hi}) at +${inAt}/+${outAt} differs: ${describeCase(r)}`);
+      }),
+      { numRuns: 600, seed: RUN_SEED },
+    );
   });
 
   it("decompressRange and getitem equal slices of the original (property)", () => {

@@ -599,7 +599,8 @@ export class WasmKernels {
     }
     const dest = options.out ?? new Uint8Array(want);
     if (dest.length < want) throw new UsageError("INVALID_ARGUMENT", "output buffer is too small", { path, field: "out.length", expected: want, actual: dest.length });
-    const pd = this.#decodeInArena(chunk, header, first, end, length, path);
+    // The decoded bytes land where a copy into a shared `dest` is a word copy (see sharedShift).
+    const pd = this.#decodeInArena(chunk, header, first, end, length, path, sharedShift(dest, skip));
     dest.set(this.#heap.subarray(pd + skip, pd + skip + want));
     return dest.length === want ? dest : dest.subarray(0, want);
   }
@@ -644,17 +645,21 @@ export class WasmKernels {
   #decodeInArena(
     chunk: Uint8Array,
     header: { readonly nbytes: number; readonly blocksize: number; readonly cbytes: number; readonly memcpyed: boolean },
-    first: number, end: number, length: number, path: string | undefined,
+    first: number, end: number, length: number, path: string | undefined, outShift = 0,
   ): number {
     const { nbytes, blocksize, cbytes, memcpyed } = header;
     const srclen = Math.min(chunk.length, cbytes);
     const ex = this.#exports;
     // One arena layout per call: input, decoded blocks, then two blocks of scratch. The arena is
-    // reset, not freed, so its memory is reused from call to call.
+    // reset, not freed, so its memory is reused from call to call. Input and output sit at the
+    // same offset modulo 8 as the caller's shared memory they are copied from and to.
     ex.reset();
-    const ps = ex.alloc(srclen);
-    const pd = ps === 0 ? 0 : ex.alloc(length);
-    const pscratch = pd === 0 || memcpyed ? pd : ex.alloc(2 * Math.min(blocksize, nbytes));
+    const inShift = sharedShift(chunk, 0);
+    const ps0 = ex.alloc(srclen + inShift);
+    const pd0 = ps0 === 0 ? 0 : ex.alloc(length + outShift);
+    const ps = ps0 + inShift;
+    const pd = pd0 + outShift;
+    const pscratch = pd0 === 0 || memcpyed ? pd0 : ex.alloc(2 * Math.min(blocksize, nbytes));
     if (pscratch === 0) {
       throw new FormatError("SIZE_LIMIT", "WebAssembly memory cannot grow to hold the chunk", { path, field: "wasm.memory", actual: srclen + 3 * length });
     }
@@ -800,4 +805,14 @@ export async function initWasmKernels(): Promise<WasmKernels | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * How far past an 8-byte boundary a copy's partner should sit, so that a copy to or from `view`
+ * at `view.byteOffset + skip` runs word by word: V8 copies shared memory (a
+ * `SharedArrayBuffer`, as the worker pool uses) in words only when both sides have the same
+ * alignment, and byte by byte, 5–10× slower, otherwise. Ordinary memory copies fast either way: 0.
+ */
+function sharedShift(view: Uint8Array, skip: number): number {
+  return view.buffer instanceof ArrayBuffer ? 0 : (view.byteOffset - skip) & 7;
 }
