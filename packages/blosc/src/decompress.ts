@@ -123,7 +123,7 @@ function activeWasm(): WasmKernels | undefined {
  * ```
  */
 export interface StreamPrefixDecoder {
-  decodeStreamPrefix(codecFormat: number, src: Uint8Array, neblock: number, want: number, path?: string, whole?: boolean): Uint8Array | undefined;
+  decodeStreamPrefix(codecFormat: number, src: Uint8Array, neblock: number, want: number, path?: string, whole?: boolean, from?: number): Uint8Array | undefined;
 }
 
 /**

@@ -179,12 +179,12 @@ export function decodeBytePieces(
       return;
     }
     const whole = piece.length === sizes[piece.stream]!;
-    const data = wasm.decodeStreamPrefix(header.codecCode, got.length > piece.length ? got.subarray(0, piece.length) : got, neblock, piece.to, plan.path, whole);
+    const data = wasm.decodeStreamPrefix(header.codecCode, got.length > piece.length ? got.subarray(0, piece.length) : got, neblock, piece.to, plan.path, whole, piece.from);
     if (data === undefined) {
       short.push({ ...piece, offset: starts[piece.stream]!, length: sizes[piece.stream]! });
       return;
     }
-    decoded.set(piece.stream, { data: data.subarray(piece.from, piece.to), first: piece.from });
+    decoded.set(piece.stream, { data, first: piece.from });
   });
   if (short.length > 0) return short;
   const filter = filterOf(header.flags, header.typesize, bsize);

@@ -87,7 +87,19 @@ export function readFileChecked(
  * ```
  */
 export function readRangesChecked(file: string, key: string, ranges: (size: number) => { start: number; end: number }[]): Uint8Array[] | undefined {
-  return withRegularFile(file, key, (fd, size) => ranges(size).map(({ start, end }) => readWindow(fd, key, start, end, undefined)));
+  return withRegularFile(file, key, (fd, size) => {
+    // One allocation for all the windows (a single row reads eight, some of one byte).
+    const windows = ranges(size);
+    let total = 0;
+    for (const { start, end } of windows) total += end - start;
+    const raw = Buffer.allocUnsafeSlow(total);
+    let at = raw.byteOffset;
+    return windows.map(({ start, end }) => {
+      const into = new Uint8Array(raw.buffer, at, end - start);
+      at += end - start;
+      return readWindow(fd, key, start, end, into);
+    });
+  });
 }
 
 // Opens `file` for reading, checks it is a regular file and runs `read` with its descriptor and

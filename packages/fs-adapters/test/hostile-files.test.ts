@@ -6,7 +6,7 @@ import { mkdtemp, mkdir, readdir, readFile, rm, symlink, writeFile } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BcolzError, isBcolzError } from "@fmt/errors";
+import { BcolzError, UsageError, isBcolzError } from "@fmt/errors";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { storageFailure } from "../src/file-safety-node.js";
 
@@ -178,6 +178,22 @@ describe("keys that merely start with two dots are inside the root (item 8)", ()
     await store.delete("..foo");
     expect(await store.get("..foo")).toBeUndefined();
     expect(() => store.pathOf("a/../../x")).toThrow(/unsafe store key/);
+  });
+});
+
+describe("remembered key paths", () => {
+  it("resolve the same as fresh ones past the remembered count, and unsafe keys keep failing", async () => {
+    const root = await freshDir();
+    const store = new FileSystemStore(root);
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 5000; i++) {
+        const key = `data/__${i}.blp`;
+        if (store.pathOf(key) !== join(root, "data", `__${i}.blp`)) expect.fail(`round ${round}: ${key}`);
+      }
+      expect(() => store.pathOf("a/../../x")).toThrow(/unsafe store key/);
+      expect(() => store.pathOf("/etc/passwd")).toThrow(UsageError);
+      await expect(store.getRanges("../x", [{ offset: 0, length: 1 }])).rejects.toBeInstanceOf(UsageError);
+    }
   });
 });
 

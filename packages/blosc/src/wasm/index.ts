@@ -444,12 +444,14 @@ export class WasmKernels {
 
   /**
    * Decode one lz4 or BloscLZ stream of `neblock` decoded bytes, or a prefix of it, until at least
-   * `want` bytes are out (the caller reads the wanted ones from the start of the result).
+   * `want` bytes are out, and return decoded bytes `[from, want)`.
    *
    * @param codecFormat - the header's codec number: 0 BloscLZ, 1 lz4.
    * @param src - the stream's bytes, or the first of them.
    * @param whole - `src` is the whole stream: ending early is then corruption, not a short prefix.
-   * @returns a new array of at least `want` decoded bytes, or `undefined` when `src`, a prefix,
+   * @param from - the first decoded byte wanted (a single row wants one or a few bytes of a
+   *   prefix of tens of kilobytes: only those are copied out).
+   * @returns a new array of the `want - from` decoded bytes, or `undefined` when `src`, a prefix,
    *   ended first (read more of the stream).
    * @throws FormatError CORRUPT_STREAM when the bytes cannot be the start of a valid stream.
    * @example
@@ -457,17 +459,20 @@ export class WasmKernels {
    * const head = kernels.decodeStreamPrefix(1, streamStart, 65536, 101) ?? kernels.decodeStreamPrefix(1, stream, 65536, 101, path, true);
    * ```
    */
-  decodeStreamPrefix(codecFormat: number, src: Uint8Array, neblock: number, want: number, path?: string, whole = false): Uint8Array | undefined {
+  decodeStreamPrefix(codecFormat: number, src: Uint8Array, neblock: number, want: number, path?: string, whole = false, from = 0): Uint8Array | undefined {
     if (codecFormat !== 0 && codecFormat !== 1) {
       throw new UsageError("INVALID_ARGUMENT", "codec not available in WebAssembly", { field: "codecFormat", expected: "0 or 1", actual: codecFormat });
     }
     if (!Number.isInteger(want) || want < 1 || want > neblock) {
       throw new UsageError("OUT_OF_RANGE", "wanted bytes outside the stream", { path, field: "want", expected: `1..${neblock}`, actual: want });
     }
+    if (!Number.isInteger(from) || from < 0 || from >= want) {
+      throw new UsageError("OUT_OF_RANGE", "first wanted byte outside the wanted prefix", { path, field: "from", expected: `0..${want - 1}`, actual: from });
+    }
     const [ps = 0, pd = 0] = this.#reserve(Math.max(1, src.length), neblock);
     this.#heap.set(src, ps);
     const r = this.#exports.decode_stream_prefix(codecFormat, ps, src.length, pd, neblock, want);
-    if (r >= want) return this.#heap.slice(pd, pd + want);
+    if (r >= want) return this.#heap.slice(pd + from, pd + want);
     // A prefix may end inside a sequence (ERR_SRC_TRUNCATED) or right after literals (a short
     // count); any other error is corruption whatever follows.
     if (!whole && (r === ERR_SRC_TRUNCATED || r >= 0)) return undefined;
