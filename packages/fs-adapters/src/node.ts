@@ -19,7 +19,7 @@ import * as nodePath from "node:path";
 import { ConflictError, FormatError, StorageError, UsageError } from "@fmt/errors";
 import { directoryFailure, directoryInTheWay, isMissing, mayBeDirectoryInTheWay, refuseLinksBetween, removeTemporaryFiles, storageFailure, systemErrorCode as errorCode, temporaryPathFor, TEMP_PATTERN } from "./file-safety-node.js";
 import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./index.js";
-import { fileKind, readFileChecked, readRangesChecked } from "./read-sync-node.js";
+import { fileKind, readDestination, readFileChecked, readRangesChecked } from "./read-sync-node.js";
 import { writeFileAtomicallySync, writeFileInPlaceSync } from "./write-sync-node.js";
 import type { ByteRange, PutOptions, WritableStore } from "./index.js";
 
@@ -597,7 +597,7 @@ export class FileSystemStore implements WritableStore {
 
 // Reads `length` bytes from `position`; a file that shrank meanwhile gives what exists.
 async function readAt(handle: FileHandle, length: number, position: number, key: string): Promise<Uint8Array> {
-  const out = new Uint8Array(length);
+  const out = readDestination(length);
   let filled = 0;
   try {
     while (filled < length) {
