@@ -120,9 +120,11 @@ function activeWasm(): WasmKernels | undefined {
  * @example
  * ```ts
  * const head = streamPrefixDecoder()?.decodeStreamPrefix(1, stream, 65536, 101);
+ * const last = streamPrefixDecoder()?.decodeStreamPrefix(1, stream, 65536, 101, undefined, true, 100); // byte 100 only
  * ```
  */
 export interface StreamPrefixDecoder {
+  /** Decoded bytes `[from, want)` of an lz4 (1) or BloscLZ (0) stream; see WasmKernels.decodeStreamPrefix. */
   decodeStreamPrefix(codecFormat: number, src: Uint8Array, neblock: number, want: number, path?: string, whole?: boolean, from?: number): Uint8Array | undefined;
 }
 

@@ -145,9 +145,14 @@ const STAGING_KEEP_BYTES = 64 * 1024 * 1024;
  * The first offset from `at` with the chunk's own alignment modulo 8: V8 copies into a
  * `SharedArrayBuffer` word by word only when both sides have the same alignment, byte by byte
  * (5–10× slower) otherwise; and the worker's copy out of the staging memory into its kernels
- * (which match the alignment they are given) is then a word copy too.
+ * (which match the alignment they are given) is then a word copy too. @internal
+ *
+ * @example
+ * ```ts
+ * packedAt(100, new Uint8Array(new ArrayBuffer(64), 3)); // 107
+ * ```
  */
-function packedAt(at: number, chunk: Uint8Array): number {
+export function packedAt(at: number, chunk: Uint8Array): number {
   return at + ((chunk.byteOffset - at) & 7);
 }
 

@@ -128,8 +128,9 @@ describe.each(BACKENDS)("decoding chunks written by real c-blosc (%s backend)", 
 
   it("chunks and outputs in shared memory decode the same at every offset modulo 8 (property)", () => {
     // The kernels place their copies at the shared side's alignment (a word copy instead of V8's
-    // byte copy between shared memory and memory of another alignment): a wrong placement shifts
-    // or corrupts the bytes. Whole chunks and byte windows (decompressRangePlannedInto's skip).
+    // byte copy between shared memory and memory of another alignment); the arena then holds a
+    // few bytes more: too little room corrupts the bytes. Whole chunks and byte windows
+    // (decompressRangePlannedInto's skip). The placement itself: sharedShift's test in wasm/.
     const withData = results.filter((r) => r.data.length > 0);
     fc.assert(
       fc.property(fc.nat({ max: withData.length - 1 }), fc.nat({ max: 7 }), fc.nat({ max: 7 }), fc.nat(), fc.nat(), (ri, inAt, outAt, a, b) => {

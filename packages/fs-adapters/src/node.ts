@@ -148,8 +148,10 @@ export class FileSystemStore implements WritableStore {
   readonly io: "sync" | "async";
   /** Whether writes are flushed to disk; see {@link FileSystemStoreOptions.fsync}. */
   readonly fsync: boolean;
-  /** Files renamed into place by non-durable puts since the last sync, and their directories. */
+  // Resolved paths of the keys seen last (pathOf), and the root they were resolved under.
   readonly #paths = new Map<string, string>();
+  #pathsRoot = "";
+  /** Files renamed into place by non-durable puts since the last sync, and their directories. */
   #unsyncedFiles = new Set<string>();
   #unsyncedDirectories = new Set<string>();
   #lastSync: Promise<void> = Promise.resolve();
@@ -187,6 +189,11 @@ export class FileSystemStore implements WritableStore {
   pathOf(key: string): string {
     // A pure function of the key (the root never changes), remembered for the keys seen last: a
     // single-row read costs a few microseconds, and checking and resolving its key was 5 % of it.
+    if (this.#pathsRoot !== this.root) {
+      // `root` is read-only to TypeScript only: a changed root forgets the old paths.
+      this.#paths.clear();
+      this.#pathsRoot = this.root;
+    }
     const known = this.#paths.get(key);
     if (known !== undefined) return known;
     validateKey(key);
@@ -254,6 +261,8 @@ export class FileSystemStore implements WritableStore {
 
   /**
    * Several parts of the file (each clipped at its end) through one open; `undefined` if missing.
+   * With `io: "sync"` the parts are views of one allocation (transferring one's `buffer` detaches
+   * the others).
    *
    * @example
    * ```ts

@@ -88,14 +88,15 @@ export function readFileChecked(
  */
 export function readRangesChecked(file: string, key: string, ranges: (size: number) => { start: number; end: number }[]): Uint8Array[] | undefined {
   return withRegularFile(file, key, (fd, size) => {
-    // One allocation for all the windows (a single row reads eight, some of one byte).
+    // One zero-filled allocation for all the windows (a single row reads eight, some of one
+    // byte): they share its memory, and a window cut short by the file's end leaves zeros in it.
     const windows = ranges(size);
     let total = 0;
     for (const { start, end } of windows) total += end - start;
-    const raw = Buffer.allocUnsafeSlow(total);
-    let at = raw.byteOffset;
+    const memory = new ArrayBuffer(total + READ_OFFSET);
+    let at = READ_OFFSET;
     return windows.map(({ start, end }) => {
-      const into = new Uint8Array(raw.buffer, at, end - start);
+      const into = new Uint8Array(memory, at, end - start);
       at += end - start;
       return readWindow(fd, key, start, end, into);
     });
@@ -141,7 +142,8 @@ const READ_OFFSET = 48;
  * chunks), and the kernel copies from the page cache about three times slower into a destination
  * 8 to 24 bytes past the source's offset in its page (measured on AMD EPYC: a carray's 153 chunk
  * files read whole in 42–45 ms against 10–14 ms); 48 bytes further the copy runs at full speed.
- * Every byte is overwritten by the read (a short read is cut off by the caller). @internal
+ * The 48 bytes are zeroed; every byte of the view is overwritten by the read (a short read is
+ * cut off by the caller). @internal
  *
  * @example
  * ```ts
@@ -150,6 +152,8 @@ const READ_OFFSET = 48;
  */
 export function readDestination(length: number): Uint8Array {
   const raw = Buffer.allocUnsafeSlow(length + READ_OFFSET);
+  // The bytes before the view are reachable through its `buffer`: no stale heap there.
+  raw.fill(0, 0, READ_OFFSET);
   return new Uint8Array(raw.buffer, raw.byteOffset + READ_OFFSET, length);
 }
 

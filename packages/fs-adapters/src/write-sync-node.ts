@@ -58,13 +58,14 @@ export function writeFileAtomicallySync(root: string, key: string, file: string,
 const IN_PLACE_FLAGS = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | (fsConstants.O_NOFOLLOW ?? 0);
 
 /**
- * Writes `value` to `file` (the path of `key` under `root`) in place: whatever stands at the name
- * is removed (a file, a link — never what it points to — or a FIFO), a new file is created there
- * and written, flushed when `durable`. For keys no reader follows yet (a chunk past the committed
+ * Writes `value` to `file` (the path of `key` under `root`) in place: a new file is created at the
+ * name, or, when something stands there (a file, a link — never what it points to — or a FIFO),
+ * that is removed and the file created then; it is written, and flushed when `durable`. For keys no reader follows yet (a chunk past the committed
  * length): a crash may leave part of the value, which nobody reads and the next put replaces.
  * Saves the temporary name, its creation and the rename of the atomic write (about a quarter of
  * the time of writing a chunk file). A failed write removes the file it created. If another
- * process creates the name between the removal and the creation, the atomic write is used.
+ * process creates the name again between the removal and the second creation, the atomic write is
+ * used.
  *
  * @example
  * ```ts
@@ -115,7 +116,7 @@ function createExclusivelySync(key: string, file: string): number | undefined {
     return openSync(file, IN_PLACE_FLAGS, 0o666);
   } catch (error) {
     if (systemErrorCode(error) === "EEXIST") return undefined;
-    throw storageFailure(error, key, "write the file");
+    throw writeFailure(error, key, file, "write the file");
   }
 }
 

@@ -185,6 +185,8 @@ describe("remembered key paths", () => {
   it("resolve the same as fresh ones past the remembered count, and unsafe keys keep failing", async () => {
     const root = await freshDir();
     const store = new FileSystemStore(root);
+    // Twice in a row: a rejected key is never remembered.
+    for (let i = 0; i < 2; i++) expect(() => store.pathOf("a/../../x")).toThrow(/unsafe store key/);
     for (let round = 0; round < 2; round++) {
       for (let i = 0; i < 5000; i++) {
         const key = `data/__${i}.blp`;
@@ -211,6 +213,12 @@ describe("read destinations", () => {
     const part = (await store.getRange("data/__0.blp", { offset: 4096, length: 200_000 }))!;
     expect(part.byteOffset).toBe(48);
     expect(part).toEqual(data.subarray(4096, 204_096));
+    // Nothing before a result but zeros (no stale memory behind its buffer).
+    for (const bytes of [whole, part]) expect(new Uint8Array(bytes.buffer, 0, 48).every((b) => b === 0)).toBe(true);
+    const windows = (await store.getRanges("data/__0.blp", [{ offset: 0, length: 100_000 }, { offset: 299_990, length: 30 }]))!;
+    expect(windows[0]!.byteOffset).toBe(48);
+    expect(windows[0]).toEqual(data.subarray(0, 100_000));
+    expect(windows[1]).toEqual(data.subarray(299_990));
   });
 });
 

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { FormatError } from "@fmt/errors";
-import { loadWasmKernels, type WasmCodecName } from "./index.js";
+import { loadWasmKernels, sharedShift, type WasmCodecName } from "./index.js";
 
 const kernels = loadWasmKernels()!;
 const PYTHON = "/usr/bin/python3";
@@ -430,4 +430,31 @@ describe("wasm kernels: saved regressions", () => {
       expect(["decoded", "FormatError"]).toContain(outcome);
     });
   }
+});
+
+describe("decodeStreamPrefix's window and the shared-memory placement", () => {
+  it("returns exactly bytes [from, want) of the stream, and refuses a window outside the prefix (property)", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 1, maxLength: 4096 }), fc.nat(), fc.nat(), (raw, a, b) => {
+        // Runs of repeats, so that the stream has matches as well as literals.
+        const data = raw.map((v, i) => (i % 7 < 5 ? i & 3 : v));
+        const stream = kernels.encodeLz4(data, 1, data.length * 2);
+        fc.pre(stream !== undefined); // not shorter than the data: stored raw, not an lz4 stream
+        const want = 1 + (a % data.length);
+        const from = b % want;
+        expect(Array.from(kernels.decodeStreamPrefix(1, stream, data.length, want, "s", true, from)!)).toEqual(Array.from(data.subarray(from, want)));
+        expect(() => kernels.decodeStreamPrefix(1, stream, data.length, want, "s", true, want)).toThrow(/first wanted byte/);
+      }),
+      { numRuns: 300, seed: 16 },
+    );
+  });
+
+  it("places copies at the shared side's offset modulo 8, and ordinary memory anywhere", () => {
+    const shared = new SharedArrayBuffer(64);
+    for (let offset = 0; offset < 24; offset++) {
+      expect(sharedShift(new Uint8Array(shared, offset), 0)).toBe(offset % 8);
+      expect(sharedShift(new Uint8Array(shared, offset), 3)).toBe((offset - 3) & 7);
+      expect(sharedShift(new Uint8Array(new ArrayBuffer(64), offset), 0)).toBe(0);
+    }
+  });
 });

@@ -457,6 +457,7 @@ export class WasmKernels {
    * @example
    * ```ts
    * const head = kernels.decodeStreamPrefix(1, streamStart, 65536, 101) ?? kernels.decodeStreamPrefix(1, stream, 65536, 101, path, true);
+   * const byte100 = kernels.decodeStreamPrefix(1, stream, 65536, 101, path, true, 100); // 1 byte
    * ```
    */
   decodeStreamPrefix(codecFormat: number, src: Uint8Array, neblock: number, want: number, path?: string, whole = false, from = 0): Uint8Array | undefined {
@@ -817,7 +818,16 @@ export async function initWasmKernels(): Promise<WasmKernels | undefined> {
  * at `view.byteOffset + skip` runs word by word: V8 copies shared memory (a
  * `SharedArrayBuffer`, as the worker pool uses) in words only when both sides have the same
  * alignment, and byte by byte, 5–10× slower, otherwise. Ordinary memory copies fast either way: 0.
+ * @internal
+ *
+ * @example
+ * ```ts
+ * sharedShift(new Uint8Array(new SharedArrayBuffer(64), 13), 0); // 5
+ * ```
  */
-function sharedShift(view: Uint8Array, skip: number): number {
+export function sharedShift(view: Uint8Array, skip: number): number {
+  // `instanceof ArrayBuffer`, not `instanceof SharedArrayBuffer`: the latter is undefined where a
+  // browser page is not cross-origin isolated. A buffer from another realm gets a shift, which
+  // costs nothing but an arena placement a few bytes off.
   return view.buffer instanceof ArrayBuffer ? 0 : (view.byteOffset - skip) & 7;
 }
