@@ -110,6 +110,9 @@ export interface FseTable {
   base: Uint16Array;
 }
 
+// Counters of buildFseTable, one per symbol (descriptions allow at most 256 symbols).
+const FSE_NEXT = new Uint16Array(256);
+
 /**
  * Build the decoding table of a normalised distribution (RFC 8878 §4.1.1): `-1` marks a
  * "less than one" probability.
@@ -121,10 +124,14 @@ export interface FseTable {
  */
 export function buildFseTable(norm: ArrayLike<number>, accuracy: number, fail: Fail): FseTable {
   const size = 1 << accuracy;
-  const symbol = new Uint8Array(size);
-  const bits = new Uint8Array(size);
-  const base = new Uint16Array(size);
-  const next = new Uint16Array(norm.length);
+  // One allocation for the three arrays (a zstd block may bring three tables and a Huffman one),
+  // and the per-symbol counters in reused scratch.
+  const memory = new ArrayBuffer(4 * size);
+  const base = new Uint16Array(memory, 0, size);
+  const symbol = new Uint8Array(memory, 2 * size, size);
+  const bits = new Uint8Array(memory, 3 * size, size);
+  if (norm.length > FSE_NEXT.length) fail("zstd.fse_table", "FSE table has too many symbols", `<= ${FSE_NEXT.length}`, norm.length);
+  const next = FSE_NEXT;
   let high = size - 1;
   for (let s = 0; s < norm.length; s++) {
     if (norm[s] === -1) {
@@ -178,13 +185,14 @@ export function rleFseTable(symbol: number): FseTable {
  */
 export function readFseTable(src: Uint8Array, at: number, end: number, maxAccuracy: number, maxSymbol: number, fail: Fail): { table: FseTable; end: number } {
   let bit = 0;
+  // n <= 16 bits, little-endian from bit `bit`: up to three bytes, read as one word.
   const readBits = (n: number): number => {
-    let v = 0;
-    for (let i = 0; i < n; i++, bit++) {
-      const byte = at + (bit >> 3);
-      if (byte >= end) fail("zstd.fse_table", "FSE table description runs past its section", "more bytes", end - at);
-      v |= ((src[byte]! >> (bit & 7)) & 1) << i;
-    }
+    const last = at + ((bit + n - 1) >> 3);
+    if (n > 0 && last >= end) fail("zstd.fse_table", "FSE table description runs past its section", "more bytes", end - at);
+    const byte = at + (bit >> 3);
+    const word = src[byte]! | ((byte + 1 <= last ? src[byte + 1]! : 0) << 8) | ((byte + 2 <= last ? src[byte + 2]! : 0) << 16);
+    const v = (word >>> (bit & 7)) & ((1 << n) - 1);
+    bit += n;
     return v;
   };
   const accuracy = readBits(4) + 5;
