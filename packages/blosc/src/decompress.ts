@@ -56,6 +56,11 @@ export interface BloscKernels {
   bitunshuffle(src: Uint8Array, dst: Uint8Array, typesize: number, size: number): void;
   /** Stream decoder per codec format. */
   codecs: { readonly [K in CodecFormat]: StreamDecoder };
+  /**
+   * A block stored as one stream of `codec`, decoded and byte-unshuffled into `dst` in one go,
+   * or `undefined` (then decode, then unshuffle). Returns the decoded length, as a decoder does.
+   */
+  decodeUnshuffled?(codec: CodecFormat, src: Uint8Array, dst: Uint8Array, typesize: number, path: string | undefined): number | undefined;
 }
 
 const JS_KERNELS: BloscKernels = {
@@ -206,6 +211,8 @@ function filterKernels(wasm: WasmKernels): BloscKernels {
       bitunshuffle: (src, dst, typesize, size) => void wasm.bitunshuffle(src.length === size ? src : src.subarray(0, size), typesize, dst),
       // zstd sequences run in the kernels (the rest of zstd stays in TypeScript).
       codecs: { ...JS_KERNELS.codecs, zstd: (src, dst, path) => decodeZstdWithKernels(src, dst, wasm, path) },
+      // A byte-shuffled zstd block is unshuffled where it was decoded (saves three copies of it).
+      decodeUnshuffled: (codec, src, dst, typesize, path) => (codec === "zstd" ? decodeZstdWithKernels(src, dst, wasm, path, undefined, typesize) : undefined),
     };
   }
   return wasmFilterKernels;
@@ -244,6 +251,23 @@ function decodeBlock(bytes: Uint8Array, base: number, p: ChunkPlan, j: number, d
   const target = filter === 0 ? dest : scratch!;
   const decode = k.codecs[header.codec!];
   let pos = p.bstarts[j]! - base;
+  if (filter === 1 && nsplits === 1 && k.decodeUnshuffled !== undefined) {
+    const csize = readI32(bytes, pos);
+    if (csize !== neblock) {
+      let written: number | undefined;
+      try {
+        written = k.decodeUnshuffled(header.codec!, bytes.subarray(pos + 4, pos + 4 + csize), dest.subarray(0, bsize), typesize, path);
+      } catch (e) {
+        throw streamError(e, `blosc.blocks[${j}].streams[0]`, path);
+      }
+      if (written !== undefined) {
+        if (written !== neblock) {
+          throw new FormatError("CORRUPT_STREAM", "stream decodes to the wrong length", { path, field: `blosc.blocks[${j}].streams[0]`, expected: neblock, actual: written });
+        }
+        return;
+      }
+    }
+  }
   for (let s = 0, out = 0; s < nsplits; s++, out += neblock) {
     const csize = readI32(bytes, pos);
     pos += 4;

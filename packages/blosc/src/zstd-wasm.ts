@@ -20,16 +20,19 @@ import type { SequenceExecutor, ZstdWork } from "./zstd.js";
 const MAX_ACCURACY = 9;
 
 /**
- * {@link decodeZstd} with the sequences run in WebAssembly. Same result and errors.
+ * {@link decodeZstd} with the sequences run in WebAssembly. Same result and errors. With
+ * `unshuffleTypesize` the decoded bytes are byte-unshuffled (elements of that size) on their way
+ * out, in module memory.
  *
  * @returns `dst.length`.
  * @example
  * ```ts
  * decodeZstdWithKernels(stream, out, kernels);
+ * decodeZstdWithKernels(stream, block, kernels, path, undefined, 8); // a shuffled float64 block
  * ```
  */
-export function decodeZstdWithKernels(src: Uint8Array, dst: Uint8Array, kernels: WasmKernels, path?: string, work?: ZstdWork): number {
-  const arena = kernels.zstdArena(src, dst.length);
+export function decodeZstdWithKernels(src: Uint8Array, dst: Uint8Array, kernels: WasmKernels, path?: string, work?: ZstdWork, unshuffleTypesize?: number): number {
+  const arena = kernels.zstdArena(src, dst.length, unshuffleTypesize === undefined ? 0 : dst.length);
   const run: SequenceExecutor = (s, start, end, nbSeq, ll, of, ml, literals, _dst, frameStart, blockStart, blockEnd, state, fail, counters) => {
     // The stream's own checks (empty, no end marker), as executeSequences makes them first.
     new BackwardBits(s, start, end, fail);
@@ -54,6 +57,7 @@ export function decodeZstdWithKernels(src: Uint8Array, dst: Uint8Array, kernels:
     }
   };
   const n = decodeZstd(arena.src, arena.dst, path, work, run);
-  dst.set(arena.dst);
+  if (unshuffleTypesize === undefined) dst.set(arena.dst);
+  else arena.unshuffleInto(unshuffleTypesize, dst);
   return n;
 }

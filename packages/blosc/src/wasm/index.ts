@@ -76,6 +76,11 @@ export interface ZstdArena {
     tables: readonly { readonly symbol: Uint8Array; readonly bits: Uint8Array; readonly base: Uint16Array; readonly accuracy: number }[],
     literals: number, frameStart: number, blockStart: number, blockEnd: number, rep: [number, number, number],
   ): { code: number; out: number; lit: number; a: number; b: number; done: number };
+  /**
+   * Undoes the byte shuffle of `dst` (its first `out.length` bytes, elements of `typesize`) into
+   * `out`, in module memory then one copy out; only for an arena made with `unshuffleRoom`.
+   */
+  unshuffleInto(typesize: number, out: Uint8Array): void;
 }
 
 const ERR_CORRUPT = -1;
@@ -491,12 +496,14 @@ export class WasmKernels {
    * const arena = kernels.zstdArena(stream, 65536);
    * ```
    */
-  zstdArena(src: Uint8Array, dstLength: number): ZstdArena {
+  zstdArena(src: Uint8Array, dstLength: number, unshuffleRoom = 0): ZstdArena {
     // The kernel reads 8 bytes at a time from the stream and 16 from the literals at the end of
     // the output; the padding keeps those reads inside the arena. Tables: symbol and bits bytes,
-    // then base halfwords, for the three tables of at most 2^9 entries each.
+    // then base halfwords, for the three tables of at most 2^9 entries each. `unshuffleRoom`:
+    // room for the unshuffled output (unshuffleInto), so that a byte-shuffled block is unshuffled
+    // where it was decoded instead of copied out, in again and out again.
     const TABLE = 512;
-    const [ps = 0, pd = 0, pt = 0, pa = 0] = this.#reserve(src.length + 16, dstLength + 32, 3 * 4 * TABLE, 32 * 4);
+    const [ps = 0, pd = 0, pt = 0, pa = 0, pu = 0] = this.#reserve(src.length + 16, dstLength + 32, 3 * 4 * TABLE, 32 * 4, Math.max(1, unshuffleRoom));
     const heap = this.#heap;
     heap.set(src, ps);
     heap.fill(0, ps + src.length, ps + src.length + 16);
@@ -537,6 +544,14 @@ export class WasmKernels {
         repeated[1] = rep[1]!;
         repeated[2] = rep[2]!;
         return { code, out: result[0]!, lit: result[1]!, a: result[2]!, b: result[3]!, done: result[4]! };
+      },
+      unshuffleInto: (typesize, out) => {
+        checkTypesize(typesize);
+        if (out.length > unshuffleRoom || out.length > dstLength) {
+          throw new UsageError("INVALID_ARGUMENT", "unshuffle larger than the arena's room", { field: "out.length", expected: `<= ${Math.min(unshuffleRoom, dstLength)}`, actual: out.length });
+        }
+        ex.unshuffle(typesize, out.length, pd, pu);
+        out.set(heap.subarray(pu, pu + out.length));
       },
     };
   }
