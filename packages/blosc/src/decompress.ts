@@ -60,7 +60,7 @@ export interface BloscKernels {
    * A block stored as one stream of `codec`, decoded and byte-unshuffled into `dst` in one go,
    * or `undefined` (then decode, then unshuffle). Returns the decoded length, as a decoder does.
    */
-  decodeUnshuffled?(codec: CodecFormat, src: Uint8Array, dst: Uint8Array, typesize: number, path: string | undefined): number | undefined;
+  decodeUnshuffled?: (codec: CodecFormat, src: Uint8Array, dst: Uint8Array, typesize: number, path: string | undefined) => number | undefined;
 }
 
 const JS_KERNELS: BloscKernels = {
@@ -251,23 +251,9 @@ function decodeBlock(bytes: Uint8Array, base: number, p: ChunkPlan, j: number, d
   const target = filter === 0 ? dest : scratch!;
   const decode = k.codecs[header.codec!];
   let pos = p.bstarts[j]! - base;
-  if (filter === 1 && nsplits === 1 && k.decodeUnshuffled !== undefined) {
-    const csize = readI32(bytes, pos);
-    if (csize !== neblock) {
-      let written: number | undefined;
-      try {
-        written = k.decodeUnshuffled(header.codec!, bytes.subarray(pos + 4, pos + 4 + csize), dest.subarray(0, bsize), typesize, path);
-      } catch (e) {
-        throw streamError(e, `blosc.blocks[${j}].streams[0]`, path);
-      }
-      if (written !== undefined) {
-        if (written !== neblock) {
-          throw new FormatError("CORRUPT_STREAM", "stream decodes to the wrong length", { path, field: `blosc.blocks[${j}].streams[0]`, expected: neblock, actual: written });
-        }
-        return;
-      }
-    }
-  }
+  // A lone byte-shuffled stream that the kernels decode and unshuffle in one go lands in `dest`.
+  const fused = filter === 1 && nsplits === 1 ? k.decodeUnshuffled : undefined;
+  let unshuffled = false;
   for (let s = 0, out = 0; s < nsplits; s++, out += neblock) {
     const csize = readI32(bytes, pos);
     pos += 4;
@@ -275,9 +261,12 @@ function decodeBlock(bytes: Uint8Array, base: number, p: ChunkPlan, j: number, d
     if (csize === neblock) {
       part.set(bytes.subarray(pos, pos + neblock));
     } else {
-      let written: number;
+      let written: number | undefined;
       try {
-        written = decode(bytes.subarray(pos, pos + csize), part, path);
+        const stream = bytes.subarray(pos, pos + csize);
+        written = fused?.(header.codec!, stream, dest.subarray(0, bsize), typesize, path);
+        if (written === undefined) written = decode(stream, part, path);
+        else unshuffled = true;
       } catch (e) {
         throw streamError(e, `blosc.blocks[${j}].streams[${s}]`, path);
       }
@@ -287,7 +276,7 @@ function decodeBlock(bytes: Uint8Array, base: number, p: ChunkPlan, j: number, d
     }
     pos += csize;
   }
-  if (filter === 1) k.unshuffle(target, dest, typesize, bsize);
+  if (filter === 1 && !unshuffled) k.unshuffle(target, dest, typesize, bsize);
   else if (filter === 2) k.bitunshuffle(target, dest, typesize, bsize);
 }
 

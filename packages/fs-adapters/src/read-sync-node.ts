@@ -22,6 +22,7 @@
 import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } from "node:fs";
 import { FormatError, StorageError } from "@fmt/errors";
 import { isMissing, storageFailure } from "./file-safety-node.js";
+import { READ_BUFFER_OFFSET } from "./index.js";
 
 const READ_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0);
 
@@ -93,8 +94,8 @@ export function readRangesChecked(file: string, key: string, ranges: (size: numb
     const windows = ranges(size);
     let total = 0;
     for (const { start, end } of windows) total += end - start;
-    const memory = new ArrayBuffer(total + READ_OFFSET);
-    let at = READ_OFFSET;
+    const memory = new ArrayBuffer(total + READ_BUFFER_OFFSET);
+    let at = READ_BUFFER_OFFSET;
     return windows.map(({ start, end }) => {
       const into = new Uint8Array(memory, at, end - start);
       at += end - start;
@@ -134,16 +135,11 @@ function withRegularFile<T>(file: string, key: string, read: (fd: number, size: 
   }
 }
 
-const READ_OFFSET = 48;
-
 /**
- * Uninitialised memory for `length` bytes read from a file, starting 48 bytes into its
- * allocation. A large allocation's bytes start 16 bytes past a page boundary (glibc's mmap
- * chunks), and the kernel copies from the page cache about three times slower into a destination
- * 8 to 24 bytes past the source's offset in its page (measured on AMD EPYC: a carray's 153 chunk
- * files read whole in 42–45 ms against 10–14 ms); 48 bytes further the copy runs at full speed.
- * The 48 bytes are zeroed; every byte of the view is overwritten by the read (a short read is
- * cut off by the caller). @internal
+ * Uninitialised memory for `length` bytes read from a file, starting {@link READ_BUFFER_OFFSET}
+ * bytes into its allocation (zeroed), where the kernel's copy from the page cache runs at full
+ * speed; every byte of the view is overwritten by the read (a short read is cut off by the
+ * caller). @internal
  *
  * @example
  * ```ts
@@ -151,10 +147,10 @@ const READ_OFFSET = 48;
  * ```
  */
 export function readDestination(length: number): Uint8Array {
-  const raw = Buffer.allocUnsafeSlow(length + READ_OFFSET);
+  const raw = Buffer.allocUnsafeSlow(length + READ_BUFFER_OFFSET);
   // The bytes before the view are reachable through its `buffer`: no stale heap there.
-  raw.fill(0, 0, READ_OFFSET);
-  return new Uint8Array(raw.buffer, raw.byteOffset + READ_OFFSET, length);
+  raw.fill(0, 0, READ_BUFFER_OFFSET);
+  return new Uint8Array(raw.buffer, raw.byteOffset + READ_BUFFER_OFFSET, length);
 }
 
 // Bytes [start, end) of an open file, cut short where the file ends.

@@ -12,24 +12,16 @@
  * ```
  * @module
  */
+import { READ_BUFFER_OFFSET } from "@fmt/fs-adapters";
 import type { InputBuffers } from "./layout.js";
 
-/**
- * Where a lent buffer starts in its memory. A large allocation's bytes start 16 bytes past a page
- * boundary (glibc's mmap chunks), and the kernel copies a file read from the page cache (whose
- * pages start at file offsets that are multiples of 4096) about three times slower when the
- * destination lies 8 to 24 bytes past the source's page offset (measured here, AMD EPYC: the
- * bench carray's 153 chunk files read whole in 42–45 ms into such a buffer, in 10–14 ms at any
- * other offset). 48 more bytes put the buffer on a cache line, clear of that window.
- */
-const LEND_OFFSET = 48;
-
+// Lent buffers start READ_BUFFER_OFFSET bytes into their memory, where file reads run at full speed.
 function readBuffer(bytes: number): Uint8Array {
-  return new Uint8Array(new ArrayBuffer(bytes + LEND_OFFSET), LEND_OFFSET, bytes);
+  return new Uint8Array(new ArrayBuffer(bytes + READ_BUFFER_OFFSET), READ_BUFFER_OFFSET, bytes);
 }
 
 function lendable(buffer: ArrayBufferLike): Uint8Array {
-  return new Uint8Array(buffer, LEND_OFFSET, buffer.byteLength - LEND_OFFSET);
+  return new Uint8Array(buffer, READ_BUFFER_OFFSET, buffer.byteLength - READ_BUFFER_OFFSET);
 }
 
 /**
