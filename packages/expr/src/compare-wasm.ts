@@ -12,7 +12,7 @@
  * @example
  * ```ts
  * const out = new Uint8Array(1000);
- * if (!compareScalarWasm(">", values, 2.5, 1000, out)) compareInJs(values, 2.5, out);
+ * if (compareScalarWasm(">", values, 2.5, 1000, out) < 0) compareInJs(values, 2.5, out);
  * ```
  * @module
  */
@@ -25,6 +25,7 @@ interface CompareExports {
   compare_f64(op: number, a: number, n: number, b: number, out: number): number;
   compare_f32(op: number, a: number, n: number, b: number, out: number): number;
   compare_i32(op: number, a: number, n: number, b: number, out: number): number;
+  count_ones(mask: number, n: number): number;
   mask_positions(mask: number, n: number, out: number): number;
 }
 
@@ -73,41 +74,65 @@ function available(): CompareExports | null {
 
 /**
  * Writes `a[i] op b` (1 or 0) for rows `[0, n)` into `out` with the SIMD kernel, when the kernel
- * computes exactly what JavaScript would for this element type and scalar.
+ * computes exactly what JavaScript would for this element type and scalar; with `out` undefined
+ * only counts the rows that hold (no mask is made or copied).
  *
- * @returns `true` when `out` was written, `false` when the caller must compare itself.
+ * @returns how many rows hold (`out` was written when given), or -1 when the caller must compare
+ *   itself.
  * @example
  * ```ts
- * compareScalarWasm(">", new Float64Array([1, 3]), 2, 2, out); // out: [0, 1] (true; or false when n < MIN_WASM_ROWS)
+ * compareScalarWasm(">", new Float64Array(100).fill(3), 2, 100, out); // 100, out filled with 1s
+ * compareScalarWasm(">", new Float64Array(100).fill(3), 2, 100); // 100 (-1 when n < MIN_WASM_ROWS)
  * ```
  */
-export function compareScalarWasm(op: CmpOp, a: Float64Array | Float32Array | Int32Array, b: number, n: number, out: Uint8Array): boolean {
-  if (n < MIN_WASM_ROWS || n > a.length || n > out.length) return false;
+export function compareScalarWasm(op: CmpOp, a: Float64Array | Float32Array | Int32Array, b: number, n: number, out?: Uint8Array): number {
+  if (n < MIN_WASM_ROWS || n > a.length || (out !== undefined && n > out.length)) return -1;
   let kind: 0 | 1 | 2;
   if (a instanceof Float64Array) kind = 0;
   else if (a instanceof Float32Array) {
-    if (Math.fround(b) !== b) return false; // includes NaN
+    if (Math.fround(b) !== b) return -1; // includes NaN
     kind = 1;
   } else {
-    if ((b | 0) !== b) return false; // not an int32 value (or NaN)
+    if ((b | 0) !== b) return -1; // not an int32 value (or NaN)
     kind = 2;
   }
   const ex = available();
-  if (ex === null) return false;
+  if (ex === null) return -1;
   const size = a.BYTES_PER_ELEMENT * n;
   // The mask goes after the input, 16-aligned.
   const maskAt = (size + 15) & ~15;
-  const base = ex.reserve(maskAt + n);
-  if (base === 0) return false;
+  const base = ex.reserve(out === undefined ? size : maskAt + n);
+  if (base === 0) return -1;
   const buffer = ex.memory.buffer;
   if (kind === 0) new Float64Array(buffer, base, n).set(a.subarray(0, n));
   else if (kind === 1) new Float32Array(buffer, base, n).set(a.subarray(0, n));
   else new Int32Array(buffer, base, n).set(a.subarray(0, n));
   const code = OP_NUMBERS[op];
-  const r = kind === 0 ? ex.compare_f64(code, base, n, b, base + maskAt) : kind === 1 ? ex.compare_f32(code, base, n, b, base + maskAt) : ex.compare_i32(code, base, n, b, base + maskAt);
-  if (r !== 0) return false;
-  out.set(new Uint8Array(buffer, base + maskAt, n));
-  return true;
+  const outAt = out === undefined ? 0 : base + maskAt;
+  const count = kind === 0 ? ex.compare_f64(code, base, n, b, outAt) : kind === 1 ? ex.compare_f32(code, base, n, b, outAt) : ex.compare_i32(code, base, n, b, outAt);
+  if (count < 0) return -1;
+  if (out !== undefined) out.set(new Uint8Array(buffer, base + maskAt, n));
+  return count;
+}
+
+/**
+ * The number of 1 bytes of a 0/1 mask, with the SIMD kernel.
+ *
+ * @returns the count, or -1 when the caller must count itself (a short mask, no SIMD).
+ * @example
+ * ```ts
+ * countOnesWasm(new Uint8Array(100).fill(1)); // 100
+ * ```
+ */
+export function countOnesWasm(mask: Uint8Array): number {
+  const n = mask.length;
+  if (n < MIN_WASM_ROWS) return -1;
+  const ex = available();
+  if (ex === null) return -1;
+  const base = ex.reserve(n);
+  if (base === 0) return -1;
+  new Uint8Array(ex.memory.buffer, base, n).set(mask);
+  return ex.count_ones(base, n);
 }
 
 /**

@@ -4,7 +4,7 @@
 // characters are classified with Unicode property tests to recognise identifiers.
 import { UsageError } from "@fmt/errors";
 import type { DType } from "@fmt/meta";
-import { castVec, commonKind, compareLong, compareNumbers, fillVec, floatArith, intArith, loadLong, longArith, negateVec } from "./kernels.js";
+import { castVec, commonKind, compareLong, compareNumbers, countCompare, countOnes, fillVec, floatArith, intArith, loadLong, longArith, negateVec } from "./kernels.js";
 import type { ArithOp, Kind, LongValues, NumArray, NumVec } from "./kernels.js";
 import { PyRefusal, intToFloat, pyBinary, pyCompare, pyUnary } from "./python.js";
 import type { PyValue } from "./python.js";
@@ -908,6 +908,8 @@ interface Compiled {
    * every column as float64 (it matters for x / 0.0, see arithmetic).
    */
   discovery?: Kind;
+  /** How many rows a boolean node holds for, without making its mask (a `where` count); absent: count the mask's 1s. */
+  count?: (ctx: EvalContext) => number;
 }
 
 /** A constant as an operation uses it: converted to the operation's kind. */
@@ -1390,7 +1392,10 @@ class Compiler {
     }
     // bool and int vectors are compared as they are (casting them would only copy).
     const numbers = (x: Operand, ctx: EvalContext): NumArray => numberArray(x.get(ctx));
-    if (scalarSide !== undefined) return result((ctx) => ({ k: "bool", v: compareNumbers(cmpOp, numbers(vec, ctx), scalarSide.scalar as number, ctx.n) }));
+    if (scalarSide !== undefined) {
+      const scalar = scalarSide.scalar as number;
+      return { ...result((ctx) => ({ k: "bool", v: compareNumbers(cmpOp, numbers(vec, ctx), scalar, ctx.n) })), count: (ctx) => countCompare(cmpOp, numbers(vec, ctx), scalar, ctx.n) };
+    }
     return result((ctx) => ({ k: "bool", v: compareNumbers(op, numbers(a, ctx), numbers(b, ctx), ctx.n) }));
   }
 
@@ -1707,22 +1712,52 @@ export function compileExpression(expression: string | ExpressionNode, schema: E
   }
   const columns = Object.freeze([...compiler.columns]);
   const canonical = formatExpression(node);
-  return Object.freeze({
+  const context = (input: ExpressionInput, rows: number): EvalContext => {
+    if (!Number.isSafeInteger(rows) || rows < 0) {
+      throw new UsageError("INVALID_ARGUMENT", "rows must be a non-negative integer", { field: "rows", actual: rows });
+    }
+    if (typeof input !== "object" || input === null) {
+      throw new UsageError("INVALID_ARGUMENT", "columns must be an object of stored bytes", { field: "columns", actual: input });
+    }
+    return { n: rows, input, cache: new Map() };
+  };
+  const compiledExpression: CompiledExpression = Object.freeze({
     node,
     text: canonical,
     columns,
     evaluate(input: ExpressionInput, rows: number): Uint8Array {
-      if (!Number.isSafeInteger(rows) || rows < 0) {
-        throw new UsageError("INVALID_ARGUMENT", "rows must be a non-negative integer", { field: "rows", actual: rows });
-      }
-      if (typeof input !== "object" || input === null) {
-        throw new UsageError("INVALID_ARGUMENT", "columns must be an object of stored bytes", { field: "columns", actual: input });
-      }
+      const ctx = context(input, rows);
       // A constant condition reads no column, as in numexpr (which evaluates it once).
       if (constant !== undefined) return new Uint8Array(rows).fill(constant.v === true ? 1 : 0);
-      const result = (compiled.ev({ n: rows, input, cache: new Map() }) as NumVec & { k: "bool" }).v;
+      const result = (compiled.ev(ctx) as NumVec & { k: "bool" }).v;
       // A b1 column as the whole condition is the caller's own bytes: hand out a copy.
       return node.kind === "column" ? result.slice() : result;
     },
   });
+  counters.set(compiledExpression, (input, rows) => {
+    const ctx = context(input, rows);
+    if (constant !== undefined) return constant.v === true ? rows : 0;
+    return compiled.count !== undefined ? compiled.count(ctx) : countOnes((compiled.ev(ctx) as NumVec & { k: "bool" }).v);
+  });
+  return compiledExpression;
+}
+
+const counters = new WeakMap<CompiledExpression, (input: ExpressionInput, rows: number) => number>();
+
+/**
+ * How many of `rows` rows `expression` holds for: the number of 1s of its
+ * {@link CompiledExpression.evaluate} mask, counted without making the mask where the expression
+ * allows (a column compared with a constant). For `runWhere`'s counts; not part of the package's
+ * exports.
+ *
+ * @example
+ * ```ts
+ * const q = compileExpression("x > 1", { x: { dtype: parseDtype("<f8") } });
+ * countMatches(q, { x: new Uint8Array(new Float64Array([0, 2, 3]).buffer) }, 3); // 2
+ * ```
+ */
+export function countMatches(expression: CompiledExpression, input: ExpressionInput, rows: number): number {
+  const count = counters.get(expression);
+  if (count === undefined) throw new UsageError("INVALID_ARGUMENT", "not an expression made by compileExpression", { field: "expression" });
+  return count(input, rows);
 }

@@ -8,7 +8,7 @@
 // float32 arithmetic); double → Float64Array. Loops switch on the operator outside the loop so
 // that each loop body stays monomorphic. Comparisons of a block with a scalar go to the SIMD
 // kernel of compare-wasm.ts when it computes exactly the same mask.
-import { compareScalarWasm } from "./compare-wasm.js";
+import { compareScalarWasm, countOnesWasm } from "./compare-wasm.js";
 
 /**
  * The numeric kinds of numexpr, in promotion order.
@@ -200,9 +200,9 @@ export function compareNumbers(op: CmpOp, a: NumArray, b: NumArray | number, n: 
   if (typeof b === "number") {
     // One loop per element type: a loop that meets several typed-array classes is compiled for
     // all of them and runs three to four times slower (measured on `(f64 > c) & (i32 < c)`).
-    if (a instanceof Float64Array) return compareScalarWasm(op, a, b, n, out) ? out : compareF64(op, a, b, n, out);
-    if (a instanceof Int32Array) return compareScalarWasm(op, a, b, n, out) ? out : compareI32(op, a, b, n, out);
-    if (a instanceof Float32Array) return compareScalarWasm(op, a, b, n, out) ? out : compareF32(op, a, b, n, out);
+    if (a instanceof Float64Array) return compareScalarWasm(op, a, b, n, out) >= 0 ? out : compareF64(op, a, b, n, out);
+    if (a instanceof Int32Array) return compareScalarWasm(op, a, b, n, out) >= 0 ? out : compareI32(op, a, b, n, out);
+    if (a instanceof Float32Array) return compareScalarWasm(op, a, b, n, out) >= 0 ? out : compareF32(op, a, b, n, out);
     switch (op) {
       case "==":
         for (let i = 0; i < n; i++) out[i] = +(a[i] === b);
@@ -246,6 +246,39 @@ export function compareNumbers(op: CmpOp, a: NumArray, b: NumArray | number, n: 
       break;
   }
   return out;
+}
+
+/**
+ * How many rows `a op b` holds for, `b` a scalar: the number of 1s of
+ * {@link compareNumbers}' mask, counted by the SIMD kernel without making the mask when it can.
+ *
+ * @example
+ * ```ts
+ * countCompare(">", new Float64Array([1, 3, 5]), 2, 3); // 2
+ * ```
+ */
+export function countCompare(op: CmpOp, a: NumArray, b: number, n: number): number {
+  if (a instanceof Float64Array || a instanceof Int32Array || a instanceof Float32Array) {
+    const count = compareScalarWasm(op, a, b, n);
+    if (count >= 0) return count;
+  }
+  return countOnes(compareNumbers(op, a, b, n));
+}
+
+/**
+ * The number of 1s of a 0/1 mask (a `where` count).
+ *
+ * @example
+ * ```ts
+ * countOnes(new Uint8Array([1, 0, 1])); // 2
+ * ```
+ */
+export function countOnes(mask: Uint8Array): number {
+  const counted = countOnesWasm(mask);
+  if (counted >= 0) return counted;
+  let count = 0;
+  for (let i = 0; i < mask.length; i++) count += mask[i]!;
+  return count;
 }
 
 // Copies of one loop, one per element type (see compareNumbers).

@@ -4,8 +4,9 @@
 import { UsageError } from "@fmt/errors";
 import type { DType } from "@fmt/meta";
 import { MIN_WASM_ROWS, maskPositionsWasm } from "./compare-wasm.js";
-import { compileExpression } from "./expression.js";
+import { compileExpression, countMatches } from "./expression.js";
 import type { ExpressionInput } from "./expression.js";
+import { countOnes } from "./kernels.js";
 import { checkInteger, normalizeSlice } from "./slice.js";
 import { decodeValues, entriesPerElement } from "./values.js";
 import type { ColumnValues, Scalar, TypedValues, Values } from "./values.js";
@@ -229,7 +230,8 @@ function concatValues(parts: ColumnValues[], empty: ColumnValues): ColumnValues 
 
 // reusesInputs: the evaluator keeps nothing of a block's bytes once it returned (expressions;
 // a JS predicate may keep what it is given).
-function compileQuery(table: WhereTable, query: WhereQuery): { inputs: string[]; evaluate: Evaluate; reusesInputs?: boolean } {
+// count: the number of matching rows of a block without its mask, where the query allows.
+function compileQuery(table: WhereTable, query: WhereQuery): { inputs: string[]; evaluate: Evaluate; count?: (block: WhereBlock) => number; reusesInputs?: boolean } {
   if (typeof query === "string") {
     type Entry = { dtype: DType; shape: readonly number[]; vtype?: "utf8" | "bytes" | "ragged" };
     const schema: { [name: string]: Entry } = Object.create(null) as { [name: string]: Entry };
@@ -238,10 +240,12 @@ function compileQuery(table: WhereTable, query: WhereQuery): { inputs: string[];
       schema[name] = c.vtype === undefined ? { dtype: c.dtype, shape: c.shape } : { dtype: c.dtype, shape: c.shape, vtype: c.vtype };
     }
     const compiled = compileExpression(query, schema);
+    const input = (block: WhereBlock): ExpressionInput => (block.elements === undefined ? block.columns : { ...block.columns, ...block.elements }) as ExpressionInput;
     return {
       inputs: [...compiled.columns],
       reusesInputs: true,
-      evaluate: (block) => compiled.evaluate((block.elements === undefined ? block.columns : { ...block.columns, ...block.elements }) as ExpressionInput, block.stop - block.start),
+      evaluate: (block) => compiled.evaluate(input(block), block.stop - block.start),
+      count: (block) => countMatches(compiled, input(block), block.stop - block.start),
     };
   }
   if (typeof query === "function") {
@@ -318,7 +322,7 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
   }
   if (options.blockLen !== undefined && (checkInteger(options.blockLen, "blockLen") < 1)) badOption("blockLen", "blockLen must be at least 1", ">= 1", options.blockLen);
   const { start, stop } = normalizeSlice(table.length, options.start, options.stop, undefined);
-  const { inputs, evaluate, reusesInputs } = compileQuery(table, query);
+  const { inputs, evaluate, count: countBlock, reusesInputs } = compileQuery(table, query);
 
   const needed = [...inputs];
   if (as === "rows") for (const name of projection) if (!needed.includes(name)) needed.push(name);
@@ -338,6 +342,12 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
     if (reusesInputs === true) blockOptions.reuse = true;
     if (options.blockLen !== undefined) blockOptions.blockLen = options.blockLen;
     for await (const block of table.iterBlocks(blockOptions)) {
+      // A count of an expression needs no mask where the expression can count without one.
+      if (as === "count" && countBlock !== undefined && limit - count >= block.stop - block.start) {
+        count += countBlock(block);
+        if (count >= limit) break;
+        continue;
+      }
       const cache = new Map<string, ColumnValues>();
       const decoded = (name: string): ColumnValues => {
         let values = cache.get(name) ?? block.elements?.[name];
@@ -372,18 +382,8 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
 
 /** Counts the 1s of a mask (and appends their row numbers to `indices`): the loop of a query without a limit. */
 function collectMatches(mask: Uint8Array, indices: RowNumbers | undefined, first: number): number {
+  if (indices === undefined) return countOnes(mask);
   let matches = 0;
-  if (indices === undefined) {
-    // Four mask bytes (each 0 or 1) at a time: multiplying by 0x01010101 adds them into the top byte.
-    let i = 0;
-    if (mask.byteOffset % 4 === 0) {
-      const words = new Int32Array(mask.buffer, mask.byteOffset, mask.length >> 2);
-      for (let w = 0; w < words.length; w++) matches += Math.imul(words[w]!, 0x01010101) >>> 24;
-      i = words.length << 2;
-    }
-    for (; i < mask.length; i++) matches += mask[i]!;
-    return matches;
-  }
   if (mask.length >= MIN_WASM_ROWS) {
     const found = indices.addMask(mask, first);
     if (found >= 0) return found;

@@ -1,9 +1,10 @@
 // The SIMD comparison kernel (src/compare-wasm.ts, wasm/compare.c) against the plain JavaScript
 // comparison written here, on random blocks with NaN, ±0, ±Infinity, subnormals and ties with the
-// scalar, every operator and lengths around the 16-row step and the 64-row threshold.
+// scalar, every operator and lengths around the 16-row step and the 64-row threshold; the counts
+// the kernels return against the 1s of that mask.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MIN_WASM_ROWS, compareScalarWasm, maskPositionsWasm } from "../src/compare-wasm.js";
+import { MIN_WASM_ROWS, compareScalarWasm, countOnesWasm, maskPositionsWasm } from "../src/compare-wasm.js";
 import { compileExpression } from "../src/expression.js";
 import type { CmpOp } from "../src/kernels.js";
 import { parseDtype } from "@fmt/meta";
@@ -19,6 +20,28 @@ function reference(op: CmpOp, a: ArrayLike<number>, b: number, n: number): Uint8
   return out;
 }
 
+function ones(mask: Uint8Array): number {
+  let count = 0;
+  for (const v of mask) count += v;
+  return count;
+}
+
+/**
+ * Runs the kernel both ways (mask and count, count only) and checks both against the reference
+ * when it is used: the count is the number of 1s of the reference mask.
+ */
+function checkKernel(op: CmpOp, a: Float64Array | Float32Array | Int32Array, b: number, n: number, out: Uint8Array, expectUsed: boolean): void {
+  const counted = compareScalarWasm(op, a, b, n, out);
+  const countOnly = compareScalarWasm(op, a, b, n);
+  if (!expectUsed) {
+    expect([counted, countOnly]).toEqual([-1, -1]);
+    return;
+  }
+  const expected = reference(op, a, b, n);
+  expect(out.subarray(0, n)).toEqual(expected);
+  expect([counted, countOnly]).toEqual([ones(expected), ones(expected)]);
+}
+
 const special = [NaN, 0, -0, Infinity, -Infinity, 5e-324, -5e-324, 1, -1, 2.5, 1e308, Math.fround(0.1)];
 const doubleValue = fc.oneof(fc.constantFrom(...special), fc.double(), fc.integer({ min: -3, max: 3 }));
 const lengths = fc.oneof(fc.integer({ min: 0, max: 200 }), fc.constantFrom(MIN_WASM_ROWS - 1, MIN_WASM_ROWS, MIN_WASM_ROWS + 15, MIN_WASM_ROWS + 16, 65_536 + 7));
@@ -29,10 +52,7 @@ describe("compareScalarWasm", () => {
       fc.property(fc.constantFrom(...OPS), lengths, fc.array(doubleValue, { minLength: 1, maxLength: 97 }), doubleValue, fc.nat(), (op, n, pool, scalar, pick) => {
         const a = Float64Array.from({ length: n }, (_, i) => pool[(i * 7 + pick) % pool.length]!);
         const b = pick % 3 === 0 && n > 0 ? a[pick % n]! : scalar; // ties with stored values
-        const out = new Uint8Array(n).fill(9);
-        const used = compareScalarWasm(op, a, b, n, out);
-        expect(used).toBe(n >= MIN_WASM_ROWS);
-        if (used) expect(out).toEqual(reference(op, a, b, n));
+        checkKernel(op, a, b, n, new Uint8Array(n).fill(9), n >= MIN_WASM_ROWS);
       }),
       { numRuns: 300 },
     );
@@ -43,10 +63,7 @@ describe("compareScalarWasm", () => {
       fc.property(fc.constantFrom(...OPS), lengths, fc.array(fc.oneof(doubleValue, fc.float()), { minLength: 1, maxLength: 50 }), doubleValue, fc.nat(), (op, n, pool, scalar, pick) => {
         const a = Float32Array.from({ length: n }, (_, i) => pool[(i * 5 + pick) % pool.length]!);
         const b = pick % 3 === 0 && n > 0 ? a[pick % n]! : scalar;
-        const out = new Uint8Array(n);
-        const used = compareScalarWasm(op, a, b, n, out);
-        expect(used).toBe(n >= MIN_WASM_ROWS && Math.fround(b) === b);
-        if (used) expect(out).toEqual(reference(op, a, b, n));
+        checkKernel(op, a, b, n, new Uint8Array(n).fill(9), n >= MIN_WASM_ROWS && Math.fround(b) === b);
       }),
       { numRuns: 300 },
     );
@@ -58,10 +75,7 @@ describe("compareScalarWasm", () => {
       fc.property(fc.constantFrom(...OPS), lengths, fc.array(int32, { minLength: 1, maxLength: 50 }), fc.oneof(int32, doubleValue, fc.constantFrom(2 ** 31, -(2 ** 31) - 1)), fc.nat(), (op, n, pool, scalar, pick) => {
         const a = Int32Array.from({ length: n }, (_, i) => pool[(i * 3 + pick) % pool.length]!);
         const b = pick % 3 === 0 && n > 0 ? a[pick % n]! : scalar;
-        const out = new Uint8Array(n);
-        const used = compareScalarWasm(op, a, b, n, out);
-        expect(used).toBe(n >= MIN_WASM_ROWS && (b | 0) === b);
-        if (used) expect(out).toEqual(reference(op, a, b, n));
+        checkKernel(op, a, b, n, new Uint8Array(n).fill(9), n >= MIN_WASM_ROWS && (b | 0) === b);
       }),
       { numRuns: 300 },
     );
@@ -71,12 +85,13 @@ describe("compareScalarWasm", () => {
     const backing = new Float64Array(300).map((_, i) => (i % 11) - 5);
     const a = backing.subarray(13, 250);
     const out = new Uint8Array(200).fill(7);
-    expect(compareScalarWasm("<", a, 0, 150, out)).toBe(true);
+    expect(compareScalarWasm("<", a, 0, 150, out)).toBe(ones(reference("<", a, 0, 150)));
     expect(out.subarray(0, 150)).toEqual(reference("<", a, 0, 150));
+    expect(compareScalarWasm("<", a, 0, 150)).toBe(ones(reference("<", a, 0, 150)));
     expect([...out.subarray(150)].every((v) => v === 7)).toBe(true);
   });
 
-  it("mask positions: the 1s of any 0/1 mask, in order (runs, isolated bytes, tails)", () => {
+  it("mask positions and count: the 1s of any 0/1 mask, in order (runs, isolated bytes, tails)", () => {
     fc.assert(
       fc.property(fc.oneof(fc.integer({ min: 0, max: 300 }), fc.constantFrom(65_536, 65_536 + 9)), fc.double({ min: 0, max: 1, noNaN: true }), fc.nat(), (n, density, seed) => {
         let state = seed | 1;
@@ -91,8 +106,12 @@ describe("compareScalarWasm", () => {
         const count = maskPositionsWasm(mask, out);
         const expected: number[] = [];
         for (let i = 0; i < n; i++) if (mask[i] === 1) expected.push(i);
-        if (n < MIN_WASM_ROWS) expect(count).toBe(-1);
-        else expect([...out.subarray(0, count)]).toEqual(expected);
+        if (n < MIN_WASM_ROWS) {
+          expect([count, countOnesWasm(mask)]).toEqual([-1, -1]);
+        } else {
+          expect([...out.subarray(0, count)]).toEqual(expected);
+          expect(countOnesWasm(mask)).toBe(expected.length);
+        }
       }),
       { numRuns: 200 },
     );

@@ -5,9 +5,12 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { UsageError } from "@fmt/errors";
-import { compileExpression, formatExpression } from "@fmt/expr";
+import { formatExpression } from "@fmt/expr";
 import type { ArithmeticOperator, CompareOperator, ExpressionNode, ExpressionSchema } from "@fmt/expr";
 import { parseDtype } from "@fmt/meta";
+import { MIN_WASM_ROWS } from "../src/compare-wasm.js";
+// countMatches is internal (not exported by the package): both from the sources, one module.
+import { compileExpression, countMatches } from "../src/expression.js";
 
 /** A column as both sides see it: numpy dtype.str and the stored bytes in hex. */
 export interface OracleColumn {
@@ -343,7 +346,19 @@ export function ourAnswer(text: string, rows: number, columns: Record<string, Or
     throw e;
   }
   const input = Object.fromEntries(compiled.columns.map((name) => [name, unhex(columns[name]!.hex)]));
-  return { mask: [...compiled.evaluate(input, rows)].join("") };
+  const mask = compiled.evaluate(input, rows);
+  // The count `where` takes without a mask, over the block repeated often enough for the SIMD
+  // kernels (MIN_WASM_ROWS): a wrong count turns the answer into one that agrees with nothing.
+  const times = Math.ceil(MIN_WASM_ROWS / Math.max(rows, 1)) + 1;
+  const tiled = Object.fromEntries(Object.entries(input).map(([name, bytes]) => {
+    const out = new Uint8Array(bytes.length * times);
+    for (let t = 0; t < times; t++) out.set(bytes, t * bytes.length);
+    return [name, out];
+  }));
+  const ones = mask.reduce((sum, v) => sum + v, 0);
+  const count = countMatches(compiled, tiled, rows * times);
+  if (count !== ones * times) return { mask: `countMatches gave ${count} over ${times} copies of the block, not ${times} × ${ones}` };
+  return { mask: [...mask].join("") };
 }
 
 /** Do the two answers agree? A refusal matches any numexpr exception or non-boolean result. */

@@ -4,8 +4,9 @@
  * unordered, so only `!=` holds for it, as in JavaScript and numexpr).
  *
  * The caller (src/compare-wasm.ts) copies the block into the region `reserve` returns, calls one
- * kernel and copies the mask out. Sixteen rows at a time: the lane masks (all ones or all zeros)
- * are narrowed to bytes with saturating packs and masked to 0/1.
+ * kernel and copies the mask out (or only takes the count the kernel returns). Sixteen rows at a
+ * time: the lane masks (all ones or all zeros) are narrowed to bytes with saturating packs,
+ * counted through their bitmask and masked to 0/1.
  */
 #include <wasm_simd128.h>
 
@@ -41,50 +42,72 @@ u32 reserve(u32 bytes) {
   return base;
 }
 
-static inline v128_t bytes_of_2x4(v128_t m0, v128_t m1, v128_t m2, v128_t m3) {
-  /* four vectors of four 32-bit lane masks -> sixteen bytes 0/1 */
+/* Four vectors of four 32-bit lane masks -> sixteen byte masks (0xff or 0). */
+static inline v128_t lanes_of_4x4(v128_t m0, v128_t m1, v128_t m2, v128_t m3) {
   v128_t lo = wasm_i16x8_narrow_i32x4(m0, m1);
   v128_t hi = wasm_i16x8_narrow_i32x4(m2, m3);
-  return wasm_v128_and(wasm_i8x16_narrow_i16x8(lo, hi), wasm_i8x16_splat(1));
+  return wasm_i8x16_narrow_i16x8(lo, hi);
 }
 
-static inline v128_t bytes_of_8x2(const v128_t *m) {
-  /* eight vectors of two 64-bit lane masks -> sixteen bytes 0/1; each 64-bit mask is two equal
-     32-bit halves, so packing to 16 and 8 bits doubles every byte, and a shuffle keeps one */
+/* Eight vectors of two 64-bit lane masks -> sixteen byte masks: each 64-bit mask is two equal
+   32-bit halves, so packing to 16 and 8 bits doubles every byte, and a shuffle keeps one. */
+static inline v128_t lanes_of_8x2(const v128_t *m) {
   v128_t a = wasm_i16x8_narrow_i32x4(m[0], m[1]);
   v128_t b = wasm_i16x8_narrow_i32x4(m[2], m[3]);
   v128_t c = wasm_i16x8_narrow_i32x4(m[4], m[5]);
   v128_t d = wasm_i16x8_narrow_i32x4(m[6], m[7]);
   v128_t x = wasm_i8x16_narrow_i16x8(a, b);
   v128_t y = wasm_i8x16_narrow_i16x8(c, d);
-  v128_t z = wasm_i8x16_shuffle(x, y, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  return wasm_v128_and(z, wasm_i8x16_splat(1));
+  return wasm_i8x16_shuffle(x, y, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
 }
 
+/* The 16 rows' byte masks: stored as 0/1 when `out` is set, and counted. */
+static inline u32 emit(v128_t lanes, u8 *out) {
+  if (out) wasm_v128_store(out, wasm_v128_and(lanes, wasm_i8x16_splat(1)));
+  return (u32)__builtin_popcount(wasm_i8x16_bitmask(lanes));
+}
+
+/*
+ * Each loop writes the mask when `out` is not 0 and returns how many rows hold either way (a
+ * count needs no mask). The entries below call each loop once with `out` and once with a
+ * literal 0, so the compiler makes a copy of the loop without the test and the stores.
+ */
 #define F64_LOOP(NAME, VOP, SOP)                                                   \
-  static void NAME(const double *a, u32 n, double b, u8 *out) {                    \
+  static u32 NAME(const double *a, u32 n, double b, u8 *out) {                     \
     v128_t s = wasm_f64x2_splat(b);                                                \
+    u32 count = 0;                                                                 \
     u32 i = 0;                                                                     \
     for (; i + 16 <= n; i += 16) {                                                 \
       v128_t m[8];                                                                 \
       for (int k = 0; k < 8; k++) m[k] = VOP(wasm_v128_load(a + i + 2 * k), s);    \
-      wasm_v128_store(out + i, bytes_of_8x2(m));                                   \
+      count += emit(lanes_of_8x2(m), out ? out + i : 0);                           \
     }                                                                              \
-    for (; i < n; i++) out[i] = a[i] SOP b;                                        \
+    for (; i < n; i++) {                                                           \
+      u8 r = a[i] SOP b;                                                           \
+      if (out) out[i] = r;                                                         \
+      count += r;                                                                  \
+    }                                                                              \
+    return count;                                                                  \
   }
 
 #define X4_LOOP(NAME, T, SPLAT, VOP, SOP)                                          \
-  static void NAME(const T *a, u32 n, T b, u8 *out) {                              \
+  static u32 NAME(const T *a, u32 n, T b, u8 *out) {                               \
     v128_t s = SPLAT(b);                                                           \
+    u32 count = 0;                                                                 \
     u32 i = 0;                                                                     \
     for (; i + 16 <= n; i += 16) {                                                 \
       v128_t m0 = VOP(wasm_v128_load(a + i), s);                                   \
       v128_t m1 = VOP(wasm_v128_load(a + i + 4), s);                               \
       v128_t m2 = VOP(wasm_v128_load(a + i + 8), s);                               \
       v128_t m3 = VOP(wasm_v128_load(a + i + 12), s);                              \
-      wasm_v128_store(out + i, bytes_of_2x4(m0, m1, m2, m3));                      \
+      count += emit(lanes_of_4x4(m0, m1, m2, m3), out ? out + i : 0);              \
     }                                                                              \
-    for (; i < n; i++) out[i] = a[i] SOP b;                                        \
+    for (; i < n; i++) {                                                           \
+      u8 r = a[i] SOP b;                                                           \
+      if (out) out[i] = r;                                                         \
+      count += r;                                                                  \
+    }                                                                              \
+    return count;                                                                  \
   }
 
 F64_LOOP(f64_eq, wasm_f64x2_eq, ==)
@@ -107,27 +130,39 @@ X4_LOOP(i32_gt, int, wasm_i32x4_splat, wasm_i32x4_gt, >)
 X4_LOOP(i32_ge, int, wasm_i32x4_splat, wasm_i32x4_ge, >=)
 
 /*
- * The exported entry of one element type: a: n elements at a 16-aligned offset, out: n bytes.
- * Returns 0, or -1 for an unknown op. The caller passes b for float32 and int32 blocks only when
- * it is a value of that type, so comparing in that type is exact.
+ * The exported entry of one element type: a: n elements at a 16-aligned offset, out: n bytes, or
+ * 0 to count only. Returns how many rows hold (at most n < 2^31), or -1 for an unknown op. The
+ * caller passes b for float32 and int32 blocks only when it is a value of that type, so
+ * comparing in that type is exact.
  */
-#define COMPARE_ENTRY(NAME, P, T)                        \
-  EXPORT(NAME)                                           \
-  int NAME(u32 op, const T *a, u32 n, T b, u8 *out) {    \
-    switch (op) {                                        \
-      case OP_EQ: P##_eq(a, n, b, out); return 0;        \
-      case OP_NE: P##_ne(a, n, b, out); return 0;        \
-      case OP_LT: P##_lt(a, n, b, out); return 0;        \
-      case OP_LE: P##_le(a, n, b, out); return 0;        \
-      case OP_GT: P##_gt(a, n, b, out); return 0;        \
-      case OP_GE: P##_ge(a, n, b, out); return 0;        \
-    }                                                    \
-    return -1;                                           \
+#define COMPARE_ENTRY(NAME, P, T)                              \
+  EXPORT(NAME)                                                 \
+  int NAME(u32 op, const T *a, u32 n, T b, u8 *out) {          \
+    switch (op) {                                              \
+      case OP_EQ: return out ? (int)P##_eq(a, n, b, out) : (int)P##_eq(a, n, b, 0); \
+      case OP_NE: return out ? (int)P##_ne(a, n, b, out) : (int)P##_ne(a, n, b, 0); \
+      case OP_LT: return out ? (int)P##_lt(a, n, b, out) : (int)P##_lt(a, n, b, 0); \
+      case OP_LE: return out ? (int)P##_le(a, n, b, out) : (int)P##_le(a, n, b, 0); \
+      case OP_GT: return out ? (int)P##_gt(a, n, b, out) : (int)P##_gt(a, n, b, 0); \
+      case OP_GE: return out ? (int)P##_ge(a, n, b, out) : (int)P##_ge(a, n, b, 0); \
+    }                                                          \
+    return -1;                                                 \
   }
 
 COMPARE_ENTRY(compare_f64, f64, double)
 COMPARE_ENTRY(compare_f32, f32, float)
 COMPARE_ENTRY(compare_i32, i32, int)
+
+/* The number of 1 bytes of a 0/1 mask of n bytes (a combined condition's matches). */
+EXPORT(count_ones)
+u32 count_ones(const u8 *mask, u32 n) {
+  u32 count = 0;
+  u32 i = 0;
+  v128_t one = wasm_i8x16_splat(1);
+  for (; i + 16 <= n; i += 16) count += (u32)__builtin_popcount(wasm_i8x16_bitmask(wasm_i8x16_eq(wasm_v128_load(mask + i), one)));
+  for (; i < n; i++) count += mask[i] == 1;
+  return count;
+}
 
 /*
  * The positions of the 1 bytes of a 0/1 mask of n bytes, in increasing order, into out (room for
