@@ -268,11 +268,11 @@ export async function* iterBlocksOf(ctx: ScanContext, blockLenOrOptions: number 
     while (pos < stop) {
       const blockEnd = Math.min(stop, (Math.floor(pos / blockLen) + 1) * blockLen);
       if (current === undefined || pos >= currentTo) await nextChunk();
-      if (currentFrom === pos && currentTo === blockEnd) {
-        // The block is exactly the decoded part of one chunk: hand it over without a copy.
-        const bytes = current!;
-        current = undefined;
-        yield { start: pos, stop: blockEnd, bytes };
+      if (blockEnd <= currentTo) {
+        // The block lies in the decoded part of one chunk: hand out a view of it, no copy (the
+        // chunk's rows are overwritten only once a later block is asked for, and blocks never
+        // overlap; a chunklen of twice the block length is the common case of a ctable).
+        yield { start: pos, stop: blockEnd, bytes: current!.subarray((pos - currentFrom) * ctx.atomSize, (blockEnd - currentFrom) * ctx.atomSize) };
         pos = blockEnd;
         continue;
       }

@@ -161,7 +161,10 @@ export interface RowBlock {
   start: number;
   /** One past the last row of the block. */
   stop: number;
-  /** The rows' bytes, C order, in the dtype's byte order ({@link CArray.readBytes}). */
+  /**
+   * The rows' bytes, C order, in the dtype's byte order ({@link CArray.readBytes}); often a view
+   * into a decoded chunk (mind `byteOffset` when viewing it as another typed array).
+   */
   bytes: Uint8Array;
   /** Row step of the selection (present only when iterating with `step > 1`; then `bytes` holds rows start, start+step, …). */
   step?: number;
