@@ -136,27 +136,25 @@ export function countOnesWasm(mask: Uint8Array): number {
 }
 
 /**
- * The positions of the 1 bytes of a 0/1 mask, in increasing order, into `out` (room for
- * `mask.length` entries), with the SIMD kernel.
+ * The positions of the 1 bytes of a 0/1 mask, in increasing order, with the SIMD kernel.
  *
- * @returns how many were written, or -1 when the caller must scan the mask itself.
+ * @returns a new array of exactly their count, or `undefined` when the caller must scan the mask
+ *   itself.
  * @example
  * ```ts
- * const at = new Uint32Array(mask.length);
- * const count = maskPositionsWasm(mask, at); // at[0..count) = rows of the mask's 1s
+ * const at = maskPositionsWasm(mask); // Uint32Array of the rows of the mask's 1s
  * ```
  */
-export function maskPositionsWasm(mask: Uint8Array, out: Uint32Array): number {
+export function maskPositionsWasm(mask: Uint8Array): Uint32Array | undefined {
   const n = mask.length;
-  if (n < MIN_WASM_ROWS || out.length < n) return -1;
+  if (n < MIN_WASM_ROWS) return undefined;
   const ex = available();
-  if (ex === null) return -1;
+  if (ex === null) return undefined;
   const positionsAt = (n + 15) & ~15;
   const base = ex.reserve(positionsAt + 4 * n);
-  if (base === 0) return -1;
+  if (base === 0) return undefined;
   const buffer = ex.memory.buffer;
   new Uint8Array(buffer, base, n).set(mask);
   const count = ex.mask_positions(base, n, base + positionsAt);
-  out.set(new Uint32Array(buffer, base + positionsAt, count));
-  return count;
+  return new Uint32Array(buffer, base + positionsAt, count).slice();
 }

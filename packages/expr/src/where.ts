@@ -430,47 +430,59 @@ function collectLimited(mask: Uint8Array, indices: RowNumbers | undefined, first
 }
 
 /**
- * Matching row numbers as they are found: in a typed array that doubles when full, turned into
- * the `number[]` result once at the end. Pushing half a million numbers onto a JavaScript array
- * one by one costs four times as much as filling a preallocated one (V8 regrows and copies the
- * array's backing store as it goes).
+ * Matching row numbers as they are found, turned into the `number[]` result once at the end:
+ * the positions the SIMD kernel lists for each block are kept as they come (one exact-length
+ * copy out of the module), rows found one by one go into a typed array that doubles when full.
+ * Pushing half a million numbers onto a JavaScript array one by one costs four times as much as
+ * filling a preallocated one (V8 regrows and copies the array's backing store as it goes), and
+ * a growing typed array of all rows would copy them again at every doubling.
  */
 class RowNumbers {
-  #rows = new Float64Array(1024);
+  // In order: blocks' positions (row = first + position) and runs of rows added one by one.
+  readonly #parts: ({ first: number; positions: Uint32Array } | { rows: Float64Array })[] = [];
+  #loose = new Float64Array(1024);
+  #looseLength = 0;
   #length = 0;
-  #positions = new Uint32Array(0);
 
   /** Adds `first + i` for each 1 at `mask[i]` through the SIMD kernel; -1 when it is unavailable. */
   addMask(mask: Uint8Array, first: number): number {
-    if (this.#positions.length < mask.length) this.#positions = new Uint32Array(mask.length);
-    const positions = this.#positions;
-    const count = maskPositionsWasm(mask, positions);
-    if (count < 0) return -1;
-    let rows = this.#rows;
-    if (this.#length + count > rows.length) {
-      rows = new Float64Array(Math.max(rows.length * 2, this.#length + count));
-      rows.set(this.#rows.subarray(0, this.#length));
-      this.#rows = rows;
-    }
-    let at = this.#length;
-    for (let k = 0; k < count; k++) rows[at++] = first + positions[k]!;
-    this.#length = at;
-    return count;
+    const positions = maskPositionsWasm(mask);
+    if (positions === undefined) return -1;
+    this.#endLoose();
+    if (positions.length > 0) this.#parts.push({ first, positions });
+    this.#length += positions.length;
+    return positions.length;
   }
 
   add(row: number): void {
-    if (this.#length === this.#rows.length) {
-      const grown = new Float64Array(this.#rows.length * 2);
-      grown.set(this.#rows);
-      this.#rows = grown;
+    if (this.#looseLength === this.#loose.length) {
+      const grown = new Float64Array(this.#loose.length * 2);
+      grown.set(this.#loose);
+      this.#loose = grown;
     }
-    this.#rows[this.#length++] = row;
+    this.#loose[this.#looseLength++] = row;
+    this.#length++;
+  }
+
+  #endLoose(): void {
+    if (this.#looseLength === 0) return;
+    this.#parts.push({ rows: this.#loose.slice(0, this.#looseLength) });
+    this.#looseLength = 0;
   }
 
   toArray(): number[] {
+    this.#endLoose();
     const out = new Array<number>(this.#length);
-    const rows = this.#rows;
-    for (let i = 0; i < out.length; i++) out[i] = rows[i]!;
+    let at = 0;
+    for (const part of this.#parts) {
+      if ("rows" in part) {
+        const rows = part.rows;
+        for (let k = 0; k < rows.length; k++) out[at++] = rows[k]!;
+      } else {
+        const { first, positions } = part;
+        for (let k = 0; k < positions.length; k++) out[at++] = first + positions[k]!;
+      }
+    }
     return out;
   }
 }
