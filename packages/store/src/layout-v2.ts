@@ -27,11 +27,17 @@ import { JOURNAL_FILE } from "./layout-v1.js";
 import { chunkFromSlot, chunkOffset, loadSuperchunkIndex, offloadedCrc32, parseIndex, slotReadLength } from "./superchunk-index.js";
 import type { IndexExpectation, SuperchunkIndex } from "./superchunk-index.js";
 
-/** A coalesced read stops growing at this many bytes or chunks. */
-const MAX_GROUP_BYTES = 8 * 1024 * 1024;
 /**
- * The same bound on a store that keeps many requests in flight (a remote one): smaller runs let
- * decoding start sooner and keep the bytes in flight (runs × concurrency) near 64 MiB.
+ * A coalesced read stops growing at this many bytes or chunks. Runs are read into lent buffers
+ * (LentBuffers) that serve later runs of the same pass once decoded: with 8 MiB runs a scan
+ * of a 25 MB column had all its runs in flight at once and read each pass into fresh memory
+ * (page faults, then collection); with 2 MiB the same five buffers cycle. `where` over 5 M rows
+ * 37.7 → 29.0 ms, read-all unchanged (tools/bench/README.md, 2026-11-28 morning).
+ */
+const MAX_GROUP_BYTES = 2 * 1024 * 1024;
+/**
+ * The bound on a store that keeps many requests in flight (a remote one): each request's fixed
+ * cost is larger, and runs × concurrency keeps the bytes in flight near 64 MiB.
  */
 const MAX_GROUP_BYTES_CONCURRENT = 4 * 1024 * 1024;
 const MAX_GROUP_CHUNKS = 64;
