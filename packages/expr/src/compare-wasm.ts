@@ -22,14 +22,18 @@ import { COMPARE_WASM_BASE64 } from "./wasm/compare.generated.js";
 interface CompareExports {
   memory: WebAssembly.Memory;
   reserve(bytes: number): number;
-  compare_f64(op: number, a: number, n: number, b: number, out: number): number;
-  compare_f32(op: number, a: number, n: number, b: number, out: number): number;
-  compare_i32(op: number, a: number, n: number, b: number, out: number): number;
+  compare_f64(op: number, a: number, n: number, b: number, out: number, mode: number): number;
+  compare_f32(op: number, a: number, n: number, b: number, out: number, mode: number): number;
+  compare_i32(op: number, a: number, n: number, b: number, out: number, mode: number): number;
   count_ones(mask: number, n: number): number;
   mask_positions(mask: number, n: number, out: number): number;
 }
 
 const OP_NUMBERS: { readonly [op in CmpOp]: number } = { "==": 0, "!=": 1, "<": 2, "<=": 3, ">": 4, ">=": 5 };
+/** How a kernel treats the mask it is given (wasm/compare.c). */
+const MODE_SET = 0;
+const MODE_AND = 1;
+const MODE_OR = 2;
 
 /** Blocks shorter than this stay in JavaScript: the two copies and the call cost more than they save. */
 export const MIN_WASM_ROWS = 64;
@@ -73,6 +77,47 @@ function available(): CompareExports | null {
 }
 
 /**
+ * One comparison of a column block with a scalar, as the kernels take it: `a[i] op b` for rows
+ * `[0, n)`.
+ *
+ * @example
+ * ```ts
+ * const term: ScalarTerm = { op: ">", a: new Float64Array([1, 3]), b: 2 };
+ * ```
+ */
+export interface ScalarTerm {
+  op: CmpOp;
+  a: Float64Array | Float32Array | Int32Array;
+  b: number;
+}
+
+/** The kernel's element kind for `term` over n rows: 0 f64, 1 f32, 2 i32; -1 when it cannot be exact (or n is out of range). */
+function kindOf(term: ScalarTerm, n: number): 0 | 1 | 2 | -1 {
+  const { a, b } = term;
+  if (n < MIN_WASM_ROWS || n > a.length) return -1;
+  if (a instanceof Float64Array) return 0;
+  if (a instanceof Float32Array) return Math.fround(b) === b ? 1 : -1; // NaN is not
+  if (a instanceof Int32Array) return (b | 0) === b ? 2 : -1; // not an int32 value (or NaN)
+  return -1;
+}
+
+/** Copies the term's rows to `at` in module memory and runs its kernel; the count, or -1. */
+function runTerm(ex: CompareExports, term: ScalarTerm, kind: 0 | 1 | 2, n: number, at: number, out: number, mode: number): number {
+  const buffer = ex.memory.buffer;
+  const code = OP_NUMBERS[term.op];
+  if (kind === 0) {
+    new Float64Array(buffer, at, n).set(term.a.subarray(0, n));
+    return ex.compare_f64(code, at, n, term.b, out, mode);
+  }
+  if (kind === 1) {
+    new Float32Array(buffer, at, n).set(term.a.subarray(0, n));
+    return ex.compare_f32(code, at, n, term.b, out, mode);
+  }
+  new Int32Array(buffer, at, n).set(term.a.subarray(0, n));
+  return ex.compare_i32(code, at, n, term.b, out, mode);
+}
+
+/**
  * Writes `a[i] op b` (1 or 0) for rows `[0, n)` into `out` with the SIMD kernel, when the kernel
  * computes exactly what JavaScript would for this element type and scalar; with `out` undefined
  * only counts the rows that hold (no mask is made or copied).
@@ -86,33 +131,69 @@ function available(): CompareExports | null {
  * ```
  */
 export function compareScalarWasm(op: CmpOp, a: Float64Array | Float32Array | Int32Array, b: number, n: number, out?: Uint8Array): number {
-  if (n < MIN_WASM_ROWS || n > a.length || (out !== undefined && n > out.length)) return -1;
-  let kind: 0 | 1 | 2;
-  if (a instanceof Float64Array) kind = 0;
-  else if (a instanceof Float32Array) {
-    if (Math.fround(b) !== b) return -1; // includes NaN
-    kind = 1;
-  } else {
-    if ((b | 0) !== b) return -1; // not an int32 value (or NaN)
-    kind = 2;
+  if (out === undefined) {
+    const count = evaluateTermsWasm([{ op, a, b }], n, true, "count");
+    return count === undefined ? -1 : count;
+  }
+  if (n > out.length) return -1;
+  const mask = evaluateTermsWasm([{ op, a, b }], n, true, "mask");
+  if (mask === undefined) return -1;
+  out.set(mask.bytes);
+  return mask.count;
+}
+
+/** What {@link evaluateTermsWasm} gives for each `want`. */
+export interface TermsResult {
+  /** The 0/1 mask (a view of module memory, valid until the next call) and its count of 1s. */
+  mask: { bytes: Uint8Array; count: number };
+  /** How many rows hold. */
+  count: number;
+  /** The rows that hold, in increasing order (a new array). */
+  positions: Uint32Array;
+}
+
+/**
+ * `t0 & t1 & …` (`isAnd`) or `t0 | t1 | …` of comparisons with scalars over rows `[0, n)`, built
+ * in module memory by the SIMD kernels: each column block is copied in once, the mask never
+ * leaves the module unless asked for, and a single comparison counted needs no mask at all.
+ *
+ * @returns the `want`ed result, or `undefined` when the caller must evaluate the terms itself
+ *   (a term the kernels cannot do exactly, a block shorter than MIN_WASM_ROWS, no SIMD).
+ * @example
+ * ```ts
+ * const at = evaluateTermsWasm([{ op: ">", a: price, b: 10 }, { op: "<", a: qty, b: 5 }], 1000, true, "positions");
+ * ```
+ */
+export function evaluateTermsWasm<W extends keyof TermsResult>(terms: readonly ScalarTerm[], n: number, isAnd: boolean, want: W): TermsResult[W] | undefined {
+  if (terms.length === 0) return undefined;
+  let inputBytes = 0;
+  const kinds: (0 | 1 | 2)[] = [];
+  for (const term of terms) {
+    const kind = kindOf(term, n);
+    if (kind < 0) return undefined;
+    kinds.push(kind as 0 | 1 | 2);
+    inputBytes = Math.max(inputBytes, term.a.BYTES_PER_ELEMENT * n);
   }
   const ex = available();
-  if (ex === null) return -1;
-  const size = a.BYTES_PER_ELEMENT * n;
-  // The mask goes after the input, 16-aligned.
-  const maskAt = (size + 15) & ~15;
-  const base = ex.reserve(out === undefined ? size : maskAt + n);
-  if (base === 0) return -1;
+  if (ex === null) return undefined;
+  // Layout: the mask, then the input (each 16-aligned), then the positions.
+  const align = (x: number): number => (x + 15) & ~15;
+  const countOnly = want === "count" && terms.length === 1;
+  const maskBytes = countOnly ? 0 : align(n);
+  const positionsAt = maskBytes + align(inputBytes);
+  const base = ex.reserve(positionsAt + (want === "positions" ? 4 * n : 0));
+  if (base === 0) return undefined;
+  const out = countOnly ? 0 : base;
+  let count = -1;
+  for (let t = 0; t < terms.length; t++) {
+    count = runTerm(ex, terms[t]!, kinds[t]!, n, base + maskBytes, out, t === 0 ? MODE_SET : isAnd ? MODE_AND : MODE_OR);
+    if (count < 0) return undefined;
+  }
   const buffer = ex.memory.buffer;
-  if (kind === 0) new Float64Array(buffer, base, n).set(a.subarray(0, n));
-  else if (kind === 1) new Float32Array(buffer, base, n).set(a.subarray(0, n));
-  else new Int32Array(buffer, base, n).set(a.subarray(0, n));
-  const code = OP_NUMBERS[op];
-  const outAt = out === undefined ? 0 : base + maskAt;
-  const count = kind === 0 ? ex.compare_f64(code, base, n, b, outAt) : kind === 1 ? ex.compare_f32(code, base, n, b, outAt) : ex.compare_i32(code, base, n, b, outAt);
-  if (count < 0) return -1;
-  if (out !== undefined) out.set(new Uint8Array(buffer, base + maskAt, n));
-  return count;
+  if (want === "count") return count as TermsResult[W];
+  if (want === "mask") return { bytes: new Uint8Array(buffer, base, n), count } as TermsResult[W];
+  const found = ex.mask_positions(base, n, base + positionsAt);
+  return new Uint32Array(buffer, base + positionsAt, found).slice() as TermsResult[W];
 }
 
 /**

@@ -4,7 +4,9 @@
 // characters are classified with Unicode property tests to recognise identifiers.
 import { UsageError } from "@fmt/errors";
 import type { DType } from "@fmt/meta";
-import { castVec, commonKind, compareLong, compareNumbers, countCompare, countOnes, fillVec, floatArith, intArith, loadLong, longArith, negateVec } from "./kernels.js";
+import { evaluateTermsWasm } from "./compare-wasm.js";
+import type { ScalarTerm, TermsResult } from "./compare-wasm.js";
+import { castVec, commonKind, compareLong, compareNumbers, countOnes, fillVec, floatArith, intArith, loadLong, longArith, negateVec } from "./kernels.js";
 import type { ArithOp, Kind, LongValues, NumArray, NumVec } from "./kernels.js";
 import { PyRefusal, intToFloat, pyBinary, pyCompare, pyUnary } from "./python.js";
 import type { PyValue } from "./python.js";
@@ -908,8 +910,13 @@ interface Compiled {
    * every column as float64 (it matters for x / 0.0, see arithmetic).
    */
   discovery?: Kind;
-  /** How many rows a boolean node holds for, without making its mask (a `where` count); absent: count the mask's 1s. */
-  count?: (ctx: EvalContext) => number;
+  /**
+   * A boolean node that is one comparison of a column with a constant, or an `&` (or `|`) of
+   * such: its comparisons for the SIMD kernels (evaluateTermsWasm), which build the mask, count
+   * or positions in module memory. `get` gives `undefined` for a block the kernels cannot take
+   * (then the node's `ev` answers).
+   */
+  terms?: { isAnd: boolean | undefined; get: (ctx: EvalContext) => ScalarTerm[] | undefined };
 }
 
 /** A constant as an operation uses it: converted to the operation's kind. */
@@ -1394,7 +1401,11 @@ class Compiler {
     const numbers = (x: Operand, ctx: EvalContext): NumArray => numberArray(x.get(ctx));
     if (scalarSide !== undefined) {
       const scalar = scalarSide.scalar as number;
-      return { ...result((ctx) => ({ k: "bool", v: compareNumbers(cmpOp, numbers(vec, ctx), scalar, ctx.n) })), count: (ctx) => countCompare(cmpOp, numbers(vec, ctx), scalar, ctx.n) };
+      const term = (ctx: EvalContext): ScalarTerm[] | undefined => {
+        const a = numbers(vec, ctx);
+        return a instanceof Float64Array || a instanceof Float32Array || a instanceof Int32Array ? [{ op: cmpOp, a, b: scalar }] : undefined;
+      };
+      return { ...result((ctx) => ({ k: "bool", v: compareNumbers(cmpOp, numbers(vec, ctx), scalar, ctx.n) })), terms: { isAnd: undefined, get: term } };
     }
     return result((ctx) => ({ k: "bool", v: compareNumbers(op, numbers(a, ctx), numbers(b, ctx), ctx.n) }));
   }
@@ -1581,11 +1592,30 @@ class Compiler {
     if (folded !== undefined) return this.constant(folded);
     const leaves = arrays.flatMap((c) => c.leaves ?? []);
     if (decided !== undefined) return { ...this.decided(arrays, decided), leaves };
+    // Comparisons with constants joined by one operator go to the kernels together.
+    const parts = arrays.map((c) => c.terms);
+    const terms = parts.every((t) => t !== undefined && (t.isAnd === undefined || t.isAnd === isAnd))
+      ? {
+          isAnd,
+          get: (ctx: EvalContext): ScalarTerm[] | undefined => {
+            const all: ScalarTerm[] = [];
+            for (const part of parts) {
+              const got = part!.get(ctx);
+              if (got === undefined) return undefined;
+              all.push(...got);
+            }
+            return all;
+          },
+        }
+      : undefined;
     return {
       type: { t: "num", kind: "bool" },
       leaves,
       discovery: "bool",
+      ...(terms === undefined ? {} : { terms }),
       ev: (ctx) => {
+        const inKernels = terms === undefined ? undefined : termsResult(terms, ctx, "mask");
+        if (inKernels !== undefined) return { k: "bool", v: inKernels.bytes.slice() };
         let out: Uint8Array | undefined;
         for (const c of arrays) {
           const v = (c.ev(ctx) as NumVec & { k: "bool" }).v;
@@ -1734,15 +1764,39 @@ export function compileExpression(expression: string | ExpressionNode, schema: E
       return node.kind === "column" ? result.slice() : result;
     },
   });
-  counters.set(compiledExpression, (input, rows) => {
-    const ctx = context(input, rows);
-    if (constant !== undefined) return constant.v === true ? rows : 0;
-    return compiled.count !== undefined ? compiled.count(ctx) : countOnes((compiled.ev(ctx) as NumVec & { k: "bool" }).v);
+  internals.set(compiledExpression, {
+    count: (input, rows) => {
+      const ctx = context(input, rows);
+      if (constant !== undefined) return constant.v === true ? rows : 0;
+      const inKernels = compiled.terms === undefined ? undefined : termsResult(compiled.terms, ctx, "count");
+      return inKernels ?? countOnes((compiled.ev(ctx) as NumVec & { k: "bool" }).v);
+    },
+    positions: (input, rows) => {
+      const ctx = context(input, rows);
+      return constant !== undefined || compiled.terms === undefined ? undefined : termsResult(compiled.terms, ctx, "positions");
+    },
   });
   return compiledExpression;
 }
 
-const counters = new WeakMap<CompiledExpression, (input: ExpressionInput, rows: number) => number>();
+/** A node's comparisons evaluated by the kernels; `undefined` when they cannot take this block. */
+function termsResult<W extends keyof TermsResult>(terms: NonNullable<Compiled["terms"]>, ctx: EvalContext, want: W): TermsResult[W] | undefined {
+  const list = terms.get(ctx);
+  return list === undefined ? undefined : evaluateTermsWasm(list, ctx.n, terms.isAnd ?? true, want);
+}
+
+interface Internals {
+  count(input: ExpressionInput, rows: number): number;
+  positions(input: ExpressionInput, rows: number): Uint32Array | undefined;
+}
+
+const internals = new WeakMap<CompiledExpression, Internals>();
+
+function internalsOf(expression: CompiledExpression): Internals {
+  const found = internals.get(expression);
+  if (found === undefined) throw new UsageError("INVALID_ARGUMENT", "not an expression made by compileExpression", { field: "expression" });
+  return found;
+}
 
 /**
  * How many of `rows` rows `expression` holds for: the number of 1s of its
@@ -1757,7 +1811,21 @@ const counters = new WeakMap<CompiledExpression, (input: ExpressionInput, rows: 
  * ```
  */
 export function countMatches(expression: CompiledExpression, input: ExpressionInput, rows: number): number {
-  const count = counters.get(expression);
-  if (count === undefined) throw new UsageError("INVALID_ARGUMENT", "not an expression made by compileExpression", { field: "expression" });
-  return count(input, rows);
+  return internalsOf(expression).count(input, rows);
+}
+
+/**
+ * The rows of `[0, rows)` where `expression` holds, in increasing order, when the SIMD kernels
+ * can find them without a mask leaving WebAssembly memory (comparisons of columns with
+ * constants joined by one of `&`, `|`); `undefined` otherwise (then evaluate the mask). For
+ * `runWhere`'s row numbers; not part of the package's exports.
+ *
+ * @example
+ * ```ts
+ * const q = compileExpression("x > 1", { x: { dtype: parseDtype("<f8") } });
+ * matchPositions(q, { x: new Uint8Array(new Float64Array(100).fill(2).buffer) }, 100); // Uint32Array [0, 1, …, 99]
+ * ```
+ */
+export function matchPositions(expression: CompiledExpression, input: ExpressionInput, rows: number): Uint32Array | undefined {
+  return internalsOf(expression).positions(input, rows);
 }

@@ -249,23 +249,6 @@ export function compareNumbers(op: CmpOp, a: NumArray, b: NumArray | number, n: 
 }
 
 /**
- * How many rows `a op b` holds for, `b` a scalar: the number of 1s of
- * {@link compareNumbers}' mask, counted by the SIMD kernel without making the mask when it can.
- *
- * @example
- * ```ts
- * countCompare(">", new Float64Array([1, 3, 5]), 2, 3); // 2
- * ```
- */
-export function countCompare(op: CmpOp, a: NumArray, b: number, n: number): number {
-  if (a instanceof Float64Array || a instanceof Int32Array || a instanceof Float32Array) {
-    const count = compareScalarWasm(op, a, b, n);
-    if (count >= 0) return count;
-  }
-  return countOnes(compareNumbers(op, a, b, n));
-}
-
-/**
  * The number of 1s of a 0/1 mask (a `where` count).
  *
  * @example

@@ -4,7 +4,7 @@
 import { UsageError } from "@fmt/errors";
 import type { DType } from "@fmt/meta";
 import { MIN_WASM_ROWS, maskPositionsWasm } from "./compare-wasm.js";
-import { compileExpression, countMatches } from "./expression.js";
+import { compileExpression, countMatches, matchPositions } from "./expression.js";
 import type { ExpressionInput } from "./expression.js";
 import { countOnes } from "./kernels.js";
 import { checkInteger, normalizeSlice } from "./slice.js";
@@ -230,8 +230,12 @@ function concatValues(parts: ColumnValues[], empty: ColumnValues): ColumnValues 
 
 // reusesInputs: the evaluator keeps nothing of a block's bytes once it returned (expressions;
 // a JS predicate may keep what it is given).
-// count: the number of matching rows of a block without its mask, where the query allows.
-function compileQuery(table: WhereTable, query: WhereQuery): { inputs: string[]; evaluate: Evaluate; count?: (block: WhereBlock) => number; reusesInputs?: boolean } {
+// count, positions: a block's number of matching rows, or their positions, without its mask
+// (positions: undefined where the query needs the mask after all).
+function compileQuery(
+  table: WhereTable,
+  query: WhereQuery,
+): { inputs: string[]; evaluate: Evaluate; count?: (block: WhereBlock) => number; positions?: (block: WhereBlock) => Uint32Array | undefined; reusesInputs?: boolean } {
   if (typeof query === "string") {
     type Entry = { dtype: DType; shape: readonly number[]; vtype?: "utf8" | "bytes" | "ragged" };
     const schema: { [name: string]: Entry } = Object.create(null) as { [name: string]: Entry };
@@ -246,6 +250,7 @@ function compileQuery(table: WhereTable, query: WhereQuery): { inputs: string[];
       reusesInputs: true,
       evaluate: (block) => compiled.evaluate(input(block), block.stop - block.start),
       count: (block) => countMatches(compiled, input(block), block.stop - block.start),
+      positions: (block) => matchPositions(compiled, input(block), block.stop - block.start),
     };
   }
   if (typeof query === "function") {
@@ -322,7 +327,7 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
   }
   if (options.blockLen !== undefined && (checkInteger(options.blockLen, "blockLen") < 1)) badOption("blockLen", "blockLen must be at least 1", ">= 1", options.blockLen);
   const { start, stop } = normalizeSlice(table.length, options.start, options.stop, undefined);
-  const { inputs, evaluate, count: countBlock, reusesInputs } = compileQuery(table, query);
+  const { inputs, evaluate, count: countBlock, positions: positionsOf, reusesInputs } = compileQuery(table, query);
 
   const needed = [...inputs];
   if (as === "rows") for (const name of projection) if (!needed.includes(name)) needed.push(name);
@@ -357,8 +362,12 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
         }
         return values;
       };
-      const mask = evaluate(block, decoded);
-      const matches = limit - count >= mask.length ? collectMatches(mask, as === "indices" ? indices : undefined, block.start) : collectLimited(mask, as === "indices" ? indices : undefined, block.start, limit - count);
+      // Row numbers straight from the kernels where the query allows; otherwise from the mask.
+      const found = as === "indices" && positionsOf !== undefined && limit - count >= block.stop - block.start ? positionsOf(block) : undefined;
+      const mask = found === undefined ? evaluate(block, decoded) : undefined;
+      let matches: number;
+      if (found !== undefined) matches = indices.addPositions(found, block.start);
+      else matches = limit - count >= mask!.length ? collectMatches(mask!, as === "indices" ? indices : undefined, block.start) : collectLimited(mask!, as === "indices" ? indices : undefined, block.start, limit - count);
       if ((count + matches) * bytesPerMatch > maxResultBytes) {
         throw new UsageError("SIZE_LIMIT", `the matches found so far take ${(count + matches) * bytesPerMatch} bytes, more than maxReadBytes (${maxResultBytes}); narrow the query, set a limit or raise the option`, {
           field: "maxReadBytes",
@@ -367,7 +376,7 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
         });
       }
       if (as === "rows" && matches > 0) {
-        for (const name of projection) parts.get(name)!.push(selectRows(decoded(name), mask, matches, entriesPerRow(table, name)));
+        for (const name of projection) parts.get(name)!.push(selectRows(decoded(name), mask!, matches, entriesPerRow(table, name)));
       }
       count += matches;
       if (count >= limit) break;
@@ -447,7 +456,11 @@ class RowNumbers {
   /** Adds `first + i` for each 1 at `mask[i]` through the SIMD kernel; -1 when it is unavailable. */
   addMask(mask: Uint8Array, first: number): number {
     const positions = maskPositionsWasm(mask);
-    if (positions === undefined) return -1;
+    return positions === undefined ? -1 : this.addPositions(positions, first);
+  }
+
+  /** Adds `first + p` for each of `positions` (increasing, kept as they are); returns their count. */
+  addPositions(positions: Uint32Array, first: number): number {
     this.#endLoose();
     if (positions.length > 0) this.#parts.push({ first, positions });
     this.#length += positions.length;

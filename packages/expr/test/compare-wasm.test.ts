@@ -4,7 +4,8 @@
 // the kernels return against the 1s of that mask.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MIN_WASM_ROWS, compareScalarWasm, countOnesWasm, maskPositionsWasm } from "../src/compare-wasm.js";
+import { MIN_WASM_ROWS, compareScalarWasm, countOnesWasm, evaluateTermsWasm, maskPositionsWasm } from "../src/compare-wasm.js";
+import type { ScalarTerm } from "../src/compare-wasm.js";
 import { compileExpression } from "../src/expression.js";
 import type { CmpOp } from "../src/kernels.js";
 import { parseDtype } from "@fmt/meta";
@@ -114,6 +115,50 @@ describe("compareScalarWasm", () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it("terms joined by & or |: the mask, count and positions of the row-by-row combination", () => {
+    const term = fc.tuple(fc.constantFrom(...OPS), fc.constantFrom("f64", "f32", "i32"), fc.array(doubleValue, { minLength: 1, maxLength: 40 }), doubleValue, fc.nat());
+    fc.assert(
+      fc.property(fc.array(term, { minLength: 1, maxLength: 4 }), lengths, fc.boolean(), (specs, n, isAnd) => {
+        const terms: ScalarTerm[] = specs.map(([op, kind, pool, scalar, pick]) => {
+          const values = Array.from({ length: n }, (_, i) => pool[(i * 7 + pick) % pool.length]!);
+          const a = kind === "f64" ? Float64Array.from(values) : kind === "f32" ? Float32Array.from(values) : Int32Array.from(values, (v) => (Number.isFinite(v) ? Math.trunc(v) : 0));
+          const b = kind === "i32" ? Math.trunc(Number.isFinite(scalar) ? scalar % 1000 : 3) : kind === "f32" ? Math.fround(scalar) : scalar;
+          return { op, a, b };
+        });
+        const expected = new Uint8Array(n).fill(isAnd ? 1 : 0);
+        for (const t of terms) {
+          const r = reference(t.op, t.a, t.b, n);
+          for (let i = 0; i < n; i++) expected[i] = isAnd ? expected[i]! & r[i]! : expected[i]! | r[i]!;
+        }
+        // The mask is a view of module memory: copied before the next call may grow (detach) it.
+        const inModule = evaluateTermsWasm(terms, n, isAnd, "mask");
+        const mask = inModule === undefined ? undefined : { bytes: inModule.bytes.slice(), count: inModule.count };
+        const count = evaluateTermsWasm(terms, n, isAnd, "count");
+        const positions = evaluateTermsWasm(terms, n, isAnd, "positions");
+        // A NaN scalar against float32 is declined (see the float32 test), and so the whole.
+        if (n < MIN_WASM_ROWS || terms.some((t) => t.a instanceof Float32Array && Number.isNaN(t.b))) {
+          expect([mask, count, positions]).toEqual([undefined, undefined, undefined]);
+          return;
+        }
+        // Compared as text: deep equality of 65,000-entry arrays is slow.
+        expect(mask?.bytes.join("")).toBe(expected.join(""));
+        expect([mask?.count, count]).toEqual([ones(expected), ones(expected)]);
+        expect(positions?.join()).toBe([...expected.keys()].filter((i) => expected[i] === 1).join());
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("terms the kernels cannot do exactly are declined as a whole", () => {
+    const a = new Float64Array(100).fill(1);
+    const f = new Float32Array(100).fill(1);
+    expect(evaluateTermsWasm([{ op: ">", a, b: 0 }, { op: "<", a: f, b: 0.1 }], 100, true, "count")).toBeUndefined(); // 0.1 is no float32
+    expect(evaluateTermsWasm([{ op: ">", a, b: 0 }, { op: "<", a: new Int32Array(100), b: 0.5 }], 100, false, "mask")).toBeUndefined();
+    expect(evaluateTermsWasm([{ op: ">", a, b: 0 }], 101, true, "count")).toBeUndefined(); // longer than the block
+    expect(evaluateTermsWasm([], 100, true, "count")).toBeUndefined();
+    expect(evaluateTermsWasm([{ op: ">", a, b: 0 }, { op: "<", a: f, b: 2 }], 100, true, "count")).toBe(100);
   });
 
   it("compiled expressions give the same masks through the kernel as row by row", () => {

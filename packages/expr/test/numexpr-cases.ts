@@ -10,7 +10,7 @@ import type { ArithmeticOperator, CompareOperator, ExpressionNode, ExpressionSch
 import { parseDtype } from "@fmt/meta";
 import { MIN_WASM_ROWS } from "../src/compare-wasm.js";
 // countMatches is internal (not exported by the package): both from the sources, one module.
-import { compileExpression, countMatches } from "../src/expression.js";
+import { compileExpression, countMatches, matchPositions } from "../src/expression.js";
 
 /** A column as both sides see it: numpy dtype.str and the stored bytes in hex. */
 export interface OracleColumn {
@@ -358,6 +358,16 @@ export function ourAnswer(text: string, rows: number, columns: Record<string, Or
   const ones = mask.reduce((sum, v) => sum + v, 0);
   const count = countMatches(compiled, tiled, rows * times);
   if (count !== ones * times) return { mask: `countMatches gave ${count} over ${times} copies of the block, not ${times} × ${ones}` };
+  // The mask and the row positions over the tiled block (the kernels' paths for long blocks).
+  const tiledMask = compiled.evaluate(tiled, rows * times);
+  for (let i = 0; i < rows * times; i++) {
+    if (tiledMask[i] !== mask[i % rows]) return { mask: `evaluate over ${times} copies of the block differs at row ${i}` };
+  }
+  const positions = matchPositions(compiled, tiled, rows * times);
+  if (positions !== undefined) {
+    const expected = [...tiledMask.keys()].filter((i) => tiledMask[i] === 1);
+    if (positions.join() !== expected.join()) return { mask: `matchPositions over ${times} copies of the block: ${positions.join()}, not ${expected.join()}` };
+  }
   return { mask: [...mask].join("") };
 }
 

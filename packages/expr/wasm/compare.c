@@ -61,37 +61,55 @@ static inline v128_t lanes_of_8x2(const v128_t *m) {
   return wasm_i8x16_shuffle(x, y, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
 }
 
-/* The 16 rows' byte masks: stored as 0/1 when `out` is set, and counted. */
-static inline u32 emit(v128_t lanes, u8 *out) {
-  if (out) wasm_v128_store(out, wasm_v128_and(lanes, wasm_i8x16_splat(1)));
-  return (u32)__builtin_popcount(wasm_i8x16_bitmask(lanes));
+/* How a loop treats `out`: counting only (out is 0), or storing each row's 0/1 there, alone or
+   combined with what `out` already holds (a condition of several comparisons built in place). */
+#define MODE_SET 0
+#define MODE_AND 1
+#define MODE_OR 2
+
+/* Sixteen rows' byte masks: stored (by `mode`) when `out` is set, and the 1s of the result counted. */
+static inline u32 emit(v128_t lanes, u8 *out, u32 mode) {
+  if (!out) return (u32)__builtin_popcount(wasm_i8x16_bitmask(lanes));
+  v128_t bits = wasm_v128_and(lanes, wasm_i8x16_splat(1));
+  if (mode == MODE_SET) {
+    wasm_v128_store(out, bits);
+    return (u32)__builtin_popcount(wasm_i8x16_bitmask(lanes));
+  }
+  v128_t before = wasm_v128_load(out);
+  bits = mode == MODE_AND ? wasm_v128_and(bits, before) : wasm_v128_or(bits, before);
+  wasm_v128_store(out, bits);
+  return (u32)__builtin_popcount(wasm_i8x16_bitmask(wasm_i8x16_shl(bits, 7)));
+}
+
+static inline u8 emit_one(u8 r, u8 *out, u32 mode) {
+  if (!out) return r;
+  if (mode == MODE_AND) r &= *out;
+  else if (mode == MODE_OR) r |= *out;
+  *out = r;
+  return r;
 }
 
 /*
- * Each loop writes the mask when `out` is not 0 and returns how many rows hold either way (a
- * count needs no mask). The entries below call each loop once with `out` and once with a
- * literal 0, so the compiler makes a copy of the loop without the test and the stores.
+ * Each loop writes the mask when `out` is not 0 (by `mode`) and returns how many rows of the
+ * result hold either way (a count needs no mask). The entries below call each loop once with
+ * `out` and once with a literal 0, so the compiler makes a copy of the loop without the stores.
  */
 #define F64_LOOP(NAME, VOP, SOP)                                                   \
-  static u32 NAME(const double *a, u32 n, double b, u8 *out) {                     \
+  static u32 NAME(const double *a, u32 n, double b, u8 *out, u32 mode) {           \
     v128_t s = wasm_f64x2_splat(b);                                                \
     u32 count = 0;                                                                 \
     u32 i = 0;                                                                     \
     for (; i + 16 <= n; i += 16) {                                                 \
       v128_t m[8];                                                                 \
       for (int k = 0; k < 8; k++) m[k] = VOP(wasm_v128_load(a + i + 2 * k), s);    \
-      count += emit(lanes_of_8x2(m), out ? out + i : 0);                           \
+      count += emit(lanes_of_8x2(m), out ? out + i : 0, mode);                     \
     }                                                                              \
-    for (; i < n; i++) {                                                           \
-      u8 r = a[i] SOP b;                                                           \
-      if (out) out[i] = r;                                                         \
-      count += r;                                                                  \
-    }                                                                              \
+    for (; i < n; i++) count += emit_one(a[i] SOP b, out ? out + i : 0, mode);     \
     return count;                                                                  \
   }
 
 #define X4_LOOP(NAME, T, SPLAT, VOP, SOP)                                          \
-  static u32 NAME(const T *a, u32 n, T b, u8 *out) {                               \
+  static u32 NAME(const T *a, u32 n, T b, u8 *out, u32 mode) {                     \
     v128_t s = SPLAT(b);                                                           \
     u32 count = 0;                                                                 \
     u32 i = 0;                                                                     \
@@ -100,13 +118,9 @@ static inline u32 emit(v128_t lanes, u8 *out) {
       v128_t m1 = VOP(wasm_v128_load(a + i + 4), s);                               \
       v128_t m2 = VOP(wasm_v128_load(a + i + 8), s);                               \
       v128_t m3 = VOP(wasm_v128_load(a + i + 12), s);                              \
-      count += emit(lanes_of_4x4(m0, m1, m2, m3), out ? out + i : 0);              \
+      count += emit(lanes_of_4x4(m0, m1, m2, m3), out ? out + i : 0, mode);        \
     }                                                                              \
-    for (; i < n; i++) {                                                           \
-      u8 r = a[i] SOP b;                                                           \
-      if (out) out[i] = r;                                                         \
-      count += r;                                                                  \
-    }                                                                              \
+    for (; i < n; i++) count += emit_one(a[i] SOP b, out ? out + i : 0, mode);     \
     return count;                                                                  \
   }
 
@@ -130,23 +144,25 @@ X4_LOOP(i32_gt, int, wasm_i32x4_splat, wasm_i32x4_gt, >)
 X4_LOOP(i32_ge, int, wasm_i32x4_splat, wasm_i32x4_ge, >=)
 
 /*
- * The exported entry of one element type: a: n elements at a 16-aligned offset, out: n bytes, or
- * 0 to count only. Returns how many rows hold (at most n < 2^31), or -1 for an unknown op. The
- * caller passes b for float32 and int32 blocks only when it is a value of that type, so
- * comparing in that type is exact.
+ * The exported entry of one element type: a: n elements at a 16-aligned offset; out: n bytes
+ * (16-aligned), or 0 to count only; mode: MODE_SET, or MODE_AND / MODE_OR to combine with the
+ * mask already at `out`. Returns how many rows of the result hold (at most n < 2^31), or -1 for
+ * an unknown op or mode. The caller passes b for float32 and int32 blocks only when it is a value
+ * of that type, so comparing in that type is exact.
  */
-#define COMPARE_ENTRY(NAME, P, T)                              \
-  EXPORT(NAME)                                                 \
-  int NAME(u32 op, const T *a, u32 n, T b, u8 *out) {          \
-    switch (op) {                                              \
-      case OP_EQ: return out ? (int)P##_eq(a, n, b, out) : (int)P##_eq(a, n, b, 0); \
-      case OP_NE: return out ? (int)P##_ne(a, n, b, out) : (int)P##_ne(a, n, b, 0); \
-      case OP_LT: return out ? (int)P##_lt(a, n, b, out) : (int)P##_lt(a, n, b, 0); \
-      case OP_LE: return out ? (int)P##_le(a, n, b, out) : (int)P##_le(a, n, b, 0); \
-      case OP_GT: return out ? (int)P##_gt(a, n, b, out) : (int)P##_gt(a, n, b, 0); \
-      case OP_GE: return out ? (int)P##_ge(a, n, b, out) : (int)P##_ge(a, n, b, 0); \
-    }                                                          \
-    return -1;                                                 \
+#define COMPARE_ENTRY(NAME, P, T)                                                          \
+  EXPORT(NAME)                                                                             \
+  int NAME(u32 op, const T *a, u32 n, T b, u8 *out, u32 mode) {                            \
+    if (mode > MODE_OR) return -1;                                                         \
+    switch (op) {                                                                          \
+      case OP_EQ: return out ? (int)P##_eq(a, n, b, out, mode) : (int)P##_eq(a, n, b, 0, 0); \
+      case OP_NE: return out ? (int)P##_ne(a, n, b, out, mode) : (int)P##_ne(a, n, b, 0, 0); \
+      case OP_LT: return out ? (int)P##_lt(a, n, b, out, mode) : (int)P##_lt(a, n, b, 0, 0); \
+      case OP_LE: return out ? (int)P##_le(a, n, b, out, mode) : (int)P##_le(a, n, b, 0, 0); \
+      case OP_GT: return out ? (int)P##_gt(a, n, b, out, mode) : (int)P##_gt(a, n, b, 0, 0); \
+      case OP_GE: return out ? (int)P##_ge(a, n, b, out, mode) : (int)P##_ge(a, n, b, 0, 0); \
+    }                                                                                      \
+    return -1;                                                                             \
   }
 
 COMPARE_ENTRY(compare_f64, f64, double)
