@@ -31,7 +31,7 @@ import type { IndexExpectation, SuperchunkIndex } from "./superchunk-index.js";
  * A coalesced read stops growing at this many bytes or chunks. Runs are read into lent buffers
  * (LentBuffers) that serve later runs of the same pass once decoded: with 8 MiB runs a scan
  * of a 25 MB column had all its runs in flight at once and read each pass into fresh memory
- * (page faults, then collection); with 2 MiB the same five buffers cycle. `where` over 5 M rows
+ * (page faults, then collection); with 2 MiB four buffers cycle through the runs. `where` over 5 M rows
  * 37.7 → 29.0 ms, read-all unchanged (tools/bench/README.md, 2026-11-28 morning).
  */
 const MAX_GROUP_BYTES = 2 * 1024 * 1024;
