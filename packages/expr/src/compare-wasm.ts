@@ -142,9 +142,20 @@ export function compareScalarWasm(op: CmpOp, a: Float64Array | Float32Array | In
   return mask.count;
 }
 
-/** What {@link evaluateTermsWasm} gives for each `want`. */
+/**
+ * What {@link evaluateTermsWasm} gives for each `want`.
+ *
+ * @example
+ * ```ts
+ * const mask: TermsResult["mask"] | undefined = evaluateTermsWasm(terms, n, true, "mask");
+ * const copy = mask?.bytes.slice(); // before any other call into the module
+ * ```
+ */
 export interface TermsResult {
-  /** The 0/1 mask (a view of module memory, valid until the next call) and its count of 1s. */
+  /**
+   * The 0/1 mask and its count of 1s. The mask is a view of module memory: valid until the next
+   * call into this module, whose memory may grow and leave the view detached (length 0).
+   */
   mask: { bytes: Uint8Array; count: number };
   /** How many rows hold. */
   count: number;
@@ -181,7 +192,10 @@ export function evaluateTermsWasm<W extends keyof TermsResult>(terms: readonly S
   const countOnly = want === "count" && terms.length === 1;
   const maskBytes = countOnly ? 0 : align(n);
   const positionsAt = maskBytes + align(inputBytes);
-  const base = ex.reserve(positionsAt + (want === "positions" ? 4 * n : 0));
+  const bytes = positionsAt + (want === "positions" ? 4 * n : 0);
+  // reserve takes a 32-bit size: a block beyond it (some 300 M rows) stays with JavaScript.
+  if (bytes > 2 ** 32 - 2 ** 20) return undefined;
+  const base = ex.reserve(bytes);
   if (base === 0) return undefined;
   const out = countOnly ? 0 : base;
   let count = -1;

@@ -4,7 +4,7 @@
 // characters are classified with Unicode property tests to recognise identifiers.
 import { UsageError } from "@fmt/errors";
 import type { DType } from "@fmt/meta";
-import { evaluateTermsWasm } from "./compare-wasm.js";
+import { MIN_WASM_ROWS, evaluateTermsWasm } from "./compare-wasm.js";
 import type { ScalarTerm, TermsResult } from "./compare-wasm.js";
 import { castVec, commonKind, compareLong, compareNumbers, countOnes, fillVec, floatArith, intArith, loadLong, longArith, negateVec } from "./kernels.js";
 import type { ArithOp, Kind, LongValues, NumArray, NumVec } from "./kernels.js";
@@ -1401,11 +1401,22 @@ class Compiler {
     const numbers = (x: Operand, ctx: EvalContext): NumArray => numberArray(x.get(ctx));
     if (scalarSide !== undefined) {
       const scalar = scalarSide.scalar as number;
+      // The compared values once per evaluation: the kernels' terms and, when the kernels decline
+      // the block, `ev` both read them (an operand with arithmetic would be computed twice).
+      const computed = new WeakMap<EvalContext, NumArray>();
+      const values = (ctx: EvalContext): NumArray => {
+        let a = computed.get(ctx);
+        if (a === undefined) {
+          a = numbers(vec, ctx);
+          computed.set(ctx, a);
+        }
+        return a;
+      };
       const term = (ctx: EvalContext): ScalarTerm[] | undefined => {
-        const a = numbers(vec, ctx);
+        const a = values(ctx);
         return a instanceof Float64Array || a instanceof Float32Array || a instanceof Int32Array ? [{ op: cmpOp, a, b: scalar }] : undefined;
       };
-      return { ...result((ctx) => ({ k: "bool", v: compareNumbers(cmpOp, numbers(vec, ctx), scalar, ctx.n) })), terms: { isAnd: undefined, get: term } };
+      return { ...result((ctx) => ({ k: "bool", v: compareNumbers(cmpOp, values(ctx), scalar, ctx.n) })), terms: { isAnd: undefined, get: term } };
     }
     return result((ctx) => ({ k: "bool", v: compareNumbers(op, numbers(a, ctx), numbers(b, ctx), ctx.n) }));
   }
@@ -1756,14 +1767,16 @@ export function compileExpression(expression: string | ExpressionNode, schema: E
     text: canonical,
     columns,
     evaluate(input: ExpressionInput, rows: number): Uint8Array {
-      const ctx = context(input, rows);
-      // A constant condition reads no column, as in numexpr (which evaluates it once).
-      if (constant !== undefined) return new Uint8Array(rows).fill(constant.v === true ? 1 : 0);
-      const result = (compiled.ev(ctx) as NumVec & { k: "bool" }).v;
-      // A b1 column as the whole condition is the caller's own bytes: hand out a copy.
-      return node.kind === "column" ? result.slice() : result;
+      return maskOf(context(input, rows));
     },
   });
+  const maskOf = (ctx: EvalContext): Uint8Array => {
+    // A constant condition reads no column, as in numexpr (which evaluates it once).
+    if (constant !== undefined) return new Uint8Array(ctx.n).fill(constant.v === true ? 1 : 0);
+    const result = (compiled.ev(ctx) as NumVec & { k: "bool" }).v;
+    // A b1 column as the whole condition is the caller's own bytes: hand out a copy.
+    return node.kind === "column" ? result.slice() : result;
+  };
   internals.set(compiledExpression, {
     count: (input, rows) => {
       const ctx = context(input, rows);
@@ -1771,9 +1784,10 @@ export function compileExpression(expression: string | ExpressionNode, schema: E
       const inKernels = compiled.terms === undefined ? undefined : termsResult(compiled.terms, ctx, "count");
       return inKernels ?? countOnes((compiled.ev(ctx) as NumVec & { k: "bool" }).v);
     },
-    positions: (input, rows) => {
+    positionsOrMask: (input, rows) => {
       const ctx = context(input, rows);
-      return constant !== undefined || compiled.terms === undefined ? undefined : termsResult(compiled.terms, ctx, "positions");
+      const positions = constant !== undefined || compiled.terms === undefined ? undefined : termsResult(compiled.terms, ctx, "positions");
+      return positions !== undefined ? { positions } : { mask: maskOf(ctx) };
     },
   });
   return compiledExpression;
@@ -1781,13 +1795,15 @@ export function compileExpression(expression: string | ExpressionNode, schema: E
 
 /** A node's comparisons evaluated by the kernels; `undefined` when they cannot take this block. */
 function termsResult<W extends keyof TermsResult>(terms: NonNullable<Compiled["terms"]>, ctx: EvalContext, want: W): TermsResult[W] | undefined {
+  // Blocks the kernels decline anyway are not worth collecting the terms for.
+  if (ctx.n < MIN_WASM_ROWS) return undefined;
   const list = terms.get(ctx);
   return list === undefined ? undefined : evaluateTermsWasm(list, ctx.n, terms.isAnd ?? true, want);
 }
 
 interface Internals {
   count(input: ExpressionInput, rows: number): number;
-  positions(input: ExpressionInput, rows: number): Uint32Array | undefined;
+  positionsOrMask(input: ExpressionInput, rows: number): { positions: Uint32Array } | { mask: Uint8Array };
 }
 
 const internals = new WeakMap<CompiledExpression, Internals>();
@@ -1817,15 +1833,16 @@ export function countMatches(expression: CompiledExpression, input: ExpressionIn
 /**
  * The rows of `[0, rows)` where `expression` holds, in increasing order, when the SIMD kernels
  * can find them without a mask leaving WebAssembly memory (comparisons of columns with
- * constants joined by one of `&`, `|`); `undefined` otherwise (then evaluate the mask). For
- * `runWhere`'s row numbers; not part of the package's exports.
+ * constants joined by one of `&`, `|`); otherwise the mask {@link CompiledExpression.evaluate}
+ * gives, from the same evaluation (nothing is computed twice). For `runWhere`'s row numbers;
+ * not part of the package's exports.
  *
  * @example
  * ```ts
  * const q = compileExpression("x > 1", { x: { dtype: parseDtype("<f8") } });
- * matchPositions(q, { x: new Uint8Array(new Float64Array(100).fill(2).buffer) }, 100); // Uint32Array [0, 1, …, 99]
+ * matchPositionsOrMask(q, { x: new Uint8Array(new Float64Array(100).fill(2).buffer) }, 100); // { positions: Uint32Array [0, 1, …, 99] }
  * ```
  */
-export function matchPositions(expression: CompiledExpression, input: ExpressionInput, rows: number): Uint32Array | undefined {
-  return internalsOf(expression).positions(input, rows);
+export function matchPositionsOrMask(expression: CompiledExpression, input: ExpressionInput, rows: number): { positions: Uint32Array } | { mask: Uint8Array } {
+  return internalsOf(expression).positionsOrMask(input, rows);
 }

@@ -4,7 +4,7 @@
 import { UsageError } from "@fmt/errors";
 import type { DType } from "@fmt/meta";
 import { MIN_WASM_ROWS, maskPositionsWasm } from "./compare-wasm.js";
-import { compileExpression, countMatches, matchPositions } from "./expression.js";
+import { compileExpression, countMatches, matchPositionsOrMask } from "./expression.js";
 import type { ExpressionInput } from "./expression.js";
 import { countOnes } from "./kernels.js";
 import { checkInteger, normalizeSlice } from "./slice.js";
@@ -230,12 +230,18 @@ function concatValues(parts: ColumnValues[], empty: ColumnValues): ColumnValues 
 
 // reusesInputs: the evaluator keeps nothing of a block's bytes once it returned (expressions;
 // a JS predicate may keep what it is given).
-// count, positions: a block's number of matching rows, or their positions, without its mask
-// (positions: undefined where the query needs the mask after all).
+// count: a block's number of matching rows without its mask; positionsOrMask: their positions
+// where the query allows, else the mask, from one evaluation.
 function compileQuery(
   table: WhereTable,
   query: WhereQuery,
-): { inputs: string[]; evaluate: Evaluate; count?: (block: WhereBlock) => number; positions?: (block: WhereBlock) => Uint32Array | undefined; reusesInputs?: boolean } {
+): {
+  inputs: string[];
+  evaluate: Evaluate;
+  count?: (block: WhereBlock) => number;
+  positionsOrMask?: (block: WhereBlock) => { positions: Uint32Array } | { mask: Uint8Array };
+  reusesInputs?: boolean;
+} {
   if (typeof query === "string") {
     type Entry = { dtype: DType; shape: readonly number[]; vtype?: "utf8" | "bytes" | "ragged" };
     const schema: { [name: string]: Entry } = Object.create(null) as { [name: string]: Entry };
@@ -250,7 +256,7 @@ function compileQuery(
       reusesInputs: true,
       evaluate: (block) => compiled.evaluate(input(block), block.stop - block.start),
       count: (block) => countMatches(compiled, input(block), block.stop - block.start),
-      positions: (block) => matchPositions(compiled, input(block), block.stop - block.start),
+      positionsOrMask: (block) => matchPositionsOrMask(compiled, input(block), block.stop - block.start),
     };
   }
   if (typeof query === "function") {
@@ -327,7 +333,7 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
   }
   if (options.blockLen !== undefined && (checkInteger(options.blockLen, "blockLen") < 1)) badOption("blockLen", "blockLen must be at least 1", ">= 1", options.blockLen);
   const { start, stop } = normalizeSlice(table.length, options.start, options.stop, undefined);
-  const { inputs, evaluate, count: countBlock, positions: positionsOf, reusesInputs } = compileQuery(table, query);
+  const { inputs, evaluate, count: countBlock, positionsOrMask, reusesInputs } = compileQuery(table, query);
 
   const needed = [...inputs];
   if (as === "rows") for (const name of projection) if (!needed.includes(name)) needed.push(name);
@@ -363,10 +369,10 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
         return values;
       };
       // Row numbers straight from the kernels where the query allows; otherwise from the mask.
-      const found = as === "indices" && positionsOf !== undefined && limit - count >= block.stop - block.start ? positionsOf(block) : undefined;
-      const mask = found === undefined ? evaluate(block, decoded) : undefined;
+      const answer = as === "indices" && positionsOrMask !== undefined && limit - count >= block.stop - block.start ? positionsOrMask(block) : { mask: evaluate(block, decoded) };
+      const mask = "mask" in answer ? answer.mask : undefined;
       let matches: number;
-      if (found !== undefined) matches = indices.addPositions(found, block.start);
+      if ("positions" in answer) matches = indices.addPositions(answer.positions, block.start);
       else matches = limit - count >= mask!.length ? collectMatches(mask!, as === "indices" ? indices : undefined, block.start) : collectLimited(mask!, as === "indices" ? indices : undefined, block.start, limit - count);
       if ((count + matches) * bytesPerMatch > maxResultBytes) {
         throw new UsageError("SIZE_LIMIT", `the matches found so far take ${(count + matches) * bytesPerMatch} bytes, more than maxReadBytes (${maxResultBytes}); narrow the query, set a limit or raise the option`, {

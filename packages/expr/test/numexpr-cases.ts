@@ -10,7 +10,7 @@ import type { ArithmeticOperator, CompareOperator, ExpressionNode, ExpressionSch
 import { parseDtype } from "@fmt/meta";
 import { MIN_WASM_ROWS } from "../src/compare-wasm.js";
 // countMatches is internal (not exported by the package): both from the sources, one module.
-import { compileExpression, countMatches, matchPositions } from "../src/expression.js";
+import { compileExpression, countMatches, matchPositionsOrMask } from "../src/expression.js";
 
 /** A column as both sides see it: numpy dtype.str and the stored bytes in hex. */
 export interface OracleColumn {
@@ -363,10 +363,12 @@ export function ourAnswer(text: string, rows: number, columns: Record<string, Or
   for (let i = 0; i < rows * times; i++) {
     if (tiledMask[i] !== mask[i % rows]) return { mask: `evaluate over ${times} copies of the block differs at row ${i}` };
   }
-  const positions = matchPositions(compiled, tiled, rows * times);
-  if (positions !== undefined) {
+  const answer = matchPositionsOrMask(compiled, tiled, rows * times);
+  if ("mask" in answer && answer.mask.join("") !== tiledMask.join("")) return { mask: `matchPositionsOrMask's mask over ${times} copies of the block differs` };
+  if ("positions" in answer) {
+    const positions = answer.positions;
     const expected = [...tiledMask.keys()].filter((i) => tiledMask[i] === 1);
-    if (positions.join() !== expected.join()) return { mask: `matchPositions over ${times} copies of the block: ${positions.join()}, not ${expected.join()}` };
+    if (positions.join() !== expected.join()) return { mask: `matchPositionsOrMask over ${times} copies of the block: ${positions.join()}, not ${expected.join()}` };
   }
   return { mask: [...mask].join("") };
 }

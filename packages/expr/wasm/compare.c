@@ -3,9 +3,10 @@
  * opcodes): one mask byte per row, 1 where the comparison holds, 0 elsewhere (NaN compares
  * unordered, so only `!=` holds for it, as in JavaScript and numexpr).
  *
- * The caller (src/compare-wasm.ts) copies the block into the region `reserve` returns, calls one
- * kernel and copies the mask out (or only takes the count the kernel returns). Sixteen rows at a
- * time: the lane masks (all ones or all zeros) are narrowed to bytes with saturating packs,
+ * The caller (src/compare-wasm.ts) lays out the region `reserve` returns as mask, input block and
+ * room for positions; it copies each compared block in and calls its kernel, which sets the mask
+ * or combines it with & or | (or only counts), then takes the count, the positions
+ * (`mask_positions`) or a copy of the mask. Sixteen rows at a time: the lane masks (all ones or all zeros) are narrowed to bytes with saturating packs,
  * counted through their bitmask and masked to 0/1.
  */
 #include <wasm_simd128.h>
@@ -27,7 +28,8 @@ extern unsigned char __heap_base;
 
 /*
  * A region of `bytes` bytes at the heap's base, 16-aligned, growing memory when needed; 0 when
- * memory cannot grow. One region serves one call: input first, mask after it.
+ * memory cannot grow. One region serves one evaluation (one or several kernel calls); growing
+ * memory detaches the caller's views of the last one.
  */
 EXPORT(reserve)
 u32 reserve(u32 bytes) {

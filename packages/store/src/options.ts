@@ -163,7 +163,8 @@ export interface RowBlock {
   stop: number;
   /**
    * The rows' bytes, C order, in the dtype's byte order ({@link CArray.readBytes}); often a view
-   * into a decoded chunk (mind `byteOffset` when viewing it as another typed array).
+   * into a decoded chunk (mind `byteOffset` when viewing it as another typed array; a block kept
+   * keeps its whole chunk in memory: `slice()` the few rows worth keeping).
    */
   bytes: Uint8Array;
   /** Row step of the selection (present only when iterating with `step > 1`; then `bytes` holds rows start, start+step, …). */
