@@ -321,6 +321,31 @@ def cmd_gen(req):
     return {"ok": True, "reused": False, **facts}
 
 
+# The directories the create runs wrote, removed only after the whole row (cmd_remove_created):
+# a removal between runs frees ~160 inodes, and ext4 without a journal (the root file system of
+# the VM this was measured on) skips inodes freed within the last minute (six while their inode
+# table block is dirty) when it allocates new ones, scanning past each of them in every
+# open(O_CREAT) of the next runs, whichever side runs them. The previous run's files are emptied
+# instead (truncated to 0 bytes: their unwritten pages are dropped, as a removal drops them, so
+# that the kernel does not spend the row writing gigabytes back to disk). tools/bench/README.md,
+# "Issue 16, step by step (2026-11-28, late morning)".
+CREATED = []
+
+
+def empty_files(directory):
+    for parent, _, files in os.walk(directory):
+        for name in files:
+            os.truncate(os.path.join(parent, name), 0)
+
+
+def cmd_remove_created(req):
+    for path in CREATED:
+        shutil.rmtree(path, ignore_errors=True)
+    removed = len(CREATED)
+    CREATED.clear()
+    return {"ok": True, "removed": removed}
+
+
 def cmd_run(req):
     """Times one operation; returns the median, all times and the result to check against."""
     op, runs = req["op"], (req["runs"], req.get("warmups", WARMUPS))
@@ -329,11 +354,20 @@ def cmd_run(req):
     column = os.path.join(root, "ctable.bcolz", "f64")
     if op == "create":
         source = np.fromfile(os.path.join(root, "carray-source.f8"), dtype="<f8")
-        out = os.path.join(root, "native-created.bcolz")
-        _, times = timed(lambda: write_carray(out, source, 65536), runs, before=lambda: shutil.rmtree(out, ignore_errors=True))
+        target = {}
+
+        def fresh_directory():
+            # Every run writes into a directory of its own; all are removed by cmd_remove_created
+            # once the row is measured, the previous run's files emptied now (see CREATED).
+            if CREATED:
+                empty_files(CREATED[-1])
+            target["out"] = os.path.join(root, "native-created-%d.bcolz" % len(CREATED))
+            shutil.rmtree(target["out"], ignore_errors=True)
+            CREATED.append(target["out"])
+
+        _, times = timed(lambda: write_carray(target["out"], source, 65536), runs, before=fresh_directory)
         # Correct if it reads back as the source.
-        check = bool(np.array_equal(read_all(out), source))
-        shutil.rmtree(out, ignore_errors=True)
+        check = bool(np.array_equal(read_all(target["out"]), source))
         result = {"roundTrips": check}
     elif op == "readall":
         values, times = timed(lambda: read_all(carray), runs)
@@ -465,7 +499,7 @@ def main():
     blosc.set_nthreads(1)
     if numexpr is not None:
         numexpr.set_num_threads(1)  # one thread, like c-blosc here
-    handlers = {"gen": cmd_gen, "run": cmd_run, "check_dir": cmd_check_dir, "versions": cmd_versions, "zarr": cmd_zarr, "gen_scale": cmd_gen_scale}
+    handlers = {"gen": cmd_gen, "run": cmd_run, "check_dir": cmd_check_dir, "versions": cmd_versions, "zarr": cmd_zarr, "gen_scale": cmd_gen_scale, "remove_created": cmd_remove_created}
     for line in sys.stdin:
         req = json.loads(line)
         if req.get("cmd") == "quit":

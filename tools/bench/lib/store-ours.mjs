@@ -2,7 +2,7 @@
 // FileSystemStore, as a user would, over the directories store_native.py wrote (format 1) or
 // their format-2 copies made by convert(). Imports the built dist (Node cannot load the .ts
 // sources behind the development condition).
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -70,6 +70,13 @@ export async function timed(fn, runs, before) {
   return { median: median(times), times, result: last.result };
 }
 
+/** Truncates every file below `dir` to 0 bytes (their unwritten pages are dropped, as by a removal). */
+function emptyFiles(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) truncateSync(join(entry.parentPath ?? entry.path, entry.name), 0);
+  }
+}
+
 /** Format-2 options of the copies and of create: superchunks with crc32 checksums. */
 export const V2_OPTIONS = { formatVersion: 2, checksum: "crc32" };
 
@@ -126,26 +133,37 @@ export function ourOperations(lib, data) {
     return timed(() => t.where(expression, { as }), runs);
   };
 
+  // Every create run writes into a directory of its own, removed only by `cleanup` once the row
+  // is measured, the previous run's files emptied before the next run, as store_native.py does:
+  // a removal between runs leaves freed inodes that ext4 without a journal skips for a minute or
+  // more in every later open(O_CREAT) (see store_native.py's CREATED).
+  const createdDirs = [];
   /** create into a fresh directory; `storeOptions` of the FileSystemStore (fsync or not). */
   const create = async (runs, storeOptions) => {
+    let target = "";
     const out = await timed(
       async () => {
-        const created = await createCarray(new lib.FileSystemStore(dirs.created, storeOptions), "", data.source, createOptions);
+        const created = await createCarray(new lib.FileSystemStore(target, storeOptions), "", data.source, createOptions);
         await created.close();
       },
       runs,
       () => {
-        rmSync(dirs.created, { recursive: true, force: true });
-        mkdirSync(dirs.created, { recursive: true });
+        if (createdDirs.length > 0) emptyFiles(createdDirs[createdDirs.length - 1]);
+        target = `${dirs.created}-${createdDirs.length}`;
+        createdDirs.push(target);
+        rmSync(target, { recursive: true, force: true });
+        mkdirSync(target, { recursive: true });
       },
     );
-    out.result = version === 1 ? dirs.created : await (await openCarray(fsStore(dirs.created))).read();
+    out.result = version === 1 ? target : await (await openCarray(fsStore(target))).read();
     return out;
   };
 
   return {
-    createdDir: dirs.created,
-    cleanup: () => rmSync(dirs.created, { recursive: true, force: true }),
+    /** Removes every directory the create runs wrote. */
+    cleanup: () => {
+      for (const dir of createdDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+    },
     create: (runs) => create(runs, { fsync: false }),
     createdurable: (runs) => create(runs, {}),
     readall: (runs) => timed(async () => (await openCarray(fsStore(dirs.carray))).read(), runs),
