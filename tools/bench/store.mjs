@@ -158,6 +158,8 @@ async function main() {
   const loadBefore = loadavg()[0];
   const v1 = {};
   const v2 = {};
+  /** Removers of our sides' create directories, run once at the end (see the finally below). */
+  const removeCreated = [];
   const rows = [];
   let facts;
   let versions;
@@ -178,6 +180,7 @@ async function main() {
     const checks = resultChecks({ root, source, column, indices, where, native });
     const data = { root, source, indices, where };
     const ours1 = lib.loaded ? ourOperations(lib, { ...data, version: 1 }) : undefined;
+    if (ours1) removeCreated.push(() => ours1.cleanup());
     let ours2;
     if (lib.loaded && (run.has("v2") || run.has("remote"))) {
       if (typeof lib.store.convert !== "function") log("format 2: convert() missing; v2 rows read n/a");
@@ -186,6 +189,7 @@ async function main() {
         try {
           await makeV2Copies(lib, root);
           ours2 = ourOperations(lib, { ...data, version: 2 });
+          removeCreated.push(() => ours2.cleanup());
         } catch (error) {
           ours2 = { error: `convert() failed: ${firstLine(error)}` };
         }
@@ -232,15 +236,7 @@ async function main() {
       v2[key] = { floor };
       if (v1Wanted) v1[key].ours = cells.shift();
       if (run.has("v2")) v2[key].ours = cells.shift();
-      // The create rows' directories go only now, all of them (see store_native.py's CREATED).
-      if (key === "create" || key === "createdurable") {
-        ours1?.cleanup();
-        if (ours2 && !ours2.error) ours2.cleanup();
-        if (needFloor) await native.request({ cmd: "remove_created" });
-      }
     }
-    ours1?.cleanup();
-    if (ours2 && !ours2.error) ours2.cleanup();
 
     const labels = {
       create: `create the ${rowCount(sizes.carrayRows)}-row f8 carray on disk from a Float64Array (no fsync, as the floor)`,
@@ -298,6 +294,11 @@ async function main() {
 
     if (run.has("scale")) scale = await measureScale({ native, lib: lib.loaded ? lib : undefined, root, sizes: sizes.scale, runs: sizes.runs, seed: SEED, log });
   } finally {
+    // The create rows' directories (every side's) go only now, once, whatever happened: removed
+    // between rows, their inodes would slow the file creations of the next create row (see
+    // store_native.py's CREATED).
+    for (const remove of removeCreated) remove();
+    await native.request({ cmd: "remove_created" }).catch(() => undefined);
     await native.close();
   }
 

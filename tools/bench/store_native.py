@@ -321,11 +321,11 @@ def cmd_gen(req):
     return {"ok": True, "reused": False, **facts}
 
 
-# The directories the create runs wrote, removed only after the whole row (cmd_remove_created):
+# The directories the create runs wrote, removed once at the end of the bench (cmd_remove_created):
 # a removal between runs frees ~160 inodes, and ext4 without a journal (the root file system of
-# the VM this was measured on) skips inodes freed within the last minute (six while their inode
-# table block is dirty) when it allocates new ones, scanning past each of them in every
-# open(O_CREAT) of the next runs, whichever side runs them. The previous run's files are emptied
+# the VM this was measured on) avoids reusing inodes freed within the last minute (six while
+# their inode table block is dirty) when it allocates new ones, scanning past each of them in
+# every open(O_CREAT) of the next runs, whichever side runs them. The previous run's files are emptied
 # instead (truncated to 0 bytes: their unwritten pages are dropped, as a removal drops them, so
 # that the kernel does not spend the row writing gigabytes back to disk). tools/bench/README.md,
 # "Issue 16, step by step (2026-11-28, late morning)".
@@ -358,7 +358,7 @@ def cmd_run(req):
 
         def fresh_directory():
             # Every run writes into a directory of its own; all are removed by cmd_remove_created
-            # once the row is measured, the previous run's files emptied now (see CREATED).
+            # at the end of the bench, the previous run's files emptied now (see CREATED).
             if CREATED:
                 empty_files(CREATED[-1])
             target["out"] = os.path.join(root, "native-created-%d.bcolz" % len(CREATED))

@@ -2,7 +2,7 @@
 // FileSystemStore, as a user would, over the directories store_native.py wrote (format 1) or
 // their format-2 copies made by convert(). Imports the built dist (Node cannot load the .ts
 // sources behind the development condition).
-import { mkdirSync, readdirSync, rmSync, truncateSync } from "node:fs";
+import { readdirSync, rmSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -72,8 +72,11 @@ export async function timed(fn, runs, before) {
 
 /** Truncates every file below `dir` to 0 bytes (their unwritten pages are dropped, as by a removal). */
 function emptyFiles(dir) {
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) truncateSync(join(entry.parentPath ?? entry.path, entry.name), 0);
+  // Walked by hand: readdirSync's `recursive` is missing or incomplete in early Node 20 releases.
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) emptyFiles(path);
+    else if (entry.isFile()) truncateSync(path, 0);
   }
 }
 
@@ -133,10 +136,10 @@ export function ourOperations(lib, data) {
     return timed(() => t.where(expression, { as }), runs);
   };
 
-  // Every create run writes into a directory of its own, removed only by `cleanup` once the row
-  // is measured, the previous run's files emptied before the next run, as store_native.py does:
-  // a removal between runs leaves freed inodes that ext4 without a journal skips for a minute or
-  // more in every later open(O_CREAT) (see store_native.py's CREATED).
+  // Every create run writes into a directory of its own, removed only by `cleanup` at the end of
+  // the bench, the previous run's files emptied before the next run, as store_native.py does: a
+  // removal between runs leaves freed inodes that ext4 without a journal avoids reusing for a
+  // minute or more, scanning past them in every later open(O_CREAT) (see store_native.py's CREATED).
   const createdDirs = [];
   /** create into a fresh directory; `storeOptions` of the FileSystemStore (fsync or not). */
   const create = async (runs, storeOptions) => {
@@ -149,10 +152,10 @@ export function ourOperations(lib, data) {
       runs,
       () => {
         if (createdDirs.length > 0) emptyFiles(createdDirs[createdDirs.length - 1]);
-        target = `${dirs.created}-${createdDirs.length}`;
+        // A directory the create makes itself, as the floor's does (its makedirs is timed).
+        target = `${dirs.created.replace(/\.bcolz$/, "")}-${createdDirs.length}.bcolz`;
         createdDirs.push(target);
         rmSync(target, { recursive: true, force: true });
-        mkdirSync(target, { recursive: true });
       },
     );
     out.result = version === 1 ? target : await (await openCarray(fsStore(target))).read();

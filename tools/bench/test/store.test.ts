@@ -2,7 +2,7 @@
 // must print a complete, well-formed report with no FAIL cell. Nothing here looks at how fast
 // anything is; the times are only required to be numbers.
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -218,5 +218,8 @@ describe("store.mjs --quick", () => {
     for (const r of json.rows) {
       if (r.ours.value !== undefined && r.reference.value !== undefined) expect(r.ratio.value).toBe(r.ours.value / r.reference.value);
     }
+
+    // Every create run wrote a directory of its own (both sides, both formats), all removed at the end.
+    expect(readdirSync(data).filter((name) => name.includes("created"))).toEqual([]);
   });
 });
