@@ -63,22 +63,13 @@ for (const name of WRAPPED) {
 }
 syncBuiltinESMExports();
 
-const { loadStore } = await import("./lib/store-ours.mjs");
+const { emptyFiles, loadStore } = await import("./lib/store-ours.mjs");
+const { median } = await import("./lib/store-report.mjs");
 const lib = await loadStore();
 if (!lib.loaded) throw new Error(`@fmt/store is not built: ${lib.error}`);
 const raw = fs.readFileSync(join(DATA, "carray-source.f8"));
 const source = new Float64Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length));
 
-/** Truncates every file below `path` (their unwritten pages are dropped, no inode is freed). */
-function emptyFiles(path) {
-  for (const entry of fs.readdirSync(path, { withFileTypes: true })) {
-    const child = join(path, entry.name);
-    if (entry.isDirectory()) emptyFiles(child);
-    else if (entry.isFile()) fs.truncateSync(child, 0);
-  }
-}
-
-const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 const ours = [];
 const made = [];
 const carrayDir = join(DATA, "carray.bcolz");
@@ -140,12 +131,9 @@ class Blosc:
 sn.open, sn.blosc = (lambda *a, **k: Timed(timed("open", real_open, *a, **k))), Blosc()
 src = np.fromfile(os.path.join(${JSON.stringify(DATA)}, "carray-source.f8"), dtype="<f8")
 rows, made = [], []
-def empty(path):
-    for parent, _, files in os.walk(path):
-        for name in files: os.truncate(os.path.join(parent, name), 0)
 for i in range(${runs} + 2):
     if ${JSON.stringify(op)} == "create":
-        if made: empty(made[-1])
+        if made: sn.empty_files(made[-1])
         out = os.path.join(${JSON.stringify(dir)}, "phases-native-%d.bcolz" % i)
         shutil.rmtree(out, ignore_errors=True); made.append(out)
     for k in spent: spent[k] = 0.0

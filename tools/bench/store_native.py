@@ -325,9 +325,9 @@ def cmd_gen(req):
 # a removal between runs frees ~160 inodes, and ext4 without a journal (the root file system of
 # the VM this was measured on) avoids reusing inodes freed within the last minute (six while
 # their inode table block is dirty) when it allocates new ones, scanning past each of them in
-# every open(O_CREAT) of the next runs, whichever side runs them. The previous run's files are emptied
-# instead (truncated to 0 bytes: their unwritten pages are dropped, as a removal drops them, so
-# that the kernel does not spend the row writing gigabytes back to disk). tools/bench/README.md,
+# every open(O_CREAT) of the next runs, whichever side runs them. The previous run's files are
+# emptied instead (truncated to 0 bytes: their unwritten pages are dropped, as a removal drops
+# them, so that the kernel does not spend the row writing gigabytes back to disk). tools/bench/README.md,
 # "Issue 16, step by step (2026-11-28, late morning)".
 CREATED = []
 

@@ -6,8 +6,9 @@
  * The caller (src/compare-wasm.ts) lays out the region `reserve` returns as mask, input block and
  * room for positions; it copies each compared block in and calls its kernel, which sets the mask
  * or combines it with & or | (or only counts), then takes the count, the positions
- * (`mask_positions`) or a copy of the mask. Sixteen rows at a time: the lane masks (all ones or all zeros) are narrowed to bytes with saturating packs,
- * counted through their bitmask and masked to 0/1.
+ * (`mask_positions`) or a copy of the mask. Sixteen rows at a time: the lane masks (all ones or
+ * all zeros) are narrowed to bytes with saturating packs, counted through their bitmask and
+ * masked to 0/1.
  */
 #include <wasm_simd128.h>
 

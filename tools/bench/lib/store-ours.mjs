@@ -70,8 +70,13 @@ export async function timed(fn, runs, before) {
   return { median: median(times), times, result: last.result };
 }
 
-/** Truncates every file below `dir` to 0 bytes (their unwritten pages are dropped, as by a removal). */
-function emptyFiles(dir) {
+/**
+ * Truncates every file below `dir` to 0 bytes (their unwritten pages are dropped, as by a
+ * removal, and no inode is freed): what a create run does to the previous run's directory.
+ *
+ * @param {string} dir
+ */
+export function emptyFiles(dir) {
   // Walked by hand: readdirSync's `recursive` is missing or incomplete in early Node 20 releases.
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
