@@ -7,6 +7,7 @@
 import { createServer, request as httpRequest } from "node:http";
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
+import { pipeBody } from "./fault-proxy.js";
 
 /** One request as the proxy saw it. */
 export interface LoggedRequest {
@@ -66,6 +67,8 @@ export async function startCountingProxy(upstreamPort: number): Promise<Counting
       state.log.push({ method, path, range, status: res.statusCode, bytes, inFlightAtStart, start, end: performance.now() });
     });
     const forward = () => {
+      // A client that gave up during the delay: nothing to forward.
+      if (req.destroyed || req.socket.destroyed) return;
       const upstream = httpRequest({ host: "127.0.0.1", port: upstreamPort, method, path: req.url, headers: req.headers }, (answer) => {
         const chunks: Buffer[] = [];
         answer.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -78,7 +81,7 @@ export async function startCountingProxy(upstreamPort: number): Promise<Counting
         });
       });
       upstream.on("error", () => res.socket?.destroy());
-      req.pipe(upstream);
+      pipeBody(req, upstream);
     };
     const ms = delay({ method, path, range });
     if (ms > 0) setTimeout(forward, ms);
@@ -111,6 +114,7 @@ export async function startCountingProxy(upstreamPort: number): Promise<Counting
     },
     async stop() {
       for (const socket of sockets) socket.destroy();
+      server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

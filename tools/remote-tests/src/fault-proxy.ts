@@ -1,8 +1,8 @@
 // A fault-injecting HTTP proxy on loopback: forwards each request to an upstream server unless
 // the test's plan says to drop the connection (before or after the upstream handled it), answer
 // an error status, delay, or cut the response body short. Used in front of s3rver.
-import { createServer, request as httpRequest } from "node:http";
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { Agent, createServer, request as httpRequest } from "node:http";
+import type { ClientRequest, IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 
 /** What the proxy does with one request. */
@@ -42,10 +42,15 @@ export async function startFaultProxy(upstreamPort: number): Promise<FaultProxy>
     injected: { pass: 0, drop: 0, "drop-after-forward": 0, status: 0, delay: 0, truncate: 0 },
   };
   const sockets = new Set<Socket>();
+  // Requests to the upstream go through an agent of our own, without keep-alive, and are tracked
+  // so `stop` can end them: a forwarded request whose client went away mid-body would otherwise
+  // stay open at the upstream (Node's server waits 300 s for a request body), and the upstream's
+  // own close() would wait for it.
+  const upstream: Upstream = { port: upstreamPort, agent: new Agent({ keepAlive: false }), requests: new Set(), timers: new Set() };
   const server: Server = createServer((req, res) => {
     const fault = plan({ method: req.method ?? "GET", url: req.url ?? "/", index: counts.requests++ });
     counts.injected[fault.kind] += 1;
-    handle(fault, req, res, upstreamPort);
+    handle(fault, req, res, upstream);
   });
   server.on("connection", (socket) => {
     sockets.add(socket);
@@ -61,13 +66,25 @@ export async function startFaultProxy(upstreamPort: number): Promise<FaultProxy>
       plan = next;
     },
     async stop() {
+      for (const timer of upstream.timers) clearTimeout(timer);
+      for (const request of upstream.requests) request.destroy();
+      upstream.agent.destroy();
       for (const socket of sockets) socket.destroy();
+      server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }
 
-function handle(fault: Fault, req: IncomingMessage, res: ServerResponse, upstreamPort: number): void {
+/** The upstream and what the proxy has in flight towards it. */
+interface Upstream {
+  port: number;
+  agent: Agent;
+  requests: Set<ClientRequest>;
+  timers: Set<NodeJS.Timeout>;
+}
+
+function handle(fault: Fault, req: IncomingMessage, res: ServerResponse, upstream: Upstream): void {
   switch (fault.kind) {
     case "drop":
       req.resume();
@@ -80,17 +97,24 @@ function handle(fault: Fault, req: IncomingMessage, res: ServerResponse, upstrea
       res.end(body);
       return;
     }
-    case "delay":
-      setTimeout(() => forward(req, res, upstreamPort, "pass"), fault.ms);
+    case "delay": {
+      const timer = setTimeout(() => {
+        upstream.timers.delete(timer);
+        forward(req, res, upstream, "pass");
+      }, fault.ms);
+      upstream.timers.add(timer);
       return;
+    }
     default:
-      forward(req, res, upstreamPort, fault.kind);
+      forward(req, res, upstream, fault.kind);
   }
 }
 
-function forward(req: IncomingMessage, res: ServerResponse, upstreamPort: number, mode: "pass" | "drop-after-forward" | "truncate"): void {
+function forward(req: IncomingMessage, res: ServerResponse, target: Upstream, mode: "pass" | "drop-after-forward" | "truncate"): void {
+  // The client gave up (its attempt timed out) before the delay ran out: nothing to forward.
+  if (req.destroyed || req.socket.destroyed) return;
   const upstream = httpRequest(
-    { host: "127.0.0.1", port: upstreamPort, method: req.method, path: req.url, headers: req.headers },
+    { host: "127.0.0.1", port: target.port, agent: target.agent, method: req.method, path: req.url, headers: req.headers },
     (answer) => {
       const chunks: Buffer[] = [];
       answer.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -112,6 +136,24 @@ function forward(req: IncomingMessage, res: ServerResponse, upstreamPort: number
       });
     },
   );
+  target.requests.add(upstream);
+  upstream.on("close", () => target.requests.delete(upstream));
   upstream.on("error", () => res.socket?.destroy());
+  pipeBody(req, upstream);
+}
+
+/**
+ * Sends a proxied request's body on to the upstream, and ends the upstream request if the client
+ * goes away before its body is complete: a half request left open at the upstream holds its
+ * server's close() for Node's 300 s request timeout.
+ *
+ * @example
+ * const upstream = request({ host: "127.0.0.1", port, method: req.method, path: req.url, headers: req.headers });
+ * pipeBody(req, upstream);
+ */
+export function pipeBody(req: IncomingMessage, upstream: ClientRequest): void {
+  req.on("close", () => {
+    if (!req.complete) upstream.destroy();
+  });
   req.pipe(upstream);
 }

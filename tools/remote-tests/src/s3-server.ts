@@ -41,7 +41,11 @@ export async function startS3Server(): Promise<S3Server> {
     port,
     async stop() {
       child.kill("SIGTERM");
+      // s3rver's close waits for requests in flight; a test that left one open must not hang
+      // the suite's teardown.
+      const kill = setTimeout(() => child.kill("SIGKILL"), 5_000);
       await exited;
+      clearTimeout(kill);
       rmSync(directory, { recursive: true, force: true });
     },
   };

@@ -48,5 +48,8 @@ server.store.putObject = async function putObjectWhole(object) {
 const { port } = await server.run();
 process.stdout.write(`${JSON.stringify({ port })}\n`);
 process.on("SIGTERM", () => {
+  // Idle keep-alive connections are closed by close(); one still sending a body would hold it for
+  // Node's 300 s request timeout, so after a short grace every connection is cut.
+  setTimeout(() => server.httpServer?.closeAllConnections(), 1_000).unref();
   server.close().then(() => process.exit(0));
 });
