@@ -1,0 +1,593 @@
+/**
+ * The `WasmKernels` class: typed calls into one instance of kernels.wasm (filters, stream
+ * codecs, block and whole-chunk decoding, block encoding, the zstd sequence arena), each copying
+ * its input into the module's memory, running one kernel and copying the result out.
+ * Browser-safe: no `node:` imports, no `Buffer`.
+ *
+ * @example
+ * ```ts
+ * import { loadWasmKernels } from "./index.js";
+ * const kernels = loadWasmKernels();
+ * const planes = kernels?.shuffle(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]), 4); // 1 5 2 6 3 7 4 8
+ * ```
+ * @module
+ */
+import { FormatError, UsageError } from "@fmt/errors";
+import { CODEC_NUMBERS, ERR_CODEC, ERR_SRC_TRUNCATED, checkTypesize, kernelError, readI32, sharedShift, streamBound } from "./kernel-abi.js";
+import type { KernelExports } from "./kernel-abi.js";
+import type { DecodeChunkOptions, EncodeBlockOptions, WasmCodecName, ZstdArena } from "./types.js";
+
+/**
+ * Typed wrapper over one instance of the kernels module. Every method copies its input into the
+ * module's memory in bulk, runs one kernel and copies the result out; the instance is not
+ * re-entrant (fine: JavaScript calls are synchronous). Memory grows on demand and never shrinks.
+ *
+ * @example
+ * ```ts
+ * const kernels = loadWasmKernels();
+ * const bytes = kernels?.unshuffle(new Uint8Array([1, 5, 2, 6, 3, 7, 4, 8]), 4); // 1 2 3 4 5 6 7 8
+ * ```
+ */
+export class WasmKernels {
+  readonly #exports: KernelExports;
+  #heap: Uint8Array;
+
+  /** @internal Use {@link loadWasmKernels} or {@link initWasmKernels}. */
+  constructor(instance: WebAssembly.Instance) {
+    this.#exports = instance.exports as unknown as KernelExports;
+    this.#heap = new Uint8Array(this.#exports.memory.buffer);
+  }
+
+  /** Reserve regions for one call; returns their offsets. Re-takes the heap view afterwards. */
+  #reserve(...sizes: number[]): number[] {
+    const ex = this.#exports;
+    ex.reset();
+    const ptrs = sizes.map((n) => {
+      const p = ex.alloc(n);
+      if (p === 0) {
+        throw new FormatError("SIZE_LIMIT", "WebAssembly memory cannot grow to hold the data", {
+          field: "wasm.memory",
+          actual: sizes.reduce((a, b) => a + b, 0),
+        });
+      }
+      return p;
+    });
+    if (this.#heap.buffer !== ex.memory.buffer) this.#heap = new Uint8Array(ex.memory.buffer);
+    return ptrs;
+  }
+
+  #filter(
+    kernel: "shuffle" | "unshuffle" | "bitshuffle" | "bitunshuffle",
+    src: Uint8Array,
+    typesize: number,
+    out: Uint8Array | undefined,
+  ): Uint8Array {
+    checkTypesize(typesize);
+    const dest = out ?? new Uint8Array(src.length);
+    if (dest.length < src.length) {
+      throw new UsageError("INVALID_ARGUMENT", "output buffer is too small", { field: "out.length", expected: src.length, actual: dest.length });
+    }
+    const [ps = 0, pd = 0, pt = 0] = this.#reserve(src.length, src.length, kernel.startsWith("bit") ? src.length : 0);
+    this.#heap.set(src, ps);
+    const ex = this.#exports;
+    if (kernel === "shuffle") ex.shuffle(typesize, src.length, ps, pd);
+    else if (kernel === "unshuffle") ex.unshuffle(typesize, src.length, ps, pd);
+    else if (kernel === "bitshuffle") ex.bitshuffle(typesize, src.length, ps, pd, pt);
+    else ex.bitunshuffle(typesize, src.length, ps, pd, pt);
+    dest.set(this.#heap.subarray(pd, pd + src.length));
+    return dest.length === src.length ? dest : dest.subarray(0, src.length);
+  }
+
+  /**
+   * Byte-shuffle one block (format-facts 1.10): byte j of element i goes to `j*n + i`; the
+   * `length % typesize` trailing bytes are copied.
+   *
+   * @param src - the block.
+   * @param typesize - element size, 1..255.
+   * @param out - optional destination of at least `src.length` bytes.
+   * @example
+   * ```ts
+   * kernels.shuffle(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), 4); // 1 5 2 6 3 7 4 8 9 10
+   * ```
+   */
+  shuffle(src: Uint8Array, typesize: number, out?: Uint8Array): Uint8Array {
+    return this.#filter("shuffle", src, typesize, out);
+  }
+
+  /**
+   * Inverse of {@link WasmKernels.shuffle}.
+   *
+   * @example
+   * ```ts
+   * kernels.unshuffle(new Uint8Array([1, 5, 2, 6, 3, 7, 4, 8]), 4); // 1 2 3 4 5 6 7 8
+   * ```
+   */
+  unshuffle(src: Uint8Array, typesize: number, out?: Uint8Array): Uint8Array {
+    return this.#filter("unshuffle", src, typesize, out);
+  }
+
+  /**
+   * Bit-shuffle one block (format-facts 1.12): blocks whose element count is not a multiple of 8
+   * are copied unchanged; otherwise bits are transposed and trailing bytes copied.
+   *
+   * @example
+   * ```ts
+   * kernels.bitshuffle(new Uint8Array([0, 0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0]), 2); // AA CC F0 00 ...
+   * ```
+   */
+  bitshuffle(src: Uint8Array, typesize: number, out?: Uint8Array): Uint8Array {
+    return this.#filter("bitshuffle", src, typesize, out);
+  }
+
+  /**
+   * Inverse of {@link WasmKernels.bitshuffle}.
+   *
+   * @example
+   * ```ts
+   * const block = kernels.bitunshuffle(bitShuffledBlock, 8);
+   * ```
+   */
+  bitunshuffle(src: Uint8Array, typesize: number, out?: Uint8Array): Uint8Array {
+    return this.#filter("bitunshuffle", src, typesize, out);
+  }
+
+  #decodeStream(codec: "lz4" | "blosclz", src: Uint8Array, dst: Uint8Array, path: string | undefined): number {
+    const [ps = 0, pd = 0] = this.#reserve(src.length, dst.length);
+    this.#heap.set(src, ps);
+    const ex = this.#exports;
+    const got = codec === "lz4" ? ex.lz4_decode(ps, src.length, pd, dst.length) : ex.blosclz_decode(ps, src.length, pd, dst.length);
+    if (got < 0) throw kernelError(got, `${codec}.stream`, path);
+    if (got !== dst.length) {
+      throw new FormatError("CORRUPT_STREAM", "stream decodes to fewer bytes than expected", { path, field: `${codec}.length`, expected: dst.length, actual: got });
+    }
+    dst.set(this.#heap.subarray(pd, pd + got));
+    return got;
+  }
+
+  /**
+   * Decode one raw LZ4 block into exactly `dst.length` bytes (same contract as the TypeScript
+   * `decodeLz4`): throws FormatError CORRUPT_STREAM on any violation.
+   *
+   * @returns the number of bytes written (always `dst.length`).
+   * @example
+   * ```ts
+   * const dst = new Uint8Array(24);
+   * kernels.decodeLz4(new Uint8Array([0x3c, 0x61, 0x62, 0x63, 0x03, 0x00, 0x50, 0x62, 0x63, 0x61, 0x62, 0x63]), dst); // "abc" x 8
+   * ```
+   */
+  decodeLz4(src: Uint8Array, dst: Uint8Array, path?: string): number {
+    return this.#decodeStream("lz4", src, dst, path);
+  }
+
+  /**
+   * Decode one BloscLZ stream into exactly `dst.length` bytes (same contract as the TypeScript
+   * `decodeBlosclz`; a stream ending in a match is accepted, as c-blosc 1.14 does).
+   *
+   * @example
+   * ```ts
+   * const dst = new Uint8Array(256);
+   * kernels.decodeBlosclz(new Uint8Array([0x20, 0x00, 0xe0, 0xf5, 0x00, 0x00, 0x00]), dst); // 256 zeros
+   * ```
+   */
+  decodeBlosclz(src: Uint8Array, dst: Uint8Array, path?: string): number {
+    return this.#decodeStream("blosclz", src, dst, path);
+  }
+
+  #encodeStream(codec: WasmCodecName, src: Uint8Array, param: number, maxOutput: number | undefined): Uint8Array | undefined {
+    const cap = Math.max(0, Math.min(maxOutput ?? src.length - 1, streamBound(src.length)));
+    const [ps = 0, pd = 0] = this.#reserve(src.length, cap);
+    this.#heap.set(src, ps);
+    const ex = this.#exports;
+    const n =
+      codec === "lz4"
+        ? ex.lz4_encode(ps, src.length, pd, cap, param)
+        : codec === "lz4hc"
+          ? ex.lz4hc_encode(ps, src.length, pd, cap, param)
+          : ex.blosclz_encode(ps, src.length, pd, cap, param);
+    return n === 0 ? undefined : this.#heap.slice(pd, pd + n);
+  }
+
+  /**
+   * Compress with the fast LZ4 block encoder.
+   *
+   * @param acceleration - 1 (best) upward (faster); Blosc uses `10 - clevel`.
+   * @param maxOutput - largest acceptable stream; default `src.length - 1` (Blosc stores a split
+   *   raw unless its stream is shorter than the split).
+   * @returns the raw LZ4 block, or `undefined` if it would exceed `maxOutput`.
+   * @example
+   * ```ts
+   * const stream = kernels.encodeLz4(new Uint8Array(1000)); // a few bytes
+   * ```
+   */
+  encodeLz4(src: Uint8Array, acceleration = 1, maxOutput?: number): Uint8Array | undefined {
+    return this.#encodeStream("lz4", src, acceleration, maxOutput);
+  }
+
+  /**
+   * Compress with the hash-chain LZ4 encoder (output is an ordinary LZ4 block).
+   *
+   * @param level - 1..12, search depth 2^level.
+   * @example
+   * ```ts
+   * const stream = kernels.encodeLz4hc(new Uint8Array(1000), 9);
+   * ```
+   */
+  encodeLz4hc(src: Uint8Array, level = 9, maxOutput?: number): Uint8Array | undefined {
+    return this.#encodeStream("lz4hc", src, level, maxOutput);
+  }
+
+  /**
+   * Compress into a BloscLZ stream that c-blosc 1.14 to 1.21 decode (starts with a literal run
+   * marked 0x20, ends with a literal run).
+   *
+   * @param clevel - 1..9; levels below 5 skip faster over incompressible data.
+   * @example
+   * ```ts
+   * const stream = kernels.encodeBlosclz(new Uint8Array(1000), 5);
+   * ```
+   */
+  encodeBlosclz(src: Uint8Array, clevel = 5, maxOutput?: number): Uint8Array | undefined {
+    return this.#encodeStream("blosclz", src, clevel, maxOutput);
+  }
+
+  /**
+   * Decode one block of a chunk: read `nsplits` streams (i32 csize + bytes, raw when csize equals
+   * the split length) starting at `bstart`, then unfilter.
+   *
+   * @param chunk - the chunk (or any buffer holding the streams).
+   * @param bstart - offset of the block's first size prefix.
+   * @param blockSize - decoded size of this block.
+   * @param typesize - element size.
+   * @param nsplits - 1 or `typesize` (decoder split rule, format-facts 1.6).
+   * @param codecFormat - header codec format code: 0 blosclz, 1 lz4 (others are not in wasm).
+   * @param shuffle - 0 none, 1 byte shuffle, 2 bit shuffle.
+   * @example
+   * ```ts
+   * const block = kernels.decodeBlock(chunk, 20, 1000, 4, 1, 1, 1);
+   * ```
+   */
+  decodeBlock(
+    chunk: Uint8Array, bstart: number, blockSize: number, typesize: number, nsplits: number,
+    codecFormat: number, shuffle: 0 | 1 | 2, out?: Uint8Array, path?: string,
+  ): Uint8Array {
+    checkTypesize(typesize);
+    if (codecFormat !== 0 && codecFormat !== 1) {
+      throw new UsageError("INVALID_ARGUMENT", "codec not available in WebAssembly", { field: "codecFormat", expected: "0 or 1", actual: codecFormat });
+    }
+    const dest = out ?? new Uint8Array(blockSize);
+    if (dest.length < blockSize) throw new UsageError("INVALID_ARGUMENT", "output buffer is too small", { field: "out.length", expected: blockSize, actual: dest.length });
+    const [ps = 0, pd = 0, pscratch = 0] = this.#reserve(Math.max(1, chunk.length), blockSize, 2 * blockSize);
+    this.#heap.set(chunk, ps);
+    const r = this.#exports.decode_block(ps, chunk.length, bstart, blockSize, typesize, nsplits, codecFormat, shuffle, pd, pscratch);
+    if (r < 0) throw kernelError(r, "blosc.stream", path);
+    dest.set(this.#heap.subarray(pd, pd + blockSize));
+    return dest.length === blockSize ? dest : dest.subarray(0, blockSize);
+  }
+
+  /**
+   * Bytes `[p0, p1)` of one block, decoding each of its streams only as far as those bytes lie
+   * in it (see `decode_block_range` in wasm/kernels.c): one element of a shuffled block costs
+   * about half the block's decoding. Not for bit-shuffled blocks.
+   *
+   * @param chunk - bytes holding the block's streams; `bstart` is the block's offset in them.
+   * @param out - receives `p1 - p0` bytes.
+   * @example
+   * ```ts
+   * kernels.decodeBlockRange(chunk, 32, 524288, 8, 8, 1, 1, 8000, 8008, one);
+   * ```
+   */
+  decodeBlockRange(
+    chunk: Uint8Array, bstart: number, blockSize: number, typesize: number, nsplits: number,
+    codecFormat: number, shuffle: 0 | 1, p0: number, p1: number, out: Uint8Array, path?: string,
+  ): void {
+    checkTypesize(typesize);
+    if (codecFormat !== 0 && codecFormat !== 1) {
+      throw new UsageError("INVALID_ARGUMENT", "codec not available in WebAssembly", { field: "codecFormat", expected: "0 or 1", actual: codecFormat });
+    }
+    const length = p1 - p0;
+    if (!Number.isInteger(p0) || !Number.isInteger(p1) || p0 < 0 || length < 0 || p1 > blockSize || out.length < length) {
+      throw new UsageError("OUT_OF_RANGE", "byte window outside the block", { path, field: "bytes", expected: `0..${blockSize}`, actual: [p0, p1] });
+    }
+    const [ps = 0, pd = 0, pscratch = 0] = this.#reserve(Math.max(1, chunk.length), Math.max(1, length), blockSize);
+    this.#heap.set(chunk, ps);
+    const r = this.#exports.decode_block_range(ps, chunk.length, bstart, blockSize, typesize, nsplits, codecFormat, shuffle, p0, p1, pd, pscratch);
+    if (r < 0) throw kernelError(r, "blosc.stream", path);
+    out.set(this.#heap.subarray(pd, pd + length));
+  }
+
+  /**
+   * Decode one lz4 or BloscLZ stream of `neblock` decoded bytes, or a prefix of it, until at least
+   * `want` bytes are out, and return decoded bytes `[from, want)`.
+   *
+   * @param codecFormat - the header's codec number: 0 BloscLZ, 1 lz4.
+   * @param src - the stream's bytes, or the first of them.
+   * @param whole - `src` is the whole stream: ending early is then corruption, not a short prefix.
+   * @param from - the first decoded byte wanted (a single row wants one or a few bytes of a
+   *   prefix of tens of kilobytes: only those are copied out).
+   * @returns a new array of the `want - from` decoded bytes, or `undefined` when `src`, a prefix,
+   *   ended first (read more of the stream).
+   * @throws FormatError CORRUPT_STREAM when the bytes cannot be the start of a valid stream.
+   * @example
+   * ```ts
+   * const head = kernels.decodeStreamPrefix(1, streamStart, 65536, 101) ?? kernels.decodeStreamPrefix(1, stream, 65536, 101, path, true);
+   * const byte100 = kernels.decodeStreamPrefix(1, stream, 65536, 101, path, true, 100); // 1 byte
+   * ```
+   */
+  decodeStreamPrefix(codecFormat: number, src: Uint8Array, neblock: number, want: number, path?: string, whole = false, from = 0): Uint8Array | undefined {
+    if (codecFormat !== 0 && codecFormat !== 1) {
+      throw new UsageError("INVALID_ARGUMENT", "codec not available in WebAssembly", { field: "codecFormat", expected: "0 or 1", actual: codecFormat });
+    }
+    if (!Number.isInteger(want) || want < 1 || want > neblock) {
+      throw new UsageError("OUT_OF_RANGE", "wanted bytes outside the stream", { path, field: "want", expected: `1..${neblock}`, actual: want });
+    }
+    if (!Number.isInteger(from) || from < 0 || from >= want) {
+      throw new UsageError("OUT_OF_RANGE", "first wanted byte outside the wanted prefix", { path, field: "from", expected: `0..${want - 1}`, actual: from });
+    }
+    const [ps = 0, pd = 0] = this.#reserve(Math.max(1, src.length), neblock);
+    this.#heap.set(src, ps);
+    const r = this.#exports.decode_stream_prefix(codecFormat, ps, src.length, pd, neblock, want);
+    if (r >= want) return this.#heap.slice(pd + from, pd + want);
+    // A prefix may end inside a sequence (ERR_SRC_TRUNCATED) or right after literals (a short
+    // count); any other error is corruption whatever follows.
+    if (!whole && (r === ERR_SRC_TRUNCATED || r >= 0)) return undefined;
+    if (r < 0) throw kernelError(r, "blosc.stream", path);
+    throw new FormatError("CORRUPT_STREAM", "stream decodes to fewer bytes than its block needs", { path, field: "blosc.stream", expected: `>= ${want}`, actual: r });
+  }
+
+  /**
+   * Module memory for one zstd stream of `src` decoding to `dstLength` bytes: the stream copied
+   * in, room for its output and for the sequence kernel's tables. Valid until the next call on
+   * these kernels (the arena is reset per call).
+   *
+   * @example
+   * ```ts
+   * const arena = kernels.zstdArena(stream, 65536);
+   * ```
+   */
+  zstdArena(src: Uint8Array, dstLength: number, unshuffleRoom = 0): ZstdArena {
+    // The kernel reads 8 bytes at a time from the stream and 16 from the literals at the end of
+    // the output; the padding keeps those reads inside the arena. Tables: symbol and bits bytes,
+    // then base halfwords, for the three tables of at most 2^9 entries each. `unshuffleRoom`:
+    // room for the unshuffled output (unshuffleInto), so that a byte-shuffled block is unshuffled
+    // where it was decoded instead of copied out, in again and out again.
+    const TABLE = 512;
+    const [ps = 0, pd = 0, pt = 0, pa = 0, pu = 0] = this.#reserve(src.length + 16, dstLength + 32, 3 * 4 * TABLE, 32 * 4, Math.max(1, unshuffleRoom));
+    const heap = this.#heap;
+    heap.set(src, ps);
+    heap.fill(0, ps + src.length, ps + src.length + 16);
+    const ex = this.#exports;
+    const buffer = heap.buffer;
+    const args = new Uint32Array(buffer, pa, 21);
+    const rep = new Uint32Array(buffer, pa + 21 * 4, 3);
+    const result = new Int32Array(buffer, pa + 24 * 4, 5);
+    args[0] = ps;
+    args[4] = pd;
+    return {
+      src: heap.subarray(ps, ps + src.length),
+      dst: heap.subarray(pd, pd + dstLength),
+      run: (start, end, nbSeq, tables, literals, frameStart, blockStart, blockEnd, repeated) => {
+        args[1] = start;
+        args[2] = end;
+        args[3] = nbSeq;
+        args[5] = literals;
+        args[6] = frameStart;
+        args[7] = blockStart;
+        args[8] = blockEnd;
+        tables.forEach((t, k) => {
+          const at = pt + k * 4 * TABLE;
+          const n = 1 << t.accuracy;
+          heap.set(t.symbol.subarray(0, n), at);
+          heap.set(t.bits.subarray(0, n), at + TABLE);
+          new Uint16Array(buffer, at + 2 * TABLE, n).set(t.base.subarray(0, n));
+          args[9 + 4 * k] = at;
+          args[10 + 4 * k] = at + TABLE;
+          args[11 + 4 * k] = at + 2 * TABLE;
+          args[12 + 4 * k] = t.accuracy;
+        });
+        rep[0] = repeated[0];
+        rep[1] = repeated[1];
+        rep[2] = repeated[2];
+        const code = ex.zstd_sequences(pa, pa + 21 * 4, pa + 24 * 4);
+        repeated[0] = rep[0]!;
+        repeated[1] = rep[1]!;
+        repeated[2] = rep[2]!;
+        return { code, out: result[0]!, lit: result[1]!, a: result[2]!, b: result[3]!, done: result[4]! };
+      },
+      unshuffleInto: (typesize, out) => {
+        checkTypesize(typesize);
+        if (out.length > unshuffleRoom || out.length > dstLength) {
+          throw new UsageError("INVALID_ARGUMENT", "unshuffle larger than the arena's room", { field: "out.length", expected: `<= ${Math.min(unshuffleRoom, dstLength)}`, actual: out.length });
+        }
+        ex.unshuffle(typesize, out.length, pd, pu);
+        out.set(heap.subarray(pu, pu + out.length));
+      },
+    };
+  }
+
+  /**
+   * Decode a whole Blosc 1.x chunk (or a range of its blocks) in one call. The caller should have
+   * validated the header (`readChunkHeader`); this re-checks everything it relies on.
+   *
+   * @returns the decoded bytes (block `firstBlock` first), or `undefined` when the chunk needs a
+   *   codec the module lacks (snappy, zlib, zstd) so the caller can fall back to TypeScript.
+   * @example
+   * ```ts
+   * const data = kernels.decodeChunk(chunk) ?? decompress(chunk);
+   * ```
+   */
+  decodeChunk(chunk: Uint8Array, options: DecodeChunkOptions = {}): Uint8Array | undefined {
+    const { path } = options;
+    if (chunk.length < 16) throw new FormatError("TRUNCATED", "chunk is shorter than its header", { path, field: "blosc.header", expected: 16, actual: chunk.length });
+    const flags = chunk[2]!;
+    const nbytes = readI32(chunk, 4);
+    const blocksize = readI32(chunk, 8);
+    const cbytes = readI32(chunk, 12);
+    if (nbytes === 0) return options.out ? options.out.subarray(0, 0) : new Uint8Array(0);
+    if (nbytes < 0 || blocksize <= 0 || cbytes < 16) {
+      throw new FormatError("BAD_HEADER", "negative or zero size in chunk header", { path, field: "blosc.header", actual: { nbytes, blocksize, cbytes } });
+    }
+    const memcpyed = (flags & 0x02) !== 0;
+    if (!memcpyed && flags >> 5 > 1) return undefined;
+    return this.decodeValidated(chunk, { nbytes, blocksize, cbytes, memcpyed }, options);
+  }
+
+  /**
+   * {@link WasmKernels.decodeChunk} for a chunk whose header the caller has already validated
+   * (`planChunk`) and whose codec the module has (blosclz or lz4): the header is not parsed again.
+   * The compressed input goes into the module's reused memory, blocks decode there, and the
+   * wanted bytes are copied out once, into `options.out` when given. The C kernel still checks
+   * every offset it follows, so a lying header cannot make it touch memory outside its arena.
+   *
+   * @param chunk - the chunk bytes.
+   * @param header - its validated sizes.
+   * @returns the decoded bytes (`options.out` or a view of it when given).
+   * @example
+   * ```ts
+   * kernels.decodeValidated(chunk, plan.header, { out: target, length: plan.header.nbytes });
+   * ```
+   */
+  decodeValidated(
+    chunk: Uint8Array,
+    header: { readonly nbytes: number; readonly blocksize: number; readonly cbytes: number; readonly memcpyed: boolean },
+    options: DecodeChunkOptions = {},
+  ): Uint8Array {
+    const { path } = options;
+    const { nbytes, blocksize } = header;
+    if (nbytes === 0) return options.out ? options.out.subarray(0, 0) : new Uint8Array(0);
+    const nblocks = Math.ceil(nbytes / blocksize);
+    const first = options.firstBlock ?? 0;
+    const end = options.endBlock ?? nblocks;
+    if (!Number.isInteger(first) || !Number.isInteger(end) || first < 0 || end < first || end > nblocks) {
+      throw new UsageError("OUT_OF_RANGE", "block range outside the chunk", { path, field: "blocks", expected: `0..${nblocks}`, actual: [first, end] });
+    }
+    const length = Math.min(end * blocksize, nbytes) - first * blocksize;
+    const skip = options.skip ?? 0;
+    const want = options.length ?? length - skip;
+    if (!Number.isInteger(skip) || !Number.isInteger(want) || skip < 0 || want < 0 || skip + want > length) {
+      throw new UsageError("OUT_OF_RANGE", "byte window outside the decoded blocks", { path, field: "skip", expected: `0..${length}`, actual: [skip, want] });
+    }
+    const dest = options.out ?? new Uint8Array(want);
+    if (dest.length < want) throw new UsageError("INVALID_ARGUMENT", "output buffer is too small", { path, field: "out.length", expected: want, actual: dest.length });
+    // The decoded bytes land where a copy into a shared `dest` is a word copy (see sharedShift).
+    const pd = this.#decodeInArena(chunk, header, first, end, length, path, sharedShift(dest, skip));
+    dest.set(this.#heap.subarray(pd + skip, pd + skip + want));
+    return dest.length === want ? dest : dest.subarray(0, want);
+  }
+
+  /**
+   * {@link WasmKernels.decodeValidated} of a whole chunk without the copy out: the decoded bytes
+   * as a view of the module's memory, valid until the next call on these kernels.
+   *
+   * @example
+   * ```ts
+   * const view = kernels.decodeTransient(chunk, plan.header);
+   * ```
+   */
+  decodeTransient(
+    chunk: Uint8Array,
+    header: { readonly nbytes: number; readonly blocksize: number; readonly cbytes: number; readonly memcpyed: boolean },
+    path?: string,
+  ): Uint8Array {
+    const { nbytes, blocksize } = header;
+    if (nbytes === 0) return new Uint8Array(0);
+    const pd = this.#decodeInArena(chunk, header, 0, Math.ceil(nbytes / blocksize), nbytes, path);
+    return this.#heap.subarray(pd, pd + nbytes);
+  }
+
+  /**
+   * `start` plus the sum of the little-endian float64 values of `view` in numpy's order of
+   * additions (np.sum: buffers of 8,192 values, each summed pairwise), when `view` lies in these
+   * kernels' memory (a {@link WasmKernels.decodeTransient} result, 8-aligned); else `undefined`.
+   *
+   * @example
+   * ```ts
+   * const total = kernels.sumFloat64LikeNumpy(kernels.decodeTransient(chunk, plan.header), 0);
+   * ```
+   */
+  sumFloat64LikeNumpy(view: Uint8Array, start: number): number | undefined {
+    const ex = this.#exports;
+    if (view.buffer !== ex.memory.buffer || view.byteOffset % 8 !== 0 || view.length % 8 !== 0) return undefined;
+    return ex.sum_f64_like_numpy(view.byteOffset, view.length / 8, start);
+  }
+
+  /** Decodes blocks [first, end) (`length` bytes) into the arena; returns where they start. */
+  #decodeInArena(
+    chunk: Uint8Array,
+    header: { readonly nbytes: number; readonly blocksize: number; readonly cbytes: number; readonly memcpyed: boolean },
+    first: number, end: number, length: number, path: string | undefined, outShift = 0,
+  ): number {
+    const { nbytes, blocksize, cbytes, memcpyed } = header;
+    const srclen = Math.min(chunk.length, cbytes);
+    const ex = this.#exports;
+    // One arena layout per call: input, decoded blocks, then two blocks of scratch. The arena is
+    // reset, not freed, so its memory is reused from call to call. Input and output sit at the
+    // same offset modulo 8 as the caller's shared memory they are copied from and to.
+    ex.reset();
+    const inShift = sharedShift(chunk, 0);
+    const ps0 = ex.alloc(srclen + inShift);
+    const pd0 = ps0 === 0 ? 0 : ex.alloc(length + outShift);
+    const ps = ps0 + inShift;
+    const pd = pd0 + outShift;
+    const pscratch = pd0 === 0 || memcpyed ? pd0 : ex.alloc(2 * Math.min(blocksize, nbytes));
+    if (pscratch === 0) {
+      throw new FormatError("SIZE_LIMIT", "WebAssembly memory cannot grow to hold the chunk", { path, field: "wasm.memory", actual: srclen + 3 * length });
+    }
+    let heap = this.#heap;
+    if (heap.buffer !== ex.memory.buffer) heap = this.#heap = new Uint8Array(ex.memory.buffer);
+    heap.set(srclen === chunk.length ? chunk : chunk.subarray(0, srclen), ps);
+    const r = ex.decode_chunk(ps, srclen, first, end, pd, length, pscratch);
+    if (r === ERR_CODEC) throw new UsageError("INVALID_ARGUMENT", "codec not available in WebAssembly", { path, field: "blosc.flags", expected: "blosclz or lz4" });
+    if (r < 0) throw kernelError(r, "blosc.stream", path);
+    if (r !== length) throw new FormatError("CORRUPT_STREAM", "chunk decodes to the wrong length", { path, field: "blosc.nbytes", expected: length, actual: r });
+    return pd;
+  }
+
+  /**
+   * Encode one block: filter, split into `nsplits` streams, compress each (stored raw unless the
+   * stream is shorter than the split) and write each as i32 csize + bytes, exactly as a Blosc 1.x
+   * block is laid out after its bstart.
+   *
+   * @returns the block's bytes (at most `block.length + 4 * nsplits`).
+   * @example
+   * ```ts
+   * const body = kernels.encodeBlock(block, { typesize: 8, nsplits: 8, codec: "lz4", shuffle: 1, clevel: 5 });
+   * ```
+   */
+  encodeBlock(block: Uint8Array, options: EncodeBlockOptions): Uint8Array {
+    const { pd, length } = this.#encodeInArena(block, options);
+    return this.#heap.slice(pd, pd + length);
+  }
+
+  /**
+   * {@link WasmKernels.encodeBlock} written straight into `out` at `offset` (no intermediate
+   * array). When the encoded block is longer than the room left in `out`, nothing is written.
+   *
+   * @returns the encoded length (written when `offset + length <= out.length`).
+   * @example
+   * ```ts
+   * const n = kernels.encodeBlockInto(block, { typesize: 8, nsplits: 8, codec: "lz4", shuffle: 1, clevel: 5 }, chunk, 16 + 4 * nblocks);
+   * ```
+   */
+  encodeBlockInto(block: Uint8Array, options: EncodeBlockOptions, out: Uint8Array, offset: number): number {
+    const { pd, length } = this.#encodeInArena(block, options);
+    if (offset + length <= out.length) out.set(this.#heap.subarray(pd, pd + length), offset);
+    return length;
+  }
+
+  /** Encodes one block into the arena; where its bytes start and how many there are. */
+  #encodeInArena(block: Uint8Array, options: EncodeBlockOptions): { pd: number; length: number } {
+    const { typesize, nsplits, codec, shuffle, clevel } = options;
+    checkTypesize(typesize);
+    if (!Number.isInteger(nsplits) || nsplits < 1 || block.length % nsplits !== 0) {
+      throw new UsageError("INVALID_ARGUMENT", "split count must divide the block length", { field: "nsplits", actual: nsplits });
+    }
+    const codecNumber = CODEC_NUMBERS[codec];
+    if (codecNumber === undefined) throw new UsageError("INVALID_ARGUMENT", "codec not available in WebAssembly", { field: "cname", actual: codec });
+    const cap = block.length + 4 * nsplits;
+    const [ps = 0, pd = 0, pscratch = 0] = this.#reserve(block.length, cap, 2 * block.length);
+    this.#heap.set(block, ps);
+    const r = this.#exports.encode_block(ps, block.length, typesize, nsplits, codecNumber, shuffle, clevel, pd, cap, pscratch);
+    if (r < 0) throw new UsageError("INVALID_ARGUMENT", "block could not be encoded", { field: "block", actual: r });
+    return { pd, length: r };
+  }
+}
