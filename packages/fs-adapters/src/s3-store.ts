@@ -1,0 +1,568 @@
+/**
+ * {@link S3Store} itself: the store's operations over one bucket, each sent with retries and
+ * redirect following, and the dataset locks built on conditional writes. Its options, the SDK
+ * loading, error reading and lock helpers live in the sibling `s3-*` modules;
+ * `@fmt/fs-adapters/s3` re-exports it. Browser-safe: no `node:` imports.
+ *
+ * @packageDocumentation
+ */
+
+import type {
+  CreateMultipartUploadCommandOutput,
+  GetObjectCommandOutput,
+  ListObjectsV2CommandOutput,
+  S3Client,
+  UploadPartCommandOutput,
+} from "@aws-sdk/client-s3";
+import { BcolzError, StorageError, UsageError } from "@fmt/errors";
+import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./index.js";
+import type { ByteRange, PutOptions, WritableStore } from "./index.js";
+import {
+  InconsistentAnswer,
+  checkConcurrency,
+  RemoteStats,
+  RetryableFailure,
+  bodyCap,
+  extractAsked,
+  parseRetryAfter,
+  rangeHeader,
+  readCapped,
+  resolveBodyLimits,
+  resolveRetryOptions,
+  withRetries,
+} from "./remote.js";
+import type { Asked, BodyLimits } from "./remote.js";
+import { headerOf, isMissing, isRetryableS3, nameOf, statusOf, wrongRegion } from "./s3-errors.js";
+import { PROBE_MARKER, randomHex, sameBytes } from "./s3-lock.js";
+import type { ConditionalCreate, S3StoreOptions } from "./s3-options.js";
+import { REDIRECTS } from "./s3-redirects.js";
+import type { CommandWithStack, RequestLike } from "./s3-redirects.js";
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  UploadPartCommand,
+  sdk,
+} from "./s3-sdk.js";
+
+const MIB = 1024 * 1024;
+
+/**
+ * A {@link WritableStore} over an S3 bucket: key `k` is the object `<prefix>k`.
+ *
+ * - `get`/`getRange` give `undefined` for a missing object (404 / NoSuchKey). Ranges become
+ *   `Range: bytes=a-b` or `bytes=-n` (suffix); a range past the end is clipped like every store
+ *   (the server's 416 is answered with one HEAD).
+ * - `put` is one `PutObject`, or a multipart upload above `multipartThreshold` (aborted if a part
+ *   fails for good). S3 replaces objects atomically, so readers see the old or the new value.
+ * - `delete` of a missing key is not an error; `list` pages through `ListObjectsV2` (1,000 keys
+ *   a page) and returns every key under the prefix, sorted.
+ * - Dataset locks: `putExclusive` creates the lock with a conditional PUT ({@link ConditionalCreate};
+ *   a server that does not enforce it is reported through `onWarning`), `deleteIfUnchanged`
+ *   releases it only while it still holds the releasing writer's bytes (DELETE with `If-Match`).
+ * - Throttling (503 SlowDown), other 5xx, 429, timeouts and dropped connections are retried with
+ *   jittered exponential backoff ({@link RetryOptions}), honouring `Retry-After` within
+ *   `retry.deadlineMs`; a body shorter than its Content-Length and an unparseable answer (retried
+ *   on a fresh connection) too.
+ * - Every GET answer is checked against its request: a `206` must name a `Content-Range` that
+ *   covers the asked range (a superset is fine: the asked bytes are taken out of it), a `200` to
+ *   a range request is the whole object (sliced), and a body is capped by what the request can
+ *   return (`limits`) — an answer announcing more is refused unread, one streaming past it is
+ *   cancelled. An inconsistent answer is asked again, then ends in `IO_ERROR` naming the key, the
+ *   asked range and the received one.
+ * - A redirect (3xx with `Location`) within the configured endpoint is followed; one that leaves
+ *   it is refused with `IO_ERROR` unless `redirects.allowCrossOrigin`, and then signed for the
+ *   new host ({@link S3RedirectOptions}). A `301 PermanentRedirect` without `Location` (wrong
+ *   region) is `IO_ERROR` naming the region and endpoint to use. Any other failure, or the last failed attempt, is a `StorageError` `IO_ERROR` whose
+ *   `path` is the key and whose `actual` is the HTTP status and S3 error name. An abort through
+ *   `retry.signal` rejects with the signal's reason.
+ *
+ * @example
+ * ```ts
+ * const store = new S3Store({ client: new S3Client({ region: "us-east-1" }), bucket: "data" });
+ * await store.put("x/meta/sizes", new TextEncoder().encode("{}"));
+ * console.log(await store.getRange("x/meta/sizes", { suffixLength: 1 })); // Uint8Array [125]
+ * ```
+ */
+export class S3Store implements WritableStore {
+  /** The SDK client in use. */
+  readonly client: S3Client;
+  /** The bucket. */
+  readonly bucket: string;
+  /** The key prefix, `""` or ending in `/`. */
+  readonly prefix: string;
+  /** Requests and bytes this store has used so far. */
+  readonly stats = new RemoteStats();
+  /** Suffix ranges the server answered from the wrong end, repaired with a second request. */
+  suffixRepairs = 0;
+  readonly #retry: ReturnType<typeof resolveRetryOptions>;
+  readonly #multipartThreshold: number;
+  readonly #partSize: number;
+  #conditional: ConditionalCreate;
+  #probe: Promise<"native" | "emulated"> | undefined;
+  readonly #onWarning: (message: string) => void;
+  #warnedEmulated = false;
+  /** What the probe saw when it chose `"emulated"`, for the warning. */
+  #emulatedBecause = "";
+  readonly #limits: Required<BodyLimits>;
+  /** Requests a reader keeps in flight; see the `concurrency` option. */
+  readonly concurrency: number;
+  readonly #maxRedirects: number;
+  readonly #allowCrossOrigin: boolean;
+
+  /** Connects to `options.bucket` (nothing is sent until the first operation). */
+  constructor(options: S3StoreOptions) {
+    if (typeof options?.bucket !== "string" || options.bucket === "") {
+      throw new UsageError("INVALID_ARGUMENT", "bucket must be a non-empty string", { field: "bucket", actual: options?.bucket });
+    }
+    this.bucket = options.bucket;
+    const prefix = options.prefix ?? "";
+    this.prefix = prefix === "" || prefix.endsWith("/") ? prefix : `${prefix}/`;
+    if (this.prefix !== "") validateKey(this.prefix.slice(0, -1));
+    this.client = options.client instanceof sdk.S3Client ? options.client : new sdk.S3Client({ maxAttempts: 1, ...options.client });
+    this.#retry = resolveRetryOptions(options.retry ?? {});
+    this.#multipartThreshold = options.multipartThreshold ?? 16 * MIB;
+    this.#partSize = options.partSize ?? 8 * MIB;
+    if (!Number.isSafeInteger(this.#partSize) || this.#partSize < 5 * MIB) {
+      throw new UsageError("INVALID_ARGUMENT", "partSize must be at least 5 MiB", { field: "partSize", expected: ">= 5242880", actual: this.#partSize });
+    }
+    if (!Number.isSafeInteger(this.#multipartThreshold) || this.#multipartThreshold < 0) {
+      throw new UsageError("INVALID_ARGUMENT", "multipartThreshold must be a non-negative integer", { field: "multipartThreshold", actual: this.#multipartThreshold });
+    }
+    this.#limits = resolveBodyLimits(options.limits ?? {});
+    const maxRedirects = options.redirects?.maxRedirects ?? 5;
+    if (!Number.isSafeInteger(maxRedirects) || maxRedirects < 0) {
+      throw new UsageError("INVALID_ARGUMENT", "redirects.maxRedirects must be an integer >= 0", { field: "redirects.maxRedirects", actual: maxRedirects });
+    }
+    this.#maxRedirects = maxRedirects;
+    this.concurrency = checkConcurrency(options.concurrency);
+    this.#allowCrossOrigin = options.redirects?.allowCrossOrigin === true;
+    this.#conditional = options.conditionalCreate ?? "auto";
+    if (!["auto", "native", "emulated"].includes(this.#conditional)) {
+      throw new UsageError("INVALID_ARGUMENT", "conditionalCreate must be auto, native or emulated", { field: "conditionalCreate", actual: this.#conditional });
+    }
+    if (options.onWarning !== undefined && typeof options.onWarning !== "function") {
+      throw new UsageError("INVALID_ARGUMENT", "onWarning must be a function", { field: "onWarning", expected: "(message: string) => void", actual: typeof options.onWarning });
+    }
+    this.#onWarning = options.onWarning ?? ((message: string) => console.warn(message));
+  }
+
+  /** The value of `key`; `undefined` if missing. */
+  async get(key: string): Promise<Uint8Array | undefined> {
+    return this.#getPlain(validateKey(key), { kind: "whole" }, "get");
+  }
+
+  /** Part of the value of `key` (clipped at its end); `undefined` if missing. */
+  async getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined> {
+    validateKey(key);
+    resolveRange(range, 0);
+    const empty = "suffixLength" in range ? range.suffixLength === 0 : range.length === 0;
+    if (empty) return (await this.#exists(key)) ? new Uint8Array(0) : undefined;
+    if ("suffixLength" in range) return this.#getSuffix(key, range.suffixLength);
+    return this.#getPlain(key, { kind: "range", offset: range.offset, length: range.length }, "getRange");
+  }
+
+  /**
+   * A suffix range. Some servers (s3rver) read `bytes=-n` as `bytes=0-n`; such an answer still
+   * tells the value's size, so one plain range request (checked like any other) repairs it;
+   * `stats.suffixRepairs` counts those.
+   */
+  async #getSuffix(key: string, n: number): Promise<Uint8Array | undefined> {
+    const answer = await this.#getObject(key, { kind: "suffix", length: n }, "getRange");
+    if (answer === undefined || answer instanceof Uint8Array) return answer;
+    this.suffixRepairs += 1;
+    const total = answer.repair;
+    if (n >= total) return this.#getPlain(key, { kind: "whole" }, "getRange");
+    return this.#getPlain(key, { kind: "range", offset: total - n, length: n }, "getRange");
+  }
+
+  /** {@link S3Store.#getObject} for anything but a suffix (which alone can ask for a repair). */
+  async #getPlain(key: string, asked: Asked, operation: string, seen?: { etag?: string | undefined }): Promise<Uint8Array | undefined> {
+    const answer = await this.#getObject(key, asked, operation, seen);
+    if (answer === undefined || answer instanceof Uint8Array) return answer;
+    throw new StorageError("IO_ERROR", `S3 ${operation} of s3://${this.bucket}/${this.prefix}${key} got no usable answer`, { path: key, field: "Content-Range", expected: rangeHeader(asked) ?? "the whole value" });
+  }
+
+  /**
+   * Stores `value` under `key` (multipart above the threshold). S3 has made an object durable
+   * when its PUT answers, so `{ durable: false }` changes nothing.
+   */
+  async put(key: string, value: Uint8Array, options?: PutOptions): Promise<void> {
+    validateKey(key);
+    checkPutOptions(options);
+    if (!(value instanceof Uint8Array)) {
+      throw new UsageError("INVALID_ARGUMENT", "a stored value must be a Uint8Array", { field: "value", expected: "Uint8Array", actual: typeof value });
+    }
+    const body = value.slice();
+    if (body.length > this.#multipartThreshold) return this.#putMultipart(key, body);
+    await this.#send(key, "put", () => new PutObjectCommand({ Bucket: this.bucket, Key: this.prefix + key, Body: body }));
+  }
+
+  /**
+   * Nothing to flush: every `put` was durable when it resolved. Present so that writers call the
+   * same API on every store.
+   *
+   * @example
+   * ```ts
+   * await store.put("ds/data/__0.blp", bytes, { durable: false });
+   * await store.sync(); // resolves at once
+   * ```
+   */
+  async sync(): Promise<void> {}
+
+  /** Removes `key`; a missing key is not an error. */
+  async delete(key: string): Promise<void> {
+    validateKey(key);
+    await this.#send(key, "delete", () => new DeleteObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }));
+  }
+
+  /** Every key under `prefix`, sorted, across all result pages. */
+  async list(prefix: string): Promise<string[]> {
+    validatePrefix(prefix);
+    const keys: string[] = [];
+    const seen = new Set<string>();
+    let token: string | undefined;
+    do {
+      const page = await this.#send<ListObjectsV2CommandOutput>(prefix, "list", () =>
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, ContinuationToken: token }),
+      );
+      for (const entry of page.Contents ?? []) {
+        const full = entry.Key;
+        if (full === undefined || !full.startsWith(this.prefix)) continue;
+        const key = full.slice(this.prefix.length);
+        if (key.includes(PROBE_MARKER)) continue;
+        try {
+          validateKey(key);
+        } catch {
+          continue; // objects whose names are not store keys ("a//b", "x/") are not ours
+        }
+        keys.push(key);
+      }
+      const next = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+      // A server that hands out the same token twice would loop forever.
+      if (next !== undefined && seen.has(next)) {
+        throw new StorageError("IO_ERROR", "the server repeated a list continuation token", { path: prefix, field: "prefix", actual: next });
+      }
+      if (next !== undefined) seen.add(next);
+      token = next;
+    } while (token !== undefined);
+    return keys.sort();
+  }
+
+  /**
+   * Creates `key` only if it does not exist; `true` when created. See {@link ConditionalCreate}
+   * for how atomic that is on a given server; when the `"auto"` probe finds the server does not
+   * enforce conditional writes, the first call says so through `onWarning`.
+   *
+   * @example
+   * ```ts
+   * if (!(await store.putExclusive("prices/.lock", owner))) console.log("someone else writes");
+   * ```
+   */
+  async putExclusive(key: string, value: Uint8Array): Promise<boolean> {
+    validateKey(key);
+    const mode = this.#conditional === "auto" ? await this.conditionalCreateMode() : this.#conditional;
+    if (mode === "native") return this.#putIfAbsent(this.prefix + key, key, value.slice());
+    if (this.#conditional === "auto" && !this.#warnedEmulated) {
+      this.#warnedEmulated = true;
+      this.#onWarning(
+        `Warning: the S3 server ${await this.#describeEndpoint()} does not enforce conditional writes ` +
+          `(${this.#emulatedBecause}), so the write lock on ` +
+          `s3://${this.bucket}/${this.prefix}${key} is taken by check-then-write. Two writers that start within ` +
+          "a fraction of a second of each other can then both get the lock, and two writers at once corrupt a dataset. " +
+          "Make sure only one process writes to a dataset at a time, or use a server that enforces conditional " +
+          "writes (AWS S3, MinIO, Ceph RGW, Cloudflare R2). To silence this warning, create the S3Store with " +
+          'conditionalCreate: "emulated" (or pass onWarning).',
+      );
+    }
+    if (await this.#exists(key)) return false;
+    // The read-back catches a second writer whose PUT landed after ours (lock contents carry a
+    // random owner token, so two writers never write equal bytes).
+    await this.put(key, value);
+    const back = await this.get(key);
+    return back !== undefined && sameBytes(back, value);
+  }
+
+  /**
+   * The mode `putExclusive` uses: the configured one, or for `"auto"` the result of a one-time
+   * probe (two conditional PUTs of a scratch key, then a DELETE).
+   *
+   * @example
+   * ```ts
+   * console.log(await store.conditionalCreateMode()); // "native" on AWS S3 and MinIO
+   * ```
+   */
+  async conditionalCreateMode(): Promise<"native" | "emulated"> {
+    if (this.#conditional !== "auto") return this.#conditional;
+    this.#probe ??= (async () => {
+      const probeKey = `${this.prefix}${PROBE_MARKER}${randomHex()}`;
+      const bytes = new Uint8Array([1]);
+      let mode: "native" | "emulated";
+      try {
+        const first = await this.#putIfAbsent(probeKey, probeKey, bytes);
+        const second = await this.#putIfAbsent(probeKey, probeKey, bytes);
+        mode = first && !second ? "native" : "emulated";
+        this.#emulatedBecause = "it accepted a PUT with If-None-Match: * over an existing object";
+      } catch (error) {
+        // 400/501 NotImplemented: the server rejects the header outright.
+        if (error instanceof BcolzError && /\b(400|501)\b/.test(String(error.actual))) {
+          mode = "emulated";
+          this.#emulatedBecause = `it refused a PUT with If-None-Match: * (${String(error.actual)})`;
+        } else throw error;
+      }
+      await this.#send(probeKey, "delete", () => new DeleteObjectCommand({ Bucket: this.bucket, Key: probeKey }));
+      return mode;
+    })();
+    return this.#probe;
+  }
+
+  /**
+   * Deletes `key` if its value is still exactly `expected` (lock release): a GET that also gives
+   * the object's ETag, a byte comparison, then `DeleteObject` with `If-Match: <etag>`. On servers
+   * that honour `If-Match` on DELETE (AWS S3, per its API reference) the compare and the delete
+   * are atomic: a value replaced in between makes the DELETE fail with 412 and the result
+   * `false`. Servers that ignore it (Ceph RGW 16, s3rver) delete regardless, so there the check
+   * is one round trip ahead of the delete; for a lock file that only matters if someone broke a
+   * live lock and took it in that instant. `false` when the key is missing or holds other bytes.
+   *
+   * @example
+   * ```ts
+   * const mine = new TextEncoder().encode('{"owner": "3f9a"}\n');
+   * await store.deleteIfUnchanged("prices.bcolz/.lock", mine); // true: it was ours, now gone
+   * ```
+   */
+  async deleteIfUnchanged(key: string, expected: Uint8Array): Promise<boolean> {
+    validateKey(key);
+    if (!(expected instanceof Uint8Array)) {
+      throw new UsageError("INVALID_ARGUMENT", "the expected value must be a Uint8Array", { field: "expected", expected: "Uint8Array", actual: typeof expected });
+    }
+    const seen: { etag?: string | undefined } = {};
+    const current = await this.#getPlain(key, { kind: "whole" }, "deleteIfUnchanged", seen);
+    if (current === undefined || !sameBytes(current, expected)) return false;
+    const Key = this.prefix + key;
+    try {
+      await this.#send(key, "deleteIfUnchanged", () => new DeleteObjectCommand({ Bucket: this.bucket, Key, IfMatch: seen.etag }));
+      return true;
+    } catch (error) {
+      // 412: replaced since the GET; 404: gone since (a conditional DELETE of a missing key may answer so).
+      if (error instanceof BcolzError && /^(412|404) /.test(String(error.actual))) return false;
+      // A server that refuses the header outright (400/501, as the probe reads them): the bytes
+      // were checked one round trip ago, so delete as servers that ignore it do.
+      if (error instanceof BcolzError && /^(400|501) /.test(String(error.actual))) {
+        await this.#send(key, "deleteIfUnchanged", () => new DeleteObjectCommand({ Bucket: this.bucket, Key }));
+        return true;
+      }
+      throw error;
+    }
+  }
+
+  /** `at http://host:port (bucket "b")`, or `of bucket "b"` when the client names no endpoint. */
+  async #describeEndpoint(): Promise<string> {
+    let url = "";
+    try {
+      const provider = (this.client.config as unknown as { endpoint?: () => Promise<{ protocol?: string; hostname?: string; port?: number; path?: string }> }).endpoint;
+      const endpoint = await provider?.();
+      if (endpoint?.hostname !== undefined) {
+        const protocol = (endpoint.protocol ?? "https").replace(/:$/, "");
+        const path = endpoint.path === undefined || endpoint.path === "/" ? "" : endpoint.path;
+        url = `${protocol}://${endpoint.hostname}${endpoint.port === undefined ? "" : `:${endpoint.port}`}${path}`;
+      }
+    } catch {
+      // no endpoint to name: AWS picks one per region
+    }
+    return url === "" ? `of bucket "${this.bucket}"` : `at ${url} (bucket "${this.bucket}")`;
+  }
+
+  async #putIfAbsent(fullKey: string, key: string, body: Uint8Array): Promise<boolean> {
+    try {
+      await this.#send(key, "putExclusive", () => new PutObjectCommand({ Bucket: this.bucket, Key: fullKey, Body: body, IfNoneMatch: "*" }));
+      return true;
+    } catch (error) {
+      if (error instanceof BcolzError && /^412 /.test(String(error.actual))) return false;
+      throw error;
+    }
+  }
+
+  async #exists(key: string): Promise<boolean> {
+    try {
+      await this.#send(key, "head", () => new HeadObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }), true);
+      return true;
+    } catch (error) {
+      if (error === MISSING) return false;
+      throw error;
+    }
+  }
+
+  async #getObject(key: string, asked: Asked, operation: string, seen?: { etag?: string | undefined }): Promise<Uint8Array | { repair: number } | undefined> {
+    try {
+      return await this.#send<GetObjectCommandOutput, Uint8Array | { repair: number }>(
+        key,
+        operation,
+        () => new GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key, Range: rangeHeader(asked) }),
+        true,
+        async (response) => {
+          const status = response.$metadata.httpStatusCode ?? 200;
+          if (seen !== undefined) seen.etag = response.ETag;
+          const cap = bodyCap(asked, status, this.#limits);
+          const askedText = rangeHeader(asked) ?? "the whole value";
+          const received = (n: number) => `${status} ${response.ContentRange ?? "without Content-Range"}, ${n} body bytes`;
+          const stream = response.Body?.transformToWebStream();
+          if (response.ContentLength !== undefined && response.ContentLength > cap) {
+            await stream?.cancel().catch(() => undefined);
+            throw new InconsistentAnswer(`the answer announces ${response.ContentLength} bytes, more than the ${cap} this request can return`, askedText, received(response.ContentLength));
+          }
+          const bytes = await readCapped(stream, cap, (n) => new InconsistentAnswer(`the body runs past the ${cap} bytes this request can return`, askedText, received(n)));
+          if (response.ContentLength !== undefined && bytes.length !== response.ContentLength) {
+            throw new RetryableFailure(`body of ${bytes.length} bytes, ${response.ContentLength} announced`);
+          }
+          try {
+            return extractAsked(asked, { status, contentRange: response.ContentRange }, bytes);
+          } catch (error) {
+            // A suffix answered from the wrong end still tells the size: repair it with a plain range.
+            const match = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(response.ContentRange ?? "");
+            if (asked.kind === "suffix" && error instanceof InconsistentAnswer && match !== null && bytes.length >= Number(match[2]) - Number(match[1]) + 1) {
+              return { repair: Number(match[3]) };
+            }
+            throw error;
+          }
+        },
+      );
+    } catch (error) {
+      if (error === MISSING) return undefined;
+      // 416: the range starts at or past the end; the clipped answer is empty if the key exists.
+      if (error instanceof BcolzError && /^416 /.test(String(error.actual))) {
+        return (await this.#exists(key)) ? new Uint8Array(0) : undefined;
+      }
+      throw error;
+    }
+  }
+
+  async #putMultipart(key: string, body: Uint8Array): Promise<void> {
+    const Key = this.prefix + key;
+    const created = await this.#send<CreateMultipartUploadCommandOutput>(key, "put", () => new CreateMultipartUploadCommand({ Bucket: this.bucket, Key }));
+    const UploadId = created.UploadId;
+    if (UploadId === undefined) {
+      throw new StorageError("IO_ERROR", "the server started a multipart upload without an UploadId", { path: key, field: "key", expected: "UploadId" });
+    }
+    try {
+      const parts: { PartNumber: number; ETag: string | undefined }[] = [];
+      for (let offset = 0, PartNumber = 1; offset < body.length; offset += this.#partSize, PartNumber++) {
+        const part = body.subarray(offset, Math.min(body.length, offset + this.#partSize));
+        const done = await this.#send<UploadPartCommandOutput>(key, "put", () => new UploadPartCommand({ Bucket: this.bucket, Key, UploadId, PartNumber, Body: part }));
+        parts.push({ PartNumber, ETag: done.ETag });
+      }
+      await this.#send(key, "put", () => new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId, MultipartUpload: { Parts: parts } }));
+    } catch (error) {
+      // Best effort: an upload left open costs storage until the bucket's lifecycle rule ends it.
+      await this.#send(key, "put", () => new AbortMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId })).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * Sends one command with retries. `missingIsSentinel` turns a 404 into the {@link MISSING}
+   * sentinel; `read` consumes the response inside the attempt, so a truncated or inconsistent
+   * body is retried. Redirects are followed within the endpoint (see {@link S3RedirectOptions}).
+   */
+  async #send<O = unknown, R = O>(
+    key: string,
+    operation: string,
+    command: () => object,
+    missingIsSentinel = false,
+    read?: (output: O) => Promise<R>,
+  ): Promise<R> {
+    const where = `s3://${this.bucket}/${this.prefix}${key}`;
+    const route: { target: URL | undefined; origin: string | undefined; url: string | undefined } = { target: undefined, origin: undefined, url: undefined };
+    try {
+      return await withRetries(
+        this.#retry,
+        this.stats,
+        async (abortSignal) => {
+          for (let hops = 0; ; hops++) {
+            this.stats.record(0);
+            const built = command() as CommandWithStack;
+            built.middlewareStack.add(
+              (next: (args: { request: unknown }) => Promise<unknown>) => async (args: { request: unknown }) => {
+                const request = args.request as RequestLike;
+                const target = route.target;
+                if (target !== undefined) {
+                  request.protocol = target.protocol;
+                  request.hostname = target.hostname;
+                  request.port = target.port === "" ? undefined : Number(target.port);
+                  request.path = target.pathname;
+                  request.query = Object.fromEntries(target.searchParams);
+                  request.headers.host = target.host;
+                }
+                const url = `${request.protocol}//${request.hostname}${request.port === undefined ? "" : `:${request.port}`}${request.path}`;
+                route.url = url;
+                route.origin ??= new URL(url).origin;
+                return next(args);
+              },
+              { step: "build", name: "fmtRedirect", priority: "low" },
+            );
+            let output: O;
+            try {
+              output = (await this.client.send(built as never, { abortSignal })) as O;
+            } catch (error) {
+              const status = statusOf(error);
+              const location = headerOf(error, "location");
+              if (status === 301 && location === undefined) throw wrongRegion(error, key, operation, where, route.origin);
+              if (status === undefined || !REDIRECTS.has(status) || location === undefined || route.url === undefined) throw error;
+              const target = new URL(location, route.url);
+              if (hops >= this.#maxRedirects) {
+                throw new StorageError("IO_ERROR", `S3 ${operation} of ${where} redirected more than ${this.#maxRedirects} times`, { path: key, field: "redirects.maxRedirects", expected: `at most ${this.#maxRedirects} redirects`, actual: target.href });
+              }
+              if (target.origin !== route.origin && !this.#allowCrossOrigin) {
+                throw new StorageError("IO_ERROR", `S3 ${operation} of ${where} redirects to another endpoint (${target.href}); refused (set redirects.allowCrossOrigin to follow it)`, {
+                  path: key,
+                  field: "redirects.allowCrossOrigin",
+                  expected: `a redirect within ${route.origin ?? "the endpoint"}`,
+                  actual: target.href,
+                });
+              }
+              route.target = target;
+              continue;
+            }
+            if (read === undefined) return output as unknown as R;
+            const result = await read(output);
+            if (result instanceof Uint8Array) this.stats.bytes += result.length;
+            return result;
+          }
+        },
+        (error) => !(error instanceof BcolzError) && !isMissing(error) && isRetryableS3(error),
+        (error) => parseRetryAfter(headerOf(error, "retry-after")),
+      );
+    } catch (error) {
+      if (this.#retry.signal?.aborted === true && error === this.#retry.signal.reason) throw error;
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- MISSING is an internal sentinel, caught by the caller that asked for it
+      if (missingIsSentinel && isMissing(error)) throw MISSING;
+      if (error instanceof BcolzError) throw error;
+      if (error instanceof InconsistentAnswer) {
+        throw new StorageError("IO_ERROR", `S3 ${operation} of ${where}: ${error.message}; asked ${error.asked}, received ${error.received}`, {
+          path: key,
+          field: "Content-Range",
+          expected: error.asked,
+          actual: error.received,
+          cause: error,
+        });
+      }
+      const status = statusOf(error);
+      const what = status === undefined ? nameOf(error) : `${status} ${nameOf(error)}`;
+      throw new StorageError("IO_ERROR", `S3 ${operation} of ${where} failed: ${(error as Error)?.message ?? what}`, {
+        path: key,
+        field: "key",
+        expected: `a successful ${operation}`,
+        actual: what,
+        cause: error,
+      });
+    }
+  }
+}
+
+/** Thrown by `#send` for a 404 when the caller asked for it; never escapes the class. */
+const MISSING = Symbol("missing");
