@@ -1,7 +1,8 @@
 // The generated corpus sets (gen-valid, gen-invalid, gen-malformed of v1 and v2) are reproducible:
 // fast-check redraws every case description from the seeds recorded in the manifests, and the
 // Python builder (c-blosc via python3-blosc, numpy; tools/setup.sh installs them) rebuilds every
-// byte from those descriptions. Nothing here runs the implementation under test.
+// byte from those descriptions; and the independent Python reader of format 2 (v2lib/check.py)
+// agrees with every synth case of format 2. Nothing here runs the implementation under test.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -103,5 +104,21 @@ describe("generated corpus sets", () => {
         expect(differing).toEqual([]);
       });
     }
+  });
+});
+
+describe("the format-2 synth sets against the independent Python reader", () => {
+  // v2lib/check.py reads every case of v2/synth-valid and v2/synth-broken as the spec says (written
+  // from spec/ alone, like the builder) and compares with the manifests: what a valid case holds,
+  // which error code a broken one must raise. A rule the spec adds or changes must reach both.
+  it("finds no case whose outcome differs from its manifest", () => {
+    let output: string;
+    try {
+      output = execFileSync("python3", [join(here, "v2_corpus.py"), "--check"], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+    } catch (error) {
+      output = String((error as { stdout?: unknown }).stdout ?? error);
+    }
+    expect(output).toContain("synth-valid: 63 cases, 0 problems");
+    expect(output).toContain("synth-broken: 173 cases, 0 problems");
   });
 });

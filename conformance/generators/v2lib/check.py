@@ -230,10 +230,12 @@ def read_carray(root, st, journal_ok=True):
             raise Err("INCONSISTENT", "chunk_size")
         if nch < ns:
             raise Err("INCONSISTENT", "nchunks")
-        cap = meta.get("capacity", nch)
+        # v2.md §15.1 item 3: both are REQUIRED in a dataset superchunk (§5's defaults are for
+        # stand-alone files); an absent one is INCONSISTENT like a wrong one.
+        cap = meta.get("capacity")
         if cap != S:
             raise Err("INCONSISTENT", "capacity")
-        fc = meta.get("first_chunk", 0)
+        fc = meta.get("first_chunk")
         if fc != first:
             raise Err("INCONSISTENT", "first_chunk")
         tab = 32 + ms
