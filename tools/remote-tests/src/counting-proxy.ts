@@ -7,7 +7,7 @@
 import { createServer, request as httpRequest } from "node:http";
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
-import { pipeBody } from "./fault-proxy.js";
+import { pipeBody } from "./proxy-body.js";
 
 /** One request as the proxy saw it. */
 export interface LoggedRequest {

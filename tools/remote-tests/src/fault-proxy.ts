@@ -4,6 +4,7 @@
 import { Agent, createServer, request as httpRequest } from "node:http";
 import type { ClientRequest, IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { pipeBody } from "./proxy-body.js";
 
 /** What the proxy does with one request. */
 export type Fault =
@@ -14,7 +15,7 @@ export type Fault =
   | { kind: "drop-after-forward" }
   /** Answer this status with an S3-style XML error, without forwarding. */
   | { kind: "status"; status: number; code: string }
-  /** Wait this long, then forward. */
+  /** Wait this long, then forward (nothing, if the client has gone by then). */
   | { kind: "delay"; ms: number }
   /** Forward, then send the headers and half of the body and close the connection. */
   | { kind: "truncate" };
@@ -46,11 +47,11 @@ export async function startFaultProxy(upstreamPort: number): Promise<FaultProxy>
   // so `stop` can end them: a forwarded request whose client went away mid-body would otherwise
   // stay open at the upstream (Node's server waits 300 s for a request body), and the upstream's
   // own close() would wait for it.
-  const upstream: Upstream = { port: upstreamPort, agent: new Agent({ keepAlive: false }), requests: new Set(), timers: new Set() };
+  const target: Upstream = { port: upstreamPort, agent: new Agent({ keepAlive: false }), requests: new Set(), timers: new Set() };
   const server: Server = createServer((req, res) => {
     const fault = plan({ method: req.method ?? "GET", url: req.url ?? "/", index: counts.requests++ });
     counts.injected[fault.kind] += 1;
-    handle(fault, req, res, upstream);
+    handle(fault, req, res, target);
   });
   server.on("connection", (socket) => {
     sockets.add(socket);
@@ -66,9 +67,9 @@ export async function startFaultProxy(upstreamPort: number): Promise<FaultProxy>
       plan = next;
     },
     async stop() {
-      for (const timer of upstream.timers) clearTimeout(timer);
-      for (const request of upstream.requests) request.destroy();
-      upstream.agent.destroy();
+      for (const timer of target.timers) clearTimeout(timer);
+      for (const request of target.requests) request.destroy();
+      target.agent.destroy();
       for (const socket of sockets) socket.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -84,7 +85,7 @@ interface Upstream {
   timers: Set<NodeJS.Timeout>;
 }
 
-function handle(fault: Fault, req: IncomingMessage, res: ServerResponse, upstream: Upstream): void {
+function handle(fault: Fault, req: IncomingMessage, res: ServerResponse, target: Upstream): void {
   switch (fault.kind) {
     case "drop":
       req.resume();
@@ -99,14 +100,14 @@ function handle(fault: Fault, req: IncomingMessage, res: ServerResponse, upstrea
     }
     case "delay": {
       const timer = setTimeout(() => {
-        upstream.timers.delete(timer);
-        forward(req, res, upstream, "pass");
+        target.timers.delete(timer);
+        forward(req, res, target, "pass");
       }, fault.ms);
-      upstream.timers.add(timer);
+      target.timers.add(timer);
       return;
     }
     default:
-      forward(req, res, upstream, fault.kind);
+      forward(req, res, target, fault.kind);
   }
 }
 
@@ -140,20 +141,4 @@ function forward(req: IncomingMessage, res: ServerResponse, target: Upstream, mo
   upstream.on("close", () => target.requests.delete(upstream));
   upstream.on("error", () => res.socket?.destroy());
   pipeBody(req, upstream);
-}
-
-/**
- * Sends a proxied request's body on to the upstream, and ends the upstream request if the client
- * goes away before its body is complete: a half request left open at the upstream holds its
- * server's close() for Node's 300 s request timeout.
- *
- * @example
- * const upstream = request({ host: "127.0.0.1", port, method: req.method, path: req.url, headers: req.headers });
- * pipeBody(req, upstream);
- */
-export function pipeBody(req: IncomingMessage, upstream: ClientRequest): void {
-  req.on("close", () => {
-    if (!req.complete) upstream.destroy();
-  });
-  req.pipe(upstream);
 }

@@ -43,7 +43,10 @@ export async function startS3Server(): Promise<S3Server> {
       child.kill("SIGTERM");
       // s3rver's close waits for requests in flight; a test that left one open must not hang
       // the suite's teardown.
-      const kill = setTimeout(() => child.kill("SIGKILL"), 5_000);
+      const kill = setTimeout(() => {
+        console.warn(`s3rver (pid ${child.pid}) had not stopped 5 s after SIGTERM: killed`);
+        child.kill("SIGKILL");
+      }, 5_000);
       await exited;
       clearTimeout(kill);
       rmSync(directory, { recursive: true, force: true });

@@ -50,6 +50,10 @@ process.stdout.write(`${JSON.stringify({ port })}\n`);
 process.on("SIGTERM", () => {
   // Idle keep-alive connections are closed by close(); one still sending a body would hold it for
   // Node's 300 s request timeout, so after a short grace every connection is cut.
-  setTimeout(() => server.httpServer?.closeAllConnections(), 1_000).unref();
+  // Said on stderr, so that a test leaving a request open is seen rather than hidden by this.
+  setTimeout(() => {
+    process.stderr.write("s3rver: connections still open 1 s after SIGTERM were cut (a request left unfinished?)\n");
+    server.httpServer?.closeAllConnections();
+  }, 1_000).unref();
   server.close().then(() => process.exit(0));
 });
