@@ -13,6 +13,12 @@ import ts from "typescript";
 /**
  * Imports the TypeScript module at `path` (its relative imports, written `./x.js` as NodeNext
  * wants, must be .ts modules in its folder or below it).
+ *
+ * Limits: imports are found in the transpiled JavaScript by their `from "…"` clause, in double
+ * quotes (the repository's style), so a side-effect `import "./x.js"`, a dynamic `import()`, a
+ * single-quoted specifier or a `from "…"` inside a string or comment is not handled; relative
+ * imports of anything but .ts modules (.json, .mjs) are not either. The generator modules use
+ * none of these.
  */
 export async function importTs(path) {
   const out = mkdtempSync(join(tmpdir(), "import-ts-"));

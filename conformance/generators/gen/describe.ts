@@ -9,10 +9,10 @@
  * described values. Case `i` of a set is `fc.sample(arbitrary, { seed: set seed + i })`, so one
  * seed per set reproduces every description.
  *
- * This module assembles the sets and names the cases; the arbitraries live in `types.ts` (the
- * description shapes), `values.ts` (element values), `datasets.ts` (valid datasets),
- * `valid-rules.ts` (rules of valid cases) and `damage.ts` (must-fail kinds), whose public names
- * are re-exported from here.
+ * This module assembles the sets and names the cases; the rest lives in `types.ts` (the
+ * description shapes), `values.ts` (arbitraries of element values), `datasets.ts` (arbitraries of
+ * valid datasets), `valid-rules.ts` (rules of valid cases) and `damage.ts` (must-fail kinds);
+ * the public names of all but `valid-rules.ts` are re-exported from here.
  */
 import fc from "fast-check";
 import { carrayArb, ctableArb, vlarrayArb, WIDE8 } from "./datasets.js";

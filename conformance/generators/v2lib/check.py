@@ -243,7 +243,9 @@ def read_carray(root, st, journal_ok=True):
             raise Err("TRUNCATED", "offsets")
         start = tab + 8 * cap
         offs = [struct.unpack_from("<q", b, tab + 8 * i)[0] for i in range(nch)]
-        for i, o in enumerate(offs):
+        # v2.md §15.1 item 4: the range of §7.1 is checked for required chunks' entries only;
+        # the others are ignored with their chunks.
+        for i, o in enumerate(offs[:ns]):
             if not (start <= o <= len(b) - 16):
                 raise Err("BAD_HEADER", "offsets[%d]" % i)
         for i in range(ns):
