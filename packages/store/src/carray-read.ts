@@ -5,6 +5,7 @@
  * once into a `ChunkPlan`, decodes straight into the caller's buffer (on a worker pool for runs of
  * whole chunks when one is given), and keeps a byte-budgeted cache of decoded chunks, blocks and
  * plans that writers invalidate.
+ * The types at its seams (settings, array geometry, loaded chunks) are in carray-read-types.ts.
  *
  * @example
  * ```ts
@@ -20,67 +21,10 @@ import { blockExtent, blockStreams, chunkHeadLength, decodeBlockInto, decodeByte
 import type { BytePiece, ChunkCodecPool, ChunkPlan } from "@fmt/blosc";
 import { ChunkCache } from "./chunk-cache.js";
 import { withPath } from "./internal.js";
+import type { ArrayGeometry, LoadedChunk, ReaderSettings } from "./carray-read-types.js";
 import type { ChunkLayout, StoredChunk } from "./layout.js";
 import { LentBuffers } from "./lent-buffers.js";
-
-/**
- * A chunk file read and validated, ready to decode. @internal
- *
- * @example
- * ```ts
- * const loaded = await reader.loadChunk(0);
- * ```
- */
-export interface LoadedChunk {
-  index: number;
-  key: string;
-  /** The Blosc chunk (container stripped), cut at `cbytes`. */
-  chunk: Uint8Array;
-  /** Its validated layout (absent for rows held in memory). */
-  plan?: ChunkPlan;
-  /** Absolute row of the chunk's first row. */
-  firstRow: number;
-  rows: number;
-  nbytes: number;
-  /** nbytes announced by the chunk (a lenient leftover chunk may hold more rows than needed). */
-  storedNbytes: number;
-  /** Rows already decoded (the writer's in-memory leftover chunk). */
-  decoded?: Uint8Array;
-}
-
-/**
- * What the reader needs to know about its array that changes while it is written. @internal
- *
- * @example
- * ```ts
- * const geometry: ArrayGeometry = { length: () => 1000, leftoverInMemory: () => undefined };
- * ```
- */
-export interface ArrayGeometry {
-  /** Current number of rows. */
-  length(): number;
-  /** The writer's leftover rows when the array is open for writing. */
-  leftoverInMemory(): Uint8Array | undefined;
-}
-
-/**
- * Fixed settings of a reader. @internal
- *
- * @example
- * ```ts
- * const settings: ReaderSettings = { layout, chunklen: 1024, atomSize: 8, prefetch: 4, cacheBytes: 4 << 20 };
- * ```
- */
-export interface ReaderSettings {
-  /** Where the chunks live (format 1 or 2). */
-  layout: ChunkLayout;
-  chunklen: number;
-  atomSize: number;
-  /** Fetches in flight ahead of the chunk being decoded in sequential reads. */
-  prefetch: number;
-  cacheBytes: number;
-  workers?: ChunkCodecPool | undefined;
-}
+import { scatter } from "./take-scatter.js";
 
 /**
  * Bytes read by the first range request of a chunk: its headers, its block starts and, for the
@@ -621,28 +565,4 @@ export class ChunkReader {
 
 function readCbytes(chunk: Uint8Array): number {
   return (chunk[12]! | (chunk[13]! << 8) | (chunk[14]! << 16) | (chunk[15]! << 24)) >>> 0;
-}
-
-/** Copies the rows of positions `order[from, to)` from a decoded chunk starting at `firstRow`. */
-function scatter(bytes: Uint8Array, firstRow: number, atom: number, rows: Float64Array, order: Uint32Array, from: number, to: number, out: Uint8Array): void {
-  // Whole 4-byte words when both sides allow it (rows of 4 or 8 bytes): a quarter of the moves.
-  if ((atom === 4 || atom === 8) && bytes.byteOffset % 4 === 0 && out.byteOffset % 4 === 0) {
-    const src = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >>> 2);
-    const dst = new Uint32Array(out.buffer, out.byteOffset, out.length >>> 2);
-    const words = atom >>> 2;
-    for (let q = from; q < to; q++) {
-      const p = order[q]!;
-      const s = (rows[p]! - firstRow) * words;
-      const d = p * words;
-      dst[d] = src[s]!;
-      if (words === 2) dst[d + 1] = src[s + 1]!;
-    }
-    return;
-  }
-  for (let q = from; q < to; q++) {
-    const p = order[q]!;
-    const src = (rows[p]! - firstRow) * atom;
-    const dst = p * atom;
-    for (let b = 0; b < atom; b++) out[dst + b] = bytes[src + b]!;
-  }
 }

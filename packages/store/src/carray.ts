@@ -4,10 +4,11 @@ import type { ReadableStore } from "@fmt/fs-adapters";
 import { checkInteger, normalizeSlice } from "./internal.js";
 import { callLimits, checkChunkWork } from "./limits.js";
 import type { CallLimits } from "./limits.js";
-import { chunksTouched } from "./selection.js";
 import { decodeValues, entriesPerElement } from "@fmt/expr";
 import type { Scalar, TypedValues, Values } from "@fmt/expr";
 import { ChunkReader } from "./carray-read.js";
+import { checkAllocation, checkBounds, checkChunkIndex, checkIndex, checkWork, precheckChunk, requireWriter } from "./carray-checks.js";
+import { readerSettings, writerAccess } from "./carray-parts.js";
 import { extremeOf, iterBlocksOf, PRECHECK_BYTES, readSteppedOf, sumOf } from "./carray-scan.js";
 import type { ScanContext } from "./carray-scan.js";
 import { checkTakeIndices, checkTypedOut, swapInPlace } from "./carray-take.js";
@@ -19,8 +20,6 @@ import type { LayoutV2 } from "./layout-v2.js";
 import type { CArrayInit, IterBlocksOptions, RowBlock, Selector, SuperchunkSettings } from "./options.js";
 
 export type { CArrayInit, SuperchunkSettings } from "./options.js";
-
-const DEFAULT_CACHE_BYTES = 4 * 1024 * 1024;
 
 /**
  * A bcolz carray opened for reading: an N-dimensional array stored as `data/__<k>.blp` chunk
@@ -110,28 +109,10 @@ export class CArray {
     this.#maxReadBytes = this.#limits.maxReadBytes;
     // The layout checks files against the committed length: what is on the store.
     this.#layout = init.layout({ path: init.path, chunklen: init.chunklen, atomSize: init.atomSize, length: () => this.#writer?.committedLength ?? this.#shape[0]! });
-    this.#reader = new ChunkReader(
-      {
-        layout: this.#layout,
-        chunklen: init.chunklen,
-        atomSize: init.atomSize,
-        // A remote store tells how many requests it serves well at once; local reads need few.
-        prefetch: init.options.prefetch ?? init.store.concurrency ?? 4,
-        cacheBytes: init.options.cacheBytes ?? DEFAULT_CACHE_BYTES,
-        workers: init.options.workers,
-      },
-      { length: () => this.#shape[0]!, leftoverInMemory: () => this.#writer?.leftoverBytes() },
-    );
-    this.#writer = init.writer === undefined ? undefined : new CarrayWriter(this, {
-      setLength: (n) => {
-        this.#shape[0] = n;
-      },
-      readChunkRows: async (index, rows) => {
-        const loaded = await this.#reader.loadChunk(index);
-        return { bytes: this.#reader.decodeRows(loaded, 0, rows), storedNbytes: loaded.storedNbytes };
-      },
-      chunkChanged: (index) => this.#reader.cache.invalidate(index),
-    }, { layout: this.#layout, lock: init.writer.lock, cbytes: init.writer.cbytes, workers: init.options.workers });
+    this.#reader = new ChunkReader(readerSettings(init, this.#layout), { length: () => this.#shape[0]!, leftoverInMemory: () => this.#writer?.leftoverBytes() });
+    this.#writer = init.writer === undefined ? undefined : new CarrayWriter(this, writerAccess(this.#reader, (n) => {
+      this.#shape[0] = n;
+    }), { layout: this.#layout, lock: init.writer.lock, cbytes: init.writer.cbytes, workers: init.options.workers });
     this.attrs = new AttrStore(init.attrs, this.path, () => this.#writer);
   }
 
@@ -186,7 +167,7 @@ export class CArray {
    */
   async append(values: ArrayInput): Promise<void> {
     // The writer reports every chunk it changes (chunkChanged), which drops it from the cache.
-    await this.#requireWriter().append(values);
+    await requireWriter(this, this.#writer).append(values);
   }
 
   /**
@@ -205,7 +186,7 @@ export class CArray {
    * ```
    */
   async set(selector: Selector, values: ElementInput | ValuesBlock | RawRows): Promise<void> {
-    await this.#requireWriter().set(selector, values);
+    await requireWriter(this, this.#writer).set(selector, values);
   }
 
   /**
@@ -223,7 +204,7 @@ export class CArray {
    * ```
    */
   async resize(n: number): Promise<void> {
-    await this.#requireWriter().resize(n);
+    await requireWriter(this, this.#writer).resize(n);
   }
 
   /**
@@ -328,7 +309,7 @@ export class CArray {
    * byte for byte. @internal
    */
   async storedChunk(i: number): Promise<{ chunk: Uint8Array; rows: number; exact: boolean; decoded: Uint8Array }> {
-    this.#checkChunkIndex(i);
+    checkChunkIndex(this, i);
     const loaded = await this.#reader.loadChunk(i);
     const decoded = this.#reader.decodeRows(loaded, 0, loaded.rows);
     return { chunk: loaded.chunk, rows: loaded.rows, exact: loaded.storedNbytes === loaded.nbytes && loaded.decoded === undefined, decoded };
@@ -336,7 +317,7 @@ export class CArray {
 
   /** Appends a chunk exactly as stored (see {@link CArray.storedChunk}). @internal */
   async appendStoredChunk(chunk: Uint8Array, rows: number, decoded: Uint8Array): Promise<void> {
-    await this.#requireWriter().appendStoredChunk(chunk, rows, decoded);
+    await requireWriter(this, this.#writer).appendStoredChunk(chunk, rows, decoded);
   }
 
   /**
@@ -374,19 +355,12 @@ export class CArray {
    * ```
    */
   async compact(): Promise<number> {
-    const writer = this.#requireWriter();
+    const writer = requireWriter(this, this.#writer);
     await writer.flush();
     if (this.formatVersion === 1) return 0;
     const reclaimed = await (this.#layout as LayoutV2).compact();
     this.#reader.cache.invalidateFrom(0);
     return reclaimed;
-  }
-
-  #requireWriter(): CarrayWriter {
-    if (this.#writer === undefined) {
-      throw new UsageError("READ_ONLY", "the array is open read-only (open it with mode \"a\" to write)", { path: this.path, field: "mode", expected: "a", actual: "r" });
-    }
-    return this.#writer;
   }
 
   /**
@@ -423,7 +397,7 @@ export class CArray {
    * ```
    */
   chunkRows(i: number): number {
-    this.#checkChunkIndex(i);
+    checkChunkIndex(this, i);
     return i < this.nchunks ? this.chunklen : this.leftoverRows;
   }
 
@@ -437,7 +411,7 @@ export class CArray {
    * ```
    */
   async chunkBytes(i: number): Promise<Uint8Array> {
-    this.#checkChunkIndex(i);
+    checkChunkIndex(this, i);
     const cached = this.#reader.cache.chunk(i);
     if (cached !== undefined) return cached.slice(0, this.chunkRows(i) * this.atomSize);
     const loaded = await this.#reader.loadChunk(i);
@@ -455,16 +429,16 @@ export class CArray {
    * ```
    */
   async readBytes(start = 0, stop: number = this.length): Promise<Uint8Array> {
-    this.#checkBounds(start, stop);
-    this.#checkWork(start, stop, 1);
-    const out = this.#allocate(stop - start);
+    checkBounds(this, start, stop);
+    checkWork(this, this.#limits, start, stop, 1);
+    const out = new Uint8Array(checkAllocation(this, this.#maxReadBytes, stop - start));
     await this.#readBytesInto(out, start, stop);
     return out;
   }
 
   async #readBytesInto(out: Uint8Array, start: number, stop: number): Promise<void> {
     if (out.length === 0) return;
-    if (out.length > PRECHECK_BYTES) await this.#precheckChunk(Math.floor((stop - 1) / this.chunklen));
+    if (out.length > PRECHECK_BYTES) await precheckChunk(this, this.#reader, this.#writer !== undefined, Math.floor((stop - 1) / this.chunklen));
     await this.#reader.readInto(out, start, stop);
   }
 
@@ -487,9 +461,9 @@ export class CArray {
    * ```
    */
   async readInto(out: TypedValues, start = 0, stop: number = this.length): Promise<void> {
-    this.#checkBounds(start, stop);
+    checkBounds(this, start, stop);
     const bytes = checkTypedOut(out, this.dtype, (stop - start) * this.itemsPerRow, this.path);
-    this.#checkWork(start, stop, 1);
+    checkWork(this, this.#limits, start, stop, 1);
     await this.#readBytesInto(bytes, start, stop);
     swapInPlace(bytes, this.dtype);
   }
@@ -510,7 +484,7 @@ export class CArray {
     const chunks = new Set<number>();
     for (const row of rows) chunks.add(Math.floor(row / this.chunklen));
     checkChunkWork(this.#limits, chunks.size, this.path);
-    const out = this.#allocate(rows.length);
+    const out = new Uint8Array(checkAllocation(this, this.#maxReadBytes, rows.length));
     if (out.length > 0) await this.#reader.takeInto(rows, out);
     return out;
   }
@@ -559,7 +533,7 @@ export class CArray {
    * ```
    */
   async getBytes(index: number): Promise<Uint8Array> {
-    return this.#reader.rowBytes(this.#checkIndex(index));
+    return this.#reader.rowBytes(checkIndex(this, index));
   }
 
   /**
@@ -603,60 +577,10 @@ export class CArray {
   #scan(): ScanContext {
     return {
       reader: this.#reader, dtype: this.dtype, path: this.path, length: this.length, chunklen: this.chunklen, atomSize: this.atomSize, itemsPerRow: this.itemsPerRow,
-      checkWork: (start, stop, step) => this.#checkWork(start, stop, step),
-      checkBounds: (start, stop) => this.#checkBounds(start, stop),
-      checkAllocation: (rows) => this.#checkAllocation(rows),
-      precheck: (index) => this.#precheckChunk(index),
+      checkWork: (start, stop, step) => checkWork(this, this.#limits, start, stop, step),
+      checkBounds: (start, stop) => checkBounds(this, start, stop),
+      checkAllocation: (rows) => checkAllocation(this, this.#maxReadBytes, rows),
+      precheck: (index) => precheckChunk(this, this.#reader, this.#writer !== undefined, index),
     };
-  }
-
-  #checkChunkIndex(i: number): void {
-    checkInteger(i, "chunk");
-    if (i < 0 || i >= this.chunkCount) {
-      throw new UsageError("OUT_OF_RANGE", "chunk index out of range", { path: this.path, field: "chunk", expected: `0 <= chunk < ${this.chunkCount}`, actual: i });
-    }
-  }
-
-  #checkIndex(index: number): number {
-    checkInteger(index, "index");
-    const i = index < 0 ? index + this.length : index;
-    if (i < 0 || i >= this.length) {
-      throw new UsageError("OUT_OF_RANGE", "row index out of range", { path: this.path, field: "index", expected: `-${this.length} <= index < ${this.length}`, actual: index });
-    }
-    return i;
-  }
-
-  #checkBounds(start: number, stop: number): void {
-    checkInteger(start, "start");
-    checkInteger(stop, "stop");
-    if (start < 0 || stop > this.length || start > stop) {
-      throw new UsageError("OUT_OF_RANGE", "row range out of bounds", { path: this.path, field: "start..stop", expected: `0 <= start <= stop <= ${this.length}`, actual: `${start}..${stop}` });
-    }
-  }
-
-  #checkAllocation(rows: number): number {
-    const bytes = rows * this.atomSize;
-    if (bytes > this.#maxReadBytes) {
-      throw new UsageError("SIZE_LIMIT", "read larger than maxReadBytes; read in pieces (iterBlocks) or raise the option", { path: this.path, field: "maxReadBytes", expected: `<= ${this.#maxReadBytes}`, actual: bytes });
-    }
-    return bytes;
-  }
-
-  /** Refuses a call that would read more chunk files than `maxChunksPerCall` allows. */
-  #checkWork(start: number, stop: number, step: number): void {
-    checkChunkWork(this.#limits, chunksTouched(start, stop, step, this.chunklen), this.path);
-  }
-
-  #allocate(rows: number): Uint8Array {
-    return new Uint8Array(this.#checkAllocation(rows));
-  }
-
-  /**
-   * Before allocating a large result, make sure the last chunk it needs exists and announces
-   * the right size, so that a length claiming too many rows fails before the allocation.
-   */
-  async #precheckChunk(index: number): Promise<void> {
-    if (index >= this.nchunks && this.#writer !== undefined) return;
-    await this.#reader.loadChunk(index);
   }
 }

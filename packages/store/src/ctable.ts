@@ -2,6 +2,7 @@
  * The ctable (spec/v1.md §3.3, spec/v2.md §11): columns of equal length read and written
  * together, each a carray or (format 2) a vlarray. Opening and creating tables live in
  * `ctable-open.ts`, the write helpers in `ctable-write.ts`.
+ * The types of its API (columns, blocks, `addColumn` options) are in `ctable-types.ts`.
  *
  * @example
  * ```ts
@@ -17,7 +18,6 @@ import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import type { CArray } from "./carray.js";
 import { readOptionsOf } from "./carray-open.js";
 import type { OpenOptions, RowBlock } from "./options.js";
-import type { CarrayCreateOptions } from "./carray-create.js";
 import type { ArrayInput, ElementInput } from "./carray-encode.js";
 import { collectRows } from "./carray-input.js";
 import { AttrStore } from "./attr-store.js";
@@ -28,91 +28,20 @@ import { APPEND_JOURNAL_FILE, attrsText, checkNewColumnName, columnInputs, copyC
 import type { TableFormat } from "./ctable-write.js";
 import { checkInteger, joinKey, normalizeSlice } from "./internal.js";
 import type { DatasetLock } from "./lock.js";
-import type { VLArray, VLBlock } from "./vlarray.js";
-import type { EncodedElements, VLInput, VLType, VLValues } from "./vlarray-elements.js";
+import type { VLBlock } from "./vlarray.js";
+import type { EncodedElements, VLInput, VLValues } from "./vlarray-elements.js";
 import { openColumn } from "./vlarray-open.js";
 import { runWhere } from "@fmt/expr";
 import type { ColumnValues, TypedValues, WhereOptions, WhereQuery, WhereResult } from "@fmt/expr";
+import type { AddColumnOptions, TableBlock, TableBlockOptions, TableColumn } from "./ctable-types.js";
 
 // Kept for the modules that import these from here (ctable-open.ts holds them).
 export { createCtable, open, openCtable } from "./ctable-open.js";
-
-/**
- * A column of a table: a {@link CArray}, or in format 2 a {@link VLArray} (spec/v2.md §11).
- *
- * @example
- * ```ts
- * const c: TableColumn = t.column("sym");
- * if (c.kind === "vlarray") console.log(c.vtype);
- * ```
- */
-export type TableColumn = CArray | VLArray;
-
-/**
- * One block of rows produced by {@link CTable.iterBlocks}: rows `[start, stop)` of every
- * column, as stored bytes keyed by column name (and, for vlarray columns, decoded elements).
- *
- * @example
- * ```ts
- * for await (const block of table.iterBlocks()) console.log(block.start, block.columns["price"]!.length);
- * ```
- */
-export interface TableBlock {
-  /** First row of the block. */
-  start: number;
-  /** One past the last row of the block. */
-  stop: number;
-  /** Stored bytes of each fixed-size (carray) column for these rows. */
-  columns: { [name: string]: Uint8Array };
-  /** The elements of each vlarray column for these rows (`string[]` for utf8, `Uint8Array[]` for bytes, `Values[]` for ragged); absent when none is selected. */
-  elements?: { [name: string]: VLValues };
-}
-
-/**
- * Options of {@link CTable.iterBlocks}.
- *
- * @example
- * ```ts
- * const opts: TableBlockOptions = { columns: ["id", "price"], blockLen: 4096, start: 0, stop: 100_000 };
- * ```
- */
-export interface TableBlockOptions {
-  /** Columns to read, in this order (default: all, in table order). */
-  columns?: readonly string[];
-  /** Rows per block; blocks start at multiples of it. Default: the chunklen of the first selected column. */
-  blockLen?: number;
-  /** First row (default 0). */
-  start?: number;
-  /** One past the last row (default: the length). */
-  stop?: number;
-  /**
-   * Hand out each block's bytes in memory that later blocks reuse (default false): a block is
-   * then valid only until the next one is asked for (as `reuse` of `CArray.iterBlocks`).
-   */
-  reuse?: boolean;
-}
+// The types of the table API live in ctable-types.ts; index.ts and the table modules import them from here.
+export type { AddColumnOptions, TableBlock, TableBlockOptions, TableColumn } from "./ctable-types.js";
 
 /** The write state of a table open in mode "a". */
 type TableWriter = { store: WritableStore; lock: DatasetLock };
-
-/**
- * Options of {@link CTable.addColumn}: the carray options of the new column, plus where it goes.
- *
- * @example
- * ```ts
- * const options: AddColumnOptions = { position: 1, dtype: "<i2", cparams: { cname: "zlib", clevel: 9 }, chunklen: 500 };
- * ```
- */
-export interface AddColumnOptions extends Partial<Omit<CarrayCreateOptions, "mode" | "breakLock" | "maxReadBytes" | "maxChunksPerCall" | "prefetch">> {
-  /** Index in the column order (0 = first; default: after the last column). */
-  position?: number;
-  /** Format 2: a variable-length column (a vlarray, spec/v2.md §12) of `"utf8"` strings, `"bytes"` or `"ragged"` arrays of `dtype`. */
-  vtype?: VLType;
-  /** With `vtype`: rows per chunk of the column's `offsets/` (default `chunklen`). */
-  offsetsChunklen?: number;
-  /** Replace a directory of that name left in the table root (not a listed column). Default false. */
-  overwrite?: boolean;
-}
 
 /**
  * A bcolz ctable (read-only, or writable when created or opened with mode `"a"`): a directory with `__rootdirs__` (the column names, in

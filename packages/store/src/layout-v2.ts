@@ -8,6 +8,8 @@
  *
  * Positional writes use the store's `writeAt`; on stores without it (object stores) the writer
  * keeps the image of each file it changes and replaces the whole object, which is atomic there.
+ * The writes that change one file (bytes, an offsets entry, the header, a slot) are in
+ * superchunk-file.ts; this module decides which to make and when.
  *
  * @example
  * ```ts
@@ -17,13 +19,15 @@
  * @module
  */
 import { FormatError } from "@fmt/errors";
-import { BLPK_V2_HEADER_SIZE, buildSuperchunk, checksumKind, computeChunkChecksum, journalChunkFileName, readChunkHeader, spareRoom, superchunkFileName, writeSuperchunkHeader } from "@fmt/header";
+import { buildSuperchunk, computeChunkChecksum, journalChunkFileName, readChunkHeader, superchunkFileName } from "@fmt/header";
 import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import { encodeMetadata, parseJournalV2, serializeJournalV2, serializeShapeV2, serializeSuperchunkMeta } from "@fmt/meta";
 import { joinKey, readText, withPath } from "./internal.js";
 import { PendingSuperchunk } from "./pending-superchunk.js";
 import type { ChunkFetch, ChunkLayoutWriter, ChunkWriteOptions, InputBuffers, LayoutGeometry, StoredChunk } from "./layout.js";
 import { JOURNAL_FILE } from "./layout-v1.js";
+import { fits, overwrite, putImage, relocate, setEntry, slotBytes, write, writeHeader } from "./superchunk-file.js";
+import type { WriterFile } from "./superchunk-file.js";
 import { chunkFromSlot, chunkOffset, loadSuperchunkIndex, offloadedCrc32, parseIndex, slotReadLength } from "./superchunk-index.js";
 import type { IndexExpectation, SuperchunkIndex } from "./superchunk-index.js";
 
@@ -41,7 +45,6 @@ const MAX_GROUP_BYTES = 2 * 1024 * 1024;
  */
 const MAX_GROUP_BYTES_CONCURRENT = 4 * 1024 * 1024;
 const MAX_GROUP_CHUNKS = 64;
-const ZERO_HEADER = new Uint8Array(16);
 
 /**
  * The format-2 settings of a carray (from its `meta/storage`).
@@ -63,22 +66,6 @@ export interface V2Settings {
   /** Verify checksums when reading (the caller may opt out). */
   verify: boolean;
 }
-
-/** A superchunk as a writer sees it: its index kept current, plus what writing needs. */
-interface WriterFile extends SuperchunkIndex {
-  /** Not on the store yet: chunks gathered in memory, written whole (§13.2 step 4). */
-  pending?: PendingSuperchunk;
-  /** Entries in use (the header's nchunks once written). */
-  live: number;
-  /** The header's nchunks on the store. */
-  diskLive: number;
-  fileLength: number;
-  /** The whole file, kept for stores without `writeAt`. */
-  image?: Uint8Array;
-  /** nbytes of the chunks written through this writer (for the last-chunk hint). */
-  nbytes: Map<number, number>;
-}
-
 /**
  * The format-2 layout of one carray.
  *
@@ -347,79 +334,6 @@ export class LayoutV2 implements ChunkLayoutWriter {
     return { index: g, key: file.key, chunk: chunkFromSlot(view, i, slot, this.#settings.verify) };
   }
 
-  /** Chunk, bound checksum and spare room, as one slot (§7.3). */
-  #slot(file: WriterFile, chunk: Uint8Array, g: number): Uint8Array {
-    const sum = computeChunkChecksum(file.header.checksumId, chunk, g);
-    const out = new Uint8Array(chunk.length + sum.length + spareRoom(chunk.length, file.header.chunkSize, this.#settings.spare));
-    out.set(chunk);
-    out.set(sum, chunk.length);
-    return out;
-  }
-
-  async #write(file: WriterFile, at: number, bytes: Uint8Array, durable = false): Promise<void> {
-    if (file.image !== undefined) {
-      const end = at + bytes.length;
-      if (end > file.image.length) {
-        const grown = new Uint8Array(Math.max(end, file.image.length * 2));
-        grown.set(file.image.subarray(0, file.fileLength));
-        file.image = grown;
-      }
-      file.image.set(bytes, at);
-    } else {
-      await this.store.writeAt!(file.key, at, bytes, { durable });
-    }
-    file.fileLength = Math.max(file.fileLength, at + bytes.length);
-  }
-
-  /** Stores the image of a file kept in memory (stores without `writeAt`): one atomic put. */
-  async #putImage(file: WriterFile, durable = false): Promise<void> {
-    if (file.image !== undefined) await this.store.put(file.key, file.image.subarray(0, file.fileLength), { durable });
-  }
-
-  async #setEntry(file: WriterFile, i: number, offset: number, durable = false): Promise<void> {
-    const entry = new Uint8Array(8);
-    new DataView(entry.buffer).setBigInt64(0, BigInt(offset), true);
-    await this.#write(file, BLPK_V2_HEADER_SIZE + file.header.metaSize + 8 * i, entry, durable);
-    file.offsets[i] = offset;
-  }
-
-  async #writeHeader(file: WriterFile, nchunks: number, durable = false): Promise<void> {
-    const lastNbytes = nchunks === 0 ? 0 : (file.nbytes.get(nchunks - 1) ?? file.header.lastChunk);
-    file.header = { ...file.header, nchunks, lastChunk: lastNbytes };
-    await this.#write(file, 0, writeSuperchunkHeader(file.header), durable);
-    file.live = nchunks;
-    file.diskLive = nchunks;
-  }
-
-  /** Whether chunk `chunk` with its checksum fits slot `i` in place (§7.2). */
-  #fits(file: WriterFile, i: number, chunk: Uint8Array): boolean {
-    const at = file.offsets[i]!;
-    let end = file.fileLength;
-    for (let j = 0; j < file.live; j++) if (j !== i && file.offsets[j]! > at && file.offsets[j]! < end) end = file.offsets[j]!;
-    return chunk.length + checksumKind(file.header.checksumId).size <= end - at;
-  }
-
-  /** A new slot at the end of the file, then its entry (the entry write is the commit, §13.5); the old slot's Blosc header is zeroed. */
-  async #relocate(file: WriterFile, i: number, chunk: Uint8Array, g: number, commit: boolean): Promise<void> {
-    const old = file.offsets[i]!;
-    const at = file.fileLength;
-    await this.#write(file, at, this.#slot(file, chunk, g));
-    // The slot is durable before the entry that commits it; an image store puts both at once.
-    if (commit && file.image === undefined) await this.store.sync?.();
-    await this.#setEntry(file, i, at, commit);
-    if (old >= 0 && old !== at) await this.#write(file, old, ZERO_HEADER);
-    file.nbytes.set(i, readChunkHeader(chunk).nbytes);
-  }
-
-  async #overwrite(file: WriterFile, i: number, chunk: Uint8Array, g: number): Promise<void> {
-    const sum = computeChunkChecksum(file.header.checksumId, chunk, g);
-    const bytes = new Uint8Array(chunk.length + sum.length);
-    bytes.set(chunk);
-    bytes.set(sum, chunk.length);
-    await this.#write(file, file.offsets[i]!, bytes);
-    file.nbytes.set(i, readChunkHeader(chunk).nbytes);
-  }
-
   /** Writes a pending superchunk whole with its first `count` chunks (§13.2 step 4). */
   async #materialize(file: WriterFile, count: number): Promise<void> {
     const pending = file.pending!;
@@ -451,16 +365,16 @@ export class LayoutV2 implements ChunkLayoutWriter {
       // Not visible to readers of the committed length: change it freely.
       if (file.offsets[i]! < 0 || i >= file.live) {
         const at = file.fileLength;
-        await this.#write(file, at, this.#slot(file, chunk, g));
-        await this.#setEntry(file, i, at);
+        await write(this.store, file, at, slotBytes(file, chunk, g, this.#settings.spare));
+        await setEntry(this.store, file, i, at);
         file.nbytes.set(i, readChunkHeader(chunk).nbytes);
         file.live = Math.max(file.live, i + 1);
-      } else if (this.#fits(file, i, chunk)) {
-        await this.#overwrite(file, i, chunk, g);
+      } else if (fits(file, i, chunk)) {
+        await overwrite(this.store, file, i, chunk, g);
       } else {
-        await this.#relocate(file, i, chunk, g, false);
+        await relocate(this.store, file, i, chunk, g, false, this.#settings.spare);
       }
-      await this.#putImage(file);
+      await putImage(this.store, file);
     });
   }
 
@@ -481,9 +395,9 @@ export class LayoutV2 implements ChunkLayoutWriter {
     if (entries.length === 1) {
       const e = entries[0]!;
       const file = this.#files!.get(e.s)!;
-      if (!this.#fits(file, e.i, e.chunk)) {
-        await this.#relocate(file, e.i, e.chunk, e.g, true);
-        await this.#putImage(file);
+      if (!fits(file, e.i, e.chunk)) {
+        await relocate(this.store, file, e.i, e.chunk, e.g, true, this.#settings.spare);
+        await putImage(this.store, file);
         await this.#refreshLastChunk(file, e.i);
         return;
       }
@@ -509,12 +423,12 @@ export class LayoutV2 implements ChunkLayoutWriter {
     const touched = new Set<WriterFile>();
     for (const e of entries) {
       const file = this.#files!.get(e.s)!;
-      if (this.#fits(file, e.i, e.chunk)) await this.#overwrite(file, e.i, e.chunk, e.g);
-      else await this.#relocate(file, e.i, e.chunk, e.g, false);
+      if (fits(file, e.i, e.chunk)) await overwrite(this.store, file, e.i, e.chunk, e.g);
+      else await relocate(this.store, file, e.i, e.chunk, e.g, false, this.#settings.spare);
       touched.add(file);
     }
     for (const file of touched) {
-      await this.#putImage(file);
+      await putImage(this.store, file);
       await this.#refreshLastChunk(file, ...entries.filter((e) => e.s === file.s).map((e) => e.i));
     }
   }
@@ -523,8 +437,8 @@ export class LayoutV2 implements ChunkLayoutWriter {
   async #refreshLastChunk(file: WriterFile, ...changed: number[]): Promise<void> {
     const last = file.diskLive - 1;
     if (!changed.includes(last) || file.nbytes.get(last) === file.header.lastChunk) return;
-    await this.#writeHeader(file, file.diskLive);
-    await this.#putImage(file);
+    await writeHeader(this.store, file, file.diskLive);
+    await putImage(this.store, file);
   }
 
   prepareCommit(length: number): Promise<void> {
@@ -541,8 +455,8 @@ export class LayoutV2 implements ChunkLayoutWriter {
         const lastChanged = file.nbytes.has(required - 1) && file.nbytes.get(required - 1) !== file.header.lastChunk;
         if (required > 0 && (file.live !== file.diskLive || file.diskLive !== required || lastChanged)) {
           for (let i = 0; i < required; i++) if (file.offsets[i]! < 0) throw new Error(`internal: chunk ${file.firstChunk + i} of ${file.key} was never written`);
-          await this.#writeHeader(file, required);
-          await this.#putImage(file);
+          await writeHeader(this.store, file, required);
+          await putImage(this.store, file);
         }
       }
       await this.store.sync?.();
@@ -565,8 +479,8 @@ export class LayoutV2 implements ChunkLayoutWriter {
         if (file.pending !== undefined) {
           file.pending.dropFrom(required);
         } else if (file.diskLive !== required) {
-          await this.#writeHeader(file, required, true);
-          await this.#putImage(file, true);
+          await writeHeader(this.store, file, required, true);
+          await putImage(this.store, file, true);
         }
       }
       for (let s = Math.max(last + 1, Math.ceil(fileCount / S)); s > last; s--) {
@@ -623,8 +537,8 @@ export class LayoutV2 implements ChunkLayoutWriter {
         const file = await this.#file(last);
         const required = n - (last - 1) * S;
         if (file.pending === undefined && file.diskLive !== required) {
-          await this.#writeHeader(file, required, true);
-          await this.#putImage(file, true);
+          await writeHeader(this.store, file, required, true);
+          await putImage(this.store, file, true);
         }
       }
       for (const s of [...existing].filter((s) => s > last).sort((a, b) => b - a)) await store.delete(this.#fileKey(s));
