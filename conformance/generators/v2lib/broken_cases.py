@@ -233,6 +233,16 @@ def broken_cases():
 
     # -------- offsets §7.1
     sc1_patch("off_truncated", "TRUNCATED", "v2.md §7.1: file ends inside the live entries", lambda b, ca: b[:76], "data/__1__.bin cut to 76 bytes (table at 72)")
+    # v2.md §15.1 item 4: the file must hold all min(nchunks, capacity) live entries, not only the
+    # required ones. A cut inside the table also leaves entry 0 pointing past the end; the table's
+    # length is checked before the entries' range, so the code is TRUNCATED, not BAD_HEADER.
+    ca = base(); ca.sc_kw[2] = {"nchunks": 2, "last_chunk": 8}
+    f = ca.build()
+    cut = ca.infos[2]["table_off"] + 12
+    f["data/__2__.bin"] = f["data/__2__.bin"][:cut]
+    B("off_truncated_in_unrequired_entry", "TRUNCATED", "v2.md §15.1 item 4: the file holds all min(nchunks, capacity) live entries",
+      "data/__2__.bin: nchunks 2 (n_s = 1: entry 1 live, not required), cut to %d bytes inside entry 1 (table at %d); entry 0 is whole"
+      % (cut, ca.infos[2]["table_off"]), f)
     sc1_patch("off_live_minus1", "BAD_HEADER", "v2.md §7.1: -1 in a live entry", hdr(80, "<q", -1), "data/__1__.bin: offsets[1] = -1")
     sc1_patch("off_past_end", "BAD_HEADER", "v2.md §7.1: live entry ≤ file length - 16", lambda b, ca: patch(b, 80, struct.pack("<q", len(b) - 15)), "data/__1__.bin: offsets[1] = file length - 15")
     sc1_patch("off_huge", "BAD_HEADER", "v2.md §7.1: live entry in range", hdr(80, "<q", 2 ** 62), "data/__1__.bin: offsets[1] = 2^62")

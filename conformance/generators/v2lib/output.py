@@ -21,10 +21,11 @@ Valid format-version-2 datasets: carrays over every dtype of v1.md §13 (little-
 last chunks, len 0 and 1; the byte-exact worked examples of v2.md §8.1 and §8.3; and the layouts
 interrupted or later writes leave, which readers must accept: a relocated chunk with dead space
 and a zeroed old Blosc header, a last chunk holding more rows than the length needs, header
-`nchunks` above `n_s`, a stale `last-chunk`, garbage in free offsets entries, slots in any order,
-an unfinished `.journal` with `data/__s__.bin.i.next` files, ignored `.next`/`.compact`/extra
-superchunk files, per-file checksum ids; vlarrays (utf8, bytes, ragged) alone and as ctable
-columns; ctables.
+`nchunks` above `n_s`, live offsets entries of chunks the length does not need that are out of
+range (damage §6.1 makes harmless) or lead to a zeroed slot (v2.md §15.1 item 4), a stale
+`last-chunk`, garbage in free offsets entries, slots in any order, an unfinished `.journal` with
+`data/__s__.bin.i.next` files, ignored `.next`/`.compact`/extra superchunk files, per-file
+checksum ids; vlarrays (utf8, bytes, ragged) alone and as ctable columns; ctables.
 
 Made by `conformance/generators/v2_corpus.py` (run `python3 conformance/generators/v2_corpus.py`;
 it re-executes itself with `/usr/bin/python3` when the interpreter lacks python3-blosc). The

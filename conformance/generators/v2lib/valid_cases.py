@@ -1,4 +1,6 @@
 """The valid cases of v2/synth-valid: the dtype/codec/checksum matrix, attrs, the layouts later operations leave, vlarrays and ctables."""
+import struct
+
 import numpy as np
 
 from . import values as V
@@ -113,6 +115,51 @@ def valid_cases():
     ca.sc_kw[1] = {"last_chunk": 100 * 4}
     add_carray(name, ca, "v2.md §10.4 (nchunks ≥ n_s), §4.2 (last-chunk is a hint), §13.2",
                ops=["create 600", "append 100 killed before meta/shape"], derived_from="i4_two_full_superchunks")
+
+    # v2.md §15.1 item 4: of the live entries, only those of required chunks are range-checked
+    # (§7.1); the others are ignored with their chunks. Only the last required superchunk can hold
+    # such entries (nchunks above n_s, §6.1, §10.4); its required chunks are full here, so that
+    # §7.4 step 3 (nbytes = chunk-size below nchunks - 1) holds for them whatever nchunks says.
+    name = "i4_unrequired_live_entries_free"
+    ca = Carray(V.make(rng_for(name), "<i4", 500), chunklen=100, S=4)
+    # data/__2__.bin: n_s = 1; nchunks 3 (one flipped bit of 1, §6.1); entries 1 and 2 still -1
+    ca.sc_kw[2] = {"nchunks": 3, "last_chunk": 100 * 4}
+    add_carray(name, ca, "v2.md §15.1 item 4, §6.1 (nchunks above n_s): live entries -1 of chunks the length does not need are ignored",
+               ops=["create 500", "data/__2__.bin nchunks 1 -> 3 (a flipped bit)"], derived_from="i4_two_full_superchunks",
+               notes="data/__2__.bin: n_s = 1, nchunks 3, capacity 4; offsets[1] = offsets[2] = -1 (live by nchunks, not required)")
+
+    name = "i4_unrequired_live_entries_out_of_range"
+    # spare 0: the last required chunk's checksum ends at the end of the file
+    ca = Carray(V.make(rng_for(name), "<i4", 900), chunklen=100, S=8, spare=0)
+    ca.sc_kw[2] = {"nchunks": 8, "last_chunk": 100 * 4}
+    files = ca.build()
+    b = files["data/__2__.bin"]
+    info = ca.infos[2]
+    data_start = info["table_off"] + 8 * 8
+    # one value of each kind §7.1 refuses. offsets[1] = file length - 15 is also the entry after
+    # the last required chunk: a reader that bounded chunk 0's read by it (§9's "entry i + 1 when
+    # it is live") would cut off chunk 0's checksum; as an ignored entry it must not be used.
+    bad = {1: len(b) - 15, 2: -1, 3: 0, 4: 32, 5: data_start - 8, 6: 2 ** 62, 7: -(2 ** 63)}
+    for i, v in bad.items():
+        b = patch(b, info["table_off"] + 8 * i, struct.pack("<q", v))
+    files["data/__2__.bin"] = b
+    add_carray(name, ca, "v2.md §15.1 item 4: live entries of chunks the length does not need are not range-checked (§7.1) and their chunks are not read",
+               files=files, ops=["create 900", "data/__2__.bin nchunks 1 -> 8, entries 1-7 damaged"], derived_from="i4_two_full_superchunks",
+               notes="data/__2__.bin: n_s = 1, nchunks 8 = capacity; data %d..%d; offsets[1..7] = %s"
+                     % (data_start, len(b) - 16, ", ".join(str(bad[i]) for i in range(1, 8))))
+
+    name = "i4_unrequired_live_chunk_zeroed"
+    full = V.make(rng_for(name), "<i4", 600)
+    ca = Carray(full[:500], chunklen=100, S=4)
+    # an append killed after a power failure: the entry and nchunks reached the disk, the new
+    # slot's bytes did not (zeros); meta/shape still says 500, so chunk 5 is not required
+    ca.extra_chunks[2] = [compress(full[500:600].tobytes(), 4, 5, 1, "lz4")]
+    files = ca.build()
+    off, slot_len = ca.infos[2]["slot"][1]
+    files["data/__2__.bin"] = patch(files["data/__2__.bin"], off, b"\0" * slot_len)
+    add_carray(name, ca, "v2.md §15.1 item 4, §10.4: an in-range live entry of a chunk the length does not need is ignored with its chunk (zeroed slot)",
+               files=files, ops=["create 500", "append 100 killed: entry and nchunks written, slot bytes lost"], derived_from="i4_two_full_superchunks",
+               notes="data/__2__.bin: n_s = 1, nchunks 2; offsets[1] = %d, a slot of %d zero bytes (Blosc version 0, checksum not matching)" % (off, slot_len))
 
     name = "i4_last_chunk_hint_wrong"
     ca = Carray(V.make(rng_for(name), "<i4", 250), chunklen=100, S=4)
