@@ -156,18 +156,37 @@ export function getCodecBackend(): "wasm" | "js" {
 }
 
 /**
+ * What {@link initCompression} prepares.
+ *
+ * @example
+ * ```ts
+ * const options: InitCompressionOptions = { zstd: false }; // the SIMD kernels only
+ * ```
+ */
+export interface InitCompressionOptions {
+  /**
+   * Load the zstd encoder too (default `true`). Loading it takes ~0.1 s once per thread (libzstd
+   * in WebAssembly, inlined as base64), which a writer of lz4, BloscLZ, zlib or snappy chunks
+   * need not pay: {@link initZstd} loads it later when a zstd chunk is to be written.
+   */
+  zstd?: boolean;
+}
+
+/**
  * Prepare everything {@link compress} can use, for runtimes that refuse synchronous WebAssembly
  * compilation of large modules (browser main threads): compiles the SIMD kernels asynchronously
- * and loads the zstd encoder. In Node it is needed only for zstd.
+ * and loads the zstd encoder (unless `options.zstd` is `false`). In Node it is needed only for
+ * zstd.
  *
  * @example
  * ```ts
  * await initCompression();
  * compress(data, { typesize: 8, clevel: 9, shuffle: 2, cname: "zstd" });
+ * await initCompression({ zstd: false }); // kernels only, for lz4 and BloscLZ
  * ```
  */
-export async function initCompression(): Promise<void> {
-  const [loaded] = await Promise.all([initWasmKernels(), initZstd()]);
+export async function initCompression(options: InitCompressionOptions = {}): Promise<void> {
+  const [loaded] = await Promise.all([initWasmKernels(), options.zstd === false ? undefined : initZstd()]);
   if (loaded !== undefined) kernels = loaded;
 }
 

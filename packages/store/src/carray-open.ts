@@ -11,7 +11,7 @@
  * @module
  */
 import { FormatError, UsageError } from "@fmt/errors";
-import { initCompression } from "@fmt/blosc";
+import { initCompression, initZstd } from "@fmt/blosc";
 import { checksumKindByName } from "@fmt/header";
 import { atomSize as rowSize, isStorableDtype, parseAttrs, parseJournalV2, parseShapeV2, parseSizes, parseStorage, parseStorageV2, storageFormatVersion } from "@fmt/meta";
 import type { DType, JsonObject } from "@fmt/meta";
@@ -84,7 +84,9 @@ export async function openCarrayAt(store: ReadableStore | WritableStore, base: s
   }
 }
 
-let compressionReady: Promise<void> | undefined;
+// The SIMD kernels, loaded once for every writer; the zstd encoder (~0.1 s to load) only for a
+// writer of zstd chunks (see openCarrayWith).
+let kernelsReady: Promise<void> | undefined;
 
 /** Checks that `store` can be written (put and delete). */
 export function requireWritableStore(store: ReadableStore | WritableStore): WritableStore {
@@ -101,9 +103,9 @@ export function requireWritableStore(store: ReadableStore | WritableStore): Writ
  */
 export async function openCarrayWith(store: ReadableStore, base: string, options: OpenOptions, lock: DatasetLock | undefined, knownStorage?: string): Promise<CArray> {
   if (lock !== undefined) {
-    // The zstd encoder (and, in browsers, the SIMD kernels) load asynchronously, once.
-    compressionReady ??= initCompression();
-    await compressionReady;
+    // In browsers the SIMD kernels load asynchronously, once.
+    kernelsReady ??= initCompression({ zstd: false });
+    await kernelsReady;
   }
   const storageKey = joinKey(base, "meta/storage");
   // meta/storage is written at creation only: a text the caller read is still the file's.
@@ -111,6 +113,9 @@ export async function openCarrayWith(store: ReadableStore, base: string, options
   if (storageText === undefined) throw new FormatError("MISSING_FILE", "not a bcolz carray: meta/storage is missing", { path: storageKey, field: "file" });
   const version = withPath(storageKey, () => storageFormatVersion(storageText, storageKey));
   const init = version === 1 ? await readV1(store, base, storageText, lock) : await readV2(store, base, storageText, options, lock);
+  // A writer compresses with the array's own cparams only, so only a zstd array needs the encoder
+  // (loaded once per thread; a failed load is retried by the next writer that needs it).
+  if (lock !== undefined && init.cparams.cname === "zstd") await initZstd();
   const array = new CArray({ ...init, store, path: base, options, ...(lock === undefined ? {} : { writer: { lock, cbytes: init.cbytes } }) });
   if (lock !== undefined) await array.prepareForWriting();
   return array;
