@@ -13,74 +13,24 @@
 
 import { hostname } from "node:os";
 import { constants as fsConstants } from "node:fs";
-import { mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
+import { mkdir, open, readdir, stat, unlink } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import * as nodePath from "node:path";
 import { ConflictError, FormatError, StorageError, UsageError } from "@fmt/errors";
-import { directoryFailure, directoryInTheWay, isMissing, mayBeDirectoryInTheWay, refuseLinksBetween, removeTemporaryFiles, storageFailure, systemErrorCode as errorCode, temporaryPathFor, TEMP_PATTERN } from "./file-safety-node.js";
+import { DEFAULT_MAX_VALUE_BYTES } from "./file-system-options.js";
+import type { FileSystemStoreOptions } from "./file-system-options.js";
+import { isMissing, refuseLinksBetween, removeTemporaryFiles, storageFailure, systemErrorCode as errorCode, TEMP_PATTERN } from "./file-safety-node.js";
+import { SYNC_PARALLELISM, syncDirectory, syncFile } from "./flush-node.js";
 import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./index.js";
-import { fileKind, readDestination, readFileChecked, readRangesChecked } from "./read-sync-node.js";
+import { openRegularFile, readAt } from "./read-async-node.js";
+import { fileKind, readFileChecked, readRangesChecked } from "./read-sync-node.js";
+import { writeFileAtomically } from "./write-async-node.js";
 import { writeFileAtomicallySync, writeFileInPlaceSync } from "./write-sync-node.js";
 import type { ByteRange, PutOptions, WritableStore } from "./index.js";
 
 export type { ByteRange, PutOptions, ReadableStore, WritableStore } from "./index.js";
-
-// O_NONBLOCK makes opening a FIFO return at once instead of waiting for a writer; the fstat that
-// follows then refuses it. Windows has no such flag and no FIFOs to open by path.
-const READ_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0);
-
-/**
- * The largest file `get` reads by default: a little more than the largest chunk file format
- * version 1 allows (a 16-byte `blpk` header plus a Blosc chunk of at most 2^31 − 1 bytes).
- *
- * @example
- * ```ts
- * new FileSystemStore("/data/x.bcolz", { maxValueBytes: DEFAULT_MAX_VALUE_BYTES / 2 });
- * ```
- */
-export const DEFAULT_MAX_VALUE_BYTES = 2 ** 31 + 16;
-
-/**
- * Options of {@link FileSystemStore}.
- *
- * @example
- * ```ts
- * const options: FileSystemStoreOptions = { maxValueBytes: 64 * 1024 * 1024 };
- * ```
- */
-export interface FileSystemStoreOptions {
-  /**
-   * `get` refuses (`FormatError` `SIZE_LIMIT`) a file larger than this many bytes before
-   * allocating anything. Default {@link DEFAULT_MAX_VALUE_BYTES}. `getRange` reads at most the
-   * requested length and is not limited.
-   */
-  maxValueBytes?: number;
-  /**
-   * How `get`, `getRange` and `put` do their file work: `"sync"` (default) on the calling
-   * thread, `"async"` through libuv's thread pool. A synchronous read of a cached chunk file takes microseconds; an
-   * asynchronous one costs four thread-pool round trips (open, fstat, read, close), five to seven
-   * times the read itself for chunk files (see tools/bench/README.md). Choose `"async"` when the
-   * files are on a slow or network file system and the event loop must never wait for a disk.
-   * Writes follow the same choice: `put` on the calling thread (temporary file, write, rename as
-   * system calls in a row) or through the thread pool.
-   */
-  io?: "sync" | "async";
-  /**
-   * Whether writes are flushed to the disk (`fsync`) at the points that make them survive a power
-   * loss: each durable `put`, each {@link FileSystemStore.sync}. Default `true`. With `false` the
-   * store never flushes, as bcolz and numpy never do: the write order that keeps a dataset readable
-   * when a writer is killed is unchanged, but after a power loss or a kernel crash recently written
-   * files may be empty or old. Creating a 10 M-row carray costs about 60 ms less here (153 chunk
-   * files), which is the whole difference between a durable create and bcolz's.
-   */
-  fsync?: boolean;
-}
-
-/** A regular file opened for reading, with its size at the time of opening. */
-interface OpenedFile {
-  handle: FileHandle;
-  size: number;
-}
+export { DEFAULT_MAX_VALUE_BYTES } from "./file-system-options.js";
+export type { FileSystemStoreOptions } from "./file-system-options.js";
 
 // Keys whose resolved paths a store remembers at most (pathOf).
 const KNOWN_PATHS = 4096;
@@ -211,7 +161,7 @@ export class FileSystemStore implements WritableStore {
   /** The whole file; `undefined` if missing. */
   async get(key: string): Promise<Uint8Array | undefined> {
     if (this.io === "sync") return readFileChecked(this.pathOf(key), key, undefined, this.maxValueBytes);
-    const opened = await this.#openRegularFile(key);
+    const opened = await openRegularFile(this.pathOf(key), key);
     if (opened === undefined) return undefined;
     try {
       if (opened.size > this.maxValueBytes) {
@@ -249,7 +199,7 @@ export class FileSystemStore implements WritableStore {
     const path = this.pathOf(key);
     resolveRange(range, 0);
     if (this.io === "sync") return readFileChecked(path, key, (size) => resolveRange(range, size), Infinity);
-    const opened = await this.#openRegularFile(key);
+    const opened = await openRegularFile(this.pathOf(key), key);
     if (opened === undefined) return undefined;
     try {
       const { start, end } = resolveRange(range, opened.size);
@@ -273,7 +223,7 @@ export class FileSystemStore implements WritableStore {
     const path = this.pathOf(key);
     for (const range of ranges) resolveRange(range, 0);
     if (this.io === "sync") return readRangesChecked(path, key, (size) => ranges.map((range) => resolveRange(range, size)));
-    const opened = await this.#openRegularFile(key);
+    const opened = await openRegularFile(this.pathOf(key), key);
     if (opened === undefined) return undefined;
     try {
       const out: Uint8Array[] = [];
@@ -285,29 +235,6 @@ export class FileSystemStore implements WritableStore {
     } finally {
       await opened.handle.close().catch(() => undefined);
     }
-  }
-
-  // The one place reads open files: without blocking, and only regular files get through.
-  async #openRegularFile(key: string): Promise<OpenedFile | undefined> {
-    const file = this.pathOf(key);
-    let handle: FileHandle;
-    try {
-      handle = await open(file, READ_FLAGS);
-    } catch (error) {
-      if (isMissing(error)) return undefined;
-      throw storageFailure(error, key, "open the file");
-    }
-    let info;
-    try {
-      info = await handle.stat();
-    } catch (error) {
-      await handle.close().catch(() => undefined);
-      throw storageFailure(error, key, "inspect the file");
-    }
-    if (info.isFile()) return { handle, size: info.size };
-    await handle.close().catch(() => undefined);
-    if (info.isDirectory()) return undefined;
-    throw new StorageError("IO_ERROR", "the key names something other than a regular file", { path: key, field: "key", expected: "a regular file", actual: fileKind(info) });
   }
 
   /** Sorted keys of the files and links (not walked into) whose key starts with `prefix`; `[]` when none. */
@@ -355,7 +282,7 @@ export class FileSystemStore implements WritableStore {
     }
     const durable = checkPutOptions(options) && this.fsync;
     const dir = nodePath.dirname(file);
-    if (this.io !== "sync") await this.#writeFileAtomically(key, file, value, durable);
+    if (this.io !== "sync") await writeFileAtomically(this.root, key, file, value, durable);
     else if (options?.unreferenced === true) writeFileInPlaceSync(this.root, key, file, value, durable);
     else writeFileAtomicallySync(this.root, key, file, value, durable);
     if (durable) {
@@ -367,39 +294,6 @@ export class FileSystemStore implements WritableStore {
     if (!this.fsync) return;
     this.#unsyncedFiles.add(file);
     this.#unsyncedDirectories.add(dir);
-  }
-
-  /** The file part of {@link put} through libuv's thread pool (`io: "async"`). */
-  async #writeFileAtomically(key: string, file: string, value: Uint8Array, durable: boolean): Promise<void> {
-    const dir = nodePath.dirname(file);
-    const parentsExist = await refuseLinksBetween(this.root, key, false);
-    // A top-level key has no parent to check, but the root itself may not exist yet.
-    if (!parentsExist || !key.includes("/")) {
-      try {
-        await mkdir(dir, { recursive: true });
-      } catch (error) {
-        throw directoryFailure(error, key);
-      }
-    }
-    const temp = temporaryPathFor(file);
-    let handle: FileHandle | undefined;
-    try {
-      handle = await open(temp, "wx");
-      let written = 0;
-      while (written < value.length) {
-        const { bytesWritten } = await handle.write(value, written, value.length - written, written);
-        written += bytesWritten;
-      }
-      if (durable) await handle.sync();
-      await handle.close();
-      handle = undefined;
-      await rename(temp, file);
-    } catch (error) {
-      if (handle !== undefined) await handle.close().catch(() => undefined);
-      await unlink(temp).catch(() => undefined);
-      if (mayBeDirectoryInTheWay(error) && (await stat(file).catch(() => undefined))?.isDirectory() === true) throw directoryInTheWay(error, key);
-      throw storageFailure(error, key, "write the file");
-    }
   }
 
   /**
@@ -539,7 +433,7 @@ export class FileSystemStore implements WritableStore {
 
   /** The size of the file of `key`; `undefined` if missing (or a directory). */
   async byteLength(key: string): Promise<number | undefined> {
-    const opened = await this.#openRegularFile(key);
+    const opened = await openRegularFile(this.pathOf(key), key);
     if (opened === undefined) return undefined;
     await opened.handle.close().catch(() => undefined);
     return opened.size;
@@ -601,57 +495,5 @@ export class FileSystemStore implements WritableStore {
       }
       throw storageFailure(error, key, "delete the file");
     }
-  }
-}
-
-// Reads `length` bytes from `position`; a file that shrank meanwhile gives what exists.
-async function readAt(handle: FileHandle, length: number, position: number, key: string): Promise<Uint8Array> {
-  const out = readDestination(length);
-  let filled = 0;
-  try {
-    while (filled < length) {
-      const { bytesRead } = await handle.read(out, filled, length - filled, position + filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-  } catch (error) {
-    throw storageFailure(error, key, "read the file");
-  }
-  return filled === length ? out : out.slice(0, filled);
-}
-
-// fsyncs in flight at once during sync(): enough to keep a disk queue busy without taking every
-// thread of libuv's pool (4 by default) away from other I/O.
-const SYNC_PARALLELISM = 3;
-
-// Flushes a file's data (and the metadata needed to read it back) through any descriptor of it.
-async function syncFile(file: string): Promise<void> {
-  let handle: FileHandle;
-  try {
-    handle = await open(file, "r");
-  } catch (error) {
-    if (isMissing(error)) return; // deleted or replaced meanwhile: nothing of ours to flush
-    throw storageFailure(error, file, "open the file to flush it");
-  }
-  try {
-    await handle.datasync();
-  } catch (error) {
-    throw storageFailure(error, file, "flush the file");
-  } finally {
-    await handle.close();
-  }
-}
-
-// Makes the rename itself durable. Not every platform can open a directory (Windows cannot),
-// and durability of the directory entry is a best effort there.
-async function syncDirectory(dir: string): Promise<void> {
-  let handle: FileHandle | undefined;
-  try {
-    handle = await open(dir, "r");
-    await handle.sync();
-  } catch {
-    // best effort, see above
-  } finally {
-    await handle?.close().catch(() => undefined);
   }
 }

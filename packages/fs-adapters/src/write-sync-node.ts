@@ -1,9 +1,9 @@
 /**
  * The file part of `FileSystemStore.put` on the calling thread (`io: "sync"`): the same steps and
- * errors as the thread-pool version in node.ts (links refused, parents created, a temporary file
- * written, flushed when durable, renamed over the target), without a thread-pool round trip per
- * system call (creating a 10 M-row carray writes 153 chunk files: about 900 of them); and the
- * in-place write of a key no reader follows yet (`put`'s `unreferenced`).
+ * errors as the thread-pool version in write-async-node.ts (links refused, parents created, a
+ * temporary file written, flushed when durable, renamed over the target), without a thread-pool
+ * round trip per system call (creating a 10 M-row carray writes 153 chunk files: about 900 of
+ * them); and the in-place write of a key no reader follows yet (`put`'s `unreferenced`).
  *
  * @module
  */
