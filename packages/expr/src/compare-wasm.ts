@@ -7,7 +7,8 @@
  * Only comparisons the kernel does exactly as JavaScript would are handed to it: float64 blocks
  * with any scalar, float32 blocks with a scalar that is itself a float32 value, int32 blocks
  * with an int32 scalar. Everything else (and every block where WebAssembly SIMD is unavailable,
- * or not compiled yet on a browser's main thread) stays with the JavaScript loops of kernels.ts.
+ * or not compiled yet on a browser's main thread) stays with the JavaScript loops of
+ * compare-numbers.ts.
  *
  * @example
  * ```ts
@@ -16,7 +17,7 @@
  * ```
  * @module
  */
-import type { CmpOp } from "./kernels.js";
+import type { CmpOp } from "./vectors.js";
 import { COMPARE_WASM_BASE64 } from "./wasm/compare.generated.js";
 
 interface CompareExports {
