@@ -241,7 +241,7 @@ def broken_cases():
     cut = ca.infos[2]["table_off"] + 12
     f["data/__2__.bin"] = f["data/__2__.bin"][:cut]
     B("off_truncated_in_unrequired_entry", "TRUNCATED", "v2.md §15.1 item 4: the file holds all min(nchunks, capacity) live entries",
-      "data/__2__.bin: nchunks 2 (n_s = 1: entry 1 live, not required), cut to %d bytes inside entry 1 (table at %d); entry 0 is whole"
+      "data/__2__.bin: nchunks 2 (n_s = 1: entry 1 live, not required), cut to %d bytes inside entry 1 (table at %d); entry 0 is whole but now points past the end (TRUNCATED is checked first, §7.1)"
       % (cut, ca.infos[2]["table_off"]), f)
     sc1_patch("off_live_minus1", "BAD_HEADER", "v2.md §7.1: -1 in a live entry", hdr(80, "<q", -1), "data/__1__.bin: offsets[1] = -1")
     sc1_patch("off_past_end", "BAD_HEADER", "v2.md §7.1: live entry ≤ file length - 16", lambda b, ca: patch(b, 80, struct.pack("<q", len(b) - 15)), "data/__1__.bin: offsets[1] = file length - 15")

@@ -145,7 +145,7 @@ def valid_cases():
     files["data/__2__.bin"] = b
     add_carray(name, ca, "v2.md §15.1 item 4: live entries of chunks the length does not need are not range-checked (§7.1) and their chunks are not read",
                files=files, ops=["create 900", "data/__2__.bin nchunks 1 -> 8, entries 1-7 damaged"], derived_from="i4_two_full_superchunks",
-               notes="data/__2__.bin: n_s = 1, nchunks 8 = capacity; data %d..%d; offsets[1..7] = %s"
+               notes="data/__2__.bin: n_s = 1, nchunks 8 = capacity; valid offsets %d..%d (file length - 16); offsets[1..7] = %s"
                      % (data_start, len(b) - 16, ", ".join(str(bad[i]) for i in range(1, 8))))
 
     name = "i4_unrequired_live_chunk_zeroed"
