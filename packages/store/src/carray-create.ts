@@ -1,3 +1,4 @@
+import { initZstd } from "@fmt/blosc";
 import { ConflictError, FormatError, UsageError } from "@fmt/errors";
 import { BLOSC_MAX_BUFFERSIZE, CHECKSUM_KINDS, superchunkFileName } from "@fmt/header";
 import type { WritableStore } from "@fmt/fs-adapters";
@@ -202,6 +203,9 @@ export async function createCarray(store: WritableStore, path: string, data: Arr
   const attrs = (options.attrs ?? {}) as JsonObject;
   const attrsText = serializeAttrs(createJsonObject(jsonObjectKeys(attrs).map((k) => [k, attrs[k]!] as [string, JsonValue])));
 
+  // The zstd encoder loads before anything is written: a failed load leaves the store as it was
+  // (the writer's open loads it too, for arrays opened with mode "a").
+  if (cparams.cname === "zstd") await initZstd();
   const lock = await DatasetLock.acquire(writable, base, options);
   try {
     let oldChunkFiles = 0;

@@ -1,5 +1,5 @@
 // Writers load the zstd encoder (libzstd in WebAssembly, ~0.1 s once per thread) only when they
-// write zstd chunks: a create or an append of lz4, BloscLZ, zlib or snappy chunks does not load
+// write zstd chunks: a create or an append of lz4, lz4hc, BloscLZ, zlib or snappy chunks does not load
 // it, and a zstd writer does before its first chunk. Vitest isolates test files, so this one
 // starts with no encoder loaded; the tests run in order and the first must stay first.
 import { describe, expect, it } from "vitest";
@@ -12,7 +12,7 @@ const values = Float64Array.from({ length: 5000 }, (_, i) => Math.sin(i / 40) * 
 describe("the zstd encoder loads only for zstd writers", () => {
   it("creating, appending to and reopening non-zstd arrays (both formats, a table) leaves it unloaded", async () => {
     const store = new MemoryStore();
-    for (const cname of ["lz4", "blosclz", "zlib", "snappy"] as const) {
+    for (const cname of ["lz4", "lz4hc", "blosclz", "zlib", "snappy"] as const) {
       for (const formatVersion of [1, 2] as const) {
         const a = await createCarray(store, `${cname}-v${formatVersion}`, values, { dtype: "<f8", chunklen: 1000, cparams: { cname }, formatVersion });
         await a.close();
