@@ -2,8 +2,9 @@
  * The checks a carray makes of a call before it reads or writes anything: chunk and row
  * indices, row ranges, the limits of one call (`maxReadBytes` for the bytes of a result,
  * `maxChunksPerCall` for the chunk files it reads), that the array is open for writing, and that
- * the last chunk of a large read exists. Each throws `UsageError` (or the chunk's `FormatError`)
- * naming the array's path. Kept apart from `CArray` (carray.ts), which calls them with itself
+ * the last chunk of a large read exists. Each throws `UsageError` (or the chunk's `FormatError`),
+ * naming the array's path except for an argument that is not an integer (`INVALID_ARGUMENT`
+ * from `checkInteger`, as before the split). Kept apart from `CArray` (carray.ts), which calls them with itself
  * as the array, so that carray.ts holds the array's API.
  *
  * @example

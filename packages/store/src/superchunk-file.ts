@@ -22,8 +22,9 @@ import type { PendingSuperchunk } from "./pending-superchunk.js";
 import type { SuperchunkIndex } from "./superchunk-index.js";
 
 /**
- * Written over the Blosc header of a slot a relocation leaves behind, so that no damaged offsets
- * entry can later land on an old image of the same chunk (spec/v2.md §13.5).
+ * Written over the Blosc header of a slot a relocation leaves behind, so that a damaged offsets
+ * entry that later lands on the old image of the same chunk fails (a zeroed header is
+ * `UNSUPPORTED_VERSION`, spec/v2.md §13.5 and §15.1 item 5) instead of reading stale rows.
  */
 const ZERO_HEADER = new Uint8Array(16);
 
