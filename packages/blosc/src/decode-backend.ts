@@ -77,6 +77,7 @@ const JS_KERNELS: BloscKernels = {
  * ```ts
  * const k = wasm === undefined ? kernels : filterKernels(wasm);
  * ```
+ * @internal
  */
 export let kernels: BloscKernels = JS_KERNELS;
 
@@ -131,6 +132,7 @@ let wasmFilterKernels: BloscKernels | undefined;
  * const wasm = activeWasm();
  * if (wasm !== undefined && usesWasmCodec(header)) wasm.decodeValidated(chunk, header, { out, path, length: header.nbytes });
  * ```
+ * @internal
  */
 export function activeWasm(): WasmKernels | undefined {
   if (backendMode === "js" || kernels !== JS_KERNELS) return undefined;
@@ -229,6 +231,7 @@ export async function initBlosc(): Promise<boolean> {
  * ```ts
  * const k = wasm === undefined ? kernels : filterKernels(wasm);
  * ```
+ * @internal
  */
 export function filterKernels(wasm: WasmKernels): BloscKernels {
   if (wasmFilterKernels === undefined) {
@@ -263,6 +266,7 @@ export function usesWasmCodec(header: ChunkHeader): boolean {
  * ```ts
  * const k = withZlib(kernels, plan.zlib); // plan.zlib from DecompressOptions.zlib
  * ```
+ * @internal
  */
 export function withZlib(k: BloscKernels, zlib: ZlibCodec | undefined): BloscKernels {
   return zlib === undefined ? k : { ...k, codecs: { ...k.codecs, zlib: zlibDecoderOf(zlib) } };
