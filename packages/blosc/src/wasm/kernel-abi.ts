@@ -17,7 +17,9 @@ import type { WasmCodecName } from "./types.js";
 
 /** The raw exports of kernels.wasm (pointers and sizes are byte offsets / counts). */
 export interface KernelExports {
-  memory: WebAssembly.Memory;
+  // Only the buffer is used; spelled structurally so that these declarations, reachable from the
+  // package's types, need no WebAssembly namespace in a consumer's libraries (no DOM, no @types/node).
+  memory: { readonly buffer: ArrayBuffer };
   alloc(n: number): number;
   reset(): void;
   shuffle(typesize: number, size: number, src: number, dst: number): void;

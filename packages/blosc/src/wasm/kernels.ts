@@ -33,7 +33,8 @@ export class WasmKernels {
   #heap: Uint8Array;
 
   /** @internal Use {@link loadWasmKernels} or {@link initWasmKernels}. */
-  constructor(instance: WebAssembly.Instance) {
+  // A `WebAssembly.Instance`, typed by what is used (see KernelExports.memory).
+  constructor(instance: { readonly exports: object }) {
     this.#exports = instance.exports as unknown as KernelExports;
     this.#heap = new Uint8Array(this.#exports.memory.buffer);
   }
