@@ -37,7 +37,7 @@ import { encodeBlosclz } from "./codecs/blosclz.js";
 import { encodeLz4, encodeLz4hc } from "./codecs/lz4.js";
 import { encodeSnappy } from "./codecs/snappy.js";
 import { bitshuffleBlock, shuffleBlock } from "./shuffle-forward.js";
-import { initWasmKernels, loadWasmKernels, type WasmKernels } from "./wasm/index.js";
+import { initWasmKernels, loadWasmKernels, type WasmCodecName, type WasmKernels } from "./wasm/index.js";
 import type { ZlibCodec } from "./zlib.js";
 import { defaultZstdEncoder, initZstd, zstdLevelFor, type ZstdEncoder } from "./zstd-encode.js";
 
@@ -342,6 +342,36 @@ export function compressInto(data: Uint8Array, options: CompressOptions, out: Ui
   return room.length;
 }
 
+/**
+ * {@link compress} without the copy out of the WebAssembly kernels: the chunk is left in their
+ * memory, with `headroom` free bytes before it that the caller may write (a file header), and
+ * handed back as a view there — valid only until the next call into @fmt/blosc, which may reuse
+ * or move that memory. For a writer that stores the chunk at once (a synchronous file write, a
+ * copy into a larger buffer) before anything else runs. `undefined` when the kernels do not make
+ * this chunk — codec snappy, zlib or zstd (lz4hc unless the backend is `"wasm"`), the `"js"`
+ * backend, no WebAssembly, or a chunk c-blosc stores memcpyed (clevel 0, tiny or incompressible
+ * input): {@link compressInto} then. The bytes are those {@link compress} returns.
+ *
+ * @param headroom - free bytes wanted before the chunk (a non-negative integer).
+ * @throws UsageError as {@link compress}; INVALID_ARGUMENT for a bad `headroom`.
+ * @example
+ * ```ts
+ * const chunk = compressTransient(rows, { typesize: 8, clevel: 5, shuffle: 1, cname: "lz4" }, 16);
+ * if (chunk !== undefined) {
+ *   const file = new Uint8Array(chunk.buffer, chunk.byteOffset - 16, 16 + chunk.length);
+ *   file.set(fileHeader); // then write `file` before calling @fmt/blosc again
+ * }
+ * ```
+ */
+export function compressTransient(data: Uint8Array, options: CompressOptions, headroom = 0): Uint8Array | undefined {
+  if (!Number.isSafeInteger(headroom) || headroom < 0) {
+    throw new UsageError("INVALID_ARGUMENT", "headroom must be a non-negative integer", { field: "headroom", expected: "an integer >= 0", actual: headroom });
+  }
+  const job = prepare(data, options);
+  const wasm = job.encode ? wasmEncoder(job) : undefined;
+  return wasm === undefined ? undefined : encodeInKernels(job, wasm, headroom);
+}
+
 /** A checked compression request: the block job, its chunk header, and whether to encode at all. */
 interface PreparedChunk extends BlockJob {
   nbytes: number;
@@ -377,13 +407,40 @@ function prepare(data: Uint8Array, options: CompressOptions): PreparedChunk {
 
 /** Encodes the chunk into `room` (`nbytes + 16` bytes), header included; 0 when it does not fit (store it memcpyed). */
 function encodeInto(job: PreparedChunk, room: Uint8Array): number {
+  const wasm = wasmEncoder(job);
+  if (wasm !== undefined) {
+    const chunk = encodeInKernels(job, wasm, 0);
+    if (chunk === undefined) return 0;
+    room.set(chunk);
+    return chunk.length;
+  }
   const choice = job.options.backend ?? backend;
-  const wasm = choice === "js" ? undefined : wasmKernels();
-  const { cname } = job;
-  const wasmCodec = wasm !== undefined && (cname === "blosclz" || cname === "lz4" || cname === "lz4hc") && (choice === "wasm" || AUTO_WASM_CODECS.has(cname));
-  const cbytes = compressBlocks(job, wasm, wasmCodec, room);
+  const cbytes = compressBlocks(job, choice === "js" ? undefined : wasmKernels(), room);
   if (cbytes > 0) writeChunkHeader({ ...job.header, flags: job.flags, cbytes }, room);
   return cbytes;
+}
+
+/** The kernels when they encode this chunk's codec (blosclz, lz4; lz4hc when asked for); else `undefined`. */
+function wasmEncoder(job: PreparedChunk): WasmKernels | undefined {
+  const choice = job.options.backend ?? backend;
+  const { cname } = job;
+  if (choice === "js" || !(cname === "blosclz" || cname === "lz4" || cname === "lz4hc") || (choice !== "wasm" && !AUTO_WASM_CODECS.has(cname))) return undefined;
+  return wasmKernels();
+}
+
+/**
+ * The whole chunk, header written, encoded in the kernels' memory after `headroom` free bytes: one
+ * call filters, splits and encodes each block (non-snappy codecs never emit a stream longer than
+ * its split, so checking the total afterwards decides fit exactly as c-blosc's per-stream limits
+ * do). `undefined` when it does not fit (store it memcpyed).
+ */
+function encodeInKernels(job: PreparedChunk, wasm: WasmKernels, headroom: number): Uint8Array | undefined {
+  const { typesize, blocksize, cname, shuffle, clevel, dontSplit } = job;
+  const region = wasm.encodeChunkTransient(job.data, { blocksize, typesize, nsplits: dontSplit ? 1 : typesize, codec: cname as WasmCodecName, shuffle, clevel }, headroom);
+  if (region === undefined) return undefined;
+  const chunk = region.subarray(headroom);
+  writeChunkHeader({ ...job.header, flags: job.flags, cbytes: chunk.length }, chunk);
+  return chunk;
 }
 
 /** The memcpyed chunk (header, then the bytes unchanged) in `room`, which holds exactly `nbytes + 16` bytes. */
@@ -431,7 +488,7 @@ function chunkScratch(size: number): Uint8Array {
  * caller) and returns the chunk's length, or 0 when it does not fit in `room`: c-blosc then writes
  * a memcpyed chunk.
  */
-function compressBlocks(job: BlockJob, wasm: WasmKernels | undefined, wasmCodec: boolean, room: Uint8Array): number {
+function compressBlocks(job: BlockJob, wasm: WasmKernels | undefined, room: Uint8Array): number {
   const { data, typesize, blocksize, clevel, cname, shuffle, dontSplit, zstd, zlib } = job;
   const nbytes = data.length;
   const maxbytes = nbytes + BLOSC_HEADER_SIZE;
@@ -440,24 +497,13 @@ function compressBlocks(job: BlockJob, wasm: WasmKernels | undefined, wasmCodec:
   let ntbytes = BLOSC_HEADER_SIZE + 4 * nblocks;
   if (ntbytes > maxbytes) return 0;
   const out = room;
-  const scratch = shuffle !== 0 && !wasmCodec ? new Uint8Array(Math.min(blocksize, nbytes)) : undefined;
+  const scratch = shuffle !== 0 ? new Uint8Array(Math.min(blocksize, nbytes)) : undefined;
   for (let j = 0; j < nblocks; j++) {
     const isLeftover = j === nblocks - 1 && leftover > 0;
     const bsize = isLeftover ? leftover : blocksize;
     const block = data.subarray(j * blocksize, j * blocksize + bsize);
     const nsplits = !dontSplit && !isLeftover ? typesize : 1;
     writeI32(out, BLOSC_HEADER_SIZE + 4 * j, ntbytes);
-    if (wasmCodec && wasm !== undefined && cname !== "snappy" && cname !== "zlib" && cname !== "zstd") {
-      // One call filters, splits and encodes the block; non-snappy codecs never emit a stream
-      // longer than its split, so checking the total afterwards decides fit exactly as c-blosc's
-      // per-stream limits do.
-      // The encoded block goes straight into the chunk (nothing is written when it would pass
-      // the room c-blosc allows, and the chunk is then stored memcpyed).
-      const written = wasm.encodeBlockInto(block, { typesize, nsplits, codec: cname, shuffle, clevel }, room, ntbytes);
-      if (ntbytes + written > maxbytes) return 0;
-      ntbytes += written;
-      continue;
-    }
     const filtered = filterBlock(block, scratch, typesize, shuffle, wasm);
     const neblock = Math.floor(bsize / nsplits);
     for (let s = 0; s < nsplits; s++) {

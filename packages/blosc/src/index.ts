@@ -21,7 +21,7 @@ export type { ChunkCodecPool } from "./pool-api.js";
 export { getDecodeBackend, initBlosc, setDecodeBackend } from "./decompress.js";
 export type { DecodeBackend } from "./decompress.js";
 export { readChunkHeader } from "@fmt/header";
-export { compress, compressInto, computeBlocksize, getCodecBackend, initCompression, setCodecBackend, splitsBlocks } from "./compress.js";
+export { compress, compressInto, compressTransient, computeBlocksize, getCodecBackend, initCompression, setCodecBackend, splitsBlocks } from "./compress.js";
 export type { CodecBackend, CompressOptions, InitCompressionOptions } from "./compress.js";
 export { initZstd, isZstdReady, loadZstdEncoder } from "./zstd-encode.js";
 export type { ZstdEncoder, ZstdEncoderLoader } from "./zstd-encode.js";

@@ -1,12 +1,13 @@
 // Property tests of the writer: our decoder, real c-blosc 1.21.3 (batched Python process) and
 // numcodecs' WebAssembly c-blosc all return the input, on both backends; chunks never exceed
 // nbytes + 16; headers are consistent; BloscLZ streams never end in a match. compressInto writes
-// the same chunk into a caller's (dirty, offset) buffer and nothing past nbytes + 16.
+// the same chunk into a caller's (dirty, offset) buffer and nothing past nbytes + 16;
+// compressTransient leaves it in the kernels' memory behind free headroom.
 import { beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { Blosc } from "./numcodecs-blosc.js";
 import { readChunkHeader, splitCount, type CodecName } from "@fmt/header";
-import { compress, compressInto, decompress, initZstd, setCodecBackend, type CodecBackend, type CompressOptions } from "../src/index.js";
+import { compress, compressInto, compressTransient, decompress, initZstd, setCodecBackend, type CodecBackend, type CompressOptions } from "../src/index.js";
 import { CNAMES, prng, runCblosc, type DecompressJob } from "./compress-oracle.js";
 
 const DATA_KINDS = ["random", "zeros", "f8-walk", "i4-small", "pattern", "runs", "low-entropy"] as const;
@@ -253,6 +254,44 @@ describe("compress round trips", () => {
       { numRuns: 200, seed: 20261127 },
     );
   }, 300_000);
+
+  it("compressTransient gives compress's chunk behind free headroom, undefined exactly where the kernels do not make it (property)", async () => {
+    const codec = new Blosc(5, "lz4", 1, 0);
+    await fc.assert(
+      fc.asyncProperty(caseArb, fc.constantFrom<CodecBackend>("wasm", "js", "auto"), fc.integer({ min: 0, max: 40 }), async (c, backend, headroom) => {
+        setCodecBackend(backend);
+        const data = makeData(c);
+        let expected: Uint8Array;
+        let got: Uint8Array | undefined;
+        try {
+          expected = compress(data, optionsOf(c));
+          const chunk = compressTransient(data, optionsOf(c), headroom);
+          if (chunk !== undefined) {
+            // The headroom is the caller's: writing it leaves the chunk as it was.
+            new Uint8Array(chunk.buffer, chunk.byteOffset - headroom, headroom).fill(0xee);
+            got = chunk.slice();
+          }
+        } finally {
+          setCodecBackend("auto");
+        }
+        const memcpyed = (expected[2]! & 0x02) !== 0;
+        const inKernels = backend !== "js" && (c.cname === "blosclz" || c.cname === "lz4" || (c.cname === "lz4hc" && backend === "wasm"));
+        expect(got !== undefined).toBe(inKernels && !memcpyed);
+        if (got === undefined) return;
+        expect(Buffer.from(got).equals(Buffer.from(expected))).toBe(true);
+        const back = await codec.decode(got);
+        expect(Buffer.from(back).equals(Buffer.from(data))).toBe(true);
+      }),
+      { numRuns: 200, seed: 20261129 },
+    );
+  }, 300_000);
+
+  it("compressTransient refuses a negative or fractional headroom", () => {
+    const data = new Uint8Array(1000).map((_, i) => i % 7);
+    for (const headroom of [-1, 1.5, Number.NaN]) {
+      expect(() => compressTransient(data, { typesize: 1, clevel: 5, shuffle: 1, cname: "lz4" }, headroom)).toThrow(/headroom must be a non-negative integer/);
+    }
+  });
 
   it("compressInto refuses a buffer shorter than nbytes + 16 and leaves it alone", () => {
     const data = new Uint8Array(1000).map((_, i) => i % 7);

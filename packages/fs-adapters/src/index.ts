@@ -151,6 +151,21 @@ export interface WritableStore extends ReadableStore {
    */
   put(key: string, value: Uint8Array, options?: PutOptions): Promise<void>;
   /**
+   * `true` when `put` is done with `value` by the time it returns its promise (it writes or
+   * copies the bytes synchronously, before its first `await`): the caller may then change or
+   * reuse the value's memory at once, without waiting for the promise. Writers use it to store
+   * a chunk straight from the codec's memory. Absent or `false` (wrappers that do not know):
+   * `value` must stay unchanged until the promise settles.
+   *
+   * @example
+   * ```ts
+   * const pending = store.put("data/__0.blp", view);
+   * if (store.putsAtOnce === true) view.fill(0); // fine: the bytes were already taken
+   * await pending;
+   * ```
+   */
+  readonly putsAtOnce?: boolean;
+  /**
    * Writes `bytes` into the existing value of `key` at `offset`, in place: `offset` may be at
    * most the value's length (writing at the end appends). Unlike `put` this is not atomic for
    * readers as a whole; a write of at most 32 bytes at a multiple of 8 is (on a local file system,
@@ -398,6 +413,8 @@ export function checkPutOptions(options: PutOptions | undefined): boolean {
  */
 export class MemoryStore implements WritableStore {
   readonly #entries = new Map<string, Uint8Array>();
+  /** `put` copies the value before it returns (see {@link WritableStore.putsAtOnce}). */
+  readonly putsAtOnce: boolean = true;
 
   /** Optionally starts with the given entries (validated and copied). */
   constructor(entries?: Iterable<readonly [string, Uint8Array]>) {

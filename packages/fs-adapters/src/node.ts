@@ -98,6 +98,8 @@ export class FileSystemStore implements WritableStore {
   readonly io: "sync" | "async";
   /** Whether writes are flushed to disk; see {@link FileSystemStoreOptions.fsync}. */
   readonly fsync: boolean;
+  /** With `io: "sync"`, `put` writes the file before it returns (see {@link WritableStore.putsAtOnce}). */
+  readonly putsAtOnce: boolean;
   // Resolved paths of the keys seen last (pathOf), and the root they were resolved under.
   readonly #paths = new Map<string, string>();
   #pathsRoot = "";
@@ -122,6 +124,7 @@ export class FileSystemStore implements WritableStore {
     this.root = nodePath.resolve(root);
     this.maxValueBytes = maxValueBytes;
     this.io = io;
+    this.putsAtOnce = io === "sync";
     if (options.fsync !== undefined && typeof options.fsync !== "boolean") {
       throw new UsageError("INVALID_ARGUMENT", "fsync must be true or false", { field: "fsync", expected: "boolean", actual: options.fsync });
     }

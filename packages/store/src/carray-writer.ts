@@ -108,7 +108,7 @@ export class CarrayWriter implements AttrsWriter {
     this.#leftover = new Uint8Array(0);
     this.#fileCount = Math.ceil(array.length / array.chunklen);
     const options = { typesize: array.dtype.bloscTypesize, clevel: array.cparams.clevel, shuffle: array.cparams.shuffle, cname: array.cparams.cname };
-    this.#chunks = new ChunkWrites((g, chunk, o) => init.layout.writeChunk(g, chunk, o), options, init.workers);
+    this.#chunks = new ChunkWrites((g, chunk, o) => init.layout.writeChunk(g, chunk, o), options, init.workers, init.layout.writesAtOnce);
   }
 
   /** The length readers of the store see (the last commit). */

@@ -1,7 +1,7 @@
 // Turning rows into chunks and handing them to the layout: compression on this thread or through
 // a worker pool, with several chunks in flight so that compression and I/O overlap.
 import { UsageError } from "@fmt/errors";
-import { compress, compressInto } from "@fmt/blosc";
+import { compress, compressInto, compressTransient } from "@fmt/blosc";
 import { BLOSC_MAX_OVERHEAD } from "@fmt/header";
 import type { ChunkCodecPool, CompressOptions } from "@fmt/blosc";
 import type { ChunkWriteOptions } from "./layout.js";
@@ -41,11 +41,18 @@ export class ChunkWrites {
    * copy the layout makes of it.
    */
   readonly #spare: Uint8Array[] = [];
+  /** The layout is done with a chunk's bytes once `store` returns (its `writesAtOnce`). */
+  readonly #atOnce: boolean;
 
-  constructor(store: StoreChunk, options: CompressOptions, pool: ChunkCodecPool | undefined) {
+  /**
+   * `atOnce`: `store` is done with a chunk's bytes when it returns its promise (the layout's
+   * `writesAtOnce`); chunks are then stored straight from the codec's memory.
+   */
+  constructor(store: StoreChunk, options: CompressOptions, pool: ChunkCodecPool | undefined, atOnce = false) {
     this.#store = store;
     this.#options = options;
     this.#pool = pool;
+    this.#atOnce = atOnce;
     this.#window = pool === undefined ? WINDOW_ALONE : Math.max(WINDOW_ALONE, WINDOW_PER_THREAD * pool.threads);
   }
 
@@ -69,6 +76,15 @@ export class ChunkWrites {
         const chunk = await this.compress(rows);
         await this.#store(index, chunk, { committed });
         written(chunk.length);
+        return;
+      }
+      // Stored from the codec's memory without a copy: `store` writes it before it returns, and
+      // nothing calls into @fmt/blosc in between (which would reuse that memory).
+      const inCodec = this.#atOnce ? compressTransient(rows, this.#options, HEADROOM) : undefined;
+      if (inCodec !== undefined) {
+        const cbytes = inCodec.length;
+        await this.#store(index, inCodec, { committed, headroom: HEADROOM });
+        written(cbytes);
         return;
       }
       let room = this.#spare.pop();

@@ -167,6 +167,11 @@ export class LayoutV1 implements ChunkLayoutWriter {
     return this.#store as WritableStore;
   }
 
+  // writeChunk with headroom calls `put` before its first await: the store decides.
+  get writesAtOnce(): boolean {
+    return (this.#store as Partial<WritableStore>).putsAtOnce === true;
+  }
+
   keyOf(g: number): string {
     return joinKey(this.#geometry.path, `data/__${g}.blp`);
   }

@@ -103,6 +103,11 @@ export class LayoutV2 implements ChunkLayoutWriter {
     return this.#store as WritableStore;
   }
 
+  /** Chunks are placed in a superchunk after awaits (the file's state, one write at a time). */
+  get writesAtOnce(): boolean {
+    return false;
+  }
+
   /** The settings (S, checksum, spare) the layout writes with. */
   get settings(): Readonly<V2Settings> {
     return this.#settings;

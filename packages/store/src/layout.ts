@@ -162,6 +162,12 @@ export interface ChunkLayoutWriter extends ChunkLayout {
    */
   writeChunk(g: number, chunk: Uint8Array, options: ChunkWriteOptions): Promise<void>;
   /**
+   * `true` when `writeChunk` of a chunk given with headroom is done with its bytes by the time it
+   * returns its promise (format 1 on a store whose `put` writes at once): the chunk may then live
+   * in memory that the next call into @fmt/blosc reuses.
+   */
+  readonly writesAtOnce: boolean;
+  /**
    * Replaces several committed chunks all or nothing: stages each, commits through the journal
    * (`.journal`), installs, cleans up.
    */

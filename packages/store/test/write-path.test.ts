@@ -138,6 +138,35 @@ describe("append is all or nothing", () => {
   });
 });
 
+/** A legal store that reads a put's value a moment later (the value must stay unchanged until put settles). */
+class LaterStore extends MemoryStore {
+  override readonly putsAtOnce: boolean = false;
+  override async put(key: string, value: Uint8Array, options?: PutOptions): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    return super.put(key, value, options);
+  }
+}
+
+describe("chunks stored straight from the codec's memory", () => {
+  it.each(["lz4", "blosclz", "lz4hc", "zstd"] as const)("only where put takes the bytes at once: a store that reads them later gets the same files (%s)", async (cname) => {
+    const data = walk(6 * 8192 + 999, 21);
+    const more = walk(2 * 8192 + 5, 22);
+    const results: Map<string, Uint8Array>[] = [];
+    for (const store of [new MemoryStore(), new LaterStore()]) {
+      const a = await createCarray(store, "a", data, { dtype: "<f8", chunklen: 8192, cparams: { cname } });
+      await a.append(more);
+      await a.set({ start: 10, stop: 9000 }, new Float64Array(8990).fill(-2.25));
+      await a.close();
+      results.push(await filesOf(store));
+      const back = (await (await openCarray(store, "a")).read()) as Float64Array;
+      const expected = Float64Array.from([...data, ...more]).fill(-2.25, 10, 9000);
+      expect(equalBytes(new Uint8Array(back.buffer, back.byteOffset, back.byteLength), new Uint8Array(expected.buffer))).toBe(true);
+    }
+    expect(results[0]!.size).toBeGreaterThan(8);
+    expect(sameFiles(results[0]!, results[1]!)).toEqual([]);
+  });
+});
+
 describe("chunks compressed on a worker pool", () => {
   let pool: BloscPool;
   beforeAll(() => {

@@ -109,9 +109,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 function encodeStream(codec: WasmCodecName, data: Uint8Array, level: number, maxOutput?: number): Uint8Array | undefined {
-  if (codec === "lz4") return kernels.encodeLz4(data, level, maxOutput);
-  if (codec === "lz4hc") return kernels.encodeLz4hc(data, level, maxOutput);
-  return kernels.encodeBlosclz(data, level, maxOutput);
+  return kernels.encodeStream(codec, data, level, maxOutput);
 }
 
 function decodeStream(codec: WasmCodecName, stream: Uint8Array, length: number): Uint8Array {
@@ -438,7 +436,7 @@ describe("decodeStreamPrefix's window and the shared-memory placement", () => {
       fc.property(fc.uint8Array({ minLength: 1, maxLength: 4096 }), fc.nat(), fc.nat(), (raw, a, b) => {
         // Runs of repeats, so that the stream has matches as well as literals.
         const data = raw.map((v, i) => (i % 7 < 5 ? i & 3 : v));
-        const stream = kernels.encodeLz4(data, 1, data.length * 2);
+        const stream = kernels.encodeStream("lz4", data, 1, data.length * 2);
         fc.pre(stream !== undefined); // not shorter than the data: stored raw, not an lz4 stream
         const want = 1 + (a % data.length);
         const from = b % want;

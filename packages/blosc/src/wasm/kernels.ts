@@ -15,6 +15,7 @@
 import { FormatError, UsageError } from "@fmt/errors";
 import { CODEC_NUMBERS, ERR_CODEC, ERR_SRC_TRUNCATED, checkTypesize, kernelError, readI32, sharedShift, streamBound } from "./kernel-abi.js";
 import type { KernelExports } from "./kernel-abi.js";
+import { BLOSC_HEADER_SIZE as BLOSC_CHUNK_HEADER } from "@fmt/header";
 import type { DecodeChunkOptions, EncodeBlockOptions, WasmCodecName, ZstdArena } from "./types.js";
 
 /**
@@ -174,7 +175,21 @@ export class WasmKernels {
     return this.#decodeStream("blosclz", src, dst, path);
   }
 
-  #encodeStream(codec: WasmCodecName, src: Uint8Array, param: number, maxOutput: number | undefined): Uint8Array | undefined {
+  /**
+   * Compress one stream: `lz4` (the fast block encoder, `param` its acceleration: 1 best, Blosc
+   * uses `10 - clevel`), `lz4hc` (hash chains, `param` 1..12 its search depth 2^level; an ordinary
+   * LZ4 block) or `blosclz` (`param` its clevel 1..9, levels below 5 skipping faster over
+   * incompressible data; a stream c-blosc 1.14 to 1.21 decode).
+   *
+   * @param maxOutput - largest acceptable stream; default `src.length - 1` (Blosc stores a split
+   *   raw unless its stream is shorter than the split).
+   * @returns the stream, or `undefined` if it would exceed `maxOutput`.
+   * @example
+   * ```ts
+   * const stream = kernels.encodeStream("lz4", new Uint8Array(1000), 1); // a few bytes
+   * ```
+   */
+  encodeStream(codec: WasmCodecName, src: Uint8Array, param: number, maxOutput?: number): Uint8Array | undefined {
     const cap = Math.max(0, Math.min(maxOutput ?? src.length - 1, streamBound(src.length)));
     const [ps = 0, pd = 0] = this.#reserve(src.length, cap);
     this.#heap.set(src, ps);
@@ -186,49 +201,6 @@ export class WasmKernels {
           ? ex.lz4hc_encode(ps, src.length, pd, cap, param)
           : ex.blosclz_encode(ps, src.length, pd, cap, param);
     return n === 0 ? undefined : this.#heap.slice(pd, pd + n);
-  }
-
-  /**
-   * Compress with the fast LZ4 block encoder.
-   *
-   * @param acceleration - 1 (best) upward (faster); Blosc uses `10 - clevel`.
-   * @param maxOutput - largest acceptable stream; default `src.length - 1` (Blosc stores a split
-   *   raw unless its stream is shorter than the split).
-   * @returns the raw LZ4 block, or `undefined` if it would exceed `maxOutput`.
-   * @example
-   * ```ts
-   * const stream = kernels.encodeLz4(new Uint8Array(1000)); // a few bytes
-   * ```
-   */
-  encodeLz4(src: Uint8Array, acceleration = 1, maxOutput?: number): Uint8Array | undefined {
-    return this.#encodeStream("lz4", src, acceleration, maxOutput);
-  }
-
-  /**
-   * Compress with the hash-chain LZ4 encoder (output is an ordinary LZ4 block).
-   *
-   * @param level - 1..12, search depth 2^level.
-   * @example
-   * ```ts
-   * const stream = kernels.encodeLz4hc(new Uint8Array(1000), 9);
-   * ```
-   */
-  encodeLz4hc(src: Uint8Array, level = 9, maxOutput?: number): Uint8Array | undefined {
-    return this.#encodeStream("lz4hc", src, level, maxOutput);
-  }
-
-  /**
-   * Compress into a BloscLZ stream that c-blosc 1.14 to 1.21 decode (starts with a literal run
-   * marked 0x20, ends with a literal run).
-   *
-   * @param clevel - 1..9; levels below 5 skip faster over incompressible data.
-   * @example
-   * ```ts
-   * const stream = kernels.encodeBlosclz(new Uint8Array(1000), 5);
-   * ```
-   */
-  encodeBlosclz(src: Uint8Array, clevel = 5, maxOutput?: number): Uint8Array | undefined {
-    return this.#encodeStream("blosclz", src, clevel, maxOutput);
   }
 
   /**
@@ -555,40 +527,66 @@ export class WasmKernels {
    * ```
    */
   encodeBlock(block: Uint8Array, options: EncodeBlockOptions): Uint8Array {
-    const { pd, length } = this.#encodeInArena(block, options);
+    const codecNumber = blockCodec(block.length, options);
+    const [ps = 0, pd = 0, pscratch = 0] = this.#reserve(block.length, block.length + 4 * options.nsplits, 2 * block.length);
+    const length = this.#encodeBlockAt(block, options, codecNumber, ps, pd, pscratch);
     return this.#heap.slice(pd, pd + length);
   }
 
   /**
-   * {@link WasmKernels.encodeBlock} written straight into `out` at `offset` (no intermediate
-   * array). When the encoded block is longer than the room left in `out`, nothing is written.
+   * The blocks of a chunk (`blocksize` bytes each, the last one shorter), each encoded as by
+   * {@link WasmKernels.encodeBlock} (`nsplits` streams, one for the short last block) one after
+   * another in one region of the module's memory, the block starts written: the whole Blosc chunk
+   * but its 16-byte header, which is the caller's to write, after `headroom` free bytes. No copy
+   * out: the result is a view of the module's memory, valid until the next call on these kernels.
+   * `undefined` when the chunk would pass `data.length + 16` bytes (c-blosc stores it raw then).
    *
-   * @returns the encoded length (written when `offset + length <= out.length`).
    * @example
    * ```ts
-   * const n = kernels.encodeBlockInto(block, { typesize: 8, nsplits: 8, codec: "lz4", shuffle: 1, clevel: 5 }, chunk, 16 + 4 * nblocks);
+   * const region = kernels.encodeChunkTransient(rows, { blocksize: 131072, typesize: 8, nsplits: 8, codec: "lz4", shuffle: 1, clevel: 5 }, 16);
+   * const chunk = region?.subarray(16); // header at chunk[0..16), then block starts and blocks
    * ```
    */
-  encodeBlockInto(block: Uint8Array, options: EncodeBlockOptions, out: Uint8Array, offset: number): number {
-    const { pd, length } = this.#encodeInArena(block, options);
-    if (offset + length <= out.length) out.set(this.#heap.subarray(pd, pd + length), offset);
-    return length;
+  encodeChunkTransient(data: Uint8Array, options: EncodeBlockOptions & { blocksize: number }, headroom = 0): Uint8Array | undefined {
+    const { blocksize, nsplits } = options;
+    const nbytes = data.length;
+    const nblocks = Math.ceil(nbytes / blocksize);
+    const maxbytes = nbytes + BLOSC_CHUNK_HEADER;
+    let ntbytes = BLOSC_CHUNK_HEADER + 4 * nblocks;
+    if (nbytes === 0 || ntbytes > maxbytes) return undefined;
+    const first = Math.min(blocksize, nbytes);
+    const codecNumber = blockCodec(first, first === blocksize ? options : { ...options, nsplits: 1 });
+    // c-blosc's limit plus one block's worst case: the encoder never writes past the region.
+    const [region = 0, ps = 0, pscratch = 0] = this.#reserve(headroom + maxbytes + first + 4 * nsplits, first, 2 * first);
+    const chunk = region + headroom;
+    for (let j = 0; j < nblocks; j++) {
+      const block = data.subarray(j * blocksize, Math.min(nbytes, (j + 1) * blocksize));
+      const at = chunk + BLOSC_CHUNK_HEADER + 4 * j;
+      this.#heap.set([ntbytes & 0xff, (ntbytes >>> 8) & 0xff, (ntbytes >>> 16) & 0xff, ntbytes >>> 24], at);
+      ntbytes += this.#encodeBlockAt(block, { ...options, nsplits: block.length === blocksize ? nsplits : 1 }, codecNumber, ps, chunk + ntbytes, pscratch);
+      if (ntbytes > maxbytes) return undefined;
+    }
+    return this.#heap.subarray(region, chunk + ntbytes);
   }
 
-  /** Encodes one block into the arena; where its bytes start and how many there are. */
-  #encodeInArena(block: Uint8Array, options: EncodeBlockOptions): { pd: number; length: number } {
-    const { typesize, nsplits, codec, shuffle, clevel } = options;
-    checkTypesize(typesize);
-    if (!Number.isInteger(nsplits) || nsplits < 1 || block.length % nsplits !== 0) {
-      throw new UsageError("INVALID_ARGUMENT", "split count must divide the block length", { field: "nsplits", actual: nsplits });
-    }
-    const codecNumber = CODEC_NUMBERS[codec];
-    if (codecNumber === undefined) throw new UsageError("INVALID_ARGUMENT", "codec not available in WebAssembly", { field: "cname", actual: codec });
-    const cap = block.length + 4 * nsplits;
-    const [ps = 0, pd = 0, pscratch = 0] = this.#reserve(block.length, cap, 2 * block.length);
+  /** Encodes one block, copied to `ps`, at `pd` (room for `block.length + 4 * nsplits` bytes); its length. */
+  #encodeBlockAt(block: Uint8Array, options: EncodeBlockOptions, codecNumber: number, ps: number, pd: number, pscratch: number): number {
+    const { typesize, nsplits, shuffle, clevel } = options;
     this.#heap.set(block, ps);
-    const r = this.#exports.encode_block(ps, block.length, typesize, nsplits, codecNumber, shuffle, clevel, pd, cap, pscratch);
+    const r = this.#exports.encode_block(ps, block.length, typesize, nsplits, codecNumber, shuffle, clevel, pd, block.length + 4 * nsplits, pscratch);
     if (r < 0) throw new UsageError("INVALID_ARGUMENT", "block could not be encoded", { field: "block", actual: r });
-    return { pd, length: r };
+    return r;
   }
+}
+
+/** Checks the options of a block encoding of `length` bytes; the codec's number for the kernel. */
+function blockCodec(length: number, options: EncodeBlockOptions): number {
+  const { typesize, nsplits, codec } = options;
+  checkTypesize(typesize);
+  if (!Number.isInteger(nsplits) || nsplits < 1 || length % nsplits !== 0) {
+    throw new UsageError("INVALID_ARGUMENT", "split count must divide the block length", { field: "nsplits", actual: nsplits });
+  }
+  const codecNumber = CODEC_NUMBERS[codec];
+  if (codecNumber === undefined) throw new UsageError("INVALID_ARGUMENT", "codec not available in WebAssembly", { field: "cname", actual: codec });
+  return codecNumber;
 }
