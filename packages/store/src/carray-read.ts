@@ -23,7 +23,7 @@ import { ChunkCache } from "./chunk-cache.js";
 import { withPath } from "./internal.js";
 import type { ArrayGeometry, LoadedChunk, ReaderSettings } from "./carray-read-types.js";
 import type { ChunkLayout, StoredChunk } from "./layout.js";
-import { LentBuffers } from "./lent-buffers.js";
+import { LentBuffers, idleInputs } from "./lent-buffers.js";
 import { scatter } from "./take-scatter.js";
 
 /**
@@ -36,12 +36,6 @@ const SPECULATIVE_HEAD = 64 * 1024;
 const POOL_RUN = 8;
 /** Single-row reads remember this many chunks: a second read of one of them decodes it whole. */
 const RECENT_ROW_CHUNKS = 4;
-/**
- * A reader keeps at most this many chunks' worth of input buffers between passes (five of the
- * slightly larger buffers LentBuffers makes: about the default prefetch of 4 plus the chunk being
- * decoded), and never more than its cache's budget.
- */
-const SPARE_INPUT_CHUNKS = 6;
 
 /**
  * The engine. @internal
@@ -65,10 +59,6 @@ export class ChunkReader {
   // Input buffers of single-row reads, and the chunks such reads touched last (see rowBytes).
   readonly #rowInputs: LentBuffers;
   readonly #recentRowChunks: number[] = [];
-  // Input buffers the last pass of chunksInOrder gave back (at most SPARE_INPUT_CHUNKS chunks'
-  // worth, and at most the cache's budget): the next pass reads into them instead of into fresh
-  // memory, whose first touch costs a page fault per 4 KiB.
-  readonly #spareInputs: Uint8Array[] = [];
 
   constructor(settings: ReaderSettings, geometry: ArrayGeometry) {
     this.layout = settings.layout;
@@ -147,7 +137,11 @@ export class ChunkReader {
     // With `reuseInputs` the caller is done with each chunk when it asks for the next one, so the
     // buffer a fetch was read into serves a later fetch once its last chunk is done (stores with
     // getInto; a format-2 run of slots shares one buffer).
-    const lent = options.reuseInputs === true && this.layout.readsInto ? new LentBuffers(this.chunklen * this.atomSize, this.#spareInputs) : undefined;
+    // Passes read into the input buffers earlier passes of any reader gave back (idleInputs)
+    // rather than into fresh memory, whose first touch costs a page fault per 4 KiB; a reader
+    // asked to keep no cache (cacheBytes 0) keeps no buffers either.
+    const idle = this.cache.maxBytes > 0 ? idleInputs : undefined;
+    const lent = options.reuseInputs === true && this.layout.readsInto ? new LentBuffers(this.chunklen * this.atomSize, idle) : undefined;
     // Rows a writer holds and chunks kept compressed by an earlier single-row read need no fetch.
     const kept = new Map<number, Uint8Array>();
     for (const k of order) {
@@ -199,8 +193,7 @@ export class ChunkReader {
       if (batch.length > 0) lent?.giveBack(batch[0]!.chunk);
     } finally {
       await plan.return(undefined);
-      // Within the cache's budget too: a table of many columns has a reader per column.
-      if (lent !== undefined && this.#spareInputs.length === 0) this.#spareInputs.push(...lent.release(Math.min(SPARE_INPUT_CHUNKS * this.chunklen * this.atomSize, this.cache.maxBytes)));
+      lent?.release();
     }
   }
 

@@ -42,39 +42,37 @@ export class LentBuffers implements InputBuffers {
   readonly #size: number;
   readonly #lent = new Set<ArrayBufferLike>();
   readonly #spare: Uint8Array[] = [];
+  readonly #idle: IdleBuffers | undefined;
 
   /**
-   * `spares`: buffers an earlier pass gave up with {@link LentBuffers.release}, taken over (and
-   * emptied) so that a new pass starts with memory already in use rather than fresh pages.
+   * `idle`: buffers earlier passes gave up ({@link LentBuffers.release}), drawn on when this pass
+   * has none of its own that fits, so that it reads into memory already in use rather than into
+   * fresh pages.
    */
-  constructor(chunkBytes: number, spares?: Uint8Array[]) {
+  constructor(chunkBytes: number, idle?: IdleBuffers) {
     // A chunk file: the 16-byte blpk header, a Blosc chunk of at most nbytes + 16 bytes when
     // stored raw, and room for the block starts and stream sizes of a compressed one.
     this.#size = chunkBytes + chunkBytes / 64 + 4096;
-    if (spares !== undefined) this.#spare.push(...spares.splice(0));
+    this.#idle = idle;
   }
 
   /**
-   * The end of a pass: the buffers given back, at most `maxBytes` of them, largest first, for a
-   * later pass's constructor. Buffers still lent stay with their borrowers.
+   * The end of a pass: the buffers given back go to the idle buffers (those that fit in their
+   * budget). Buffers still lent stay with their borrowers.
    */
-  release(maxBytes: number): Uint8Array[] {
-    const kept: Uint8Array[] = [];
-    let bytes = 0;
-    for (const buffer of this.#spare.splice(0).sort((a, b) => b.length - a.length)) {
-      if (bytes + buffer.length > maxBytes) continue;
-      kept.push(buffer);
-      bytes += buffer.length;
-    }
-    return kept;
+  release(): void {
+    this.#idle?.keep(this.#spare.splice(0));
   }
 
   /** A buffer of at least `bytes` bytes (default: one chunk file's worth). */
   take(bytes = this.#size): Uint8Array {
     const at = this.#spare.findIndex((b) => b.length >= bytes);
     let buffer: Uint8Array;
+    const idle = at >= 0 ? undefined : this.#idle?.take(bytes);
     if (at >= 0) {
       buffer = this.#spare.splice(at, 1)[0]!;
+    } else if (idle !== undefined) {
+      buffer = idle;
     } else {
       // Grow rather than keep buffers of many sizes: one too small is dropped, and a larger one
       // is made a power of two, so that the next runs of slots (of slightly varying lengths, up
@@ -99,3 +97,60 @@ export class LentBuffers implements InputBuffers {
     if (this.#lent.delete(before)) this.#lent.add(after);
   }
 }
+
+/**
+ * Input buffers that finished passes gave up, for the next passes of any reader on this thread: a
+ * pass draws on them when it has no buffer of its own that fits, and gives its buffers back when
+ * it ends. Reading into memory already touched saves the page faults of fresh memory and its
+ * collection later, most of all in format 2, whose runs of slots are read into buffers of 2–4 MiB,
+ * about five per pass — more than one reader's own budget of spare memory.
+ *
+ * @example
+ * ```ts
+ * const lent = new LentBuffers(65536 * 8, idleInputs);
+ * // … the pass …
+ * lent.release(); // its buffers wait in idleInputs for the next pass
+ * ```
+ */
+export class IdleBuffers {
+  /** At most this many bytes are kept. */
+  readonly maxBytes: number;
+  readonly #buffers: Uint8Array[] = [];
+  #bytes = 0;
+
+  constructor(maxBytes: number) {
+    this.maxBytes = maxBytes;
+  }
+
+  /** Bytes kept now. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** The smallest kept buffer of at least `bytes` bytes, no longer kept; `undefined` if none. */
+  take(bytes: number): Uint8Array | undefined {
+    let best = -1;
+    this.#buffers.forEach((b, i) => {
+      if (b.length >= bytes && (best < 0 || b.length < this.#buffers[best]!.length)) best = i;
+    });
+    if (best < 0) return undefined;
+    const buffer = this.#buffers.splice(best, 1)[0]!;
+    this.#bytes -= buffer.length;
+    return buffer;
+  }
+
+  /** Keeps `buffers`, largest first, as long as the bytes kept stay within {@link IdleBuffers.maxBytes}. */
+  keep(buffers: readonly Uint8Array[]): void {
+    for (const buffer of [...buffers].sort((a, b) => b.length - a.length)) {
+      if (this.#bytes + buffer.length > this.maxBytes) continue;
+      this.#buffers.push(buffer);
+      this.#bytes += buffer.length;
+    }
+  }
+}
+
+/**
+ * The idle input buffers of this thread's chunk readers: enough for a format-2 pass (its prefetch
+ * window of runs and the run being decoded) and a second one beside it.
+ */
+export const idleInputs = new IdleBuffers(24 * 1024 * 1024);

@@ -9,6 +9,7 @@ import { MemoryStore } from "@fmt/fs-adapters";
 import type { ByteRange, ReadableStore } from "@fmt/fs-adapters";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { createCarray, openCarray } from "@fmt/store";
+import { IdleBuffers, idleInputs } from "../src/lent-buffers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "bcolz-input-buffers-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -109,6 +110,39 @@ describe("input buffers of whole-array reads", () => {
     writeFileSync(file, bytes);
     const again = await openCarray(recording(new FileSystemStore(path)).store, "", { cacheBytes: 0 });
     await expect(again.read()).rejects.toMatchObject({ code: "CHECKSUM_MISMATCH" });
+  });
+
+  it("a pass of another reader reads into the buffers an earlier pass gave back (format 2 runs and format 1 files)", async () => {
+    for (const version of [2, 1] as const) {
+      const path = join(dir, `idle-v${version}.bcolz`);
+      const v2 = { formatVersion: 2, checksum: "crc32", superchunksize: 4, spare: 0 } as const;
+      const created = await createCarray(new FileSystemStore(path), "", values, { dtype: "<f8", chunklen: CHUNKLEN, ...(version === 2 ? v2 : {}) });
+      await created.close();
+      while (idleInputs.take(0) !== undefined); // what earlier tests left
+      const first = recording(new FileSystemStore(path));
+      expect(Array.from((await (await openCarray(first.store, "")).read()) as Float64Array)).toEqual(Array.from(values));
+      expect(idleInputs.bytes).toBeGreaterThan(0);
+      // Another carray object over the same files: a reader of its own, no buffers of its own.
+      const second = recording(new FileSystemStore(path));
+      const expectedSum = values.reduce((x, y) => x + y, 0);
+      expect(Math.abs(Number(await (await openCarray(second.store, "")).sum()) - expectedSum) / expectedSum).toBeLessThan(1e-12);
+      const before = new Set(first.lent.map((b) => b.buffer));
+      // Its pass may need one buffer more of a size the first had fewer of (the two passes
+      // overlap reads and decoding differently); without the idle buffers every one is new.
+      const fresh = new Set(second.lent.map((b) => b.buffer).filter((b) => !before.has(b)));
+      expect(second.lent.length).toBeGreaterThan(5);
+      expect(fresh.size).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it("idle buffers: the smallest that fits is taken, and no more than the budget is kept (largest first)", () => {
+    const idle = new IdleBuffers(1000);
+    idle.keep([new Uint8Array(300), new Uint8Array(600), new Uint8Array(200), new Uint8Array(500)]);
+    expect(idle.bytes).toBe(900); // 600 kept, 500 would pass 1000, 300 kept, 200 would pass it
+    expect(idle.take(250)?.length).toBe(300);
+    expect(idle.take(700)).toBeUndefined();
+    expect(idle.take(1)?.length).toBe(600);
+    expect(idle.bytes).toBe(0);
   });
 
   it("memory a store returns instead of the lent buffer is never written into", async () => {
