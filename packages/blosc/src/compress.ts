@@ -298,7 +298,12 @@ function checkOptions(options: Pick<CompressOptions, "typesize" | "clevel" | "cn
  */
 export function compress(data: Uint8Array, options: CompressOptions): Uint8Array {
   const job = prepare(data, options);
-  if (job.encode) {
+  const wasm = job.encode && job.nbytes <= WHOLE_CHUNK_IN_KERNELS ? wasmEncoder(job) : undefined;
+  if (wasm !== undefined) {
+    // Copied once, out of the kernels' memory.
+    const chunk = encodeInKernels(job, wasm, 0);
+    if (chunk !== undefined) return chunk.slice();
+  } else if (job.encode) {
     const room = chunkScratch(job.nbytes + BLOSC_HEADER_SIZE).subarray(0, job.nbytes + BLOSC_HEADER_SIZE);
     const cbytes = encodeInto(job, room);
     // The scratch is shared by every call: the chunk leaves in a copy of its own.
@@ -342,17 +347,22 @@ export function compressInto(data: Uint8Array, options: CompressOptions, out: Ui
   return room.length;
 }
 
+/** The most free bytes {@link compressTransient} leaves before a chunk. */
+const MAX_HEADROOM = 65536;
+
 /**
  * {@link compress} without the copy out of the WebAssembly kernels: the chunk is left in their
  * memory, with `headroom` free bytes before it that the caller may write (a file header), and
  * handed back as a view there — valid only until the next call into @fmt/blosc, which may reuse
- * or move that memory. For a writer that stores the chunk at once (a synchronous file write, a
- * copy into a larger buffer) before anything else runs. `undefined` when the kernels do not make
- * this chunk — codec snappy, zlib or zstd (lz4hc unless the backend is `"wasm"`), the `"js"`
- * backend, no WebAssembly, or a chunk c-blosc stores memcpyed (clevel 0, tiny or incompressible
- * input): {@link compressInto} then. The bytes are those {@link compress} returns.
+ * or grow that memory (which detaches the view). For a writer that stores the chunk at once (a
+ * synchronous file write, a copy into a larger buffer) before anything else runs. `undefined`
+ * when the kernels do not make this chunk — codec snappy, zlib or zstd (lz4hc unless the backend
+ * is `"wasm"`), the `"js"` backend, no WebAssembly, data over 4 MiB (encoded block by block
+ * elsewhere), or a chunk c-blosc stores memcpyed (clevel 0, tiny or incompressible input):
+ * {@link compressInto} then. The bytes are those {@link compress} returns. `data` must not itself
+ * lie in the kernels' memory.
  *
- * @param headroom - free bytes wanted before the chunk (a non-negative integer).
+ * @param headroom - free bytes wanted before the chunk, 0..65536.
  * @throws UsageError as {@link compress}; INVALID_ARGUMENT for a bad `headroom`.
  * @example
  * ```ts
@@ -364,11 +374,11 @@ export function compressInto(data: Uint8Array, options: CompressOptions, out: Ui
  * ```
  */
 export function compressTransient(data: Uint8Array, options: CompressOptions, headroom = 0): Uint8Array | undefined {
-  if (!Number.isSafeInteger(headroom) || headroom < 0) {
-    throw new UsageError("INVALID_ARGUMENT", "headroom must be a non-negative integer", { field: "headroom", expected: "an integer >= 0", actual: headroom });
+  if (!Number.isSafeInteger(headroom) || headroom < 0 || headroom > MAX_HEADROOM) {
+    throw new UsageError("INVALID_ARGUMENT", "headroom must be an integer in 0..65536", { field: "headroom", expected: "0..65536", actual: headroom });
   }
   const job = prepare(data, options);
-  const wasm = job.encode ? wasmEncoder(job) : undefined;
+  const wasm = job.encode && job.nbytes <= WHOLE_CHUNK_IN_KERNELS ? wasmEncoder(job) : undefined;
   return wasm === undefined ? undefined : encodeInKernels(job, wasm, headroom);
 }
 
@@ -408,17 +418,23 @@ function prepare(data: Uint8Array, options: CompressOptions): PreparedChunk {
 /** Encodes the chunk into `room` (`nbytes + 16` bytes), header included; 0 when it does not fit (store it memcpyed). */
 function encodeInto(job: PreparedChunk, room: Uint8Array): number {
   const wasm = wasmEncoder(job);
-  if (wasm !== undefined) {
+  if (wasm !== undefined && job.nbytes <= WHOLE_CHUNK_IN_KERNELS) {
     const chunk = encodeInKernels(job, wasm, 0);
     if (chunk === undefined) return 0;
     room.set(chunk);
     return chunk.length;
   }
   const choice = job.options.backend ?? backend;
-  const cbytes = compressBlocks(job, choice === "js" ? undefined : wasmKernels(), room);
+  const cbytes = compressBlocks(job, choice === "js" ? undefined : wasmKernels(), wasm !== undefined, room);
   if (cbytes > 0) writeChunkHeader({ ...job.header, flags: job.flags, cbytes }, room);
   return cbytes;
 }
+
+/**
+ * Chunks up to this size are encoded whole in the kernels' memory (one call per block, one copy
+ * out); larger ones block by block, so that the memory grows by a few blocks, not by the chunk.
+ */
+const WHOLE_CHUNK_IN_KERNELS = 4 * 1024 * 1024;
 
 /** The kernels when they encode this chunk's codec (blosclz, lz4; lz4hc when asked for); else `undefined`. */
 function wasmEncoder(job: PreparedChunk): WasmKernels | undefined {
@@ -488,7 +504,7 @@ function chunkScratch(size: number): Uint8Array {
  * caller) and returns the chunk's length, or 0 when it does not fit in `room`: c-blosc then writes
  * a memcpyed chunk.
  */
-function compressBlocks(job: BlockJob, wasm: WasmKernels | undefined, room: Uint8Array): number {
+function compressBlocks(job: BlockJob, wasm: WasmKernels | undefined, wasmCodec: boolean, room: Uint8Array): number {
   const { data, typesize, blocksize, clevel, cname, shuffle, dontSplit, zstd, zlib } = job;
   const nbytes = data.length;
   const maxbytes = nbytes + BLOSC_HEADER_SIZE;
@@ -497,13 +513,20 @@ function compressBlocks(job: BlockJob, wasm: WasmKernels | undefined, room: Uint
   let ntbytes = BLOSC_HEADER_SIZE + 4 * nblocks;
   if (ntbytes > maxbytes) return 0;
   const out = room;
-  const scratch = shuffle !== 0 ? new Uint8Array(Math.min(blocksize, nbytes)) : undefined;
+  const scratch = shuffle !== 0 && !wasmCodec ? new Uint8Array(Math.min(blocksize, nbytes)) : undefined;
   for (let j = 0; j < nblocks; j++) {
     const isLeftover = j === nblocks - 1 && leftover > 0;
     const bsize = isLeftover ? leftover : blocksize;
     const block = data.subarray(j * blocksize, j * blocksize + bsize);
     const nsplits = !dontSplit && !isLeftover ? typesize : 1;
     writeI32(out, BLOSC_HEADER_SIZE + 4 * j, ntbytes);
+    if (wasmCodec && wasm !== undefined) {
+      // A large chunk in the kernels, block by block (see encodeInKernels; the same bytes).
+      const written = wasm.encodeBlockInto(block, { typesize, nsplits, codec: cname as WasmCodecName, shuffle, clevel }, room, ntbytes);
+      if (ntbytes + written > maxbytes) return 0;
+      ntbytes += written;
+      continue;
+    }
     const filtered = filterBlock(block, scratch, typesize, shuffle, wasm);
     const neblock = Math.floor(bsize / nsplits);
     for (let s = 0; s < nsplits; s++) {

@@ -286,11 +286,23 @@ describe("compress round trips", () => {
     );
   }, 300_000);
 
-  it("compressTransient refuses a negative or fractional headroom", () => {
+  it("compressTransient refuses a headroom that is negative, fractional or over 64 KiB", () => {
     const data = new Uint8Array(1000).map((_, i) => i % 7);
-    for (const headroom of [-1, 1.5, Number.NaN]) {
-      expect(() => compressTransient(data, { typesize: 1, clevel: 5, shuffle: 1, cname: "lz4" }, headroom)).toThrow(/headroom must be a non-negative integer/);
+    for (const headroom of [-1, 1.5, Number.NaN, 65537, 2 ** 31]) {
+      expect(() => compressTransient(data, { typesize: 1, clevel: 5, shuffle: 1, cname: "lz4" }, headroom)).toThrow(/headroom must be an integer in 0\.\.65536/);
     }
+  });
+
+  it("a chunk over 4 MiB is encoded block by block in the kernels: same bytes as compressInto, c-blosc decodes it, no transient chunk", async () => {
+    const data = makeData({ kind: "f8-walk", size: 5 * 1024 * 1024 + 24, seed: 5, typesize: 8, cname: "lz4", shuffle: 1, clevel: 5, blocksize: 0, offset: 0 });
+    const options: CompressOptions = { typesize: 8, clevel: 5, shuffle: 1, cname: "lz4" };
+    const chunk = compress(data, options);
+    const room = new Uint8Array(data.length + 16);
+    expect(Buffer.from(room.subarray(0, compressInto(data, options, room))).equals(Buffer.from(chunk))).toBe(true);
+    expect(chunk.length).toBeLessThan(data.length);
+    expect(compressTransient(data, options)).toBeUndefined();
+    const back = await new Blosc(5, "lz4", 1, 0).decode(chunk);
+    expect(Buffer.from(back).equals(Buffer.from(data))).toBe(true);
   });
 
   it("compressInto refuses a buffer shorter than nbytes + 16 and leaves it alone", () => {

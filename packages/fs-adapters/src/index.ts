@@ -155,7 +155,8 @@ export interface WritableStore extends ReadableStore {
    * copies the bytes synchronously, before its first `await`): the caller may then change or
    * reuse the value's memory at once, without waiting for the promise. Writers use it to store
    * a chunk straight from the codec's memory. Absent or `false` (wrappers that do not know):
-   * `value` must stay unchanged until the promise settles.
+   * `value` must stay unchanged until the promise settles. A subclass that overrides `put` of a
+   * store that says `true` must say so again (the stores here answer `false` then).
    *
    * @example
    * ```ts
@@ -413,8 +414,14 @@ export function checkPutOptions(options: PutOptions | undefined): boolean {
  */
 export class MemoryStore implements WritableStore {
   readonly #entries = new Map<string, Uint8Array>();
-  /** `put` copies the value before it returns (see {@link WritableStore.putsAtOnce}). */
-  readonly putsAtOnce: boolean = true;
+  /**
+   * `true`: this class's `put` copies the value before it returns (see
+   * {@link WritableStore.putsAtOnce}); `false` in a subclass that replaces `put`, unless it says
+   * otherwise itself.
+   */
+  get putsAtOnce(): boolean {
+    return this.put === MemoryStore.prototype.put;
+  }
 
   /** Optionally starts with the given entries (validated and copied). */
   constructor(entries?: Iterable<readonly [string, Uint8Array]>) {

@@ -98,8 +98,6 @@ export class FileSystemStore implements WritableStore {
   readonly io: "sync" | "async";
   /** Whether writes are flushed to disk; see {@link FileSystemStoreOptions.fsync}. */
   readonly fsync: boolean;
-  /** With `io: "sync"`, `put` writes the file before it returns (see {@link WritableStore.putsAtOnce}). */
-  readonly putsAtOnce: boolean;
   // Resolved paths of the keys seen last (pathOf), and the root they were resolved under.
   readonly #paths = new Map<string, string>();
   #pathsRoot = "";
@@ -107,6 +105,15 @@ export class FileSystemStore implements WritableStore {
   #unsyncedFiles = new Set<string>();
   #unsyncedDirectories = new Set<string>();
   #lastSync: Promise<void> = Promise.resolve();
+
+  /**
+   * With `io: "sync"`, this class's `put` writes the file before it returns (see
+   * {@link WritableStore.putsAtOnce}); `false` with `io: "async"`, and in a subclass that replaces
+   * `put` unless it says otherwise itself.
+   */
+  get putsAtOnce(): boolean {
+    return this.io === "sync" && this.put === FileSystemStore.prototype.put;
+  }
 
   /** Uses `root` (resolved to an absolute path; it need not exist yet) as the store root. */
   constructor(root: string, options: FileSystemStoreOptions = {}) {
@@ -124,7 +131,6 @@ export class FileSystemStore implements WritableStore {
     this.root = nodePath.resolve(root);
     this.maxValueBytes = maxValueBytes;
     this.io = io;
-    this.putsAtOnce = io === "sync";
     if (options.fsync !== undefined && typeof options.fsync !== "boolean") {
       throw new UsageError("INVALID_ARGUMENT", "fsync must be true or false", { field: "fsync", expected: "boolean", actual: options.fsync });
     }

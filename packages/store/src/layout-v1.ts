@@ -167,7 +167,7 @@ export class LayoutV1 implements ChunkLayoutWriter {
     return this.#store as WritableStore;
   }
 
-  // writeChunk with headroom calls `put` before its first await: the store decides.
+  /** writeChunk with headroom calls `put` before its first await: as the store's `putsAtOnce` says. */
   get writesAtOnce(): boolean {
     return (this.#store as Partial<WritableStore>).putsAtOnce === true;
   }

@@ -138,11 +138,29 @@ describe("append is all or nothing", () => {
   });
 });
 
-/** A legal store that reads a put's value a moment later (the value must stay unchanged until put settles). */
+/**
+ * A legal store that reads a put's value a moment later (the value must stay unchanged until put
+ * settles). It replaces MemoryStore's put, so its putsAtOnce is false without saying so.
+ */
 class LaterStore extends MemoryStore {
-  override readonly putsAtOnce: boolean = false;
   override async put(key: string, value: Uint8Array, options?: PutOptions): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 1));
+    return super.put(key, value, options);
+  }
+}
+
+/** A store that takes put's bytes at once (says so), records the memory chunk files come from, and can fail a put. */
+class WatchedStore extends MemoryStore {
+  readonly chunkBuffers: ArrayBufferLike[] = [];
+  failAfter = Infinity;
+  override get putsAtOnce(): boolean {
+    return true;
+  }
+  override put(key: string, value: Uint8Array, options?: PutOptions): Promise<void> {
+    if (key.includes("/data/")) {
+      this.chunkBuffers.push(value.buffer);
+      if (this.chunkBuffers.length > this.failAfter) return Promise.reject(new Error("disk full (test)"));
+    }
     return super.put(key, value, options);
   }
 }
@@ -164,6 +182,29 @@ describe("chunks stored straight from the codec's memory", () => {
     }
     expect(results[0]!.size).toBeGreaterThan(8);
     expect(sameFiles(results[0]!, results[1]!)).toEqual([]);
+    expect(new LaterStore().putsAtOnce).toBe(false);
+  });
+
+  it("chunks do come from the codec's memory (one WebAssembly memory for every chunk file), and a failed put leaves the array as it was", async () => {
+    const store = new WatchedStore();
+    const data = walk(6 * 8192 + 999, 31);
+    const a = await createCarray(store, "a", data, { dtype: "<f8", chunklen: 8192, cparams: { cname: "lz4" } });
+    await a.close();
+    const full = store.chunkBuffers.slice(0, 6);
+    // A WebAssembly memory is whole 64 KiB pages; the copy path's buffers are chunk-sized rooms.
+    expect(new Set(full).size).toBe(1);
+    expect(full[0]!.byteLength % 65536).toBe(0);
+    const before = await filesOf(store);
+    store.failAfter = store.chunkBuffers.length + 2;
+    const b = await openCarray(store, "a", { mode: "a" });
+    await expect(b.append(walk(5 * 8192, 32))).rejects.toThrow(/disk full/);
+    await b.close().catch(() => undefined);
+    store.failAfter = Infinity;
+    const again = await openCarray(store, "a");
+    expect(again.length).toBe(data.length);
+    const back = (await again.read()) as Float64Array;
+    expect(equalBytes(new Uint8Array(back.buffer, back.byteOffset, back.byteLength), new Uint8Array(data.buffer))).toBe(true);
+    expect((await filesOf(store)).get("a/meta/sizes")).toEqual(before.get("a/meta/sizes"));
   });
 });
 

@@ -256,6 +256,39 @@ describe("wasm stream codecs: round trip", () => {
   });
 });
 
+describe("wasm chunk encoder", () => {
+  it("encodeChunkTransient lays out the blocks buildChunk assembles from encodeBlock, behind its headroom; undefined past nbytes + 16 (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...CODECS),
+        fc.integer({ min: 0, max: 5 }),
+        fc.oneof(fc.integer({ min: 1, max: 2000 }), fc.integer({ min: 1, max: 200_000 })),
+        fc.integer(),
+        fc.constantFrom(1, 2, 4, 8, 3, 16, 24),
+        fc.constantFrom<0 | 1 | 2>(0, 1, 2),
+        fc.oneof(fc.constant(128), fc.integer({ min: 64, max: 70_000 })),
+        fc.integer({ min: 0, max: 64 }),
+        (codec, kind, length, seed, typesize, shuffle, wantedBlocksize, headroom) => {
+          const data = makeData(kind, length, seed);
+          const expected = buildChunk(data, typesize, shuffle, codec, 5, wantedBlocksize);
+          const blocksize = expected[8]! | (expected[9]! << 8) | (expected[10]! << 16) | (expected[11]! << 24);
+          const dontSplit = (expected[2]! & 0x10) !== 0;
+          const region = kernels.encodeChunkTransient(data, { blocksize, typesize, nsplits: dontSplit ? 1 : typesize, codec, shuffle, clevel: 5 }, headroom);
+          if (expected.length > data.length + 16) {
+            expect(region).toBeUndefined();
+            return;
+          }
+          expect(region).toBeDefined();
+          expect(region!.length).toBe(headroom + expected.length);
+          // The header is the caller's; everything after it is the chunk's.
+          expect(sameBytes(region!.subarray(headroom + 16), expected.subarray(16))).toBe(true);
+        },
+      ),
+      { numRuns: 300, seed: 20261129 },
+    );
+  });
+});
+
 describe("wasm kernels against real c-blosc 1.21.3", () => {
   interface Case { data: Uint8Array; typesize: number; clevel: number; shuffle: 0 | 1 | 2; cname: string; blocksize?: number }
   const streamCases: Case[] = [];

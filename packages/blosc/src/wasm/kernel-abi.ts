@@ -13,7 +13,7 @@
  * @module
  */
 import { FormatError, UsageError } from "@fmt/errors";
-import type { WasmCodecName } from "./types.js";
+import type { EncodeBlockOptions, WasmCodecName } from "./types.js";
 
 /** The raw exports of kernels.wasm (pointers and sizes are byte offsets / counts). */
 export interface KernelExports {
@@ -110,4 +110,16 @@ export function sharedShift(view: Uint8Array, skip: number): number {
   // browser page is not cross-origin isolated. A buffer from another realm gets a shift, which
   // costs nothing but an arena placement a few bytes off.
   return view.buffer instanceof ArrayBuffer ? 0 : (view.byteOffset - skip) & 7;
+}
+
+/** Checks the options of a block encoding of `length` bytes; the codec's number for the kernel. */
+export function blockCodec(length: number, options: EncodeBlockOptions): number {
+  const { typesize, nsplits, codec } = options;
+  checkTypesize(typesize);
+  if (!Number.isInteger(nsplits) || nsplits < 1 || length % nsplits !== 0) {
+    throw new UsageError("INVALID_ARGUMENT", "split count must divide the block length", { field: "nsplits", actual: nsplits });
+  }
+  const codecNumber = CODEC_NUMBERS[codec];
+  if (codecNumber === undefined) throw new UsageError("INVALID_ARGUMENT", "codec not available in WebAssembly", { field: "cname", actual: codec });
+  return codecNumber;
 }

@@ -13,15 +13,16 @@
  * @module
  */
 import { FormatError, UsageError } from "@fmt/errors";
-import { CODEC_NUMBERS, ERR_CODEC, ERR_SRC_TRUNCATED, checkTypesize, kernelError, readI32, sharedShift, streamBound } from "./kernel-abi.js";
-import type { KernelExports } from "./kernel-abi.js";
 import { BLOSC_HEADER_SIZE as BLOSC_CHUNK_HEADER } from "@fmt/header";
+import { ERR_CODEC, ERR_SRC_TRUNCATED, blockCodec, checkTypesize, kernelError, readI32, sharedShift, streamBound } from "./kernel-abi.js";
+import type { KernelExports } from "./kernel-abi.js";
 import type { DecodeChunkOptions, EncodeBlockOptions, WasmCodecName, ZstdArena } from "./types.js";
 
 /**
  * Typed wrapper over one instance of the kernels module. Every method copies its input into the
- * module's memory in bulk, runs one kernel and copies the result out; the instance is not
- * re-entrant (fine: JavaScript calls are synchronous). Memory grows on demand and never shrinks.
+ * module's memory in bulk, runs its kernels and copies the result out (the `…Transient` methods
+ * leave it there, as a view); the instance is not re-entrant (fine: JavaScript calls are
+ * synchronous). Memory grows on demand and never shrinks.
  *
  * @example
  * ```ts
@@ -534,12 +535,32 @@ export class WasmKernels {
   }
 
   /**
+   * {@link WasmKernels.encodeBlock} written straight into `out` at `offset`. When the encoded
+   * block is longer than the room left in `out`, nothing is written.
+   *
+   * @returns the encoded length (written when `offset + length <= out.length`).
+   * @example
+   * ```ts
+   * const n = kernels.encodeBlockInto(block, { typesize: 8, nsplits: 8, codec: "lz4", shuffle: 1, clevel: 5 }, chunk, 16 + 4 * nblocks);
+   * ```
+   */
+  encodeBlockInto(block: Uint8Array, options: EncodeBlockOptions, out: Uint8Array, offset: number): number {
+    const codecNumber = blockCodec(block.length, options);
+    const [ps = 0, pd = 0, pscratch = 0] = this.#reserve(block.length, block.length + 4 * options.nsplits, 2 * block.length);
+    const length = this.#encodeBlockAt(block, options, codecNumber, ps, pd, pscratch);
+    if (offset + length <= out.length) out.set(this.#heap.subarray(pd, pd + length), offset);
+    return length;
+  }
+
+  /**
    * The blocks of a chunk (`blocksize` bytes each, the last one shorter), each encoded as by
    * {@link WasmKernels.encodeBlock} (`nsplits` streams, one for the short last block) one after
    * another in one region of the module's memory, the block starts written: the whole Blosc chunk
    * but its 16-byte header, which is the caller's to write, after `headroom` free bytes. No copy
    * out: the result is a view of the module's memory, valid until the next call on these kernels.
-   * `undefined` when the chunk would pass `data.length + 16` bytes (c-blosc stores it raw then).
+   * The memory grows to hold the whole chunk (callers keep this for chunks of a few MiB).
+   * `undefined` for empty data and when the chunk would pass `data.length + 16` bytes (c-blosc
+   * stores it raw then).
    *
    * @example
    * ```ts
@@ -577,16 +598,4 @@ export class WasmKernels {
     if (r < 0) throw new UsageError("INVALID_ARGUMENT", "block could not be encoded", { field: "block", actual: r });
     return r;
   }
-}
-
-/** Checks the options of a block encoding of `length` bytes; the codec's number for the kernel. */
-function blockCodec(length: number, options: EncodeBlockOptions): number {
-  const { typesize, nsplits, codec } = options;
-  checkTypesize(typesize);
-  if (!Number.isInteger(nsplits) || nsplits < 1 || length % nsplits !== 0) {
-    throw new UsageError("INVALID_ARGUMENT", "split count must divide the block length", { field: "nsplits", actual: nsplits });
-  }
-  const codecNumber = CODEC_NUMBERS[codec];
-  if (codecNumber === undefined) throw new UsageError("INVALID_ARGUMENT", "codec not available in WebAssembly", { field: "cname", actual: codec });
-  return codecNumber;
 }
