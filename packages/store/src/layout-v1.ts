@@ -188,7 +188,22 @@ export class LayoutV1 implements ChunkLayoutWriter {
   }
 
   async *plan(indices: readonly number[], _ahead?: number, inputs?: InputBuffers): AsyncGenerator<ChunkFetch, void, undefined> {
-    for (const g of indices) yield { indices: [g], fetch: async () => [await this.read(g, inputs?.take())] };
+    for (const g of indices) {
+      yield {
+        indices: [g],
+        fetch: async () => {
+          const buffer = inputs?.take();
+          let stored: StoredChunk | undefined;
+          try {
+            stored = await this.read(g, buffer);
+            return [stored];
+          } finally {
+            // A store that answered with memory of its own (or a failed read) leaves the buffer unused.
+            if (buffer !== undefined && stored?.chunk.buffer !== buffer.buffer) inputs?.giveBack?.(buffer);
+          }
+        },
+      };
+    }
   }
 
   forget(): void {}

@@ -245,18 +245,26 @@ export class LayoutV2 implements ChunkLayoutWriter {
       yield {
         indices: members,
         fetch: async () => {
+          const lent = inputs?.take(end - start);
+          // The lent memory while the run may lie in it, under its current identity.
+          let held = lent;
           try {
-            const lent = inputs?.take(end - start);
             let bytes = await this.#range(index.key, start, end - start, lent);
+            if (lent !== undefined && bytes.buffer !== lent.buffer) {
+              inputs?.giveBack?.(lent); // the store answered with memory of its own
+              held = undefined;
+            }
             let sums: (number | undefined)[] | undefined;
             // A run read into a lent buffer has its CRC-32s computed on another thread, if one is set up.
-            if (this.#settings.verify && lent !== undefined && bytes.buffer === lent.buffer) {
+            if (this.#settings.verify && held !== undefined) {
               const answer = await offloadedCrc32(index, members.map((m) => m % S), start, bytes);
               if (answer === "lost") {
+                held = undefined; // gone with the other thread
                 bytes = await this.#range(index.key, start, end - start);
               } else if (answer !== undefined) {
-                inputs?.replace?.(lent.buffer, answer.bytes.buffer);
+                inputs?.replace?.(held.buffer, answer.bytes.buffer);
                 ({ bytes, sums } = answer);
+                held = bytes;
               }
             }
             return members.map((m, k) => {
@@ -264,6 +272,8 @@ export class LayoutV2 implements ChunkLayoutWriter {
               return { index: m, key: index.key, chunk: chunkFromSlot(index, m % S, bytes.subarray(at), this.#settings.verify, index.key, sums?.[k]) };
             });
           } catch (error) {
+            // No chunk of the run is returned from the lent memory now.
+            if (held !== undefined && held.buffer.byteLength > 0) inputs?.giveBack?.(held);
             if (!(error instanceof FormatError)) throw error;
             return Promise.all(members.map((m) => this.read(m))); // one by one, each retried once
           }

@@ -91,6 +91,11 @@ export interface InputBuffers {
   take(bytes?: number): Uint8Array | undefined;
   /** A taken buffer's memory now has another `ArrayBuffer` (it was transferred to a thread and back). */
   replace?(before: ArrayBufferLike, after: ArrayBufferLike): void;
+  /**
+   * Takes back a buffer (or a view of it) that no chunk the fetch returns lies in: the store
+   * answered with memory of its own, or the fetch failed and read again.
+   */
+  giveBack?(buffer: Uint8Array): void;
 }
 
 /** How {@link ChunkLayoutWriter.writeChunk} may store a chunk. */

@@ -101,9 +101,11 @@ export class LentBuffers implements InputBuffers {
 /**
  * Input buffers that finished passes gave up, for the next passes of any reader on this thread: a
  * pass draws on them when it has no buffer of its own that fits, and gives its buffers back when
- * it ends. Reading into memory already touched saves the page faults of fresh memory and its
- * collection later, most of all in format 2, whose runs of slots are read into buffers of 2–4 MiB,
- * about five per pass — more than one reader's own budget of spare memory.
+ * it ends. Reading into memory already touched saves the zeroing or page faults of fresh memory
+ * and its collection later, most of all in format 2, whose runs of slots are read into buffers of
+ * up to 2 MiB from local files (4 MiB from stores that keep many requests in flight), about five
+ * per pass — more than one reader's old budget of spare memory (six chunk files at most). The
+ * buffers stay with the thread until it ends.
  *
  * @example
  * ```ts
@@ -139,11 +141,25 @@ export class IdleBuffers {
     return buffer;
   }
 
-  /** Keeps `buffers`, largest first, as long as the bytes kept stay within {@link IdleBuffers.maxBytes}. */
+  /**
+   * Keeps `buffers`, largest first, within {@link IdleBuffers.maxBytes}: kept buffers smaller than
+   * a new one make room for it (smallest first), since a large buffer serves any smaller read and
+   * a pool full of small ones would turn every larger read away for good.
+   */
   keep(buffers: readonly Uint8Array[]): void {
     for (const buffer of [...buffers].sort((a, b) => b.length - a.length)) {
+      if (buffer.length > this.maxBytes) continue;
+      const kept = this.#buffers;
+      while (this.#bytes + buffer.length > this.maxBytes) {
+        let smallest = -1;
+        kept.forEach((b, i) => {
+          if (b.length < buffer.length && (smallest < 0 || b.length < kept[smallest]!.length)) smallest = i;
+        });
+        if (smallest < 0) break;
+        this.#bytes -= kept.splice(smallest, 1)[0]!.length;
+      }
       if (this.#bytes + buffer.length > this.maxBytes) continue;
-      this.#buffers.push(buffer);
+      kept.push(buffer);
       this.#bytes += buffer.length;
     }
   }

@@ -59,9 +59,11 @@ export interface OpenOptions {
    * not fill it). Least recently used entries go first; every write through this array
    * invalidates what it changes. `0` turns the cache off. Default 4 MiB. Writes made through
    * another handle or process are not seen: reopen the array to see them. Apart from it, the
-   * readers of a thread keep up to 24 MiB of input buffers that their bulk reads gave back, for
-   * the next bulk read of any array to read files into (memory already touched reads faster);
-   * an array with `cacheBytes: 0` neither uses nor adds to them.
+   * readers of a thread keep up to 24 MiB of input buffers that their bulk reads gave back, until
+   * the thread ends, for the next bulk read of any array to read files into (memory already
+   * touched reads faster): stores that read into given buffers (`FileSystemStore` with `io:
+   * "sync"`, `HttpStore`), reads without `workers`. An array with `cacheBytes: 0` neither uses nor
+   * adds to them.
    */
   cacheBytes?: number;
   /**

@@ -135,6 +135,32 @@ describe("input buffers of whole-array reads", () => {
     }
   });
 
+  it("a reader with cacheBytes 0 neither uses nor adds to the idle buffers; a store answering with its own memory drains nothing", async () => {
+    const path = join(dir, "idle-v2-other.bcolz");
+    const v2 = { formatVersion: 2, checksum: "crc32", superchunksize: 4, spare: 0 } as const;
+    await (await createCarray(new FileSystemStore(path), "", values, { dtype: "<f8", chunklen: CHUNKLEN, ...v2 })).close();
+    while (idleInputs.take(0) !== undefined);
+    await (await openCarray(new FileSystemStore(path), "")).sum();
+    const warm = idleInputs.bytes;
+    expect(warm).toBeGreaterThan(0);
+    // cacheBytes 0: its pass reads into buffers of its own and leaves the pool as it was.
+    const { store, lent } = recording(new FileSystemStore(path));
+    await (await openCarray(store, "", { cacheBytes: 0 })).sum();
+    expect(lent.length).toBeGreaterThan(0);
+    expect(idleInputs.bytes).toBe(warm);
+    // io "async" has getInto but answers with arrays of its own: each buffer taken comes back.
+    for (const version of [2, 1] as const) {
+      const target = version === 2 ? path : join(dir, "idle-v1-other.bcolz");
+      if (version === 1) await (await createCarray(new FileSystemStore(target), "", values, { dtype: "<f8", chunklen: CHUNKLEN })).close();
+      await (await openCarray(new FileSystemStore(target), "")).sum();
+      const before = idleInputs.bytes;
+      const expectedSum = values.reduce((x, y) => x + y, 0);
+      const sum = Number(await (await openCarray(new FileSystemStore(target, { io: "async" }), "")).sum());
+      expect(Math.abs(sum - expectedSum) / expectedSum).toBeLessThan(1e-12);
+      expect(idleInputs.bytes).toBe(before);
+    }
+  });
+
   it("idle buffers: the smallest that fits is taken, and no more than the budget is kept (largest first)", () => {
     const idle = new IdleBuffers(1000);
     idle.keep([new Uint8Array(300), new Uint8Array(600), new Uint8Array(200), new Uint8Array(500)]);
@@ -143,6 +169,14 @@ describe("input buffers of whole-array reads", () => {
     expect(idle.take(700)).toBeUndefined();
     expect(idle.take(1)?.length).toBe(600);
     expect(idle.bytes).toBe(0);
+    // Full of small buffers, a larger one displaces the smallest (a pool of small ones would turn larger reads away for good).
+    idle.keep([new Uint8Array(250), new Uint8Array(250), new Uint8Array(250), new Uint8Array(240)]);
+    expect(idle.bytes).toBe(990);
+    idle.keep([new Uint8Array(400)]);
+    expect(idle.bytes).toBe(900); // 240 and one 250 made room
+    expect(idle.take(300)?.length).toBe(400);
+    idle.keep([new Uint8Array(2000)]); // over the budget: not kept
+    expect(idle.bytes).toBe(500);
   });
 
   it("memory a store returns instead of the lent buffer is never written into", async () => {
