@@ -283,7 +283,8 @@ function checkOptions(options: Pick<CompressOptions, "typesize" | "clevel" | "cn
  * chunk is never longer than `data.length + 16`. Empty input, `clevel` 0 and inputs shorter than
  * 128 bytes give a memcpyed chunk.
  *
- * @param data - the bytes to compress (at most 2,147,483,631).
+ * @param data - the bytes to compress (at most 2,147,483,631), not a view of the WebAssembly
+ *   kernels' memory (a `…Transient` result), which compressing reuses.
  * @param options - {@link CompressOptions}.
  * @returns a new array holding exactly the chunk (`cbytes` bytes).
  * @throws UsageError INVALID_ARGUMENT for bad options, or zstd with neither `options.zstd` nor
@@ -318,7 +319,8 @@ export function compress(data: Uint8Array, options: CompressOptions): Uint8Array
  * {@link compress} into `out`, which must hold `data.length + 16` bytes (the largest chunk Blosc
  * can make, a memcpyed one): the chunk is written at the start of `out` and its length returned.
  * For writers that store each chunk at once and reuse one buffer, without a fresh array (and its
- * first-touch page faults and garbage) per chunk. The bytes are those {@link compress} returns.
+ * first-touch page faults and garbage) per chunk. The bytes are those {@link compress} returns;
+ * `data`, like there, must not be a view of the kernels' memory.
  *
  * @returns the chunk's length (`cbytes`); the chunk is `out.subarray(0, cbytes)`.
  * @throws UsageError as {@link compress}; INVALID_ARGUMENT when `out` is smaller than

@@ -62,8 +62,10 @@ export interface ReadableStore {
    * The whole value of `key` like {@link get}, or with `range` the part {@link getRange} gives,
    * but read into `buffer` when it fits there (the result is then a view of `buffer`, which the
    * caller lends until it is done with the result); otherwise in a new array. `undefined` if
-   * there is no such key. Optional: a store that cannot read into a given buffer leaves it out
-   * and callers use `get` or `getRange`.
+   * there is no such key. The store is done with `buffer` once the promise settles, also when it
+   * rejects or answers with memory of its own (callers lend the buffer to another read then).
+   * Optional: a store that cannot read into a given buffer leaves it out and callers use `get`
+   * or `getRange`.
    *
    * @example
    * ```ts
@@ -156,7 +158,8 @@ export interface WritableStore extends ReadableStore {
    * reuse the value's memory at once, without waiting for the promise. Writers use it to store
    * a chunk straight from the codec's memory. Absent or `false` (wrappers that do not know):
    * `value` must stay unchanged until the promise settles. A subclass that overrides `put` of a
-   * store that says `true` must say so again (the stores here answer `false` then).
+   * store that says `true` must say so again (the stores here answer `false` then), and a wrapper
+   * or Proxy that changes `put` must answer `putsAtOnce` itself.
    *
    * @example
    * ```ts

@@ -148,8 +148,9 @@ export class IdleBuffers {
    */
   keep(buffers: readonly Uint8Array[]): void {
     for (const buffer of [...buffers].sort((a, b) => b.length - a.length)) {
-      if (buffer.length > this.maxBytes) continue;
       const kept = this.#buffers;
+      const evictable = kept.reduce((n, b) => (b.length < buffer.length ? n + b.length : n), 0);
+      if (this.#bytes - evictable + buffer.length > this.maxBytes) continue; // no room even so: evict nothing
       while (this.#bytes + buffer.length > this.maxBytes) {
         let smallest = -1;
         kept.forEach((b, i) => {

@@ -242,6 +242,10 @@ describe("writing", () => {
 /** A store whose writes start failing after `budget` puts/deletes (a crash, as seen by the writer). */
 class FailingStore extends MemoryStore {
   budget = Infinity;
+  // put calls MemoryStore's put (which copies) before any await: chunks come from the codec's memory.
+  override get putsAtOnce(): boolean {
+    return true;
+  }
   override async put(key: string, value: Uint8Array): Promise<void> {
     if (this.budget-- <= 0) throw new Error("disk gone");
     return super.put(key, value);

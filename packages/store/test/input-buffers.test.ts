@@ -177,6 +177,11 @@ describe("input buffers of whole-array reads", () => {
     expect(idle.take(300)?.length).toBe(400);
     idle.keep([new Uint8Array(2000)]); // over the budget: not kept
     expect(idle.bytes).toBe(500);
+    // Evicting cannot make room: nothing is evicted.
+    const full = new IdleBuffers(1000);
+    full.keep([new Uint8Array(950), new Uint8Array(30)]);
+    full.keep([new Uint8Array(100)]);
+    expect(full.bytes).toBe(980);
   });
 
   it("memory a store returns instead of the lent buffer is never written into", async () => {

@@ -197,6 +197,10 @@ describe("chunks written in place (PutOptions.unreferenced)", () => {
   /** A memory store that records each put's options and can fail a put after storing it. */
   class RecordingStore extends MemoryStore {
     puts: { key: string; unreferenced: boolean }[] = [];
+    // put calls MemoryStore's put first, before any await: it takes the bytes at once.
+    override get putsAtOnce(): boolean {
+      return true;
+    }
     failAfterStoring: string | undefined;
     override async put(key: string, value: Uint8Array, options?: { durable?: boolean; unreferenced?: boolean }): Promise<void> {
       await super.put(key, value, options);

@@ -264,6 +264,10 @@ type Op = { op: "put"; key: string; durable: boolean } | { op: "sync" } | { op: 
 /** A MemoryStore that records every put (with its durability), sync and delete. */
 class RecordingStore extends MemoryStore {
   readonly ops: Op[] = [];
+  // put calls MemoryStore's put first, before any await: it takes the bytes at once.
+  override get putsAtOnce(): boolean {
+    return true;
+  }
   override async put(key: string, value: Uint8Array, options?: PutOptions): Promise<void> {
     await super.put(key, value, options);
     this.ops.push({ op: "put", key, durable: options?.durable !== false });
