@@ -299,7 +299,7 @@ function checkOptions(options: Pick<CompressOptions, "typesize" | "clevel" | "cn
  */
 export function compress(data: Uint8Array, options: CompressOptions): Uint8Array {
   const job = prepare(data, options);
-  const wasm = job.encode && job.nbytes <= WHOLE_CHUNK_IN_KERNELS ? wasmEncoder(job) : undefined;
+  const wasm = wholeChunkEncoder(job);
   if (wasm !== undefined) {
     // Copied once, out of the kernels' memory.
     const chunk = encodeInKernels(job, wasm, 0);
@@ -380,7 +380,7 @@ export function compressTransient(data: Uint8Array, options: CompressOptions, he
     throw new UsageError("INVALID_ARGUMENT", "headroom must be an integer in 0..65536", { field: "headroom", expected: "0..65536", actual: headroom });
   }
   const job = prepare(data, options);
-  const wasm = job.encode && job.nbytes <= WHOLE_CHUNK_IN_KERNELS ? wasmEncoder(job) : undefined;
+  const wasm = wholeChunkEncoder(job);
   return wasm === undefined ? undefined : encodeInKernels(job, wasm, headroom);
 }
 
@@ -419,15 +419,15 @@ function prepare(data: Uint8Array, options: CompressOptions): PreparedChunk {
 
 /** Encodes the chunk into `room` (`nbytes + 16` bytes), header included; 0 when it does not fit (store it memcpyed). */
 function encodeInto(job: PreparedChunk, room: Uint8Array): number {
-  const wasm = wasmEncoder(job);
-  if (wasm !== undefined && job.nbytes <= WHOLE_CHUNK_IN_KERNELS) {
-    const chunk = encodeInKernels(job, wasm, 0);
+  const whole = wholeChunkEncoder(job);
+  if (whole !== undefined) {
+    const chunk = encodeInKernels(job, whole, 0);
     if (chunk === undefined) return 0;
     room.set(chunk);
     return chunk.length;
   }
   const choice = job.options.backend ?? backend;
-  const cbytes = compressBlocks(job, choice === "js" ? undefined : wasmKernels(), wasm !== undefined, room);
+  const cbytes = compressBlocks(job, choice === "js" ? undefined : wasmKernels(), wasmEncoder(job) !== undefined, room);
   if (cbytes > 0) writeChunkHeader({ ...job.header, flags: job.flags, cbytes }, room);
   return cbytes;
 }
@@ -444,6 +444,11 @@ function wasmEncoder(job: PreparedChunk): WasmKernels | undefined {
   const { cname } = job;
   if (choice === "js" || !(cname === "blosclz" || cname === "lz4" || cname === "lz4hc") || (choice !== "wasm" && !AUTO_WASM_CODECS.has(cname))) return undefined;
   return wasmKernels();
+}
+
+/** The kernels when they encode this chunk whole in their memory: an encoded chunk of their codec, up to 4 MiB. */
+function wholeChunkEncoder(job: PreparedChunk): WasmKernels | undefined {
+  return job.encode && job.nbytes <= WHOLE_CHUNK_IN_KERNELS ? wasmEncoder(job) : undefined;
 }
 
 /**

@@ -67,13 +67,8 @@ export class LentBuffers implements InputBuffers {
   /** A buffer of at least `bytes` bytes (default: one chunk file's worth). */
   take(bytes = this.#size): Uint8Array {
     const at = this.#spare.findIndex((b) => b.length >= bytes);
-    let buffer: Uint8Array;
-    const idle = at >= 0 ? undefined : this.#idle?.take(bytes);
-    if (at >= 0) {
-      buffer = this.#spare.splice(at, 1)[0]!;
-    } else if (idle !== undefined) {
-      buffer = idle;
-    } else {
+    let buffer = at >= 0 ? this.#spare.splice(at, 1)[0]! : this.#idle?.take(bytes);
+    if (buffer === undefined) {
       // Grow rather than keep buffers of many sizes: one too small is dropped, and a larger one
       // is made a power of two, so that the next runs of slots (of slightly varying lengths, up
       // to the layout's cap) fit in it.
@@ -148,19 +143,16 @@ export class IdleBuffers {
    */
   keep(buffers: readonly Uint8Array[]): void {
     for (const buffer of [...buffers].sort((a, b) => b.length - a.length)) {
-      const kept = this.#buffers;
-      const evictable = kept.reduce((n, b) => (b.length < buffer.length ? n + b.length : n), 0);
+      // Kept in increasing size, so that the smaller ones evicted first are at the front.
+      const smaller = this.#buffers.filter((b) => b.length < buffer.length).sort((a, b) => a.length - b.length);
+      const evictable = smaller.reduce((n, b) => n + b.length, 0);
       if (this.#bytes - evictable + buffer.length > this.maxBytes) continue; // no room even so: evict nothing
-      while (this.#bytes + buffer.length > this.maxBytes) {
-        let smallest = -1;
-        kept.forEach((b, i) => {
-          if (b.length < buffer.length && (smallest < 0 || b.length < kept[smallest]!.length)) smallest = i;
-        });
-        if (smallest < 0) break;
-        this.#bytes -= kept.splice(smallest, 1)[0]!.length;
+      for (const small of smaller) {
+        if (this.#bytes + buffer.length <= this.maxBytes) break;
+        this.#buffers.splice(this.#buffers.indexOf(small), 1);
+        this.#bytes -= small.length;
       }
-      if (this.#bytes + buffer.length > this.maxBytes) continue;
-      kept.push(buffer);
+      this.#buffers.push(buffer);
       this.#bytes += buffer.length;
     }
   }
