@@ -25,6 +25,8 @@ import { checkStreams, planChunk, planChunkLazily, requirePlan } from "./plan.js
 import type { ChunkPlan, DecompressOptions } from "./plan.js";
 import { activeWasm, filterKernels, kernels, usesWasmCodec, withZlib } from "./decode-backend.js";
 import { decodeBlock, filterOf, scratchFor } from "./decode-block.js";
+import { residentKernelsOf } from "./resident-inputs.js";
+import type { WasmKernels } from "./wasm/index.js";
 
 export { getDecodeBackend, getKernels, initBlosc, setDecodeBackend, setKernels, streamPrefixDecoder, usesWasmCodec } from "./decode-backend.js";
 export type { BloscKernels, DecodeBackend, StreamDecoder, StreamPrefixDecoder } from "./decode-backend.js";
@@ -86,7 +88,7 @@ export function decompressPlannedInto(chunk: Uint8Array, plan: ChunkPlan, out: U
   if (!plan.streamsChecked) checkStreams(chunk, 0, plan, 0, plan.nblocks, header.cbytes);
   const wasm = activeWasm();
   if (wasm !== undefined && usesWasmCodec(header)) {
-    wasm.decodeValidated(chunk, header, { out, path, length: header.nbytes });
+    wholeChunkKernels(chunk, header, wasm).decodeValidated(chunk, header, { out, path, length: header.nbytes });
     return header.nbytes;
   }
   const k = withZlib(wasm === undefined ? kernels : filterKernels(wasm), plan.zlib);
@@ -120,7 +122,16 @@ export function decompressPlannedTransient(chunk: Uint8Array, plan: ChunkPlan): 
   const wasm = activeWasm();
   if (wasm === undefined || !usesWasmCodec(header)) return undefined;
   if (!plan.streamsChecked) checkStreams(chunk, 0, plan, 0, plan.nblocks, header.cbytes);
-  return wasm.decodeTransient(chunk, header, path);
+  return wholeChunkKernels(chunk, header, wasm).decodeTransient(chunk, header, path);
+}
+
+/**
+ * The kernels that decode a whole chunk: those of the {@link ResidentInputs} slot it was read
+ * into, where it decodes in place without growing their memory, else the shared ones.
+ */
+function wholeChunkKernels(chunk: Uint8Array, header: ChunkPlan["header"], shared: WasmKernels): WasmKernels {
+  const own = residentKernelsOf(chunk);
+  return own !== undefined && own.decodesInPlace(chunk, header) ? own : shared;
 }
 
 /**
@@ -134,7 +145,8 @@ export function decompressPlannedTransient(chunk: Uint8Array, plan: ChunkPlan): 
  * ```
  */
 export function sumTransientFloat64(view: Uint8Array, start: number): number | undefined {
-  return activeWasm()?.sumFloat64LikeNumpy(view, start);
+  // A view decoded in a reader's own kernels (ResidentInputs) is summed there.
+  return (residentKernelsOf(view) ?? activeWasm())?.sumFloat64LikeNumpy(view, start);
 }
 
 /**

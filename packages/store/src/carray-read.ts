@@ -140,8 +140,12 @@ export class ChunkReader {
     // Passes read into the input buffers earlier passes of any reader gave back (idleInputs)
     // rather than into fresh memory, whose first touch costs a page fault per 4 KiB; a reader
     // asked to keep no cache (cacheBytes 0) keeps no buffers either.
+    // Where the layout keeps its buffers on this thread, files are read straight into the
+    // decoder's WebAssembly memory (ResidentInputs): a slot per fetch in flight and one for the
+    // chunk being decoded (ordinary buffers serve any fetch beyond them).
     const idle = this.cache.maxBytes > 0 ? idleInputs : undefined;
-    const lent = options.reuseInputs === true && this.layout.readsInto ? new LentBuffers(this.chunklen * this.atomSize, idle) : undefined;
+    const resident = idle !== undefined && !this.layout.transfersInputs ? { slots: this.#prefetch + 1 } : undefined;
+    const lent = options.reuseInputs === true && this.layout.readsInto ? new LentBuffers(this.chunklen * this.atomSize, idle, resident) : undefined;
     // Rows a writer holds and chunks kept compressed by an earlier single-row read need no fetch.
     const kept = new Map<number, Uint8Array>();
     for (const k of order) {
@@ -192,6 +196,17 @@ export class ChunkReader {
       // The caller asked past the last chunk: it is done with the last run too.
       if (batch.length > 0) lent?.giveBack(batch[0]!.chunk);
     } finally {
+      // An early exit (the caller returned, or a read failed): the caller is done with the chunk
+      // it was given, and fetches still in flight give their buffers back as they settle (their
+      // reads may still write into them until then).
+      if (lent !== undefined) {
+        if (batch.length > 0) lent.giveBack(batch[0]!.chunk);
+        for (const pending of window) {
+          pending.then((chunks) => {
+            if (chunks.length > 0) lent.giveBack(chunks[0]!.chunk);
+          }, () => undefined);
+        }
+      }
       await plan.return(undefined);
       lent?.release();
     }

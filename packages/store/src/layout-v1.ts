@@ -163,6 +163,11 @@ export class LayoutV1 implements ChunkLayoutWriter {
     return this.#store.getInto !== undefined;
   }
 
+  /** Chunk files are read and decoded on this thread. */
+  get transfersInputs(): boolean {
+    return false;
+  }
+
   get store(): WritableStore {
     return this.#store as WritableStore;
   }

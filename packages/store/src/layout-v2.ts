@@ -99,6 +99,11 @@ export class LayoutV2 implements ChunkLayoutWriter {
     return this.#store.getInto !== undefined;
   }
 
+  /** Runs of slots go to the checksum thread (offloadedCrc32). */
+  get transfersInputs(): boolean {
+    return true;
+  }
+
   get store(): WritableStore {
     return this.#store as WritableStore;
   }

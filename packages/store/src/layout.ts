@@ -125,6 +125,12 @@ export interface ChunkLayout {
    */
   readonly readsInto: boolean;
   /**
+   * Whether the layout may transfer a lent buffer to another thread (format 2 sends runs of slots
+   * to its checksum thread): lent buffers must then be memory that can be transferred, not views
+   * of the decoder's WebAssembly memory.
+   */
+  readonly transfersInputs: boolean;
+  /**
    * Chunk `g`, whole and checked (`MISSING_FILE` when its file is missing). `buffer`: memory the
    * caller lends to read the file or slot into (stores with `getInto`); the chunk returned may
    * be a view of it, valid until the caller reuses the buffer.

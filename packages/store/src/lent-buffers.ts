@@ -12,6 +12,7 @@
  * ```
  * @module
  */
+import { ResidentInputs } from "@fmt/blosc";
 import { READ_BUFFER_OFFSET } from "@fmt/fs-adapters";
 import type { InputBuffers } from "./layout.js";
 
@@ -43,29 +44,39 @@ export class LentBuffers implements InputBuffers {
   readonly #lent = new Set<ArrayBufferLike>();
   readonly #spare: Uint8Array[] = [];
   readonly #idle: IdleBuffers | undefined;
+  readonly #resident: ResidentInputs | undefined;
 
   /**
    * `idle`: buffers earlier passes gave up ({@link LentBuffers.release}), drawn on when this pass
    * has none of its own that fits, so that it reads into memory already in use rather than into
-   * fresh pages.
+   * fresh pages. `resident`: with `slots` > 0, the pass lends first the slots of a
+   * {@link ResidentInputs} (files read straight into the decoder's WebAssembly memory, decoded
+   * there without a copy in), as many as `slots`, and ordinary buffers beyond them.
    */
-  constructor(chunkBytes: number, idle?: IdleBuffers) {
+  constructor(chunkBytes: number, idle?: IdleBuffers, resident?: { slots: number }) {
     // A chunk file: the 16-byte blpk header, a Blosc chunk of at most nbytes + 16 bytes when
     // stored raw, and room for the block starts and stream sizes of a compressed one.
     this.#size = chunkBytes + chunkBytes / 64 + 4096;
     this.#idle = idle;
+    this.#resident = resident !== undefined && resident.slots > 0
+      ? ResidentInputs.acquire({ slotBytes: this.#size, slots: resident.slots, chunkBytes, slotOffset: READ_BUFFER_OFFSET })
+      : undefined;
   }
 
   /**
    * The end of a pass: the buffers given back go to the idle buffers (those that fit in their
-   * budget). Buffers still lent stay with their borrowers.
+   * budget), the resident slots to their thread's idle instances. Buffers still lent stay with
+   * their borrowers.
    */
   release(): void {
     this.#idle?.keep(this.#spare.splice(0));
+    this.#resident?.release();
   }
 
   /** A buffer of at least `bytes` bytes (default: one chunk file's worth). */
   take(bytes = this.#size): Uint8Array {
+    const slot = this.#resident?.take(bytes);
+    if (slot !== undefined) return slot;
     const at = this.#spare.findIndex((b) => b.length >= bytes);
     let buffer = at >= 0 ? this.#spare.splice(at, 1)[0]! : this.#idle?.take(bytes);
     if (buffer === undefined) {
@@ -81,6 +92,7 @@ export class LentBuffers implements InputBuffers {
 
   /** Takes back the buffer `chunk` lies in, if it is one lent here and not yet given back. */
   giveBack(chunk: Uint8Array): void {
+    if (this.#resident?.giveBack(chunk) === true) return;
     if (this.#lent.delete(chunk.buffer)) this.#spare.push(lendable(chunk.buffer));
   }
 

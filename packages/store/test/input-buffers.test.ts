@@ -121,7 +121,10 @@ describe("input buffers of whole-array reads", () => {
       while (idleInputs.take(0) !== undefined); // what earlier tests left
       const first = recording(new FileSystemStore(path));
       expect(Array.from((await (await openCarray(first.store, "")).read()) as Float64Array)).toEqual(Array.from(values));
-      expect(idleInputs.bytes).toBeGreaterThan(0);
+      // Format 2 gives its runs' buffers to the idle buffers; format 1 reads into the slots of
+      // the decoder's own WebAssembly memory (ResidentInputs), which go back to their thread.
+      if (version === 2) expect(idleInputs.bytes).toBeGreaterThan(0);
+      else expect(new Set(first.lent.map((b) => b.buffer)).size).toBe(1);
       // Another carray object over the same files: a reader of its own, no buffers of its own.
       const second = recording(new FileSystemStore(path));
       const expectedSum = values.reduce((x, y) => x + y, 0);

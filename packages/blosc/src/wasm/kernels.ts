@@ -33,6 +33,9 @@ import type { DecodeChunkOptions, EncodeBlockOptions, WasmCodecName, ZstdArena }
 export class WasmKernels {
   readonly #exports: KernelExports;
   #heap: Uint8Array;
+  // Inputs read straight into this memory (reserveInputs): every call's arena starts above them.
+  #inputsStart = 0;
+  #inputsBytes = 0;
 
   /** @internal Use {@link loadWasmKernels} or {@link initWasmKernels}. */
   // A `WebAssembly.Instance`, typed by what is used (see KernelExports.memory).
@@ -41,10 +44,68 @@ export class WasmKernels {
     this.#heap = new Uint8Array(this.#exports.memory.buffer);
   }
 
+  /** Releases the arena of the last call, keeping the reserved inputs. */
+  #resetArena(): void {
+    const ex = this.#exports;
+    ex.reset();
+    if (this.#inputsBytes > 0) ex.alloc(this.#inputsBytes);
+  }
+
+  /**
+   * Keeps `bytes` at the bottom of the module's memory for inputs that readers put there
+   * themselves (files read straight into it), out of reach of every later call's arena, and grows
+   * the memory once so that `arenaBytes` more fit above them: a call whose arena fits there does
+   * not grow the memory, so views of it stay attached. Replaces an earlier reservation.
+   *
+   * @returns the reserved bytes, a view of the module's memory.
+   * @example
+   * ```ts
+   * const inputs = kernels.reserveInputs(8 * 540672, 3 * 524288);
+   * ```
+   */
+  reserveInputs(bytes: number, arenaBytes: number): Uint8Array {
+    const ex = this.#exports;
+    this.#inputsBytes = 0;
+    ex.reset();
+    const start = ex.alloc(bytes);
+    if (start === 0 || ex.alloc(arenaBytes) === 0) {
+      ex.reset();
+      throw new FormatError("SIZE_LIMIT", "WebAssembly memory cannot grow to hold the inputs", { field: "wasm.memory", actual: bytes + arenaBytes });
+    }
+    ex.reset();
+    this.#inputsStart = start;
+    this.#inputsBytes = bytes;
+    if (this.#heap.buffer !== ex.memory.buffer) this.#heap = new Uint8Array(ex.memory.buffer);
+    return this.#heap.subarray(start, start + bytes);
+  }
+
+  /**
+   * Whether {@link WasmKernels.decodeValidated} of this whole chunk reads it where it lies, in
+   * the inputs {@link WasmKernels.reserveInputs} kept, and decodes it without growing the memory
+   * (into a destination of ordinary or shared memory): then no view of the memory detaches.
+   *
+   * @example
+   * ```ts
+   * const kernels = own.decodesInPlace(chunk, plan.header) ? own : shared;
+   * ```
+   */
+  decodesInPlace(chunk: Uint8Array, header: { readonly nbytes: number; readonly blocksize: number; readonly cbytes: number; readonly memcpyed: boolean }): boolean {
+    const end = this.#inputsStart + this.#inputsBytes;
+    const memory = this.#exports.memory.buffer;
+    if (this.#inputsBytes === 0 || chunk.buffer !== memory || chunk.byteOffset < this.#inputsStart) return false;
+    if (chunk.byteOffset + Math.min(chunk.length, header.cbytes) > end) return false;
+    // The arena of #decodeInArena, as alloc places it: 16-aligned regions, 64 bytes of slack after
+    // the last; the output is shifted by up to 7 bytes for a shared destination.
+    const align = (n: number): number => Math.ceil(n / 16) * 16;
+    const out = align(end) + header.nbytes + 8;
+    const scratch = header.memcpyed ? out : align(out) + 2 * Math.min(header.blocksize, header.nbytes);
+    return scratch + 64 <= memory.byteLength;
+  }
+
   /** Reserve regions for one call; returns their offsets. Re-takes the heap view afterwards. */
   #reserve(...sizes: number[]): number[] {
     const ex = this.#exports;
-    ex.reset();
+    this.#resetArena();
     const ptrs = sizes.map((n) => {
       const p = ex.alloc(n);
       if (p === 0) {
@@ -495,10 +556,13 @@ export class WasmKernels {
     const ex = this.#exports;
     // One arena layout per call: input, decoded blocks, then two blocks of scratch. The arena is
     // reset, not freed, so its memory is reused from call to call. Input and output sit at the
-    // same offset modulo 8 as the caller's shared memory they are copied from and to.
-    ex.reset();
-    const inShift = sharedShift(chunk, 0);
-    const ps0 = ex.alloc(srclen + inShift);
+    // same offset modulo 8 as the caller's shared memory they are copied from and to. A chunk in
+    // the reserved inputs (read there by its reader) is decoded where it lies, without the copy.
+    const inputsEnd = this.#inputsStart + this.#inputsBytes;
+    const inPlace = chunk.buffer === ex.memory.buffer && this.#inputsBytes > 0 && chunk.byteOffset >= this.#inputsStart && chunk.byteOffset + srclen <= inputsEnd;
+    this.#resetArena();
+    const inShift = inPlace ? 0 : sharedShift(chunk, 0);
+    const ps0 = inPlace ? chunk.byteOffset : ex.alloc(srclen + inShift);
     const pd0 = ps0 === 0 ? 0 : ex.alloc(length + outShift);
     const ps = ps0 + inShift;
     const pd = pd0 + outShift;
@@ -508,7 +572,7 @@ export class WasmKernels {
     }
     let heap = this.#heap;
     if (heap.buffer !== ex.memory.buffer) heap = this.#heap = new Uint8Array(ex.memory.buffer);
-    heap.set(srclen === chunk.length ? chunk : chunk.subarray(0, srclen), ps);
+    if (!inPlace) heap.set(srclen === chunk.length ? chunk : chunk.subarray(0, srclen), ps);
     const r = ex.decode_chunk(ps, srclen, first, end, pd, length, pscratch);
     if (r === ERR_CODEC) throw new UsageError("INVALID_ARGUMENT", "codec not available in WebAssembly", { path, field: "blosc.flags", expected: "blosclz or lz4" });
     if (r < 0) throw kernelError(r, "blosc.stream", path);

@@ -1,0 +1,120 @@
+// Format-1 passes read chunk files straight into the decoder's WebAssembly memory (slots of a
+// `ResidentInputs` of @fmt/blosc): every buffer a pass lends lies in one memory, the values and
+// sums are those written, the memory serves the next pass (after an early exit too), and a
+// broken chunk read there still gives its error with its file's path.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { ByteRange, ReadableStore } from "@fmt/fs-adapters";
+import { FileSystemStore } from "@fmt/fs-adapters/node";
+import { createCarray, createCtable, openCarray, openCtable } from "@fmt/store";
+
+const dir = mkdtempSync(join(tmpdir(), "bcolz-resident-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const CHUNKLEN = 8192;
+const CHUNKS = 30;
+const values = new Float64Array(CHUNKLEN * CHUNKS + 321);
+let seed = 11;
+let level = 0;
+for (let i = 0; i < values.length; i++) {
+  seed = (seed * 1103515245 + 12345) >>> 0;
+  level += seed / 2 ** 32 - 0.5;
+  values[i] = Math.round(level * 1000) / 1000;
+}
+const expectedSum = values.reduce((x, y) => x + y, 0);
+
+/** A FileSystemStore whose getInto calls record the buffers lent. */
+function recording(inner: FileSystemStore): { store: ReadableStore; lent: Uint8Array[] } {
+  const lent: Uint8Array[] = [];
+  const store: ReadableStore = {
+    get: (key) => inner.get(key),
+    getRange: (key, range) => inner.getRange(key, range),
+    list: (prefix) => inner.list(prefix),
+    getInto: (key: string, buffer: Uint8Array, range?: ByteRange) => {
+      lent.push(buffer);
+      return inner.getInto(key, buffer, range);
+    },
+  };
+  return { store, lent };
+}
+
+function sameValues(got: ArrayLike<number>, want: ArrayLike<number>): boolean {
+  if (got.length !== want.length) return false;
+  for (let i = 0; i < want.length; i++) if (!Object.is(got[i], want[i])) return false;
+  return true;
+}
+
+describe("format-1 passes read chunk files into the decoder's memory", () => {
+  it("read, sum, iterBlocks, take and where lend slots of one memory and give the written values", async () => {
+    const path = join(dir, "a.bcolz");
+    await (await createCarray(new FileSystemStore(path), "", values, { dtype: "<f8", chunklen: CHUNKLEN })).close();
+    const { store, lent } = recording(new FileSystemStore(path));
+    const a = await openCarray(store, "");
+    expect(sameValues((await a.read()) as Float64Array, values)).toBe(true);
+    expect(lent.length).toBe(CHUNKS + 1);
+    const memory = lent[0]!.buffer;
+    // One memory for every file (ordinary lent buffers are one ArrayBuffer each), each slot 48
+    // bytes past a page boundary, where reads from the page cache run fastest.
+    expect(lent.every((b) => b.buffer === memory && b.byteOffset % 4096 === 48)).toBe(true);
+    expect(new Set(lent.map((b) => b.byteOffset)).size).toBeGreaterThan(1);
+    lent.length = 0;
+    expect(Math.abs(Number(await a.sum()) - expectedSum)).toBeLessThan(1e-6 * Math.abs(expectedSum) + 1e-6);
+    for (const reuse of [false, true]) {
+      const got = new Float64Array(values.length);
+      for await (const block of a.iterBlocks({ blockLen: 5000, reuse })) got.set(new Float64Array(block.bytes.slice().buffer), block.start);
+      expect(sameValues(got, values)).toBe(true);
+    }
+    const rows = [0, 9, CHUNKLEN * 3 + 1, values.length - 1, CHUNKLEN * 17 + 77, 4];
+    expect(sameValues((await a.take(rows)) as Float64Array, rows.map((r) => values[r]!))).toBe(true);
+    // Every later pass of this reader ran in the same memory, taken back from the first.
+    expect(lent.length).toBeGreaterThan(3 * CHUNKS);
+    expect(lent.every((b) => b.buffer === memory)).toBe(true);
+
+    const tablePath = join(dir, "t.bcolz");
+    await (await createCtable(new FileSystemStore(tablePath), "", [{ name: "x", data: values, options: { dtype: "<f8", chunklen: CHUNKLEN } }])).close();
+    const table = recording(new FileSystemStore(tablePath));
+    const t = await openCtable(table.store, "");
+    const threshold = values[1234]!;
+    let count = 0;
+    for (const v of values) if (v > threshold) count++;
+    expect(await t.where(`x > ${threshold}`, { as: "count" })).toBe(count);
+    expect(table.lent.length).toBe(CHUNKS + 1);
+    expect(new Set(table.lent.map((b) => b.buffer)).size).toBe(1);
+  });
+
+  it("a pass left early gives its memory to the next pass (the chunk it was on and the reads in flight come back)", async () => {
+    const path = join(dir, "b.bcolz");
+    await (await createCarray(new FileSystemStore(path), "", values, { dtype: "<f8", chunklen: CHUNKLEN })).close();
+    const { store, lent } = recording(new FileSystemStore(path));
+    const a = await openCarray(store, "");
+    for (let round = 0; round < 3; round++) {
+      for await (const block of a.iterBlocks({ blockLen: CHUNKLEN })) if (block.start >= 3 * CHUNKLEN) break;
+    }
+    expect(sameValues((await a.read()) as Float64Array, values)).toBe(true);
+    expect(new Set(lent.map((b) => b.buffer)).size).toBe(1);
+  });
+
+  it("a broken chunk read into the decoder's memory gives its error and path; the next pass reads right", async () => {
+    const path = join(dir, "c.bcolz");
+    // Values whose streams compress (every one is an lz4 stream, none stored raw).
+    const steps = values.map((_, i) => Math.floor(i / 100));
+    await (await createCarray(new FileSystemStore(path), "", steps, { dtype: "<f8", chunklen: CHUNKLEN })).close();
+    const file = join(path, "data", "__5.blp");
+    const good = readFileSync(file);
+    const bad = Buffer.from(good);
+    // The first stream of the first block (after the 16-byte file header, the chunk's header and
+    // its block starts) filled with 0xff: as lz4, a literal run longer than the stream.
+    const first = 16 + bad.readInt32LE(16 + 16);
+    const csize = bad.readInt32LE(first);
+    expect(csize).toBeLessThan(CHUNKLEN); // compressed, not stored raw
+    bad.fill(0xff, first + 4, first + 4 + csize);
+    writeFileSync(file, bad);
+    const a = await openCarray(new FileSystemStore(path), "");
+    await expect(a.read()).rejects.toMatchObject({ code: "CORRUPT_STREAM", path: expect.stringContaining("__5.blp") as unknown });
+    writeFileSync(file, good);
+    const again = await openCarray(new FileSystemStore(path), "");
+    expect(sameValues((await again.read()) as Float64Array, steps)).toBe(true);
+  });
+});
