@@ -26,5 +26,5 @@ export type { CodecBackend, CompressOptions, InitCompressionOptions } from "./co
 export { initZstd, isZstdReady, loadZstdEncoder } from "./zstd-encode.js";
 export type { ZstdEncoder, ZstdEncoderLoader } from "./zstd-encode.js";
 export type { ZlibCodec } from "./zlib.js";
-export { ResidentInputs } from "./resident-inputs.js";
+export { isResidentView, ResidentInputs } from "./resident-inputs.js";
 export type { ResidentInputsOptions } from "./resident-inputs.js";

@@ -7,9 +7,10 @@
  * Why an instance of its own, sized once: growing a `WebAssembly.Memory` detaches every view of
  * its old buffer, so buffers lent to reads that are still in flight, or chunks not yet decoded,
  * would read as empty (or, on an engine that moves the memory, land in freed memory). Nothing but
- * the decoding of the chunks read into this instance's slots runs on it, and that decoding only
- * runs here when its arena fits in the memory grown at the start ({@link WasmKernels.decodesInPlace});
- * otherwise the shared kernels decode the chunk, copying it in as before.
+ * the decoding of the chunks read into this instance's slots (and sums of what they decoded to,
+ * which allocate nothing) runs on it, and that decoding only runs here when its arena fits in the
+ * memory grown at the start ({@link WasmKernels.decodesInPlace}); otherwise the shared kernels
+ * decode the chunk, copying it in as before.
  *
  * @example
  * ```ts
@@ -21,6 +22,7 @@
  * ```
  * @module
  */
+import { activeWasm } from "./decode-backend.js";
 import { loadWasmKernels } from "./wasm/index.js";
 import type { WasmKernels } from "./wasm/index.js";
 
@@ -67,6 +69,20 @@ export function residentKernelsOf(view: Uint8Array): WasmKernels | undefined {
 }
 
 /**
+ * Whether `view` lies in the memory of a {@link ResidentInputs} instance: a chunk read into one
+ * of its slots, or bytes decoded there, which only the decoding of that pass's next chunk (in a
+ * slot of the same instance) overwrites. @internal
+ *
+ * @example
+ * ```ts
+ * const stable = isResidentView(decompressPlannedTransient(chunk, plan)!);
+ * ```
+ */
+export function isResidentView(view: Uint8Array): boolean {
+  return owners.has(view.buffer);
+}
+
+/**
  * The slots of one pass of a reader, in an instance of the kernels that nothing else uses. Lend
  * a slot per fetch ({@link ResidentInputs.take}), take it back once the chunks read into it are
  * decoded ({@link ResidentInputs.giveBack}), end with {@link ResidentInputs.release}. Chunks in a
@@ -101,7 +117,8 @@ export class ResidentInputs {
 
   /**
    * Slots for one pass, in an idle instance of this thread or a new one; `undefined` when the
-   * WebAssembly kernels are unavailable or the pass would need more than 32 MiB.
+   * WebAssembly decoder is unavailable or not in use, or the pass would need more than 32 MiB
+   * (slots and the decoder's arena; the module's own few pages come on top).
    */
   static acquire(options: ResidentInputsOptions): ResidentInputs | undefined {
     const settings = { slotOffset: 0, ...options };
@@ -112,7 +129,8 @@ export class ResidentInputs {
     // The decoder's arena above the slots: the decoded chunk and two blocks of scratch (a block
     // is at most the chunk), with alloc's alignment and slack.
     const arenaBytes = 3 * chunkBytes + 512;
-    if (bytes + arenaBytes > MAX_RESIDENT_BYTES) return undefined;
+    // Nothing would decode in place without the WebAssembly decoder (setDecodeBackend("js")).
+    if (bytes + arenaBytes > MAX_RESIDENT_BYTES || activeWasm() === undefined) return undefined;
     const kernels = idle.pop() ?? loadWasmKernels();
     if (kernels === undefined) return undefined;
     let region: Uint8Array;
@@ -152,10 +170,13 @@ export class ResidentInputs {
    * The end of the pass: no slot is lent any more. The instance goes back to this thread's idle
    * instances once every slot has been given back (now, or later, as reads still in flight
    * settle and their slots come back): a slot still lent may still be written into, so the
-   * instance serves no other pass before.
+   * instance serves no other pass before. `pool` false: never (the caller keeps using bytes
+   * decoded in it).
    */
-  release(): void {
+  release(pool = true): void {
     this.#released = true;
+    // Not pooled: the caller still uses bytes decoded here; the instance is left to the collector.
+    if (!pool) this.#pooled = true;
     this.#pool();
   }
 

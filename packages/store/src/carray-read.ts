@@ -17,7 +17,7 @@
  */
 import { FormatError } from "@fmt/errors";
 import { BLOSC_HEADER_SIZE, readChunkHeader } from "@fmt/header";
-import { blockExtent, blockStreams, chunkHeadLength, decodeBlockInto, decodeBytePieces, decompressPlannedInto, decompressPlannedTransient, decompressRangePlannedInto, planBytePieces, planChunk, planChunkHead } from "@fmt/blosc";
+import { blockExtent, blockStreams, chunkHeadLength, decodeBlockInto, decodeBytePieces, decompressPlannedInto, decompressPlannedTransient, decompressRangePlannedInto, isResidentView, planBytePieces, planChunk, planChunkHead } from "@fmt/blosc";
 import type { BytePiece, ChunkCodecPool, ChunkPlan } from "@fmt/blosc";
 import { ChunkCache } from "./chunk-cache.js";
 import { withPath } from "./internal.js";
@@ -130,9 +130,11 @@ export class ChunkReader {
   /**
    * Chunks in the given order. The layout plans the fetches (one file each in format 1, runs of
    * neighbouring slots in format 2); `prefetch` fetches are in flight ahead of the one being
-   * decoded. Rows a writer holds in memory are not fetched.
+   * decoded. Rows a writer holds in memory are not fetched. `viewsHeld`, asked when the pass
+   * ends: whether the caller still holds bytes {@link ChunkReader.decodeInPassMemory} gave it
+   * (then the pass's memory serves no later pass).
    */
-  async *chunksInOrder(indices: Iterable<number>, options: { reuseInputs?: boolean } = {}): AsyncGenerator<LoadedChunk, void, undefined> {
+  async *chunksInOrder(indices: Iterable<number>, options: { reuseInputs?: boolean; viewsHeld?: () => boolean } = {}): AsyncGenerator<LoadedChunk, void, undefined> {
     const order = [...indices];
     // With `reuseInputs` the caller is done with each chunk when it asks for the next one, so the
     // buffer a fetch was read into serves a later fetch once its last chunk is done (stores with
@@ -181,7 +183,10 @@ export class ChunkReader {
           continue;
         }
         if (at >= batch.length) {
+          // Given back once: the next fetch may be lent the same buffer at once, and a failure
+          // before `batch` is replaced must not give it back again (under a read in flight).
           if (batch.length > 0) lent?.giveBack(batch[0]!.chunk);
+          batch = [];
           await fill(1 + this.#prefetch);
           const pending = window.shift();
           if (pending === undefined) throw new Error("internal: the layout planned fewer chunks than asked");
@@ -195,6 +200,7 @@ export class ChunkReader {
       }
       // The caller asked past the last chunk: it is done with the last run too.
       if (batch.length > 0) lent?.giveBack(batch[0]!.chunk);
+      batch = [];
     } finally {
       // An early exit (the caller returned, or a read failed): the caller is done with the chunk
       // it was given, and fetches still in flight give their buffers back as they settle (their
@@ -208,7 +214,8 @@ export class ChunkReader {
         }
       }
       await plan.return(undefined);
-      lent?.release();
+      // A caller still holding bytes decoded in the pass's memory keeps that memory from others.
+      lent?.release(options.viewsHeld?.() !== true);
     }
   }
 
@@ -220,6 +227,18 @@ export class ChunkReader {
   #decodeInKernels(loaded: LoadedChunk): Uint8Array | undefined {
     if (loaded.decoded !== undefined || this.cache.chunk(loaded.index) !== undefined) return undefined;
     return withPath(loaded.key, () => decompressPlannedTransient(loaded.chunk, loaded.plan!));
+  }
+
+  /**
+   * A loaded chunk read into the WebAssembly memory of its pass's own kernels (a format-1 bulk
+   * read, see `ResidentInputs` of @fmt/blosc), decoded there whole: no copy out, and valid until
+   * the pass decodes its next chunk (nothing else decodes there). `undefined` for any other
+   * chunk, or when it decoded elsewhere (then it is decoded again where the caller wants it).
+   */
+  decodeInPassMemory(loaded: LoadedChunk): Uint8Array | undefined {
+    if (!isResidentView(loaded.chunk)) return undefined;
+    const view = this.#decodeInKernels(loaded);
+    return view !== undefined && isResidentView(view) ? view : undefined;
   }
 
   /** Decoded bytes of rows [from, to) of a loaded chunk (relative rows), in a new array. */

@@ -239,7 +239,12 @@ export async function* iterBlocksOf(ctx: ScanContext, blockLenOrOptions: number 
   if (start === stop) return;
   const first = Math.floor(start / ctx.chunklen);
   const last = Math.floor((stop - 1) / ctx.chunklen);
-  const chunks = ctx.reader.chunksInOrder(range(first, last + 1), { reuseInputs: true });
+  // Whether the current chunk's rows are a view of the pass's own memory, and whether the caller
+  // asked past the last block: a caller that stopped early may still use the last block it got,
+  // so that memory then serves no later pass.
+  let currentInPass = false;
+  let finished = false;
+  const chunks = ctx.reader.chunksInOrder(range(first, last + 1), { reuseInputs: true, viewsHeld: () => currentInPass && !finished });
   // Rows [currentFrom, currentTo) of the array, decoded from the current chunk.
   let current: Uint8Array | undefined;
   let currentFrom = 0;
@@ -259,6 +264,16 @@ export async function* iterBlocksOf(ctx: ScanContext, blockLenOrOptions: number 
       return;
     }
     const size = (currentTo - currentFrom) * ctx.atomSize;
+    // A chunk read into its pass's own WebAssembly memory is decoded there and handed out from
+    // there: it stays until the next chunk is decoded, which is when the caller asks for a block
+    // past it, as with chunkScratch.
+    const inPass = ctx.reader.decodeInPassMemory(loaded);
+    currentInPass = inPass !== undefined;
+    if (inPass !== undefined) {
+      const offset = (currentFrom - loaded.firstRow) * ctx.atomSize;
+      current = inPass.subarray(offset, offset + size);
+      return;
+    }
     if (chunkScratch.length < size) chunkScratch = new Uint8Array(Math.max(size, ctx.chunklen * ctx.atomSize));
     current = chunkScratch.subarray(0, size);
     ctx.reader.decodeRowsInto(loaded, currentFrom - loaded.firstRow, currentTo - loaded.firstRow, current, 0);
@@ -289,6 +304,7 @@ export async function* iterBlocksOf(ctx: ScanContext, blockLenOrOptions: number 
       yield { start: pos, stop: blockEnd, bytes: out };
       pos = blockEnd;
     }
+    finished = true;
   } finally {
     await chunks.return(undefined);
   }

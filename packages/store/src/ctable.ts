@@ -273,6 +273,9 @@ export class CTable {
         yield { start: pos, stop: blockStop, columns, ...(elements === undefined ? {} : { elements }) };
         pos = blockStop;
       }
+      // The caller asked past the last block: each column is asked past its last one too, so that
+      // it knows no block of it is held any more (its pass's memory then serves later passes).
+      await Promise.all(iterators.map((it) => it.next()));
     } finally {
       await Promise.all(iterators.map((it) => it.return(undefined)));
     }

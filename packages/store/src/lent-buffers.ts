@@ -44,7 +44,10 @@ export class LentBuffers implements InputBuffers {
   readonly #lent = new Set<ArrayBufferLike>();
   readonly #spare: Uint8Array[] = [];
   readonly #idle: IdleBuffers | undefined;
-  readonly #resident: ResidentInputs | undefined;
+  readonly #chunkBytes: number;
+  #residentSlots: number;
+  #resident: ResidentInputs | undefined;
+  #released = false;
 
   /**
    * `idle`: buffers earlier passes gave up ({@link LentBuffers.release}), drawn on when this pass
@@ -56,25 +59,31 @@ export class LentBuffers implements InputBuffers {
   constructor(chunkBytes: number, idle?: IdleBuffers, resident?: { slots: number }) {
     // A chunk file: the 16-byte blpk header, a Blosc chunk of at most nbytes + 16 bytes when
     // stored raw, and room for the block starts and stream sizes of a compressed one.
-    this.#size = chunkBytes + chunkBytes / 64 + 4096;
+    this.#size = chunkBytes + Math.ceil(chunkBytes / 64) + 4096;
+    this.#chunkBytes = chunkBytes;
     this.#idle = idle;
-    this.#resident = resident !== undefined && resident.slots > 0
-      ? ResidentInputs.acquire({ slotBytes: this.#size, slots: resident.slots, chunkBytes, slotOffset: READ_BUFFER_OFFSET })
-      : undefined;
+    this.#residentSlots = resident?.slots ?? 0;
   }
 
   /**
    * The end of a pass: the buffers given back go to the idle buffers (those that fit in their
-   * budget), the resident slots to their thread's idle instances. Buffers still lent stay with
-   * their borrowers.
+   * budget), the resident slots to their thread's idle instances once all are back, unless
+   * `shareResident` is false (the caller still holds bytes decoded there). Buffers still lent
+   * stay with their borrowers.
    */
-  release(): void {
+  release(shareResident = true): void {
+    this.#released = true;
     this.#idle?.keep(this.#spare.splice(0));
-    this.#resident?.release();
+    this.#resident?.release(shareResident);
   }
 
   /** A buffer of at least `bytes` bytes (default: one chunk file's worth). */
   take(bytes = this.#size): Uint8Array {
+    // The resident slots are acquired at the first fetch: a pass that fetches nothing needs none.
+    if (this.#resident === undefined && this.#residentSlots > 0 && !this.#released) {
+      this.#resident = ResidentInputs.acquire({ slotBytes: this.#size, slots: this.#residentSlots, chunkBytes: this.#chunkBytes, slotOffset: READ_BUFFER_OFFSET });
+      if (this.#resident === undefined) this.#residentSlots = 0;
+    }
     const slot = this.#resident?.take(bytes);
     if (slot !== undefined) return slot;
     const at = this.#spare.findIndex((b) => b.length >= bytes);

@@ -62,10 +62,11 @@ export interface OpenOptions {
    * readers of a thread keep up to 24 MiB of input buffers that their bulk reads gave back, until
    * the thread ends, for the next bulk read of any array to read files into (memory already
    * touched reads faster): stores that read into given buffers (`FileSystemStore` with `io:
-   * "sync"`, `HttpStore`), reads without `workers`. Bulk reads of format 1 read into the decoder's
-   * WebAssembly memory instead (an instance of the kernels per pass, up to 32 MiB, two kept for
-   * the thread's next passes), where chunks decode without a copy. An array with `cacheBytes: 0`
-   * uses neither and adds to neither.
+   * "sync"`, `HttpStore`), reads without `workers`. Bulk reads of format 1 from such stores read
+   * into the decoder's WebAssembly memory instead when their slots fit in 32 MiB (an instance of
+   * the kernels per pass; two are kept for the thread's next passes, beside the 24 MiB), where
+   * chunks decode without a copy in. An array with `cacheBytes: 0` uses neither and adds to
+   * neither.
    */
   cacheBytes?: number;
   /**

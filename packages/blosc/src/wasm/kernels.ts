@@ -21,7 +21,8 @@ import type { DecodeChunkOptions, EncodeBlockOptions, WasmCodecName, ZstdArena }
 /**
  * Typed wrapper over one instance of the kernels module. Every method copies its input into the
  * module's memory in bulk, runs its kernels and copies the result out (the `…Transient` methods
- * leave it there, as a view); the instance is not re-entrant (fine: JavaScript calls are
+ * leave it there, as a view; a chunk already in the inputs {@link WasmKernels.reserveInputs}
+ * kept is decoded where it lies); the instance is not re-entrant (fine: JavaScript calls are
  * synchronous). Memory grows on demand and never shrinks.
  *
  * @example
