@@ -70,8 +70,8 @@ export function residentKernelsOf(view: Uint8Array): WasmKernels | undefined {
 
 /**
  * Whether `view` lies in the memory of a {@link ResidentInputs} instance: a chunk read into one
- * of its slots, or bytes decoded there, which only the decoding of that pass's next chunk (in a
- * slot of the same instance) overwrites. @internal
+ * of its slots, or bytes decoded there, which only that pass overwrites: a slot once given back
+ * (and read into again), the decoded bytes when it decodes its next chunk. @internal
  *
  * @example
  * ```ts

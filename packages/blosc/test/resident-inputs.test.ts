@@ -170,6 +170,17 @@ describe("ResidentInputs", () => {
     expect(used.giveBack(held)).toBe(true);
     expect(idleResidentInstances()).toBe(start - 1);
     expect(used.take(1)).toBeUndefined();
+    // Released with pool false (its bytes still in use): never pooled, even once its slots are back.
+    const kept = ResidentInputs.acquire({ slotBytes: 100, slots: 1, chunkBytes: 100 })!;
+    const slot = kept.take(100)!;
+    const idleBefore = idleResidentInstances();
+    kept.release(false);
+    kept.giveBack(slot);
+    expect(idleResidentInstances()).toBe(idleBefore);
+    // Without the WebAssembly decoder, none.
+    setDecodeBackend("js");
+    expect(ResidentInputs.acquire({ slotBytes: 100, slots: 1, chunkBytes: 100 })).toBeUndefined();
+    setDecodeBackend("auto");
     // More than 32 MiB for one pass: no instance.
     expect(ResidentInputs.acquire({ slotBytes: 8 * 1024 * 1024, slots: 5, chunkBytes: 1024 })).toBeUndefined();
     expect(ResidentInputs.acquire({ slotBytes: 100, slots: 0, chunkBytes: 100 })).toBeUndefined();

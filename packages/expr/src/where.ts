@@ -128,7 +128,7 @@ export interface WhereTable {
   /** A column's description; `vtype` marks a variable-length column (spec/v2.md §12). */
   column(name: string): { readonly dtype: DType; readonly shape: readonly number[]; readonly itemsPerRow: number; readonly chunklen: number; readonly vtype?: "utf8" | "bytes" | "ragged" };
   /** Row blocks: stored bytes of fixed-size columns in `columns`, decoded elements of variable-length ones in `elements`. */
-  iterBlocks(options: { columns: readonly string[]; blockLen?: number; start: number; stop: number; reuse?: boolean }): AsyncIterable<WhereBlock>;
+  iterBlocks(options: { columns: readonly string[]; blockLen?: number; start: number; stop: number; reuse?: boolean; blocksUnusedAfterLoop?: boolean }): AsyncIterable<WhereBlock>;
 }
 
 /**
@@ -349,8 +349,9 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
   if (limit > 0 && start < stop) {
     // Blocks may live in reused memory when nothing outlives the loop's turn: the mask is used up
     // at once, and rows are copied out by selectRows.
-    const blockOptions: { columns: string[]; blockLen?: number; start: number; stop: number; reuse?: boolean } = { columns: needed, start, stop };
-    if (reusesInputs === true) blockOptions.reuse = true;
+    const blockOptions: { columns: string[]; blockLen?: number; start: number; stop: number; reuse?: boolean; blocksUnusedAfterLoop?: boolean } = { columns: needed, start, stop };
+    // Nothing of a block outlives the loop, also when a limit ends it early.
+    if (reusesInputs === true) Object.assign(blockOptions, { reuse: true, blocksUnusedAfterLoop: true });
     if (options.blockLen !== undefined) blockOptions.blockLen = options.blockLen;
     for await (const block of table.iterBlocks(blockOptions)) {
       // A count of an expression needs no mask where the expression can count without one.

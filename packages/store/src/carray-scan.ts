@@ -215,9 +215,11 @@ export async function extremeOf(ctx: ScanContext, sign: 1 | -1): Promise<number 
 export async function* iterBlocksOf(ctx: ScanContext, blockLenOrOptions: number | IterBlocksOptions, start: number, stop: number): AsyncGenerator<RowBlock, void, undefined> {
   let blockLen: number;
   let reuse = false;
+  let blocksUnusedAfterLoop = false;
   if (typeof blockLenOrOptions === "object" && blockLenOrOptions !== null) {
     const o = blockLenOrOptions;
     reuse = o.reuse === true;
+    blocksUnusedAfterLoop = o.blocksUnusedAfterLoop === true;
     blockLen = o.blockLen ?? ctx.chunklen;
     start = o.start ?? 0;
     stop = o.stop ?? ctx.length;
@@ -239,12 +241,14 @@ export async function* iterBlocksOf(ctx: ScanContext, blockLenOrOptions: number 
   if (start === stop) return;
   const first = Math.floor(start / ctx.chunklen);
   const last = Math.floor((stop - 1) / ctx.chunklen);
-  // Whether the current chunk's rows are a view of the pass's own memory, and whether the caller
-  // asked past the last block: a caller that stopped early may still use the last block it got,
-  // so that memory then serves no later pass.
+  // Whether the current chunk's rows and the last block handed out are views of the pass's own
+  // memory, and whether the caller asked past the last block: a caller that stopped early may
+  // still use the last block it got, so that memory then serves no later pass (unless the caller
+  // said it uses no block after the loop).
   let currentInPass = false;
+  let lastBlockInPass = false;
   let finished = false;
-  const chunks = ctx.reader.chunksInOrder(range(first, last + 1), { reuseInputs: true, viewsHeld: () => currentInPass && !finished });
+  const chunks = ctx.reader.chunksInOrder(range(first, last + 1), { reuseInputs: true, viewsHeld: () => lastBlockInPass && !finished && !blocksUnusedAfterLoop });
   // Rows [currentFrom, currentTo) of the array, decoded from the current chunk.
   let current: Uint8Array | undefined;
   let currentFrom = 0;
@@ -267,7 +271,8 @@ export async function* iterBlocksOf(ctx: ScanContext, blockLenOrOptions: number 
     // A chunk read into its pass's own WebAssembly memory is decoded there and handed out from
     // there: it stays until the next chunk is decoded, which is when the caller asks for a block
     // past it, as with chunkScratch.
-    const inPass = ctx.reader.decodeInPassMemory(loaded);
+    // Only for most of a chunk: a few rows of it decode from the blocks that hold them.
+    const inPass = 2 * size >= loaded.nbytes ? ctx.reader.decodeInPassMemory(loaded) : undefined;
     currentInPass = inPass !== undefined;
     if (inPass !== undefined) {
       const offset = (currentFrom - loaded.firstRow) * ctx.atomSize;
@@ -287,6 +292,7 @@ export async function* iterBlocksOf(ctx: ScanContext, blockLenOrOptions: number 
         // The block lies in the decoded part of one chunk: hand out a view of it, no copy (the
         // chunk's rows are overwritten only once a later block is asked for, and blocks never
         // overlap; a chunklen of twice the block length is the common case of a ctable).
+        lastBlockInPass = currentInPass;
         yield { start: pos, stop: blockEnd, bytes: current!.subarray((pos - currentFrom) * ctx.atomSize, (blockEnd - currentFrom) * ctx.atomSize) };
         pos = blockEnd;
         continue;
@@ -301,6 +307,7 @@ export async function* iterBlocksOf(ctx: ScanContext, blockLenOrOptions: number 
         out.set(current!.subarray((row - currentFrom) * ctx.atomSize, (to - currentFrom) * ctx.atomSize), (row - pos) * ctx.atomSize);
         row = to;
       }
+      lastBlockInPass = false;
       yield { start: pos, stop: blockEnd, bytes: out };
       pos = blockEnd;
     }

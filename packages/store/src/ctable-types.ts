@@ -66,9 +66,12 @@ export interface TableBlockOptions {
   stop?: number;
   /**
    * Hand out each block's bytes in memory that later blocks reuse (default false): a block is
-   * then valid only until the next one is asked for (as `reuse` of `CArray.iterBlocks`).
+   * then valid only until the next one is asked for (as `reuse` of `CArray.iterBlocks`, whose
+   * notes on memory apply).
    */
   reuse?: boolean;
+  /** As `blocksUnusedAfterLoop` of `CArray.iterBlocks`. @internal */
+  blocksUnusedAfterLoop?: boolean;
 }
 
 /**

@@ -254,7 +254,8 @@ export class CTable {
       return;
     }
     const reuse = opts.reuse === true;
-    const iterators: AsyncGenerator<RowBlock | VLBlock, void, undefined>[] = selected.map((c) => (c.kind === "vlarray" ? c.iterBlocks(len, from, to) : c.iterBlocks({ blockLen: len, start: from, stop: to, reuse })));
+    const blocksUnusedAfterLoop = opts.blocksUnusedAfterLoop === true;
+    const iterators: AsyncGenerator<RowBlock | VLBlock, void, undefined>[] = selected.map((c) => (c.kind === "vlarray" ? c.iterBlocks(len, from, to) : c.iterBlocks({ blockLen: len, start: from, stop: to, reuse, blocksUnusedAfterLoop })));
     try {
       for (let pos = from; pos < to; ) {
         const steps = await Promise.all(iterators.map((it) => it.next()));

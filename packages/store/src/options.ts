@@ -120,8 +120,17 @@ export interface IterBlocksOptions {
    * Hand out each block in memory that a later block reuses (default false): a block is then
    * valid only until the next one is asked for. Saves allocating (and collecting) one buffer per
    * block for loops that are done with a block when they ask for the next. Applies to `step` 1.
+   * Blocks may be views of the decoder's WebAssembly memory (format 1): a block kept after
+   * leaving the loop early keeps that memory (a few MiB) from later reads, and its `buffer`
+   * cannot be transferred.
    */
   reuse?: boolean;
+  /**
+   * With `reuse`: the caller uses no block once it leaves the loop (as `where` of a table does),
+   * so the memory the blocks lie in serves later reads at once, also after an early exit.
+   * @internal
+   */
+  blocksUnusedAfterLoop?: boolean;
 }
 
 /**

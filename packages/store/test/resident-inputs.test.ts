@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ByteRange, ReadableStore } from "@fmt/fs-adapters";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
+import { setDecodeBackend } from "@fmt/blosc";
 import { createCarray, createCtable, openCarray, openCtable } from "@fmt/store";
 
 const dir = mkdtempSync(join(tmpdir(), "bcolz-resident-"));
@@ -95,6 +96,56 @@ describe("format-1 passes read chunk files into the decoder's memory", () => {
     expect(await t.where(`x <= ${threshold}`, { as: "count" })).toBe(values.length - count);
     expect(table.lent.length).toBe(2 * (CHUNKS + 1));
     expect(new Set(table.lent.map((b) => b.buffer)).size).toBe(1);
+  });
+
+  it("where ended early by its limit keeps no block, so its memory serves the next query", async () => {
+    const tablePath = join(dir, "limit.bcolz");
+    await (await createCtable(new FileSystemStore(tablePath), "", [{ name: "x", data: values, options: { dtype: "<f8", chunklen: CHUNKLEN } }])).close();
+    const table = recording(new FileSystemStore(tablePath));
+    const t = await openCtable(table.store, "");
+    const last = values[values.length - 1]!;
+    for (let i = 0; i < 4; i++) {
+      const rows = await t.where(`x == ${last}`, { limit: 1 });
+      expect(values[rows[0]!]).toBe(last);
+    }
+    expect(table.lent.length).toBeGreaterThan(4);
+    expect(new Set(table.lent.map((b) => b.buffer)).size).toBe(1);
+  });
+
+  it("chunks of any size, stored raw or not, and windows inside one chunk read right; without the WebAssembly decoder, no slots", async () => {
+    // 1,000 int32 rows per chunk: 4,000 bytes, not a multiple of 64.
+    const ints = Int32Array.from({ length: 1000 * 12 + 7 }, (_, i) => (i * 7919) % 100_003);
+    for (const clevel of [5, 0]) {
+      const path = join(dir, `ints-${clevel}.bcolz`);
+      await (await createCarray(new FileSystemStore(path), "", ints, { dtype: "<i4", chunklen: 1000, cparams: { clevel } })).close();
+      const { store, lent } = recording(new FileSystemStore(path));
+      const a = await openCarray(store, "");
+      expect(sameValues((await a.read()) as Int32Array, ints)).toBe(true);
+      expect(new Set(lent.map((b) => b.buffer)).size).toBe(1);
+      const memory = lent[0]!.buffer;
+      let inMemory = 0;
+      const got = new Int32Array(ints.length);
+      for await (const block of a.iterBlocks({ blockLen: 1000, reuse: true })) {
+        got.set(new Int32Array(block.bytes.slice().buffer), block.start);
+        if (block.bytes.buffer === memory) inMemory++;
+      }
+      expect(sameValues(got, ints)).toBe(true);
+      expect(inMemory).toBe(13); // twelve chunks and the leftover
+      // A window of a few rows inside one chunk decodes only the blocks that hold them.
+      for await (const block of a.iterBlocks({ blockLen: 10, start: 3005, stop: 3015, reuse: true })) {
+        expect(block.bytes.buffer).not.toBe(memory);
+        expect(sameValues(new Int32Array(block.bytes.slice().buffer), ints.subarray(block.start, block.stop))).toBe(true);
+      }
+    }
+    setDecodeBackend("js");
+    try {
+      const { store, lent } = recording(new FileSystemStore(join(dir, "ints-5.bcolz")));
+      expect(sameValues((await (await openCarray(store, "")).read()) as Int32Array, ints)).toBe(true);
+      // Ordinary lent buffers: each 48 bytes into an ArrayBuffer of its own.
+      expect(lent.every((b) => b.byteOffset === 48 && b.buffer.byteLength === b.length + 48)).toBe(true);
+    } finally {
+      setDecodeBackend("auto");
+    }
   });
 
   it("a block kept after leaving iterBlocks early stays as it was while other passes read", async () => {
