@@ -104,13 +104,13 @@ export class ResidentInputs {
   #released = false;
   #pooled = false;
 
-  private constructor(kernels: WasmKernels, region: Uint8Array, options: Required<ResidentInputsOptions>) {
+  private constructor(kernels: WasmKernels, region: Uint8Array, options: Required<ResidentInputsOptions>, stride: number) {
     this.#kernels = kernels;
     this.#region = region;
-    // Slots start `slotOffset` bytes past a page boundary of the instance's memory, one page
-    // multiple apart.
+    // Slots start `slotOffset` bytes past a page boundary of the instance's memory, `stride` (a
+    // page multiple) apart.
     this.#first = Math.ceil(region.byteOffset / PAGE) * PAGE + options.slotOffset;
-    this.#stride = Math.ceil((options.slotOffset + options.slotBytes) / PAGE) * PAGE;
+    this.#stride = stride;
     this.#slotBytes = options.slotBytes;
     this.#lent = new Array<boolean>(options.slots).fill(false);
   }
@@ -140,7 +140,7 @@ export class ResidentInputs {
       return undefined;
     }
     owners.set(region.buffer, kernels);
-    return new ResidentInputs(kernels, region, settings);
+    return new ResidentInputs(kernels, region, settings, stride);
   }
 
   /** A free slot of at least `bytes` bytes, or `undefined` (none free, too small, or released). */

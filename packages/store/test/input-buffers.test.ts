@@ -6,10 +6,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { MemoryStore } from "@fmt/fs-adapters";
-import type { ByteRange, ReadableStore } from "@fmt/fs-adapters";
+import type { ReadableStore } from "@fmt/fs-adapters";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { createCarray, openCarray } from "@fmt/store";
 import { IdleBuffers, idleInputs } from "../src/lent-buffers.js";
+import { recording } from "./recording-store.js";
 
 const dir = mkdtempSync(join(tmpdir(), "bcolz-input-buffers-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -22,25 +23,6 @@ let seed = 7;
 for (let i = 0; i < values.length; i++) {
   seed = (seed * 1103515245 + 12345) >>> 0;
   values[i] = Math.floor(i / CHUNKLEN) % 2 === 0 ? Math.floor(i / 64) : seed / 7;
-}
-
-/** A FileSystemStore whose getInto calls are recorded: the buffers lent and what came back. */
-function recording(inner: FileSystemStore) {
-  const lent: Uint8Array[] = [];
-  const ranges: (ByteRange | undefined)[] = [];
-  let calls = 0;
-  const store: ReadableStore = {
-    get: (key) => inner.get(key),
-    getRange: (key, range) => inner.getRange(key, range),
-    list: (prefix) => inner.list(prefix),
-    getInto: async (key, buffer, range) => {
-      calls++;
-      lent.push(buffer);
-      ranges.push(range);
-      return inner.getInto(key, buffer, range);
-    },
-  };
-  return { store, lent, ranges, calls: () => calls };
 }
 
 describe("input buffers of whole-array reads", () => {

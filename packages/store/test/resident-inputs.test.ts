@@ -11,6 +11,7 @@ import type { ByteRange, ReadableStore } from "@fmt/fs-adapters";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { setDecodeBackend } from "@fmt/blosc";
 import { createCarray, createCtable, openCarray, openCtable } from "@fmt/store";
+import { recording } from "./recording-store.js";
 
 const dir = mkdtempSync(join(tmpdir(), "bcolz-resident-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,21 +27,6 @@ for (let i = 0; i < values.length; i++) {
   values[i] = Math.round(level * 1000) / 1000;
 }
 const expectedSum = values.reduce((x, y) => x + y, 0);
-
-/** A FileSystemStore whose getInto calls record the buffers lent. */
-function recording(inner: FileSystemStore): { store: ReadableStore; lent: Uint8Array[] } {
-  const lent: Uint8Array[] = [];
-  const store: ReadableStore = {
-    get: (key) => inner.get(key),
-    getRange: (key, range) => inner.getRange(key, range),
-    list: (prefix) => inner.list(prefix),
-    getInto: (key: string, buffer: Uint8Array, range?: ByteRange) => {
-      lent.push(buffer);
-      return inner.getInto(key, buffer, range);
-    },
-  };
-  return { store, lent };
-}
 
 function sameValues(got: ArrayLike<number>, want: ArrayLike<number>): boolean {
   if (got.length !== want.length) return false;
