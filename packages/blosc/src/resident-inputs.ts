@@ -12,6 +12,10 @@
  * memory grown at the start ({@link WasmKernels.decodesInPlace}); otherwise the shared kernels
  * decode the chunk, copying it in as before.
  *
+ * With `shared`, the instance's memory is a `SharedArrayBuffer` (the same kernels, see
+ * `withSharedMemory`): format-2 readers hand the runs they read there to a checksum thread, which
+ * reads them where they lie, since a WebAssembly memory cannot be transferred.
+ *
  * @example
  * ```ts
  * const inputs = ResidentInputs.acquire({ slotBytes: 540672, slots: 6, chunkBytes: 524288 });
@@ -23,13 +27,17 @@
  * @module
  */
 import { activeWasm } from "./decode-backend.js";
-import { loadWasmKernels } from "./wasm/index.js";
+import { loadSharedWasmKernels, loadWasmKernels } from "./wasm/index.js";
 import type { WasmKernels } from "./wasm/index.js";
 
 /** The kernels whose reserved inputs live in a given memory buffer, for the decoders to find. */
 const owners = new WeakMap<ArrayBufferLike, WasmKernels>();
-/** Instances whose passes ended with every slot given back, for the next passes of this thread. */
+/**
+ * Instances whose passes ended with every slot given back, for the next passes of this thread:
+ * those with ordinary memory, and those with shared memory.
+ */
 const idle: WasmKernels[] = [];
+const idleShared: WasmKernels[] = [];
 /** At most this many idle instances are kept (two passes side by side: a two-column query). */
 const MAX_IDLE = 2;
 /** An instance is not made for a pass that needs more memory than this: ordinary buffers then. */
@@ -54,6 +62,12 @@ export interface ResidentInputsOptions {
   chunkBytes: number;
   /** Where in its page each slot starts (file reads into some offsets run slower). Default 0. */
   slotOffset?: number;
+  /**
+   * An instance whose memory is a `SharedArrayBuffer` (the same kernels), so that another thread
+   * can read the slots without a transfer (format 2's checksum thread). Default false; without
+   * shared memory (a browser page that is not cross-origin isolated) `acquire` gives nothing.
+   */
+  shared?: boolean;
 }
 
 /**
@@ -96,6 +110,7 @@ export function isResidentView(view: Uint8Array): boolean {
  */
 export class ResidentInputs {
   readonly #kernels: WasmKernels;
+  readonly #idle: WasmKernels[];
   readonly #region: Uint8Array;
   readonly #first: number;
   readonly #stride: number;
@@ -106,6 +121,7 @@ export class ResidentInputs {
 
   private constructor(kernels: WasmKernels, region: Uint8Array, options: Required<ResidentInputsOptions>, stride: number) {
     this.#kernels = kernels;
+    this.#idle = options.shared ? idleShared : idle;
     this.#region = region;
     // Slots start `slotOffset` bytes past a page boundary of the instance's memory, `stride` (a
     // page multiple) apart.
@@ -121,7 +137,7 @@ export class ResidentInputs {
    * (slots and the decoder's arena; the module's own few pages come on top).
    */
   static acquire(options: ResidentInputsOptions): ResidentInputs | undefined {
-    const settings = { slotOffset: 0, ...options };
+    const settings = { slotOffset: 0, shared: false, ...options };
     const { slotBytes, slots, chunkBytes, slotOffset } = settings;
     if (![slotBytes, slots, chunkBytes, slotOffset].every((n) => Number.isSafeInteger(n) && n >= 0) || slots === 0 || slotOffset >= PAGE) return undefined;
     const stride = Math.ceil((slotOffset + slotBytes) / PAGE) * PAGE;
@@ -131,7 +147,7 @@ export class ResidentInputs {
     const arenaBytes = 3 * chunkBytes + 512;
     // Nothing would decode in place without the WebAssembly decoder (setDecodeBackend("js")).
     if (bytes + arenaBytes > MAX_RESIDENT_BYTES || activeWasm() === undefined) return undefined;
-    const kernels = idle.pop() ?? loadWasmKernels();
+    const kernels = settings.shared ? (idleShared.pop() ?? loadSharedWasmKernels()) : (idle.pop() ?? loadWasmKernels());
     if (kernels === undefined) return undefined;
     let region: Uint8Array;
     try {
@@ -181,14 +197,14 @@ export class ResidentInputs {
   }
 
   #pool(): void {
-    if (this.#released && !this.#pooled && this.#lent.every((lent) => !lent) && idle.length < MAX_IDLE) {
+    if (this.#released && !this.#pooled && this.#lent.every((lent) => !lent) && this.#idle.length < MAX_IDLE) {
       this.#pooled = true;
-      idle.push(this.#kernels);
+      this.#idle.push(this.#kernels);
     }
   }
 }
 
-/** Idle instances kept now (tests). @internal */
-export function idleResidentInstances(): number {
-  return idle.length;
+/** Idle instances kept now, with ordinary memory or (`shared`) shared memory (tests). @internal */
+export function idleResidentInstances(shared = false): number {
+  return (shared ? idleShared : idle).length;
 }

@@ -61,18 +61,24 @@ describe("ResidentInputs", () => {
           shuffle: fc.constantFrom(0 as const, 1 as const, 2 as const),
           clevel: fc.integer({ min: 0, max: 9 }),
           at: fc.integer({ min: 0, max: 64 }),
+          outAt: fc.integer({ min: 0, max: 7 }),
+          shared: fc.boolean(),
         }),
-        ({ n, seed, cname, shuffle, clevel, at }) => {
+        ({ n, seed, cname, shuffle, clevel, at, outAt, shared }) => {
           const values = walk(n, seed);
           const chunk = compress(bytesOf(values), { typesize: 8, clevel, shuffle, cname });
-          const inputs = ResidentInputs.acquire({ slotBytes: chunk.length + 128, slots: 2, chunkBytes: values.byteLength, slotOffset: 48 })!;
+          const inputs = ResidentInputs.acquire({ slotBytes: chunk.length + 128, slots: 2, chunkBytes: values.byteLength, slotOffset: 48, shared })!;
           try {
             const slot = inputs.take(chunk.length + 64)!;
             const before = slot.buffer;
+            // Shared memory when asked (format 2's checksum thread reads it), ordinary otherwise.
+            expect(before instanceof SharedArrayBuffer).toBe(shared);
             slot.set(chunk, at);
             const inSlot = slot.subarray(at, at + chunk.length);
             const plan = planChunk(inSlot);
-            const out = new Uint8Array(values.byteLength);
+            // Into ordinary memory at any alignment (a shared memory copies out in words only
+            // when both sides sit alike past an 8-byte boundary; the bytes are the same either way).
+            const out = new Uint8Array(values.byteLength + 8).subarray(outAt, outAt + values.byteLength);
             decompressPlannedInto(inSlot, plan, out);
             expect(same(out, bytesOf(values))).toBe(true);
             const transient = decompressPlannedTransient(inSlot, plan)!;
@@ -91,8 +97,27 @@ describe("ResidentInputs", () => {
           }
         },
       ),
-      { seed: 20261129, numRuns: 120 },
+      { seed: 20261129, numRuns: 160 },
     );
+  });
+
+  it("shared instances are pooled apart from ordinary ones", () => {
+    const shared = ResidentInputs.acquire({ slotBytes: 4096, slots: 1, chunkBytes: 4096, shared: true })!;
+    const slot = shared.take(4096)!;
+    expect(slot.buffer instanceof SharedArrayBuffer).toBe(true);
+    shared.giveBack(slot);
+    const sharedBefore = idleResidentInstances(true);
+    const plainBefore = idleResidentInstances();
+    shared.release();
+    expect(idleResidentInstances(true)).toBe(Math.min(2, sharedBefore + 1));
+    expect(idleResidentInstances()).toBe(plainBefore);
+    // The next ordinary pass does not get the shared instance, nor the next shared pass an ordinary one.
+    const plain = ResidentInputs.acquire({ slotBytes: 4096, slots: 1, chunkBytes: 4096 })!;
+    expect(plain.take(4096)!.buffer instanceof SharedArrayBuffer).toBe(false);
+    plain.release(false);
+    const again = ResidentInputs.acquire({ slotBytes: 4096, slots: 1, chunkBytes: 4096, shared: true })!;
+    expect(again.take(4096)!.buffer instanceof SharedArrayBuffer).toBe(true);
+    again.release(false);
   });
 
   it("a chunk whose arena does not fit decodes on the shared kernels, and the slots stay attached", () => {

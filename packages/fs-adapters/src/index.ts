@@ -65,8 +65,9 @@ export interface ReadableStore {
    * there is no such key. The store is done with `buffer` once the promise settles, also when it
    * rejects or answers with memory of its own (callers lend the buffer to another read then).
    * `buffer` may be a view of memory that cannot be transferred or detached (a WebAssembly
-   * memory: `@fmt/store` reads chunk files straight into its decoder's), and of more memory than
-   * its own length: write into it, do not transfer its `buffer` or post it to another thread.
+   * memory, possibly a `SharedArrayBuffer`: `@fmt/store` reads chunk files straight into its
+   * decoder's), and of more memory than its own length: write into it, do not transfer its
+   * `buffer` or post it to another thread.
    * Optional: a store that cannot read into a given buffer leaves it out and callers use `get`
    * or `getRange`.
    *

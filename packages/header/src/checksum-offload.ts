@@ -3,7 +3,8 @@
  * decode, and on one thread that pass costs about as much as decoding an lz4 chunk. A reader that
  * reads a run of chunks into a buffer of its own hands the buffer to that thread (transferred,
  * not copied) and decodes the run before while the checksums are computed; the buffer comes back
- * with them. The browser-safe side is only this registry; `useCrc32Worker` of `@fmt/header/node`
+ * with them. An offload that {@link Crc32Offload.sharesMemory} is also given runs read into
+ * shared memory (the decoder's, where they then decode without a copy), which stays usable here. The browser-safe side is only this registry; `useCrc32Worker` of `@fmt/header/node`
  * installs a Node worker thread.
  *
  * @example
@@ -24,8 +25,8 @@ import { crc32 } from "./checksum.js";
  * ```
  */
 export interface Crc32Answer {
-  /** The buffer that was handed over, with the same bytes. */
-  buffer: ArrayBuffer;
+  /** The buffer that was handed over, with the same bytes (for a `SharedArrayBuffer`, the same memory). */
+  buffer: ArrayBufferLike;
   /** CRC-32 (zlib's) of each span, in the order asked. */
   sums: number[];
 }
@@ -41,11 +42,18 @@ export interface Crc32Answer {
  */
 export interface Crc32Offload {
   /**
-   * The CRC-32 of each span of `buffer`, which is transferred to the other thread: it is
-   * detached (unusable) here until the answer gives it back. Rejects when the other thread cannot
-   * answer; the buffer may then be lost, and callers read their bytes again.
+   * The CRC-32 of each span of `buffer`. An `ArrayBuffer` is transferred to the other thread: it
+   * is detached (unusable) here until the answer gives it back. A `SharedArrayBuffer` (only to an
+   * offload that {@link Crc32Offload.sharesMemory}) is shared, not moved, and stays usable; its
+   * spans must not change until the answer. Rejects when the other thread cannot answer; an
+   * `ArrayBuffer` may then be lost, and callers read their bytes again.
    */
-  crc32(buffer: ArrayBuffer, spans: readonly { offset: number; length: number }[]): Promise<Crc32Answer>;
+  crc32(buffer: ArrayBufferLike, spans: readonly { offset: number; length: number }[]): Promise<Crc32Answer>;
+  /**
+   * Whether {@link Crc32Offload.crc32} also takes a `SharedArrayBuffer` (read in place by the other
+   * thread). Without it readers give it only `ArrayBuffer`s.
+   */
+  readonly sharesMemory?: boolean;
 }
 
 let current: Crc32Offload | undefined;
@@ -72,7 +80,15 @@ export async function useCrc32Offload(offload: Crc32Offload | undefined): Promis
     const { buffer, sums } = await offload.crc32(probe.buffer, spans);
     const back = new Uint8Array(buffer);
     const same = back.length === copy.length && back.every((b, i) => b === copy[i]);
-    if (same && sums.length === spans.length && spans.every((s, k) => sums[k] === crc32(copy.subarray(s.offset, s.offset + s.length)))) current = offload;
+    let agrees = same && sums.length === spans.length && spans.every((s, k) => sums[k] === crc32(copy.subarray(s.offset, s.offset + s.length)));
+    if (agrees && offload.sharesMemory === true && typeof SharedArrayBuffer !== "undefined") {
+      // Shared memory is read where it lies: the same answers, and the memory still usable here.
+      const shared = new Uint8Array(new SharedArrayBuffer(copy.length));
+      shared.set(copy);
+      const answer = await offload.crc32(shared.buffer, spans);
+      agrees = shared.byteLength === copy.length && answer.sums.length === spans.length && spans.every((s, k) => answer.sums[k] === crc32(copy.subarray(s.offset, s.offset + s.length)));
+    }
+    if (agrees) current = offload;
   } catch {
     // an offload that fails its probe is not used
   }

@@ -43,26 +43,31 @@ export function useNativeCrc32(): boolean {
   return useCrc32(nativeCrc32);
 }
 
-// The worker's whole program: CRC-32s of spans of a transferred buffer with the platform's
-// zlib.crc32; the buffer goes back with the answer. A failure is answered, never dropped.
+// The worker's whole program: CRC-32s of spans of a buffer with the platform's zlib.crc32. A
+// transferred ArrayBuffer goes back with the answer; a SharedArrayBuffer is read where it lies
+// and not sent back. A failure is answered, never dropped.
 const CRC32_WORKER_SOURCE = `
 const { parentPort } = require("node:worker_threads");
 const { crc32 } = require("node:zlib");
 parentPort.on("message", ({ id, buffer, spans }) => {
+  const moved = buffer instanceof ArrayBuffer;
   try {
     const bytes = new Uint8Array(buffer);
     const sums = new Array(spans.length / 2);
     for (let k = 0; k < sums.length; k++) sums[k] = crc32(bytes.subarray(spans[2 * k], spans[2 * k] + spans[2 * k + 1]));
-    parentPort.postMessage({ id, buffer, sums }, [buffer]);
+    if (moved) parentPort.postMessage({ id, buffer, sums }, [buffer]);
+    else parentPort.postMessage({ id, sums });
   } catch (error) {
-    parentPort.postMessage({ id, buffer, error: String((error && error.message) || error) }, [buffer]);
+    const message = String((error && error.message) || error);
+    if (moved) parentPort.postMessage({ id, buffer, error: message }, [buffer]);
+    else parentPort.postMessage({ id, error: message });
   }
 });
 `;
 
 /**
  * A {@link Crc32Offload} on one Node worker thread running `zlib.crc32`; buffers travel to it and
- * back by transfer (no copy). The thread keeps the process alive only while it has work;
+ * back by transfer (no copy), and shared memory is read where it lies ({@link Crc32Worker.sharesMemory}). The thread keeps the process alive only while it has work;
  * {@link Crc32Worker.close} ends it.
  *
  * @example
@@ -75,18 +80,20 @@ parentPort.on("message", ({ id, buffer, spans }) => {
  */
 export class Crc32Worker implements Crc32Offload {
   readonly #worker: Worker;
-  readonly #pending = new Map<number, { resolve: (answer: Crc32Answer) => void; reject: (error: Error) => void }>();
+  readonly #pending = new Map<number, { buffer: ArrayBufferLike; resolve: (answer: Crc32Answer) => void; reject: (error: Error) => void }>();
+  /** A `SharedArrayBuffer` is read by the thread without a transfer. */
+  readonly sharesMemory = true;
   #next = 0;
   #failure: Error | undefined;
 
   constructor() {
     this.#worker = new Worker(CRC32_WORKER_SOURCE, { eval: true });
-    this.#worker.on("message", (reply: { id: number; buffer: ArrayBuffer; sums?: number[]; error?: string }) => {
+    this.#worker.on("message", (reply: { id: number; buffer?: ArrayBuffer; sums?: number[]; error?: string }) => {
       const waiting = this.#pending.get(reply.id);
       if (waiting === undefined) return;
       this.#pending.delete(reply.id);
       if (this.#pending.size === 0) this.#worker.unref();
-      if (reply.sums !== undefined) waiting.resolve({ buffer: reply.buffer, sums: reply.sums });
+      if (reply.sums !== undefined) waiting.resolve({ buffer: reply.buffer ?? waiting.buffer, sums: reply.sums });
       else waiting.reject(new Error(`CRC-32 worker: ${reply.error ?? "no answer"}`));
     });
     const fail = (error: Error): void => {
@@ -100,7 +107,7 @@ export class Crc32Worker implements Crc32Offload {
     this.#worker.unref();
   }
 
-  crc32(buffer: ArrayBuffer, spans: readonly { offset: number; length: number }[]): Promise<Crc32Answer> {
+  crc32(buffer: ArrayBufferLike, spans: readonly { offset: number; length: number }[]): Promise<Crc32Answer> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
     const flat: number[] = [];
     for (const { offset, length } of spans) {
@@ -112,13 +119,13 @@ export class Crc32Worker implements Crc32Offload {
     return new Promise((resolve, reject) => {
       const id = this.#next++;
       try {
-        this.#worker.postMessage({ id, buffer, spans: flat }, [buffer]);
+        this.#worker.postMessage({ id, buffer, spans: flat }, buffer instanceof ArrayBuffer ? [buffer] : []);
       } catch (error) {
         reject(error instanceof Error ? error : new Error(String(error)));
         return;
       }
       if (this.#pending.size === 0) this.#worker.ref(); // an answer is awaited: keep the process up
-      this.#pending.set(id, { resolve, reject });
+      this.#pending.set(id, { buffer, resolve, reject });
     });
   }
 

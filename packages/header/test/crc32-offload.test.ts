@@ -32,6 +32,28 @@ describe("Crc32Worker", () => {
     );
   });
 
+  it("reads shared memory where it lies: the same values, nothing moved, the memory still usable here (property)", async () => {
+    expect(worker.sharesMemory).toBe(true);
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ minLength: 1, maxLength: 5000 }), fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 8 }), async (data, cuts) => {
+        // A shared WebAssembly memory, as format-2 readers read runs into.
+        const memory = new WebAssembly.Memory({ initial: 1, maximum: 4, shared: true });
+        const run = new Uint8Array(memory.buffer, 100, data.length);
+        run.set(data);
+        const spans = cuts.map(([a, b]) => {
+          const offset = a % (data.length + 1);
+          return { offset: 100 + offset, length: b % (data.length - offset + 1) };
+        });
+        const { buffer, sums } = await worker.crc32(memory.buffer, spans);
+        expect(buffer).toBe(memory.buffer);
+        expect(run.byteLength).toBe(data.length); // shared, not transferred
+        expect(sums).toEqual(spans.map((s) => crc32(data.subarray(s.offset - 100, s.offset - 100 + s.length))));
+        expect([...run]).toEqual([...data]);
+      }),
+      { seed: 20261129, numRuns: 100 },
+    );
+  });
+
   it("refuses spans outside the buffer, which then stays here", async () => {
     const run = new Uint8Array(16);
     await expect(worker.crc32(run.buffer, [{ offset: 8, length: 9 }])).rejects.toThrow(/outside 16 bytes/);
@@ -67,6 +89,12 @@ describe("the offload registry", () => {
       },
     };
     expect(await useCrc32Offload(scribbling)).toBe(false);
+    // An offload that says it reads shared memory is probed with shared memory too.
+    const sharedBlind: Crc32Offload = {
+      sharesMemory: true,
+      crc32: async (buffer, spans) => ({ buffer, sums: spans.map((s) => (buffer instanceof ArrayBuffer ? crc32(new Uint8Array(buffer, s.offset, s.length)) : 0)) }),
+    };
+    expect(await useCrc32Offload(sharedBlind)).toBe(false);
     const failing: Crc32Offload = { crc32: () => Promise.reject(new Error("down")) };
     expect(await useCrc32Offload(failing)).toBe(false);
     expect(crc32Offload()).toBeUndefined();

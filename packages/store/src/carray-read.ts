@@ -142,11 +142,13 @@ export class ChunkReader {
     // Passes read into the input buffers earlier passes of any reader gave back (idleInputs)
     // rather than into fresh memory, whose first touch costs a page fault per 4 KiB; a reader
     // asked to keep no cache (cacheBytes 0) keeps no buffers either.
-    // Where the layout keeps its buffers on this thread, files are read straight into the
-    // decoder's WebAssembly memory (ResidentInputs): a slot per fetch in flight and one for the
-    // chunk being decoded (ordinary buffers serve any fetch beyond them).
+    // Where the layout allows (it transfers nothing to another thread, or only shares memory with
+    // it), files are read straight into the decoder's WebAssembly memory (ResidentInputs): a slot
+    // per fetch in flight and one for the chunk being decoded (ordinary buffers serve any fetch
+    // beyond them).
     const idle = this.cache.maxBytes > 0 ? idleInputs : undefined;
-    const resident = idle !== undefined && !this.layout.transfersInputs ? { slots: this.#prefetch + 1 } : undefined;
+    const residentInputs = idle !== undefined ? this.layout.residentInputs : undefined;
+    const resident = residentInputs !== undefined ? { ...residentInputs, slots: this.#prefetch + 1 } : undefined;
     const lent = options.reuseInputs === true && this.layout.readsInto ? new LentBuffers(this.chunklen * this.atomSize, idle, resident) : undefined;
     // Rows a writer holds and chunks kept compressed by an earlier single-row read need no fetch.
     const kept = new Map<number, Uint8Array>();

@@ -17,6 +17,9 @@ import { encodeMetadata, serializeSizes } from "@fmt/meta";
 import { joinKey, withPath } from "./internal.js";
 import type { ChunkFetch, ChunkLayoutWriter, ChunkWriteOptions, InputBuffers, LayoutGeometry, PartialChunkAccess, StoredChunk } from "./layout.js";
 
+/** Lent buffers may be slots of the decoder's own (unshared) memory: nothing leaves this thread. */
+const ON_THIS_THREAD = { shared: false } as const;
+
 /**
  * Name of the journal file of an interrupted multi-chunk update, in the dataset root. While it
  * exists, chunk `k` listed in it is read from `data/__k.blp.next` when that file exists.
@@ -163,9 +166,9 @@ export class LayoutV1 implements ChunkLayoutWriter {
     return this.#store.getInto !== undefined;
   }
 
-  /** Chunk files are read and decoded on this thread. */
-  get transfersInputs(): boolean {
-    return false;
+  /** Chunk files are read, checked and decoded on this thread. */
+  get residentInputs(): { readonly shared: boolean } {
+    return ON_THIS_THREAD;
   }
 
   get store(): WritableStore {

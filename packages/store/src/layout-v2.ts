@@ -19,7 +19,7 @@
  * @module
  */
 import { FormatError } from "@fmt/errors";
-import { buildSuperchunk, computeChunkChecksum, journalChunkFileName, readChunkHeader, superchunkFileName } from "@fmt/header";
+import { buildSuperchunk, checksumKind, computeChunkChecksum, crc32Offload, journalChunkFileName, readChunkHeader, superchunkFileName } from "@fmt/header";
 import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import { encodeMetadata, parseJournalV2, serializeJournalV2, serializeShapeV2, serializeSuperchunkMeta } from "@fmt/meta";
 import { joinKey, readText, withPath } from "./internal.js";
@@ -99,9 +99,16 @@ export class LayoutV2 implements ChunkLayoutWriter {
     return this.#store.getInto !== undefined;
   }
 
-  /** Runs of slots go to the checksum thread (offloadedCrc32). */
-  get transfersInputs(): boolean {
-    return true;
+  /**
+   * Runs of slots may be read into the decoder's memory unless their CRC-32s go to a checksum
+   * thread that takes only transfers (offloadedCrc32): into shared memory when that thread reads
+   * it in place, into ordinary WebAssembly memory when checksums are computed here (none to check,
+   * another kind, or no such thread).
+   */
+  get residentInputs(): { readonly shared: boolean; readonly slotBytes: number } | undefined {
+    const offload = this.#settings.verify && checksumKind(this.#settings.checksumId).name === "crc32" ? crc32Offload() : undefined;
+    if (offload === undefined) return { shared: false, slotBytes: this.#maxGroupBytes };
+    return offload.sharesMemory === true ? { shared: true, slotBytes: this.#maxGroupBytes } : undefined;
   }
 
   get store(): WritableStore {

@@ -125,11 +125,15 @@ export interface ChunkLayout {
    */
   readonly readsInto: boolean;
   /**
-   * Whether the layout may transfer a lent buffer to another thread (format 2 sends runs of slots
-   * to its checksum thread): lent buffers must then be memory that can be transferred, not views
-   * of the decoder's WebAssembly memory.
+   * Whether lent buffers may be slots in the decoder's WebAssembly memory (`ResidentInputs` of
+   * @fmt/blosc), and of which kind: `shared: false` when the layout checks what it fetched on this
+   * thread; `shared: true` when it hands its fetches to a checksum thread that reads shared memory
+   * where it lies (format 2 with a CRC-32 offload that `sharesMemory`); `undefined` when it
+   * transfers them to such a thread (an offload that takes only transfers), which a WebAssembly
+   * memory cannot be: ordinary buffers then. `slotBytes`: its largest fetch (format 2's runs of
+   * slots), when that is more than a chunk file.
    */
-  readonly transfersInputs: boolean;
+  readonly residentInputs: { readonly shared: boolean; readonly slotBytes?: number } | undefined;
   /**
    * Chunk `g`, whole and checked (`MISSING_FILE` when its file is missing). `buffer`: memory the
    * caller lends to read the file or slot into (stores with `getInto`); the chunk returned may

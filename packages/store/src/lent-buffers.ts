@@ -45,6 +45,8 @@ export class LentBuffers implements InputBuffers {
   readonly #spare: Uint8Array[] = [];
   readonly #idle: IdleBuffers | undefined;
   readonly #chunkBytes: number;
+  readonly #residentSlotBytes: number;
+  readonly #residentShared: boolean;
   #residentSlots: number;
   #resident: ResidentInputs | undefined;
   #released = false;
@@ -54,15 +56,18 @@ export class LentBuffers implements InputBuffers {
    * has none of its own that fits, so that it reads into memory already in use rather than into
    * fresh pages. `resident`: with `slots` > 0, the pass lends first the slots of a
    * {@link ResidentInputs} (files read straight into the decoder's WebAssembly memory, decoded
-   * there without a copy in), as many as `slots`, and ordinary buffers beyond them.
+   * there without a copy in), as many as `slots`, each of `slotBytes` (default: a chunk file's
+   * worth), in shared memory when `shared`, and ordinary buffers beyond them.
    */
-  constructor(chunkBytes: number, idle?: IdleBuffers, resident?: { slots: number }) {
+  constructor(chunkBytes: number, idle?: IdleBuffers, resident?: { slots: number; slotBytes?: number; shared?: boolean }) {
     // A chunk file: the 16-byte blpk header, a Blosc chunk of at most nbytes + 16 bytes when
     // stored raw, and room for the block starts and stream sizes of a compressed one.
     this.#size = chunkBytes + Math.ceil(chunkBytes / 64) + 4096;
     this.#chunkBytes = chunkBytes;
     this.#idle = idle;
     this.#residentSlots = resident?.slots ?? 0;
+    this.#residentSlotBytes = Math.max(this.#size, resident?.slotBytes ?? 0);
+    this.#residentShared = resident?.shared ?? false;
   }
 
   /**
@@ -81,7 +86,7 @@ export class LentBuffers implements InputBuffers {
   take(bytes = this.#size): Uint8Array {
     // The resident slots are acquired at the first fetch: a pass that fetches nothing needs none.
     if (this.#resident === undefined && this.#residentSlots > 0 && !this.#released) {
-      this.#resident = ResidentInputs.acquire({ slotBytes: this.#size, slots: this.#residentSlots, chunkBytes: this.#chunkBytes, slotOffset: READ_BUFFER_OFFSET });
+      this.#resident = ResidentInputs.acquire({ slotBytes: this.#residentSlotBytes, slots: this.#residentSlots, chunkBytes: this.#chunkBytes, slotOffset: READ_BUFFER_OFFSET, shared: this.#residentShared });
       if (this.#resident === undefined) this.#residentSlots = 0;
     }
     const slot = this.#resident?.take(bytes);

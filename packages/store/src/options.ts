@@ -62,11 +62,13 @@ export interface OpenOptions {
    * readers of a thread keep up to 24 MiB of input buffers that their bulk reads gave back, until
    * the thread ends, for the next bulk read of any array to read files into (memory already
    * touched reads faster): stores that read into given buffers (`FileSystemStore` with `io:
-   * "sync"`, `HttpStore`), reads without `workers`. Bulk reads of format 1 from such stores read
-   * into the decoder's WebAssembly memory instead when their slots fit in 32 MiB (an instance of
-   * the kernels per pass; two are kept for the thread's next passes, beside the 24 MiB), where
-   * chunks decode without a copy in. An array with `cacheBytes: 0` uses neither and adds to
-   * neither.
+   * "sync"`, `HttpStore`), reads without `workers`. Bulk reads from such stores read into the
+   * decoder's WebAssembly memory instead when their slots fit in 32 MiB (an instance of the
+   * kernels per pass; two are kept for the thread's next passes, beside the 24 MiB), where chunks
+   * decode without a copy in. Format 2 with a CRC-32 thread (`useCrc32Worker` of
+   * `@fmt/header/node`) reads into a shared memory there, which that thread reads in place; with
+   * a thread that takes only transfers it reads into the 24 MiB instead. An array with
+   * `cacheBytes: 0` uses neither and adds to neither.
    */
   cacheBytes?: number;
   /**
@@ -120,9 +122,9 @@ export interface IterBlocksOptions {
    * Hand out each block in memory that a later block reuses (default false): a block is then
    * valid only until the next one is asked for. Saves allocating (and collecting) one buffer per
    * block for loops that are done with a block when they ask for the next. Applies to `step` 1.
-   * Blocks may be views of the decoder's WebAssembly memory (format 1): a block kept after
-   * leaving the loop early keeps that memory (a few MiB) from later reads, and its `buffer`
-   * cannot be transferred.
+   * Blocks may be views of the decoder's WebAssembly memory (a `SharedArrayBuffer` for format 2
+   * read with a CRC-32 thread): a block kept after leaving the loop early keeps that memory (a few
+   * MiB) from later reads, and its `buffer` cannot be transferred.
    */
   reuse?: boolean;
   /**

@@ -212,7 +212,9 @@ export async function offloadedCrc32(
   bytes: Uint8Array,
 ): Promise<{ bytes: Uint8Array; sums: (number | undefined)[] } | "lost" | undefined> {
   const offload = crc32Offload();
-  if (offload === undefined || checksumKind(index.header.checksumId).name !== "crc32" || !(bytes.buffer instanceof ArrayBuffer)) return undefined;
+  // Shared memory (the decoder's, read into by the reader) only to an offload that reads it in place.
+  const moved = bytes.buffer instanceof ArrayBuffer;
+  if (offload === undefined || checksumKind(index.header.checksumId).name !== "crc32" || (!moved && offload.sharesMemory !== true)) return undefined;
   const spans: { offset: number; length: number }[] = [];
   const spanOf: number[] = []; // chunk k's span, or -1
   for (const i of locals) {
@@ -229,8 +231,8 @@ export async function offloadedCrc32(
   const { byteOffset, length } = bytes;
   try {
     const answer = await offload.crc32(bytes.buffer, spans);
-    return { bytes: new Uint8Array(answer.buffer, byteOffset, length), sums: spanOf.map((k) => (k < 0 ? undefined : answer.sums[k])) };
+    return { bytes: moved ? new Uint8Array(answer.buffer, byteOffset, length) : bytes, sums: spanOf.map((k) => (k < 0 ? undefined : answer.sums[k])) };
   } catch {
-    return bytes.buffer.byteLength === 0 ? "lost" : undefined; // a detached buffer went with the failure
+    return moved && bytes.buffer.byteLength === 0 ? "lost" : undefined; // a detached buffer went with the failure
   }
 }

@@ -23,5 +23,6 @@
  */
 export type { DecodeChunkOptions, EncodeBlockOptions, WasmCodecName, ZstdArena } from "./types.js";
 export { WasmKernels } from "./kernels.js";
-export { decodeBase64, initWasmKernels, loadWasmKernels } from "./load.js";
+export { decodeBase64, initWasmKernels, loadSharedWasmKernels, loadWasmKernels } from "./load.js";
+export { withSharedMemory } from "./shared-memory.js";
 export { sharedShift } from "./kernel-abi.js";

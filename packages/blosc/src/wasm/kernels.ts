@@ -37,12 +37,21 @@ export class WasmKernels {
   // Inputs read straight into this memory (reserveInputs): every call's arena starts above them.
   #inputsStart = 0;
   #inputsBytes = 0;
+  // Whether this instance's memory is shared (loadSharedWasmKernels): copies between it and any
+  // other memory are then word copies only at the same alignment (see sharedShift).
+  readonly #sharedMemory: boolean;
 
   /** @internal Use {@link loadWasmKernels} or {@link initWasmKernels}. */
   // A `WebAssembly.Instance`, typed by what is used (see KernelExports.memory).
   constructor(instance: { readonly exports: object }) {
     this.#exports = instance.exports as unknown as KernelExports;
     this.#heap = new Uint8Array(this.#exports.memory.buffer);
+    this.#sharedMemory = !(this.#heap.buffer instanceof ArrayBuffer);
+  }
+
+  /** How far past an 8-byte boundary the arena's side of a copy with `view` should sit. */
+  #copyShift(view: Uint8Array, skip: number): number {
+    return this.#sharedMemory ? (view.byteOffset - skip) & 7 : sharedShift(view, skip);
   }
 
   /** Releases the arena of the last call, keeping the reserved inputs. */
@@ -504,8 +513,9 @@ export class WasmKernels {
     }
     const dest = options.out ?? new Uint8Array(want);
     if (dest.length < want) throw new UsageError("INVALID_ARGUMENT", "output buffer is too small", { path, field: "out.length", expected: want, actual: dest.length });
-    // The decoded bytes land where a copy into a shared `dest` is a word copy (see sharedShift).
-    const pd = this.#decodeInArena(chunk, header, first, end, length, path, sharedShift(dest, skip));
+    // The decoded bytes land where a copy into `dest` is a word copy when either memory is shared
+    // (see sharedShift).
+    const pd = this.#decodeInArena(chunk, header, first, end, length, path, this.#copyShift(dest, skip));
     dest.set(this.#heap.subarray(pd + skip, pd + skip + want));
     return dest.length === want ? dest : dest.subarray(0, want);
   }
@@ -562,7 +572,7 @@ export class WasmKernels {
     const inputsEnd = this.#inputsStart + this.#inputsBytes;
     const inPlace = chunk.buffer === ex.memory.buffer && this.#inputsBytes > 0 && chunk.byteOffset >= this.#inputsStart && chunk.byteOffset + srclen <= inputsEnd;
     this.#resetArena();
-    const inShift = inPlace ? 0 : sharedShift(chunk, 0);
+    const inShift = inPlace ? 0 : this.#copyShift(chunk, 0);
     const ps0 = inPlace ? chunk.byteOffset : ex.alloc(srclen + inShift);
     const pd0 = ps0 === 0 ? 0 : ex.alloc(length + outShift);
     const ps = ps0 + inShift;

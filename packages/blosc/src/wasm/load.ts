@@ -14,6 +14,7 @@
 import { UsageError } from "@fmt/errors";
 import { WasmKernels } from "./kernels.js";
 import { KERNELS_WASM_BASE64 } from "./kernels.generated.js";
+import { withSharedMemory } from "./shared-memory.js";
 
 /**
  * Decode standard base64 (with or without `=` padding). Written here because `atob` is missing in
@@ -84,6 +85,37 @@ export function loadWasmKernels(): WasmKernels | undefined {
       cachedModule = new WebAssembly.Module(bytes);
     }
     return new WasmKernels(new WebAssembly.Instance(cachedModule, {}));
+  } catch {
+    return undefined;
+  }
+}
+
+let sharedModule: WebAssembly.Module | null | undefined;
+
+/**
+ * A fresh instance of the kernels whose memory is a `SharedArrayBuffer` (the same code, see
+ * `withSharedMemory`), for readers that let another thread read the chunks they read into it;
+ * `undefined` where shared memory is unavailable (a browser page that is not cross-origin
+ * isolated) or WebAssembly SIMD is. Synchronous, as {@link loadWasmKernels}. @internal
+ *
+ * @example
+ * ```ts
+ * const kernels = loadSharedWasmKernels(); // its memory's buffer is a SharedArrayBuffer
+ * ```
+ */
+export function loadSharedWasmKernels(): WasmKernels | undefined {
+  if (sharedModule === null || typeof SharedArrayBuffer === "undefined") return undefined;
+  try {
+    if (sharedModule === undefined) {
+      const bytes = moduleBytes();
+      const shared = bytes === undefined ? undefined : withSharedMemory(bytes);
+      if (shared === undefined || !WebAssembly.validate(shared)) {
+        sharedModule = null;
+        return undefined;
+      }
+      sharedModule = new WebAssembly.Module(shared);
+    }
+    return new WasmKernels(new WebAssembly.Instance(sharedModule, {}));
   } catch {
     return undefined;
   }
