@@ -44,6 +44,10 @@ describe("withSharedMemory", () => {
     const imports = Uint8Array.from([...HEADER, 2, 8, 1, 1, 0x65, 1, 0x6d, 2, 0, 1]);
     expect(WebAssembly.validate(imports)).toBe(true);
     expect(withSharedMemory(imports)).toBeUndefined();
+    // A memory imported beside one defined (multi-memory): the defined one is not rewritten alone.
+    expect(withSharedMemory(Uint8Array.from([...HEADER, 2, 8, 1, 1, 0x65, 1, 0x6d, 2, 0, 1, 5, 3, 1, 0, 1]))).toBeUndefined();
+    // The same defined memory without the import is rewritten.
+    expect(withSharedMemory(Uint8Array.from([...HEADER, 5, 3, 1, 0, 1]))).toBeDefined();
     // No memory at all, a memory already shared, a section running past the end, two memories.
     expect(withSharedMemory(Uint8Array.from(HEADER))).toBeUndefined();
     expect(withSharedMemory(Uint8Array.from([...HEADER, 5, 4, 1, 3, 1, 2]))).toBeUndefined();

@@ -86,7 +86,7 @@ export async function useCrc32Offload(offload: Crc32Offload | undefined): Promis
       const shared = new Uint8Array(new SharedArrayBuffer(copy.length));
       shared.set(copy);
       const answer = await offload.crc32(shared.buffer, spans);
-      agrees = shared.byteLength === copy.length && answer.sums.length === spans.length && spans.every((s, k) => answer.sums[k] === crc32(copy.subarray(s.offset, s.offset + s.length)));
+      agrees = shared.every((b, i) => b === copy[i]) && answer.sums.length === spans.length && spans.every((s, k) => answer.sums[k] === crc32(copy.subarray(s.offset, s.offset + s.length)));
     }
     if (agrees) current = offload;
   } catch {

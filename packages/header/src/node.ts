@@ -118,10 +118,17 @@ export class Crc32Worker implements Crc32Offload {
     }
     return new Promise((resolve, reject) => {
       const id = this.#next++;
+      const moved = buffer instanceof ArrayBuffer && buffer.byteLength > 0;
       try {
         this.#worker.postMessage({ id, buffer, spans: flat }, buffer instanceof ArrayBuffer ? [buffer] : []);
       } catch (error) {
         reject(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
+      // Node copies, silently, an ArrayBuffer it cannot transfer (a WebAssembly memory's): the
+      // sums would be of a copy. Refused; the thread's answer to it is dropped.
+      if (moved && buffer.byteLength > 0) {
+        reject(new Error("CRC-32 worker: the buffer cannot be transferred (a WebAssembly memory?); give it a SharedArrayBuffer or an ordinary ArrayBuffer"));
         return;
       }
       if (this.#pending.size === 0) this.#worker.ref(); // an answer is awaited: keep the process up

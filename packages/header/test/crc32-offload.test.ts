@@ -54,6 +54,15 @@ describe("Crc32Worker", () => {
     );
   });
 
+  it("refuses an ArrayBuffer it cannot transfer (an ordinary WebAssembly memory's), and answers the next request", async () => {
+    const memory = new WebAssembly.Memory({ initial: 1 });
+    new Uint8Array(memory.buffer).fill(7, 0, 100);
+    await expect(worker.crc32(memory.buffer, [{ offset: 0, length: 100 }])).rejects.toThrow(/cannot be transferred/);
+    expect(memory.buffer.byteLength).toBe(65536);
+    const run = new Uint8Array(100).fill(7);
+    expect((await worker.crc32(run.buffer, [{ offset: 0, length: 100 }])).sums).toEqual([crc32(new Uint8Array(100).fill(7))]);
+  });
+
   it("refuses spans outside the buffer, which then stays here", async () => {
     const run = new Uint8Array(16);
     await expect(worker.crc32(run.buffer, [{ offset: 8, length: 9 }])).rejects.toThrow(/outside 16 bytes/);
@@ -95,6 +104,16 @@ describe("the offload registry", () => {
       crc32: async (buffer, spans) => ({ buffer, sums: spans.map((s) => (buffer instanceof ArrayBuffer ? crc32(new Uint8Array(buffer, s.offset, s.length)) : 0)) }),
     };
     expect(await useCrc32Offload(sharedBlind)).toBe(false);
+    // Right sums, but it writes into the shared memory it reads.
+    const sharedScribbling: Crc32Offload = {
+      sharesMemory: true,
+      crc32: async (buffer, spans) => {
+        const sums = spans.map((s) => crc32(new Uint8Array(buffer, s.offset, s.length)));
+        if (!(buffer instanceof ArrayBuffer)) new Uint8Array(buffer)[3]! ^= 1;
+        return { buffer, sums };
+      },
+    };
+    expect(await useCrc32Offload(sharedScribbling)).toBe(false);
     const failing: Crc32Offload = { crc32: () => Promise.reject(new Error("down")) };
     expect(await useCrc32Offload(failing)).toBe(false);
     expect(crc32Offload()).toBeUndefined();

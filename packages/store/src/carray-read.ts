@@ -241,7 +241,10 @@ export class ChunkReader {
   decodeInPassMemory(loaded: LoadedChunk): Uint8Array | undefined {
     if (!isResidentView(loaded.chunk)) return undefined;
     const view = this.#decodeInKernels(loaded);
-    return view !== undefined && isResidentView(view) ? view : undefined;
+    // A chunk stored raw is handed out as its slot, which in a format-2 run may start 4 bytes past
+    // an 8-byte boundary (the 4-byte checksums): such a one is copied out as before, so that
+    // blocks can be viewed as any typed array.
+    return view !== undefined && isResidentView(view) && view.byteOffset % 8 === 0 ? view : undefined;
   }
 
   /** Decoded bytes of rows [from, to) of a loaded chunk (relative rows), in a new array. */

@@ -64,7 +64,8 @@ export interface OpenOptions {
    * touched reads faster): stores that read into given buffers (`FileSystemStore` with `io:
    * "sync"`, `HttpStore`), reads without `workers`. Bulk reads from such stores read into the
    * decoder's WebAssembly memory instead when their slots fit in 32 MiB (an instance of the
-   * kernels per pass; two are kept for the thread's next passes, beside the 24 MiB), where chunks
+   * kernels per pass; two of each kind, ordinary and shared, are kept for the thread's next
+   * passes, beside the 24 MiB), where chunks
    * decode without a copy in. Format 2 with a CRC-32 thread (`useCrc32Worker` of
    * `@fmt/header/node`) reads into a shared memory there, which that thread reads in place; with
    * a thread that takes only transfers it reads into the 24 MiB instead. An array with

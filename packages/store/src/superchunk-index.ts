@@ -13,6 +13,7 @@
  * ```
  * @module
  */
+import { isResidentView } from "@fmt/blosc";
 import { FormatError } from "@fmt/errors";
 import {
   BLOSC_HEADER_SIZE, BLPK_V2_HEADER_SIZE, checkDatasetSuperchunk, checkOffsetEntry, checksumKind, crc32Offload, offsetsEntryCount, readSuperchunkChunk, readSuperchunkHeader, readSuperchunkMetadataText,
@@ -212,9 +213,13 @@ export async function offloadedCrc32(
   bytes: Uint8Array,
 ): Promise<{ bytes: Uint8Array; sums: (number | undefined)[] } | "lost" | undefined> {
   const offload = crc32Offload();
-  // Shared memory (the decoder's, read into by the reader) only to an offload that reads it in place.
+  // Shared memory (the decoder's, read into by the reader) only to an offload that reads it in
+  // place. An ordinary WebAssembly memory (a slot of the decoder's own, lent when the dataset's
+  // checksums were to be computed here) is never sent: it cannot be transferred, and a transfer
+  // list holding it would copy the whole memory instead.
   const moved = bytes.buffer instanceof ArrayBuffer;
-  if (offload === undefined || checksumKind(index.header.checksumId).name !== "crc32" || (!moved && offload.sharesMemory !== true)) return undefined;
+  if (offload === undefined || checksumKind(index.header.checksumId).name !== "crc32") return undefined;
+  if (moved ? isResidentView(bytes) : offload.sharesMemory !== true) return undefined;
   const spans: { offset: number; length: number }[] = [];
   const spanOf: number[] = []; // chunk k's span, or -1
   for (const i of locals) {

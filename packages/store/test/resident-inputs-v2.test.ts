@@ -10,6 +10,8 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { useCrc32, useCrc32Offload } from "@fmt/header";
 import type { Crc32Answer, Crc32Offload } from "@fmt/header";
 import { Crc32Worker, nativeCrc32, useNativeCrc32 } from "@fmt/header/node";
+import { isResidentView } from "@fmt/blosc";
+import type { ReadableStore } from "@fmt/fs-adapters";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { createCarray, createCtable, openCarray, openCtable } from "@fmt/store";
 import { recording } from "./recording-store.js";
@@ -54,17 +56,30 @@ async function dataset(name: string): Promise<string> {
 /** The worker behind an offload that says `sharesMemory` or not, recording the buffers it is given. */
 function offloadTo(sharesMemory: boolean, answer?: (answer: Crc32Answer, request: number) => Promise<Crc32Answer>) {
   const buffers: ArrayBufferLike[] = [];
-  let spans = 0;
+  const spansPerRequest: number[] = [];
   const offload: Crc32Offload = {
     sharesMemory,
     crc32: async (buffer, asked) => {
       buffers.push(buffer);
-      spans += asked.length;
+      spansPerRequest.push(asked.length);
       const got = await worker.crc32(buffer, asked);
       return answer === undefined ? got : answer(got, buffers.length);
     },
   };
-  return { offload, buffers, spans: () => spans };
+  return { offload, buffers, spansPerRequest, spans: () => spansPerRequest.reduce((n, k) => n + k, 0) };
+}
+
+/** A FileSystemStore counting every read (whole, range, into a buffer). */
+function counted(path: string): { store: ReadableStore; reads: () => number } {
+  const inner = new FileSystemStore(path);
+  let reads = 0;
+  const store: ReadableStore = {
+    get: (key) => (reads++, inner.get(key)),
+    getRange: (key, range) => (reads++, inner.getRange(key, range)),
+    list: (prefix) => inner.list(prefix),
+    getInto: (key, buffer, range) => (reads++, inner.getInto(key, buffer, range)),
+  };
+  return { store, reads: () => reads };
 }
 
 /** Flips one bit in the payload of chunk `i` of superchunk `s` (past its 16-byte Blosc header). */
@@ -146,10 +161,14 @@ describe("format-2 passes read runs of slots into the decoder's memory", () => {
     const lying = offloadTo(true, async ({ buffer, sums }, request) => ({ buffer, sums: request > 2 ? sums.map((s, k) => (k === 2 ? (s ^ 1) >>> 0 : s)) : sums }));
     expect(await useCrc32Offload(lying.offload)).toBe(true);
     const a = await openCarray(new FileSystemStore(path), "");
+    const opening = here;
     expect(sameValues((await a.read()) as Float64Array, values)).toBe(true);
     expect(lying.buffers.slice(2).every((b) => b instanceof SharedArrayBuffer)).toBe(true);
-    expect(here).toBeGreaterThan(0);
-    expect(here).toBeLessThanOrEqual(CHUNKS);
+    // Exactly the chunks of the runs with a wrong answer (three chunks or more) were checked here,
+    // one by one: the other answers were used as they came.
+    const rechecked = lying.spansPerRequest.slice(2).filter((n) => n >= 3).reduce((n, k) => n + k, 0);
+    expect(rechecked).toBeGreaterThan(0);
+    expect(here - opening).toBe(rechecked);
 
     const honest = offloadTo(true);
     expect(await useCrc32Offload(honest.offload)).toBe(true);
@@ -163,13 +182,64 @@ describe("format-2 passes read runs of slots into the decoder's memory", () => {
 
   it("a shared-memory thread that fails leaves the checks to the reading thread, with the run still in place", async () => {
     const path = await dataset("failing.bcolz");
+    const honest = offloadTo(true);
+    expect(await useCrc32Offload(honest.offload)).toBe(true);
+    const answered = counted(path);
+    expect(sameValues((await (await openCarray(answered.store, "")).read()) as Float64Array, values)).toBe(true);
     const failing = offloadTo(true, async (answer, request) => (request > 2 ? Promise.reject(new Error("gone")) : answer));
     expect(await useCrc32Offload(failing.offload)).toBe(true);
-    expect(sameValues((await (await openCarray(new FileSystemStore(path), "")).read()) as Float64Array, values)).toBe(true);
+    const unanswered = counted(path);
+    expect(sameValues((await (await openCarray(unanswered.store, "")).read()) as Float64Array, values)).toBe(true);
     expect(failing.buffers.length).toBeGreaterThan(2);
+    // Nothing was read again: shared memory stays with the reader when the thread fails.
+    expect(unanswered.reads()).toBe(answered.reads());
     const restore = flipInChunk(path, 1, 0);
     await expect((await openCarray(new FileSystemStore(path), "")).read()).rejects.toMatchObject({ code: "CHECKSUM_MISMATCH", path: "data/__1__.bin" });
     restore();
+  });
+
+  it("a CRC-32 thread installed during a pass into the decoder's own memory is given none of it", async () => {
+    const path = await dataset("installed-late.bcolz");
+    const moved = offloadTo(false);
+    const inner = new FileSystemStore(path);
+    let asked = false;
+    let installed = false;
+    const store: ReadableStore = {
+      get: (key) => inner.get(key),
+      getRange: (key, range) => inner.getRange(key, range),
+      list: (prefix) => inner.list(prefix),
+      getInto: async (key, buffer, range) => {
+        // Installed at the pass's first read into the decoder's memory (the precheck before it
+        // reads into memory of its own).
+        if (!asked && isResidentView(buffer)) {
+          asked = true; // once: reads in flight side by side would each install it
+          installed = await useCrc32Offload(moved.offload);
+        }
+        return inner.getInto(key, buffer, range);
+      },
+    };
+    const a = await openCarray(store, "");
+    // The pass began without a thread: its runs lie in the decoder's own memory, which cannot be
+    // transferred; their checksums are computed here.
+    expect(sameValues((await a.read()) as Float64Array, values)).toBe(true);
+    expect(installed).toBe(true);
+    expect(moved.buffers.length).toBe(1); // the probe's
+  });
+
+  it("chunks stored raw come out of iterBlocks({ reuse }) 8-aligned (format-2 slots are 4-aligned after their checksums)", async () => {
+    const path = join(dir, "raw.bcolz");
+    const options = { dtype: "<f8", chunklen: CHUNKLEN, formatVersion: 2, checksum: "crc32", superchunksize: SUPERCHUNK, cparams: { clevel: 0 }, spare: 0 } as const;
+    await (await createCarray(new FileSystemStore(path), "", values, options)).close();
+    for (const shared of [false, true]) {
+      if (shared) expect(await useCrc32Offload(offloadTo(true).offload)).toBe(true);
+      const a = await openCarray(new FileSystemStore(path), "");
+      const got = new Float64Array(values.length);
+      for await (const block of a.iterBlocks({ blockLen: CHUNKLEN, reuse: true })) {
+        expect(block.bytes.byteOffset % 8).toBe(0);
+        got.set(new Float64Array(block.bytes.buffer, block.bytes.byteOffset, block.bytes.length / 8), block.start);
+      }
+      expect(sameValues(got, values)).toBe(true);
+    }
   });
 
   it("a CRC-32 thread that takes only transfers gets ordinary buffers, never the decoder's memory", async () => {

@@ -113,7 +113,14 @@ export function loadSharedWasmKernels(): WasmKernels | undefined {
         sharedModule = null;
         return undefined;
       }
-      sharedModule = new WebAssembly.Module(shared);
+      try {
+        sharedModule = new WebAssembly.Module(shared);
+      } catch {
+        // Refused (a browser's main thread compiles modules this size only asynchronously): for
+        // good in this realm, rather than decoding, rewriting and compiling again every pass.
+        sharedModule = null;
+        return undefined;
+      }
     }
     return new WasmKernels(new WebAssembly.Instance(sharedModule, {}));
   } catch {
