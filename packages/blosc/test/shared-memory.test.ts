@@ -1,7 +1,7 @@
 // withSharedMemory: the kernels module rewritten so that its memory is shared, and nothing else
 // changed; modules it cannot rewrite (a memory imported, none, a malformed section) give
 // `undefined`, never a broken module.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { decodeBase64, withSharedMemory } from "../src/wasm/index.js";
 import { KERNELS_WASM_BASE64 } from "../src/wasm/kernels.generated.js";
 
@@ -56,5 +56,28 @@ describe("withSharedMemory", () => {
     // A plain memory without a maximum gets one (the 4 GiB of wasm32).
     const memory = memoryOf(withSharedMemory(Uint8Array.from([...HEADER, 5, 3, 1, 0, 1, ...EXPORT_MEMORY]))!);
     expect(memory.buffer instanceof SharedArrayBuffer).toBe(true);
+  });
+
+  it("a refused compile of the shared module is remembered, not tried again every pass", async () => {
+    // A fresh copy of the loader (its cache empty), with compilation refused as a browser's main
+    // thread refuses synchronous compiles of modules this size.
+    vi.resetModules();
+    const { loadSharedWasmKernels } = await import("../src/wasm/load.js");
+    const Real = WebAssembly.Module;
+    let compiles = 0;
+    const refusing = function (): never {
+      compiles++;
+      throw new RangeError("synchronous compilation refused");
+    } as unknown as typeof WebAssembly.Module;
+    WebAssembly.Module = refusing;
+    try {
+      expect(loadSharedWasmKernels()).toBeUndefined();
+      expect(loadSharedWasmKernels()).toBeUndefined();
+      expect(compiles).toBe(1);
+    } finally {
+      WebAssembly.Module = Real;
+    }
+    expect(loadSharedWasmKernels()).toBeUndefined();
+    expect(compiles).toBe(1);
   });
 });

@@ -67,7 +67,9 @@ parentPort.on("message", ({ id, buffer, spans }) => {
 
 /**
  * A {@link Crc32Offload} on one Node worker thread running `zlib.crc32`; buffers travel to it and
- * back by transfer (no copy), and shared memory is read where it lies ({@link Crc32Worker.sharesMemory}). The thread keeps the process alive only while it has work;
+ * back by transfer (no copy), and shared memory is read where it lies ({@link Crc32Worker.sharesMemory}).
+ * An `ArrayBuffer` that cannot be transferred (a WebAssembly memory's, the pool of small Node
+ * Buffers) is refused: the sums would be of a copy. The thread keeps the process alive only while it has work;
  * {@link Crc32Worker.close} ends it.
  *
  * @example
@@ -125,10 +127,11 @@ export class Crc32Worker implements Crc32Offload {
         reject(error instanceof Error ? error : new Error(String(error)));
         return;
       }
-      // Node copies, silently, an ArrayBuffer it cannot transfer (a WebAssembly memory's): the
-      // sums would be of a copy. Refused; the thread's answer to it is dropped.
+      // Node copies, silently, an ArrayBuffer it cannot transfer (a WebAssembly memory's, or the
+      // pool behind small Node Buffers): the sums would be of a copy. Refused; the thread's answer
+      // to it is dropped.
       if (moved && buffer.byteLength > 0) {
-        reject(new Error("CRC-32 worker: the buffer cannot be transferred (a WebAssembly memory?); give it a SharedArrayBuffer or an ordinary ArrayBuffer"));
+        reject(new Error("CRC-32 worker: the buffer cannot be transferred (a WebAssembly memory, or a pooled Node Buffer's); give it a SharedArrayBuffer or an ArrayBuffer of its own"));
         return;
       }
       if (this.#pending.size === 0) this.#worker.ref(); // an answer is awaited: keep the process up

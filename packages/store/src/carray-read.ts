@@ -241,9 +241,9 @@ export class ChunkReader {
   decodeInPassMemory(loaded: LoadedChunk): Uint8Array | undefined {
     if (!isResidentView(loaded.chunk)) return undefined;
     const view = this.#decodeInKernels(loaded);
-    // A chunk stored raw is handed out as its slot, which in a format-2 run may start 4 bytes past
-    // an 8-byte boundary (the 4-byte checksums): such a one is copied out as before, so that
-    // blocks can be viewed as any typed array.
+    // A chunk stored raw is handed out as its slot, which in a format-2 run may start off an 8-byte
+    // boundary (after 4-byte checksums, or chunks of sizes that are not multiples of 8): such a
+    // one is copied out as before, so that blocks line up as blocks in ordinary buffers do.
     return view !== undefined && isResidentView(view) && view.byteOffset % 8 === 0 ? view : undefined;
   }
 

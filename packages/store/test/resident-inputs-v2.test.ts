@@ -15,6 +15,7 @@ import type { ReadableStore } from "@fmt/fs-adapters";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { createCarray, createCtable, openCarray, openCtable } from "@fmt/store";
 import { recording } from "./recording-store.js";
+import { randomWalk, sameValues } from "./walk-values.js";
 
 const dir = mkdtempSync(join(tmpdir(), "bcolz-resident-v2-"));
 const worker = new Crc32Worker();
@@ -30,21 +31,8 @@ afterAll(async () => {
 const CHUNKLEN = 4096;
 const CHUNKS = 40;
 const SUPERCHUNK = 8;
-const values = new Float64Array(CHUNKLEN * CHUNKS + 77);
-let seed = 5;
-let level = 0;
-for (let i = 0; i < values.length; i++) {
-  seed = (seed * 1103515245 + 12345) >>> 0;
-  level += seed / 2 ** 32 - 0.5;
-  values[i] = Math.round(level * 1000) / 1000;
-}
+const values = randomWalk(CHUNKLEN * CHUNKS + 77, 5);
 const expectedSum = values.reduce((x, y) => x + y, 0);
-
-function sameValues(got: ArrayLike<number>, want: ArrayLike<number>): boolean {
-  if (got.length !== want.length) return false;
-  for (let i = 0; i < want.length; i++) if (!Object.is(got[i], want[i])) return false;
-  return true;
-}
 
 async function dataset(name: string): Promise<string> {
   const path = join(dir, name);

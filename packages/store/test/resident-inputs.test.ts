@@ -12,27 +12,15 @@ import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { setDecodeBackend } from "@fmt/blosc";
 import { createCarray, createCtable, openCarray, openCtable } from "@fmt/store";
 import { recording } from "./recording-store.js";
+import { randomWalk, sameValues } from "./walk-values.js";
 
 const dir = mkdtempSync(join(tmpdir(), "bcolz-resident-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const CHUNKLEN = 8192;
 const CHUNKS = 30;
-const values = new Float64Array(CHUNKLEN * CHUNKS + 321);
-let seed = 11;
-let level = 0;
-for (let i = 0; i < values.length; i++) {
-  seed = (seed * 1103515245 + 12345) >>> 0;
-  level += seed / 2 ** 32 - 0.5;
-  values[i] = Math.round(level * 1000) / 1000;
-}
+const values = randomWalk(CHUNKLEN * CHUNKS + 321, 11);
 const expectedSum = values.reduce((x, y) => x + y, 0);
-
-function sameValues(got: ArrayLike<number>, want: ArrayLike<number>): boolean {
-  if (got.length !== want.length) return false;
-  for (let i = 0; i < want.length; i++) if (!Object.is(got[i], want[i])) return false;
-  return true;
-}
 
 describe("format-1 passes read chunk files into the decoder's memory", () => {
   it("read, sum, iterBlocks, take and where lend slots of one memory and give the written values", async () => {
