@@ -4,8 +4,9 @@
  * reads a run of chunks into a buffer of its own hands the buffer to that thread (transferred,
  * not copied) and decodes the run before while the checksums are computed; the buffer comes back
  * with them. An offload that {@link Crc32Offload.sharesMemory} is also given runs read into
- * shared memory (the decoder's, where they then decode without a copy), which stays usable here. The browser-safe side is only this registry; `useCrc32Worker` of `@fmt/header/node`
- * installs a Node worker thread.
+ * shared memory (the decoder's, where they then decode without a copy), which stays usable here.
+ * The browser-safe side is only this registry; `useCrc32Worker` of `@fmt/header/node` installs a
+ * Node worker thread.
  *
  * @example
  * ```ts

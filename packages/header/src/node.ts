@@ -67,10 +67,10 @@ parentPort.on("message", ({ id, buffer, spans }) => {
 
 /**
  * A {@link Crc32Offload} on one Node worker thread running `zlib.crc32`; buffers travel to it and
- * back by transfer (no copy), and shared memory is read where it lies ({@link Crc32Worker.sharesMemory}).
- * An `ArrayBuffer` that cannot be transferred (a WebAssembly memory's, the pool of small Node
- * Buffers) is refused: the sums would be of a copy. The thread keeps the process alive only while it has work;
- * {@link Crc32Worker.close} ends it.
+ * back by transfer (no copy), and shared memory is read where it lies
+ * ({@link Crc32Worker.sharesMemory}). An `ArrayBuffer` that cannot be transferred (a WebAssembly
+ * memory's, the pool of small Node Buffers) is refused: the sums would be of a copy. The thread
+ * keeps the process alive only while it has work; {@link Crc32Worker.close} ends it.
  *
  * @example
  * ```ts

@@ -65,11 +65,10 @@ export interface OpenOptions {
    * "sync"`, `HttpStore`), reads without `workers`. Bulk reads from such stores read into the
    * decoder's WebAssembly memory instead when their slots fit in 32 MiB (an instance of the
    * kernels per pass; two of each kind, ordinary and shared, are kept for the thread's next
-   * passes, beside the 24 MiB), where chunks
-   * decode without a copy in. Format 2 with a CRC-32 thread (`useCrc32Worker` of
-   * `@fmt/header/node`) reads into a shared memory there, which that thread reads in place; with
-   * a thread that takes only transfers it reads into the 24 MiB instead. An array with
-   * `cacheBytes: 0` uses neither and adds to neither.
+   * passes, beside the 24 MiB), where chunks decode without a copy in. Format 2 with a CRC-32
+   * thread (`useCrc32Worker` of `@fmt/header/node`) reads into a shared memory there, which that
+   * thread reads in place; with a thread that takes only transfers it reads into the 24 MiB
+   * instead. An array with `cacheBytes: 0` uses neither and adds to neither.
    */
   cacheBytes?: number;
   /**

@@ -193,12 +193,14 @@ export function chunkFromSlot(index: SuperchunkIndex, i: number, slot: Uint8Arra
 /**
  * The CRC-32s of chunks `locals` of a run of slots read from byte `start` of the file into
  * `bytes`, computed on another thread (`useCrc32Offload` of @fmt/header) while this one decodes
- * the runs before. The run's buffer is transferred there and back: only a buffer the caller owns
- * whole may be given (a lent input buffer), and the answer's `bytes` replace `bytes`, which is
- * detached meanwhile. `undefined` when nothing was handed over (no offload, a checksum other than
- * CRC-32, no chunk whose header and length fit the run); an entry of `sums` is `undefined` for a
- * chunk left to the usual checks; `lost` when the other thread failed with the buffer (read the
- * run again).
+ * the runs before. An ordinary run's buffer is transferred there and back: only a buffer the
+ * caller owns whole may be given (a lent input buffer), and the answer's `bytes` replace `bytes`,
+ * which is detached meanwhile. A run in shared memory (a slot of the decoder's, lent for an
+ * offload that `sharesMemory`) is read there in place and the answer's `bytes` are `bytes`.
+ * `undefined` when nothing was handed over (no offload, a checksum other than CRC-32, a run in
+ * the decoder's own unshared memory or shared memory the offload does not take, no chunk whose
+ * header and length fit the run); an entry of `sums` is `undefined` for a chunk left to the usual
+ * checks; `lost` when the other thread failed with the buffer (read the run again).
  *
  * @example
  * ```ts
