@@ -232,8 +232,8 @@ export class ChunkReader {
   }
 
   /**
-   * A loaded chunk read into the WebAssembly memory of its pass's own kernels (a format-1 bulk
-   * read, see `ResidentInputs` of @fmt/blosc), decoded there whole: no copy out, and valid until
+   * A loaded chunk read into the WebAssembly memory of its pass's own kernels (a bulk read, see
+   * `ResidentInputs` of @fmt/blosc), decoded there whole: no copy out, and valid until
    * the pass is asked for its next chunk (nothing else decodes there; a chunk stored raw is a view
    * of its slot, which the pass then reads into again). `undefined` for any other chunk, or when it
    * decoded elsewhere (then it is decoded again where the caller wants it).

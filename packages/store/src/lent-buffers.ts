@@ -13,6 +13,7 @@
  * @module
  */
 import { ResidentInputs } from "@fmt/blosc";
+import type { ResidentInputsOptions } from "@fmt/blosc";
 import { READ_BUFFER_OFFSET } from "@fmt/fs-adapters";
 import type { InputBuffers } from "./layout.js";
 
@@ -44,10 +45,8 @@ export class LentBuffers implements InputBuffers {
   readonly #lent = new Set<ArrayBufferLike>();
   readonly #spare: Uint8Array[] = [];
   readonly #idle: IdleBuffers | undefined;
-  readonly #chunkBytes: number;
-  readonly #residentSlotBytes: number;
-  readonly #residentShared: boolean;
-  #residentSlots: number;
+  // How the resident slots are asked for at the first fetch; undefined: none (not asked, or refused).
+  #residentOptions: ResidentInputsOptions | undefined;
   #resident: ResidentInputs | undefined;
   #released = false;
 
@@ -63,11 +62,11 @@ export class LentBuffers implements InputBuffers {
     // A chunk file: the 16-byte blpk header, a Blosc chunk of at most nbytes + 16 bytes when
     // stored raw, and room for the block starts and stream sizes of a compressed one.
     this.#size = chunkBytes + Math.ceil(chunkBytes / 64) + 4096;
-    this.#chunkBytes = chunkBytes;
     this.#idle = idle;
-    this.#residentSlots = resident?.slots ?? 0;
-    this.#residentSlotBytes = Math.max(this.#size, resident?.slotBytes ?? 0);
-    this.#residentShared = resident?.shared ?? false;
+    if (resident !== undefined && resident.slots > 0) {
+      const slotBytes = Math.max(this.#size, resident.slotBytes ?? 0);
+      this.#residentOptions = { slotBytes, slots: resident.slots, chunkBytes, slotOffset: READ_BUFFER_OFFSET, shared: resident.shared ?? false };
+    }
   }
 
   /**
@@ -85,9 +84,9 @@ export class LentBuffers implements InputBuffers {
   /** A buffer of at least `bytes` bytes (default: one chunk file's worth). */
   take(bytes = this.#size): Uint8Array {
     // The resident slots are acquired at the first fetch: a pass that fetches nothing needs none.
-    if (this.#resident === undefined && this.#residentSlots > 0 && !this.#released) {
-      this.#resident = ResidentInputs.acquire({ slotBytes: this.#residentSlotBytes, slots: this.#residentSlots, chunkBytes: this.#chunkBytes, slotOffset: READ_BUFFER_OFFSET, shared: this.#residentShared });
-      if (this.#resident === undefined) this.#residentSlots = 0;
+    if (this.#resident === undefined && this.#residentOptions !== undefined && !this.#released) {
+      this.#resident = ResidentInputs.acquire(this.#residentOptions);
+      this.#residentOptions = undefined; // asked once: given, or refused for this pass
     }
     const slot = this.#resident?.take(bytes);
     if (slot !== undefined) return slot;

@@ -100,16 +100,20 @@ export class WasmKernels {
    * ```
    */
   decodesInPlace(chunk: Uint8Array, header: { readonly nbytes: number; readonly blocksize: number; readonly cbytes: number; readonly memcpyed: boolean }): boolean {
+    if (!this.#liesInInputs(chunk, Math.min(chunk.length, header.cbytes))) return false;
     const end = this.#inputsStart + this.#inputsBytes;
     const memory = this.#exports.memory.buffer;
-    if (this.#inputsBytes === 0 || chunk.buffer !== memory || chunk.byteOffset < this.#inputsStart) return false;
-    if (chunk.byteOffset + Math.min(chunk.length, header.cbytes) > end) return false;
     // The arena of #decodeInArena, as alloc places it: 16-aligned regions, 64 bytes of slack after
     // the last; the output is shifted by up to 7 bytes for a shared destination.
     const align = (n: number): number => Math.ceil(n / 16) * 16;
     const out = align(end) + header.nbytes + 8;
     const scratch = header.memcpyed ? out : align(out) + 2 * Math.min(header.blocksize, header.nbytes);
     return scratch + 64 <= memory.byteLength;
+  }
+
+  /** Whether `length` bytes from the start of `chunk` lie in the inputs reserveInputs kept. */
+  #liesInInputs(chunk: Uint8Array, length: number): boolean {
+    return this.#inputsBytes > 0 && chunk.buffer === this.#exports.memory.buffer && chunk.byteOffset >= this.#inputsStart && chunk.byteOffset + length <= this.#inputsStart + this.#inputsBytes;
   }
 
   /** Reserve regions for one call; returns their offsets. Re-takes the heap view afterwards. */
@@ -569,8 +573,7 @@ export class WasmKernels {
     // reset, not freed, so its memory is reused from call to call. Input and output sit at the
     // same offset modulo 8 as the caller's shared memory they are copied from and to. A chunk in
     // the reserved inputs (read there by its reader) is decoded where it lies, without the copy.
-    const inputsEnd = this.#inputsStart + this.#inputsBytes;
-    const inPlace = chunk.buffer === ex.memory.buffer && this.#inputsBytes > 0 && chunk.byteOffset >= this.#inputsStart && chunk.byteOffset + srclen <= inputsEnd;
+    const inPlace = this.#liesInInputs(chunk, srclen);
     this.#resetArena();
     const inShift = inPlace ? 0 : this.#copyShift(chunk, 0);
     const ps0 = inPlace ? chunk.byteOffset : ex.alloc(srclen + inShift);
