@@ -205,8 +205,9 @@ async function main() {
       const sides = [];
       const names = [];
       if (needFloor) {
-        // The durable create has the same floor as the create (the floor never flushes).
-        const request = { op: key === "createdurable" ? "create" : key, dir: root };
+        // The durable create and the create with workers have the create's floor (the floor never
+        // flushes, and compresses on one thread).
+        const request = { op: key === "createdurable" || key === "createworkers" ? "create" : key, dir: root };
         if (key === "get" || key === "take") request.indices = indices;
         if (key.startsWith("where")) {
           const query = key.startsWith("where2") ? where.two : where.one;

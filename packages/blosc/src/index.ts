@@ -17,7 +17,7 @@ export { blockExtent, chunkHeadLength, planChunk, planChunkHead } from "./plan.j
 export { blockStreams, decodeBytePieces, planBytePieces } from "./element-pieces.js";
 export type { BlockStreams, BytePiece } from "./element-pieces.js";
 export type { ChunkPlan, DecompressOptions, PlanOptions } from "./plan.js";
-export type { ChunkCodecPool } from "./pool-api.js";
+export type { ChunkCodecPool, LentChunk } from "./pool-api.js";
 export { getDecodeBackend, initBlosc, setDecodeBackend } from "./decompress.js";
 export type { DecodeBackend } from "./decompress.js";
 export { readChunkHeader } from "@fmt/header";

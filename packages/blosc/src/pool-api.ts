@@ -44,6 +44,35 @@ export interface ChunkCodecPool {
    * nbytes); resolves to the views of `out` holding each chunk.
    */
   decompressManyInto(chunks: readonly Uint8Array[], out: Uint8Array, options?: DecompressOptions): Promise<Uint8Array[]>;
+  /**
+   * Optional: compress one input into memory the pool lends and recycles, with `headroom` free
+   * bytes before the chunk in the same buffer (room for a file header written in place), so that
+   * neither side allocates per chunk. The bytes are the same as `compressMany` gives. Call the
+   * result's `release` once done with its bytes; they must not be used after.
+   */
+  compressLent?(input: Uint8Array, options: CompressOptions, headroom: number): Promise<LentChunk>;
   /** Stop the workers; work still queued is rejected. */
   close(): Promise<void>;
+}
+
+/**
+ * A compressed chunk in memory a {@link ChunkCodecPool} lends (its `compressLent`).
+ *
+ * @example
+ * ```ts
+ * const lent = await pool.compressLent!(rows, { typesize: 8, clevel: 5, shuffle: 1, cname: "lz4" }, 16);
+ * const file = new Uint8Array(lent.chunk.buffer, lent.chunk.byteOffset - 16, 16 + lent.chunk.length);
+ * try {
+ *   writeHeader(file); // the 16 bytes before the chunk are free
+ *   await store.put("data/__0.blp", file);
+ * } finally {
+ *   lent.release();
+ * }
+ * ```
+ */
+export interface LentChunk {
+  /** The Blosc chunk; the buffer holds at least the asked headroom before it. */
+  readonly chunk: Uint8Array;
+  /** Gives the memory back to the pool (once; later calls do nothing). */
+  release(): void;
 }

@@ -167,7 +167,12 @@ export class TaskDispatcher<S extends DispatchSlot> {
           for (const p of batch) p.reject(error);
         },
       });
-      this.#host.post(best, request, batch.map((p) => p.task.input));
+      const transfer: ArrayBuffer[] = [];
+      for (const p of batch) {
+        transfer.push(p.task.input);
+        if (p.task.output !== undefined) transfer.push(p.task.output);
+      }
+      this.#host.post(best, request, transfer);
     }
   }
 }

@@ -26,12 +26,12 @@ import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { UsageError } from "@fmt/errors";
-import { readChunkHeader } from "@fmt/header";
+import { BLOSC_MAX_OVERHEAD, readChunkHeader } from "@fmt/header";
 import * as api from "./index.js";
-import type { ChunkCodecPool, CompressOptions, DecompressOptions } from "./index.js";
+import type { ChunkCodecPool, CompressOptions, DecompressOptions, LentChunk } from "./index.js";
 import { TaskDispatcher } from "./pool-dispatch.js";
 import type { DispatchSlot } from "./pool-dispatch.js";
-import { checkPoolSizing, plainOptions, reviveError } from "./pool-protocol.js";
+import { checkPoolSizing, lentArgumentError, plainOptions, reviveError } from "./pool-protocol.js";
 import type { PoolDecodeReply, PoolDecodeRequest, PoolReply } from "./pool-protocol.js";
 
 /**
@@ -80,6 +80,11 @@ export interface BloscPool extends ChunkCodecPool {
    * before this returns); inputs smaller than `minWorkerBytes` are compressed on the calling thread.
    */
   compressMany(inputs: readonly Uint8Array[], options: CompressOptions): Promise<Uint8Array[]>;
+  /**
+   * Like `compressMany` for one input, into a recycled buffer of the pool's with `headroom` free
+   * bytes before the chunk (see {@link ChunkCodecPool.compressLent}).
+   */
+  compressLent(input: Uint8Array, options: CompressOptions, headroom: number): Promise<LentChunk>;
   /** Stop the workers; tasks still queued are rejected. */
   close(): Promise<void>;
 }
@@ -533,6 +538,7 @@ export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
       // All calls land in one run (see decompress), laid out back to back.
       return Promise.all(chunks.map((chunk) => decompress(chunk, opts)));
     },
+    compressLent,
     compressMany(inputs, opts) {
       const given: unknown = inputs; // an array, checked for JavaScript callers
       if (!Array.isArray(given)) {
@@ -551,6 +557,33 @@ export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
     pool.compress = compressOne;
   }
   return pool;
+
+  function compressLent(data: Uint8Array, opts: CompressOptions, headroom: number): Promise<LentChunk> {
+    const bad = lentArgumentError(data, headroom);
+    if (bad !== undefined) return Promise.reject(bad);
+    // The buffer goes back to the staging pool once, however often release is called: a second
+    // entry of the same buffer in the free list would hand it to two chunks at once.
+    const lend = (chunk: Uint8Array): LentChunk => {
+      let held = true;
+      return {
+        chunk,
+        release() {
+          if (held) staging.release(chunk.buffer as ArrayBuffer);
+          held = false;
+        },
+      };
+    };
+    const output = staging.take(headroom + data.length + BLOSC_MAX_OVERHEAD);
+    if (data.length < minWorkerBytes || closed) {
+      try {
+        return Promise.resolve(lend(new Uint8Array(output, headroom, api.compressInto(data, opts, new Uint8Array(output, headroom)))));
+      } catch (error) {
+        staging.release(output);
+        return Promise.reject(error);
+      }
+    }
+    return dispatcher.submit({ op: "compressInto", input: staging.acquire(data, data.length), offset: 0, length: data.length, options: plainOptions(opts), output, headroom }, data.length).then(lend);
+  }
 
   function compressOne(data: Uint8Array, opts: object): Promise<Uint8Array> {
     if (typeof compressFn !== "function") {

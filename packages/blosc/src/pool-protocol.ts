@@ -21,8 +21,11 @@ import type { ErrorCode } from "@fmt/errors";
  * ```
  */
 export interface PoolTask {
-  /** `decompress` a chunk, or `compress` raw bytes. */
-  op: "decompress" | "compress";
+  /**
+   * `decompress` a chunk, `compress` raw bytes, or `compressInto`: compress them into `output`
+   * from byte `headroom` on.
+   */
+  op: "decompress" | "compress" | "compressInto";
   /**
    * A copy of the input in a buffer the pool recycles: transferred to the worker and back with the
    * reply. Never one of the caller's buffers.
@@ -34,6 +37,13 @@ export interface PoolTask {
   length: number;
   /** Options of the operation (plain, structured-cloneable data). */
   options?: Record<string, unknown> | undefined;
+  /**
+   * `compressInto`'s output: a buffer the pool recycles, transferred to the worker and back with
+   * the reply (the result is a view of it).
+   */
+  output?: ArrayBuffer | undefined;
+  /** `compressInto`: free bytes left before the chunk in `output` (the caller's file header). */
+  headroom?: number | undefined;
 }
 
 /**
@@ -268,3 +278,21 @@ export function plainOptions(options: object | undefined): Record<string, unknow
   return out;
 }
 
+
+/**
+ * Checks the arguments of a pool's `compressLent` (see `ChunkCodecPool`): the error to reject
+ * with, or `undefined` when they are usable.
+ *
+ * @example
+ * ```ts
+ * const bad = lentArgumentError(rows, 16);
+ * if (bad !== undefined) return Promise.reject(bad);
+ * ```
+ */
+export function lentArgumentError(input: unknown, headroom: unknown): UsageError | undefined {
+  if (!(input instanceof Uint8Array)) return new UsageError("INVALID_ARGUMENT", "input must be a Uint8Array", { field: "input", expected: "Uint8Array", actual: typeof input });
+  if (typeof headroom !== "number" || !Number.isSafeInteger(headroom) || headroom < 0) {
+    return new UsageError("INVALID_ARGUMENT", "headroom must be a non-negative integer", { field: "headroom", expected: "an integer >= 0", actual: String(headroom) });
+  }
+  return undefined;
+}

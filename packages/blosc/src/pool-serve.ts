@@ -10,7 +10,8 @@
  * ```
  * @module
  */
-import { compress } from "./compress.js";
+import { UsageError } from "@fmt/errors";
+import { compress, compressInto } from "./compress.js";
 import type { CompressOptions } from "./compress.js";
 import { decompress, decompressInto } from "./decompress.js";
 import { serializeError } from "./pool-protocol.js";
@@ -20,6 +21,14 @@ function run(task: PoolTask): Uint8Array {
   const data = new Uint8Array(task.input, task.offset, task.length);
   // Options crossed the thread boundary as plain data; compress and decompress check every field.
   if (task.op === "decompress") return decompress(data, task.options);
+  if (task.op === "compressInto") {
+    const { output, headroom = 0 } = task;
+    if (!(output instanceof ArrayBuffer) || !Number.isSafeInteger(headroom) || headroom < 0 || headroom > output.byteLength) {
+      throw new UsageError("INVALID_ARGUMENT", "a compressInto task needs an output buffer and a headroom inside it", { field: "task.output", expected: "an ArrayBuffer and 0 <= headroom <= its length", actual: headroom });
+    }
+    const cbytes = compressInto(data, task.options as unknown as CompressOptions, new Uint8Array(output, headroom));
+    return new Uint8Array(output, headroom, cbytes);
+  }
   return compress(data, task.options as unknown as CompressOptions);
 }
 
@@ -60,8 +69,10 @@ function answerTasks(request: PoolRequest): [PoolReply, ArrayBuffer[]] {
     try {
       const value = run(task);
       results.push({ ok: true, value });
-      // Our results own whole, unshared buffers; anything else is cloned, not transferred.
-      if (value.byteOffset === 0 && value.byteLength === value.buffer.byteLength && value.buffer instanceof ArrayBuffer) transfer.push(value.buffer);
+      // Our results own whole, unshared buffers (or are views of the task's own output buffer);
+      // anything else is cloned, not transferred.
+      if (value.buffer === task.output) transfer.push(task.output);
+      else if (value.byteOffset === 0 && value.byteLength === value.buffer.byteLength && value.buffer instanceof ArrayBuffer) transfer.push(value.buffer);
     } catch (error) {
       results.push({ ok: false, error: serializeError(error) });
     }

@@ -18,15 +18,15 @@
  * @packageDocumentation
  */
 import { UsageError } from "@fmt/errors";
-import { readChunkHeader } from "@fmt/header";
-import type { ChunkCodecPool } from "./pool-api.js";
-import { compress } from "./compress.js";
+import { BLOSC_MAX_OVERHEAD, readChunkHeader } from "@fmt/header";
+import type { ChunkCodecPool, LentChunk } from "./pool-api.js";
+import { compress, compressInto } from "./compress.js";
 import type { CompressOptions } from "./compress.js";
 import { decompress } from "./decompress.js";
 import type { DecompressOptions } from "./plan.js";
 import { TaskDispatcher } from "./pool-dispatch.js";
 import type { DispatchSlot } from "./pool-dispatch.js";
-import { checkPoolSizing, plainOptions } from "./pool-protocol.js";
+import { checkPoolSizing, lentArgumentError, plainOptions } from "./pool-protocol.js";
 import type { PoolDecodeReply, PoolReply, PoolTask } from "./pool-protocol.js";
 
 /**
@@ -80,6 +80,11 @@ export interface WebBloscPool extends ChunkCodecPool {
   compress(data: Uint8Array, options: CompressOptions): Promise<Uint8Array>;
   /** Like the package's `decompress`, on a worker. */
   decompress(chunk: Uint8Array, options?: DecompressOptions): Promise<Uint8Array>;
+  /**
+   * Like `compressMany` for one input, into a buffer with `headroom` free bytes before the chunk
+   * (see {@link ChunkCodecPool.compressLent}; this pool does not recycle the buffers).
+   */
+  compressLent(input: Uint8Array, options: CompressOptions, headroom: number): Promise<LentChunk>;
 }
 
 interface Slot extends DispatchSlot {
@@ -152,6 +157,20 @@ export function createWebBloscPool(options: WebBloscPoolOptions = {}): WebBloscP
     return submit("compress", data, opts);
   }
 
+  function compressLent(data: Uint8Array, opts: CompressOptions, headroom: number): Promise<LentChunk> {
+    const bad = lentArgumentError(data, headroom);
+    if (bad !== undefined) return Promise.reject(bad);
+    const output = new ArrayBuffer(headroom + data.length + BLOSC_MAX_OVERHEAD);
+    const lend = (chunk: Uint8Array): LentChunk => ({ chunk, release() {} });
+    try {
+      if (data.length < minWorkerBytes || closed) return Promise.resolve(lend(new Uint8Array(output, headroom, compressInto(data, opts, new Uint8Array(output, headroom)))));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (dispatcher.slots.length === 0) return Promise.reject(dispatcher.noWorkers());
+    return dispatcher.submit({ op: "compressInto", input: copyOf(data), offset: 0, length: data.length, options: plainOptions(opts), output, headroom }, data.length).then(lend);
+  }
+
   function decompressOne(chunk: Uint8Array, opts?: DecompressOptions): Promise<Uint8Array> {
     try {
       const header = readChunkHeader(chunk, opts?.path);
@@ -166,6 +185,7 @@ export function createWebBloscPool(options: WebBloscPoolOptions = {}): WebBloscP
   return {
     threads,
     compress: compressOne,
+    compressLent,
     decompress: decompressOne,
     compressMany(inputs, opts) {
       const given: unknown = inputs; // an array, checked for JavaScript callers

@@ -99,6 +99,25 @@ describe("Web Worker pool", () => {
     await pool.close();
   });
 
+  it("compressLent gives the chunks compress gives, behind the headroom, from the workers (and here below minWorkerBytes)", async () => {
+    const { pool, workers } = poolWith(2, 200_000);
+    const lent = await Promise.all(inputs.map((data) => pool.compressLent(data, LZ4, 16)));
+    inputs.forEach((data, i) => {
+      expect(same(lent[i]!.chunk, compress(data, LZ4)), `chunk ${i}`).toBe(true);
+      expect(lent[i]!.chunk.byteOffset).toBe(16);
+    });
+    // Inputs of 200,000 bytes and more went to the workers as compressInto tasks, the others not.
+    const tasks = workers.flatMap((w) => w.requests).flatMap((r) => (r.kind === "decodeRun" ? [] : r.tasks));
+    expect(tasks.map((t) => t.op)).toEqual(inputs.filter((d) => d.length >= 200_000).map(() => "compressInto"));
+    expect(tasks.length).toBeGreaterThan(0);
+    expect(tasks.length).toBeLessThan(inputs.length);
+    expect(inputs.every((d) => d.byteLength > 0)).toBe(true);
+    for (const l of lent) l.release();
+    await expect(pool.compressLent(inputs[0]!, LZ4, -3)).rejects.toMatchObject({ name: "UsageError", field: "headroom" });
+    await expect(pool.compressLent(inputs[11]!, { ...LZ4, clevel: 11 }, 0)).rejects.toMatchObject({ name: "UsageError", field: "cparams.clevel" });
+    await pool.close();
+  });
+
   it("zstd works in the worker once the encoder is loaded, byte-identical too", async () => {
     await initCompression();
     const { pool } = poolWith(2);

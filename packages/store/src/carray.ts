@@ -431,15 +431,25 @@ export class CArray {
   async readBytes(start = 0, stop: number = this.length): Promise<Uint8Array> {
     checkBounds(this, start, stop);
     checkWork(this, this.#limits, start, stop, 1);
-    const out = new Uint8Array(checkAllocation(this, this.#maxReadBytes, stop - start));
-    await this.#readBytesInto(out, start, stop);
+    const size = checkAllocation(this, this.#maxReadBytes, stop - start);
+    // Checked before the allocation, as the precheck is meant to be; and the precheck's read
+    // buffer, allocated after a large young array, made V8 collect garbage at once ("external
+    // memory pressure": a scavenge, then a mark-compact) in every large read.
+    await this.#precheck(size, stop);
+    const out = new Uint8Array(size);
+    if (size > 0) await this.#reader.readInto(out, start, stop);
     return out;
   }
 
   async #readBytesInto(out: Uint8Array, start: number, stop: number): Promise<void> {
     if (out.length === 0) return;
-    if (out.length > PRECHECK_BYTES) await precheckChunk(this, this.#reader, this.#writer !== undefined, Math.floor((stop - 1) / this.chunklen));
+    await this.#precheck(out.length, stop);
     await this.#reader.readInto(out, start, stop);
+  }
+
+  /** Before a read of `bytes` bytes ending at row `stop`: see {@link precheckChunk}. */
+  async #precheck(bytes: number, stop: number): Promise<void> {
+    if (bytes > PRECHECK_BYTES) await precheckChunk(this, this.#reader, this.#writer !== undefined, Math.floor((stop - 1) / this.chunklen));
   }
 
   /**

@@ -41,6 +41,12 @@ export class ChunkWrites {
    * copy the layout makes of it.
    */
   readonly #spare: Uint8Array[] = [];
+  /**
+   * Settles once the chunk last given to the pool is stored (or has failed). Chunks from the pool
+   * are stored in the order they were added, whichever is compressed first: format 2 places
+   * appended chunks in its files as they come, so that order decides the file's bytes.
+   */
+  #stored: Promise<void> = Promise.resolve();
   /** The layout is done with a chunk's bytes once `store` returns (its `writesAtOnce`). */
   readonly #atOnce: boolean;
 
@@ -71,13 +77,42 @@ export class ChunkWrites {
   async add(index: number, rows: Uint8Array, committed: boolean, written: (cbytes: number) => void): Promise<void> {
     while (this.#inflight.length >= this.#window) await this.#inflight.shift();
     this.#throwFailure();
+    const pool = this.#pool;
+    if (pool !== undefined) {
+      const previous = this.#stored;
+      let turnDone!: () => void;
+      this.#stored = new Promise<void>((resolve) => {
+        turnDone = resolve;
+      });
+      const job = (async () => {
+        try {
+          if (pool.compressLent !== undefined) {
+            // Compressed into the pool's recycled memory behind room for the file header: no
+            // chunk is allocated on either thread, and format 1 frames it without a copy.
+            const lent = await pool.compressLent(rows, this.#options, HEADROOM);
+            try {
+              await previous;
+              await this.#store(index, lent.chunk, { committed, headroom: HEADROOM });
+            } finally {
+              lent.release();
+            }
+            written(lent.chunk.length);
+          } else {
+            const chunk = await this.compress(rows);
+            await previous;
+            await this.#store(index, chunk, { committed });
+            written(chunk.length);
+          }
+        } finally {
+          turnDone();
+        }
+      })();
+      this.#inflight.push(job.catch((error: unknown) => {
+        this.#failure ??= { error };
+      }));
+      return;
+    }
     const job = (async () => {
-      if (this.#pool !== undefined) {
-        const chunk = await this.compress(rows);
-        await this.#store(index, chunk, { committed });
-        written(chunk.length);
-        return;
-      }
       // Stored from the codec's memory without a copy: `store` writes it before it returns, and
       // nothing calls into @fmt/blosc in between (which would reuse that memory).
       const inCodec = this.#atOnce ? compressTransient(rows, this.#options, HEADROOM) : undefined;

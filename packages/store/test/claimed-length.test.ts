@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { BcolzError } from "@fmt/errors";
 import { encodeMetadata } from "@fmt/meta";
 import { createCarray, openCarray } from "@fmt/store";
+import type { CArray } from "@fmt/store";
 import { selectedChunks } from "../src/selection.js";
 import { CountingStore } from "./helpers.js";
 
@@ -70,6 +71,33 @@ describe("strided reads of a dataset whose meta/sizes claims 10^12 or 10^15 rows
     for await (const b of a.iterBlocks({ start: 5, stop: 3 * CHUNKLEN, step: 140, blockLen: 2 })) blocks.push([...new Int32Array(b.bytes.slice().buffer)]);
     expect(blocks).toEqual([[5, 145], [285]]);
     expect(new Set(chunkReads(store))).toEqual(new Set(["x/data/__0.blp", "x/data/__1.blp", "x/data/__2.blp"]));
+  });
+});
+
+describe("whole reads of a dataset whose meta/sizes claims more rows than its files hold", () => {
+  // The precheck reads the last chunk the result needs before the result is allocated: a claim
+  // of 10^7 int32 rows (40 MB, within the read limits) fails without 40 MB ever being taken.
+  it.each([["read", (a: CArray) => a.read()], ["readBytes", (a: CArray) => a.readBytes()]] as const)("%s fails with MISSING_FILE for the last chunk before allocating the result", async (_name, read) => {
+    const claimed = 1e7;
+    const store = await liar(claimed);
+    const missing = `x/data/__${Math.floor((claimed - 1) / CHUNKLEN)}.blp`;
+    let heldWhenAsked: number | undefined;
+    const asking = Object.assign(Object.create(store) as CountingStore, {
+      get: async (key: string) => {
+        if (key === missing) heldWhenAsked ??= process.memoryUsage().arrayBuffers;
+        return store.get(key);
+      },
+      getRange: async (key: string, range: { offset: number; length: number }) => {
+        if (key === missing) heldWhenAsked ??= process.memoryUsage().arrayBuffers;
+        return store.getRange(key, range);
+      },
+    });
+    const a = await openCarray(asking, "x", { cacheBytes: 0 });
+    const before = process.memoryUsage().arrayBuffers;
+    const e = await failure(read(a));
+    expect([e.code, e.path]).toEqual(["MISSING_FILE", missing]);
+    expect(heldWhenAsked).toBeDefined();
+    expect(heldWhenAsked! - before).toBeLessThan(claimed * 4 / 2);
   });
 });
 

@@ -219,13 +219,22 @@ describe("chunks compressed on a worker pool", () => {
     await pool.close();
   });
 
-  it.each(["lz4", "blosclz", "zstd", "zlib"] as const)("create and append give the same files as on this thread (%s)", async (cname) => {
+  // The pool as a third party's would be: only the ChunkCodecPool methods, no compressLent.
+  const plainPool = (): ChunkCodecPool => ({
+    threads: pool.threads,
+    compressMany: (inputs, options) => pool.compressMany(inputs, options),
+    decompressManyInto: (chunks, out, options) => pool.decompressManyInto(chunks, out, options),
+    close: () => Promise.resolve(),
+  });
+
+  it.each((["lz4", "blosclz", "zstd", "zlib"] as const).flatMap((cname) => [1, 2].map((version) => [cname, version] as const)))("create and append give the same files as on this thread (%s, format %i), with and without compressLent", async (cname, version) => {
     const data = walk(5 * 8192 + 1234, 11);
     const more = walk(3 * 8192 + 17, 12);
     const results: Map<string, Uint8Array>[] = [];
-    for (const workers of [undefined, pool]) {
+    const format = version === 2 ? { formatVersion: 2 as const, checksum: "crc32" as const } : {};
+    for (const workers of [undefined, pool, plainPool()]) {
       const store = new MemoryStore();
-      const a = await createCarray(store, "a", data, { dtype: "<f8", chunklen: 8192, cparams: { cname }, ...(workers === undefined ? {} : { workers }) });
+      const a = await createCarray(store, "a", data, { dtype: "<f8", chunklen: 8192, cparams: { cname }, ...format, ...(workers === undefined ? {} : { workers }) });
       await a.close();
       const b = await openCarray(store, "a", { mode: "a", ...(workers === undefined ? {} : { workers }) });
       await b.append(more);
@@ -233,8 +242,27 @@ describe("chunks compressed on a worker pool", () => {
       await b.close();
       results.push(await filesOf(store));
     }
-    expect(results[0]!.size).toBeGreaterThan(5);
-    expect(sameFiles(results[0]!, results[1]!)).toEqual([]);
+    expect(results[0]!.size).toBeGreaterThan(version === 2 ? 3 : 5);
+    expect([sameFiles(results[0]!, results[1]!), sameFiles(results[0]!, results[2]!)]).toEqual([[], []]);
+  });
+
+  it("a create with workers sends its chunks to the pool's compressLent, and releases each once stored", async () => {
+    let lent = 0;
+    let released = 0;
+    const counting: ChunkCodecPool = {
+      ...plainPool(),
+      compressMany: () => Promise.reject(new Error("compressMany is not used when compressLent is there")),
+      compressLent: async (input, options, headroom) => {
+        lent++;
+        const chunk = await pool.compressLent(input, options, headroom);
+        return { chunk: chunk.chunk, release: () => { released++; chunk.release(); } };
+      },
+    };
+    const data = walk(6 * 8192, 13);
+    const a = await createCarray(new MemoryStore(), "a", data, { dtype: "<f8", chunklen: 8192, workers: counting });
+    await a.close();
+    expect(lent).toBe(6);
+    expect(released).toBe(6);
   });
 
   it("a ctable created with workers has the files of one created without", async () => {

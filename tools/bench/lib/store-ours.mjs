@@ -11,7 +11,7 @@ import { median } from "./store-report.mjs";
 
 /**
  * Load @fmt/store and FileSystemStore; `{ loaded: false, error }` when they are not built.
- * @returns {Promise<{loaded: boolean, error?: string, store?: object, FileSystemStore?: Function}>}
+ * @returns {Promise<{loaded: boolean, error?: string, store?: object, FileSystemStore?: Function, createBloscPool?: Function}>}
  */
 export async function loadStore() {
   try {
@@ -23,7 +23,8 @@ export async function loadStore() {
     if (process.env.BENCH_CRC_WORKER !== "0") await header.useCrc32Worker();
     const store = await import("@fmt/store");
     const { FileSystemStore } = await import("@fmt/fs-adapters/node");
-    return { loaded: true, store, FileSystemStore };
+    const { createBloscPool } = await import("@fmt/blosc/pool");
+    return { loaded: true, store, FileSystemStore, createBloscPool };
   } catch (error) {
     return { loaded: false, error: String(error?.message ?? error).split("\n")[0] };
   }
@@ -147,11 +148,13 @@ export function ourOperations(lib, data) {
   // minute or more, scanning past them in every later open(O_CREAT) (see store_native.py's CREATED).
   const createdDirs = [];
   /** create into a fresh directory; `storeOptions` of the FileSystemStore (fsync or not). */
-  const create = async (runs, storeOptions) => {
+  let pool;
+  const create = async (runs, storeOptions, workers) => {
     let target = "";
+    const options = workers === undefined ? createOptions : { ...createOptions, workers };
     const out = await timed(
       async () => {
-        const created = await createCarray(new lib.FileSystemStore(target, storeOptions), "", data.source, createOptions);
+        const created = await createCarray(new lib.FileSystemStore(target, storeOptions), "", data.source, options);
         await created.close();
       },
       runs,
@@ -171,8 +174,11 @@ export function ourOperations(lib, data) {
     /** Removes every directory the create runs wrote. */
     cleanup: () => {
       for (const dir of createdDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+      void pool?.close();
     },
     create: (runs) => create(runs, { fsync: false }),
+    // The pool starts before the first run (its warm-ups absorb the workers' start) and is kept.
+    createworkers: (runs) => create(runs, { fsync: false }, (pool ??= lib.createBloscPool({ threads: 1 }))),
     createdurable: (runs) => create(runs, {}),
     readall: (runs) => timed(async () => (await openCarray(fsStore(dirs.carray))).read(), runs),
     sum: async (runs) => {

@@ -24,6 +24,8 @@ export const STORE_OPERATIONS = [
   // `fsync: false`; the default, flushed at each commit, is shown beside it without a goal.
   { key: "create", label: "create the f8 carray on disk from a Float64Array (no fsync, as the floor)", reference: "native", goal: 1.0 },
   { key: "createdurable", label: "the same create, flushed to disk at the commit (the default)", reference: "native", goal: undefined },
+  // Informative: two threads against the floor's one, so no goal.
+  { key: "createworkers", label: "the same create (no fsync) with `workers: createBloscPool({ threads: 1 })`: one worker thread compresses, this one writes", reference: "native", goal: undefined },
   { key: "readall", label: "open + read the whole carray", reference: "native", goal: 1.0 },
   { key: "sum", label: "sum()", reference: "native", goal: 1.0 },
   { key: "column", label: "read one ctable column whole (f64)", reference: "native", goal: 1.0 },
