@@ -9,6 +9,7 @@
 // where2, create. --v2 uses the format-2 copies; --fsync makes create flush to disk (the default
 // store) instead of `fsync: false`. Needs the datasets of `pnpm bench:store` (tools/bench/.data/store)
 // and the built packages. Run it under GLIBC_TUNABLES=glibc.malloc.hugetlb=1 to match the bench.
+// PROFILE_TIMES=1 also prints every run's time in run order (spikes, drifts).
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -88,6 +89,7 @@ for (let i = 0; i < runs; i++) {
   times.push(performance.now() - t0);
 }
 rmSync(created, { recursive: true, force: true });
+if (process.env.PROFILE_TIMES) console.log(times.map((t) => t.toFixed(1)).join(" "));
 times.sort((a, b) => a - b);
 void ballast;
 console.log(`${op}${v2 ? " (v2)" : ""}: median ${times[times.length >> 1].toFixed(1)} ms, min ${times[0].toFixed(1)} ms over ${runs} runs`);

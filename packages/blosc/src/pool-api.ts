@@ -48,7 +48,18 @@ export interface ChunkCodecPool {
    * Optional: compress one input into memory the pool lends and recycles, with `headroom` free
    * bytes before the chunk in the same buffer (room for a file header written in place), so that
    * neither side allocates per chunk. The bytes are the same as `compressMany` gives. Call the
-   * result's `release` once done with its bytes; they must not be used after.
+   * result's `release` once done with its bytes; they must not be used after. `headroom` is an
+   * integer in 0..65536 (else a rejection with `UsageError` `INVALID_ARGUMENT`).
+   *
+   * @example
+   * ```ts
+   * const lent = await pool.compressLent!(rows, { typesize: 8, clevel: 5, shuffle: 1, cname: "lz4" }, 16);
+   * try {
+   *   await store.put("data/__0.blp", lent.chunk); // the chunk alone; 16 free bytes lie before it
+   * } finally {
+   *   lent.release();
+   * }
+   * ```
    */
   compressLent?(input: Uint8Array, options: CompressOptions, headroom: number): Promise<LentChunk>;
   /** Stop the workers; work still queued is rejected. */

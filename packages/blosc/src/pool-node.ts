@@ -573,16 +573,19 @@ export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
         },
       };
     };
-    const output = staging.take(headroom + data.length + BLOSC_MAX_OVERHEAD);
-    if (data.length < minWorkerBytes || closed) {
-      try {
-        return Promise.resolve(lend(new Uint8Array(output, headroom, api.compressInto(data, opts, new Uint8Array(output, headroom)))));
-      } catch (error) {
-        staging.release(output);
-        return Promise.reject(error);
-      }
+    const here = data.length < minWorkerBytes || closed;
+    if (!here && slots.length === 0) return Promise.reject(dispatcher.noWorkers());
+    let output: ArrayBuffer | undefined;
+    try {
+      output = staging.take(headroom + data.length + BLOSC_MAX_OVERHEAD);
+      if (here) return Promise.resolve(lend(new Uint8Array(output, headroom, api.compressInto(data, opts, new Uint8Array(output, headroom)))));
+      const task = { op: "compressInto" as const, input: staging.acquire(data, data.length), offset: 0, length: data.length, options: plainOptions(opts), output, headroom };
+      return dispatcher.submit(task, data.length).then(lend);
+    } catch (error) {
+      // Bad options (plainOptions) or a failed allocation: a rejection, as for every other failure.
+      if (output !== undefined) staging.release(output);
+      return Promise.reject(error);
     }
-    return dispatcher.submit({ op: "compressInto", input: staging.acquire(data, data.length), offset: 0, length: data.length, options: plainOptions(opts), output, headroom }, data.length).then(lend);
   }
 
   function compressOne(data: Uint8Array, opts: object): Promise<Uint8Array> {

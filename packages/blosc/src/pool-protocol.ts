@@ -278,7 +278,6 @@ export function plainOptions(options: object | undefined): Record<string, unknow
   return out;
 }
 
-
 /**
  * Checks the arguments of a pool's `compressLent` (see `ChunkCodecPool`): the error to reject
  * with, or `undefined` when they are usable.
@@ -291,8 +290,12 @@ export function plainOptions(options: object | undefined): Record<string, unknow
  */
 export function lentArgumentError(input: unknown, headroom: unknown): UsageError | undefined {
   if (!(input instanceof Uint8Array)) return new UsageError("INVALID_ARGUMENT", "input must be a Uint8Array", { field: "input", expected: "Uint8Array", actual: typeof input });
-  if (typeof headroom !== "number" || !Number.isSafeInteger(headroom) || headroom < 0) {
-    return new UsageError("INVALID_ARGUMENT", "headroom must be a non-negative integer", { field: "headroom", expected: "an integer >= 0", actual: String(headroom) });
+  // The bound of compressTransient's headroom: room for a header, not a second buffer.
+  if (typeof headroom !== "number" || !Number.isSafeInteger(headroom) || headroom < 0 || headroom > MAX_LENT_HEADROOM) {
+    return new UsageError("INVALID_ARGUMENT", "headroom must be an integer in 0..65536", { field: "headroom", expected: "0..65536", actual: String(headroom) });
   }
   return undefined;
 }
+
+/** The largest `headroom` a pool's `compressLent` takes. */
+export const MAX_LENT_HEADROOM = 65536;

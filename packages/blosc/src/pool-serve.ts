@@ -23,8 +23,11 @@ function run(task: PoolTask): Uint8Array {
   if (task.op === "decompress") return decompress(data, task.options);
   if (task.op === "compressInto") {
     const { output, headroom = 0 } = task;
-    if (!(output instanceof ArrayBuffer) || !Number.isSafeInteger(headroom) || headroom < 0 || headroom > output.byteLength) {
-      throw new UsageError("INVALID_ARGUMENT", "a compressInto task needs an output buffer and a headroom inside it", { field: "task.output", expected: "an ArrayBuffer and 0 <= headroom <= its length", actual: headroom });
+    if (!(output instanceof ArrayBuffer)) {
+      throw new UsageError("INVALID_ARGUMENT", "a compressInto task needs an output buffer", { field: "task.output", expected: "ArrayBuffer", actual: typeof output });
+    }
+    if (!Number.isSafeInteger(headroom) || headroom < 0 || headroom > output.byteLength) {
+      throw new UsageError("INVALID_ARGUMENT", "a compressInto task's headroom must lie inside its output buffer", { field: "task.headroom", expected: `0..${output.byteLength}`, actual: headroom });
     }
     const cbytes = compressInto(data, task.options as unknown as CompressOptions, new Uint8Array(output, headroom));
     return new Uint8Array(output, headroom, cbytes);

@@ -160,15 +160,16 @@ export function createWebBloscPool(options: WebBloscPoolOptions = {}): WebBloscP
   function compressLent(data: Uint8Array, opts: CompressOptions, headroom: number): Promise<LentChunk> {
     const bad = lentArgumentError(data, headroom);
     if (bad !== undefined) return Promise.reject(bad);
-    const output = new ArrayBuffer(headroom + data.length + BLOSC_MAX_OVERHEAD);
     const lend = (chunk: Uint8Array): LentChunk => ({ chunk, release() {} });
+    const here = data.length < minWorkerBytes || closed;
+    if (!here && dispatcher.slots.length === 0) return Promise.reject(dispatcher.noWorkers());
     try {
-      if (data.length < minWorkerBytes || closed) return Promise.resolve(lend(new Uint8Array(output, headroom, compressInto(data, opts, new Uint8Array(output, headroom)))));
+      const output = new ArrayBuffer(headroom + data.length + BLOSC_MAX_OVERHEAD);
+      if (here) return Promise.resolve(lend(new Uint8Array(output, headroom, compressInto(data, opts, new Uint8Array(output, headroom)))));
+      return dispatcher.submit({ op: "compressInto", input: copyOf(data), offset: 0, length: data.length, options: plainOptions(opts), output, headroom }, data.length).then(lend);
     } catch (error) {
       return Promise.reject(error);
     }
-    if (dispatcher.slots.length === 0) return Promise.reject(dispatcher.noWorkers());
-    return dispatcher.submit({ op: "compressInto", input: copyOf(data), offset: 0, length: data.length, options: plainOptions(opts), output, headroom }, data.length).then(lend);
   }
 
   function decompressOne(chunk: Uint8Array, opts?: DecompressOptions): Promise<Uint8Array> {

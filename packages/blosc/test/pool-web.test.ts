@@ -115,7 +115,13 @@ describe("Web Worker pool", () => {
     for (const l of lent) l.release();
     await expect(pool.compressLent(inputs[0]!, LZ4, -3)).rejects.toMatchObject({ name: "UsageError", field: "headroom" });
     await expect(pool.compressLent(inputs[11]!, { ...LZ4, clevel: 11 }, 0)).rejects.toMatchObject({ name: "UsageError", field: "cparams.clevel" });
+    await expect(pool.compressLent(inputs[11]!, LZ4, 2 ** 40)).rejects.toMatchObject({ name: "UsageError", field: "headroom" });
+    const requests = workers.reduce((n, w) => n + w.requests.length, 0);
     await pool.close();
+    // After close(): on the calling thread, the same bytes, nothing sent.
+    const after = await pool.compressLent(inputs[11]!, LZ4, 16);
+    expect(same(after.chunk, compress(inputs[11]!, LZ4))).toBe(true);
+    expect(workers.reduce((n, w) => n + w.requests.length, 0)).toBe(requests);
   });
 
   it("zstd works in the worker once the encoder is loaded, byte-identical too", async () => {

@@ -262,6 +262,30 @@ describe("createBloscPool (Node worker threads)", () => {
     await expect(pool.compressLent(data, { typesize: 8, clevel: 5, shuffle: 1, cname: "lz4" }, -1)).rejects.toMatchObject({ name: "UsageError", field: "headroom" });
     await expect(pool.compressLent(data, { typesize: 8, clevel: 5, shuffle: 1, cname: "lz4" }, 1.5)).rejects.toMatchObject({ name: "UsageError", field: "headroom" });
     await expect(pool.compressLent([1, 2] as unknown as Uint8Array, { typesize: 8, clevel: 5, shuffle: 1, cname: "lz4" }, 0)).rejects.toMatchObject({ name: "UsageError", field: "input" });
+    // Rejections, never throws: a headroom beyond 65536 (even one no memory could hold) and options that are not an object.
+    for (const headroom of [65537, 2 ** 40]) {
+      await expect(pool.compressLent(data, { typesize: 8, clevel: 5, shuffle: 1, cname: "lz4" }, headroom)).rejects.toMatchObject({ name: "UsageError", field: "headroom" });
+    }
+    const nullOptions = (() => {
+      try {
+        return pool.compressLent(data, null as unknown as api.CompressOptions, 0);
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(nullOptions).toBeInstanceOf(Promise);
+    await expect(nullOptions).rejects.toBeDefined();
+  });
+
+  it("compressLent after close() compresses on the calling thread, the same bytes", async () => {
+    const data = results.find((r) => r.data.length >= 100_000)!.data;
+    const options = { typesize: 8, clevel: 5, shuffle: 1 as const, cname: "lz4" as const };
+    const p = createBloscPool({ threads: 1 });
+    await p.close();
+    const lent = await p.compressLent(data, options, 16);
+    expect(sameBytes(lent.chunk, api.compress(data, options))).toBe(true);
+    expect(lent.chunk.byteOffset).toBe(16);
+    lent.release();
   });
 
   it("after close(), calls still work, on the calling thread", async () => {

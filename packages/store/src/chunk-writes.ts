@@ -42,9 +42,8 @@ export class ChunkWrites {
    */
   readonly #spare: Uint8Array[] = [];
   /**
-   * Settles once the chunk last given to the pool is stored (or has failed). Chunks from the pool
-   * are stored in the order they were added, whichever is compressed first: format 2 places
-   * appended chunks in its files as they come, so that order decides the file's bytes.
+   * Resolves once every chunk given to the pool so far has been handed to the layout (or has
+   * failed): the next pool chunk's turn. Never rejects.
    */
   #stored: Promise<void> = Promise.resolve();
   /** The layout is done with a chunk's bytes once `store` returns (its `writesAtOnce`). */
@@ -79,32 +78,45 @@ export class ChunkWrites {
     this.#throwFailure();
     const pool = this.#pool;
     if (pool !== undefined) {
+      // Chunks reach the layout in the order they were added, whichever comes back from the pool
+      // first: format 2 places appended chunks in a superchunk as its writeChunk calls come. Only
+      // the calls are ordered (the layout queues them in call order); the stores themselves
+      // overlap, as format 1's files may. A chunk's turn comes after every earlier chunk's call,
+      // even when one of those failed.
       const previous = this.#stored;
-      let turnDone!: () => void;
-      this.#stored = new Promise<void>((resolve) => {
-        turnDone = resolve;
+      let called!: () => void;
+      const calledHere = new Promise<void>((resolve) => {
+        called = resolve;
       });
+      this.#stored = previous.then(() => calledHere);
       const job = (async () => {
         try {
-          if (pool.compressLent !== undefined) {
+          if (typeof pool.compressLent === "function") {
             // Compressed into the pool's recycled memory behind room for the file header: no
             // chunk is allocated on either thread, and format 1 frames it without a copy.
             const lent = await pool.compressLent(rows, this.#options, HEADROOM);
+            const cbytes = lent.chunk.length;
+            // A pool that lends less room than asked gets its chunk copied by the layout.
+            const headroom = lent.chunk.byteOffset >= HEADROOM ? HEADROOM : 0;
             try {
               await previous;
-              await this.#store(index, lent.chunk, { committed, headroom: HEADROOM });
+              const stored = this.#store(index, lent.chunk, { committed, headroom });
+              called();
+              await stored;
             } finally {
               lent.release();
             }
-            written(lent.chunk.length);
+            written(cbytes);
           } else {
             const chunk = await this.compress(rows);
             await previous;
-            await this.#store(index, chunk, { committed });
+            const stored = this.#store(index, chunk, { committed });
+            called();
+            await stored;
             written(chunk.length);
           }
         } finally {
-          turnDone();
+          called();
         }
       })();
       this.#inflight.push(job.catch((error: unknown) => {
@@ -157,8 +169,8 @@ export class ChunkWrites {
 export function checkCodecPool(value: unknown, field = "workers"): ChunkCodecPool | undefined {
   if (value === undefined) return undefined;
   const pool: Partial<ChunkCodecPool> | null = typeof value === "object" ? value : null;
-  if (pool === null || typeof pool.compressMany !== "function" || typeof pool.decompressManyInto !== "function" || !Number.isSafeInteger(pool.threads) || pool.threads! < 1) {
-    throw new UsageError("INVALID_ARGUMENT", "workers must be a pool such as createBloscPool() gives", { field, expected: "ChunkCodecPool { threads, compressMany, decompressManyInto, close }", actual: typeof value });
+  if (pool === null || typeof pool.compressMany !== "function" || typeof pool.decompressManyInto !== "function" || !Number.isSafeInteger(pool.threads) || pool.threads! < 1 || (pool.compressLent !== undefined && typeof pool.compressLent !== "function")) {
+    throw new UsageError("INVALID_ARGUMENT", "workers must be a pool such as createBloscPool() gives", { field, expected: "ChunkCodecPool { threads, compressMany, decompressManyInto, close, compressLent? }", actual: typeof value });
   }
   return value as ChunkCodecPool;
 }

@@ -173,7 +173,9 @@ export interface ChunkLayoutWriter extends ChunkLayout {
    * the caller's buffer has that many bytes just before `chunk` that the layout may write into
    * (format 1 frames the chunk with its 16-byte file header there instead of copying the chunk).
    * The caller reuses `chunk`'s memory once the promise resolves: a layout that keeps the bytes
-   * copies them.
+   * copies them. Several calls may be in flight; a layout whose files depend on the order chunks
+   * come in (format 2 places new chunks as they come) takes them in the order of the calls,
+   * queued before its first await.
    */
   writeChunk(g: number, chunk: Uint8Array, options: ChunkWriteOptions): Promise<void>;
   /**

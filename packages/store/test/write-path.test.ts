@@ -249,20 +249,91 @@ describe("chunks compressed on a worker pool", () => {
   it("a create with workers sends its chunks to the pool's compressLent, and releases each once stored", async () => {
     let lent = 0;
     let released = 0;
+    const lentBuffers = new Set<ArrayBufferLike>();
     const counting: ChunkCodecPool = {
       ...plainPool(),
       compressMany: () => Promise.reject(new Error("compressMany is not used when compressLent is there")),
       compressLent: async (input, options, headroom) => {
         lent++;
         const chunk = await pool.compressLent(input, options, headroom);
+        lentBuffers.add(chunk.chunk.buffer);
         return { chunk: chunk.chunk, release: () => { released++; chunk.release(); } };
       },
     };
     const data = walk(6 * 8192, 13);
-    const a = await createCarray(new MemoryStore(), "a", data, { dtype: "<f8", chunklen: 8192, workers: counting });
+    const store = new WatchedStore();
+    const a = await createCarray(store, "a", data, { dtype: "<f8", chunklen: 8192, workers: counting });
     await a.close();
     expect(lent).toBe(6);
     expect(released).toBe(6);
+    // Format 1 frames each chunk in the lent buffer's headroom: every file is put from the pool's
+    // memory, not from a copy the layout made.
+    expect(store.chunkBuffers).toHaveLength(6);
+    expect(store.chunkBuffers.every((b) => lentBuffers.has(b))).toBe(true);
+  });
+
+  it("a store that takes the bytes after an await gets the same files from a pool, over more chunks than are in flight", async () => {
+    const data = walk(40 * 8192 + 77, 31);
+    const results: Map<string, Uint8Array>[] = [];
+    for (const [store, workers] of [[new MemoryStore(), undefined], [new LaterStore(), pool]] as const) {
+      const a = await createCarray(store, "a", data, { dtype: "<f8", chunklen: 8192, ...(workers === undefined ? {} : { workers }) });
+      await a.close();
+      results.push(await filesOf(store));
+    }
+    expect(results[0]!.size).toBeGreaterThan(40);
+    expect(sameFiles(results[0]!, results[1]!)).toEqual([]);
+  });
+
+  it("hands chunks to the layout in the order they were added, even when one fails and the pool answers out of order", async () => {
+    const delays = [40, 0, 0, 25, 0, 0];
+    let k = 0;
+    const shuffling: ChunkCodecPool = {
+      ...plainPool(),
+      // Compressed on this thread after the chunk's delay: chunk 0 comes back last.
+      compressLent: async (input, options, headroom) => {
+        const mine = k++;
+        await new Promise((resolve) => setTimeout(resolve, delays[mine] ?? 0));
+        if (mine === 1) throw new Error("chunk 1 fails (test)");
+        const chunk = compress(input, options);
+        const room = new Uint8Array(headroom + chunk.length);
+        room.set(chunk, headroom);
+        return { chunk: room.subarray(headroom), release: () => undefined };
+      },
+    };
+    const order: string[] = [];
+    const store = new (class extends MemoryStore {
+      override put(key: string, value: Uint8Array, options?: PutOptions): Promise<void> {
+        if (key.includes("/data/")) order.push(key);
+        return super.put(key, value, options);
+      }
+    })();
+    await expect(createCarray(store, "a", walk(6 * 8192, 14), { dtype: "<f8", chunklen: 8192, workers: shuffling })).rejects.toThrow("chunk 1 fails (test)");
+    const indices = order.map((key) => Number(/__(\d+)\.blp$/.exec(key)![1]));
+    expect(indices).toEqual([...indices].sort((x, y) => x - y));
+    expect(indices[0]).toBe(0);
+  });
+
+  it("a pool that lends less room than asked before the chunk gets it copied, with the same files", async () => {
+    const tight: ChunkCodecPool = {
+      ...plainPool(),
+      compressLent: async (input, options) => {
+        const chunk = compress(input, options);
+        return { chunk, release: () => undefined };
+      },
+    };
+    const data = walk(3 * 8192 + 5, 15);
+    const results: Map<string, Uint8Array>[] = [];
+    for (const workers of [undefined, tight]) {
+      const store = new MemoryStore();
+      const a = await createCarray(store, "a", data, { dtype: "<f8", chunklen: 8192, ...(workers === undefined ? {} : { workers }) });
+      await a.close();
+      results.push(await filesOf(store));
+    }
+    expect(sameFiles(results[0]!, results[1]!)).toEqual([]);
+  });
+
+  it("refuses a pool whose compressLent is not a function", async () => {
+    await expect(createCarray(new MemoryStore(), "a", [1], { dtype: "<f8", workers: { ...plainPool(), compressLent: 5 } as unknown as ChunkCodecPool })).rejects.toMatchObject({ code: "INVALID_ARGUMENT", field: "workers" });
   });
 
   it("a ctable created with workers has the files of one created without", async () => {
