@@ -76,7 +76,12 @@ export interface OpenOptions {
    * of `@fmt/blosc/pool-web` in browsers, or any {@link ChunkCodecPool}) that decodes runs of whole
    * chunks in parallel for multi-chunk reads and compresses the chunks this array writes, several
    * at once; without it both happen on the calling thread. Results and files are the same either
-   * way. The caller owns the pool and closes it after the array.
+   * way. The caller owns the pool and closes it after the array. Writes gain from one worker even
+   * on two cores (a pool with `compressLent` compresses into memory it recycles). Bulk reads
+   * through a pool copy every chunk to a worker and every result back: from local files on a
+   * machine with few cores they are slower than reads without one (measured on two cores, lz4 and
+   * zstd alike; see `tools/bench/README.md`), so pass `workers` to the arrays you write, or where
+   * decoding, not copying, is the bottleneck.
    */
   workers?: ChunkCodecPool;
   /**
