@@ -349,8 +349,16 @@ export function compressInto(data: Uint8Array, options: CompressOptions, out: Ui
   return room.length;
 }
 
-/** The most free bytes {@link compressTransient} leaves before a chunk. */
-const MAX_HEADROOM = 65536;
+/**
+ * The most free bytes {@link compressTransient} (and a pool's `compressLent`) leaves before a
+ * chunk: room for a file header, not a second buffer. @internal
+ *
+ * @example
+ * ```ts
+ * if (headroom > MAX_HEADROOM) throw new UsageError("INVALID_ARGUMENT", "headroom too large", { field: "headroom" });
+ * ```
+ */
+export const MAX_HEADROOM = 65536;
 
 /**
  * {@link compress} without the copy out of the WebAssembly kernels: the chunk is left in their

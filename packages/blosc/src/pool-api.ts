@@ -49,7 +49,9 @@ export interface ChunkCodecPool {
    * bytes before the chunk in the same buffer (room for a file header written in place), so that
    * neither side allocates per chunk. The bytes are the same as `compressMany` gives. Call the
    * result's `release` once done with its bytes; they must not be used after. `headroom` is an
-   * integer in 0..65536 (else a rejection with `UsageError` `INVALID_ARGUMENT`).
+   * integer in 0..65536 (else a rejection with `UsageError` `INVALID_ARGUMENT`). The `headroom`
+   * bytes before the chunk belong to the lease too: the caller may write them (a pool must not
+   * lend a view whose preceding bytes hold anything else).
    *
    * @example
    * ```ts

@@ -559,7 +559,7 @@ export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
   return pool;
 
   function compressLent(data: Uint8Array, opts: CompressOptions, headroom: number): Promise<LentChunk> {
-    const bad = lentArgumentError(data, headroom);
+    const bad = lentArgumentError(data, headroom, opts);
     if (bad !== undefined) return Promise.reject(bad);
     // The buffer goes back to the staging pool once, however often release is called: a second
     // entry of the same buffer in the free list would hand it to two chunks at once.
@@ -579,10 +579,11 @@ export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
     try {
       output = staging.take(headroom + data.length + BLOSC_MAX_OVERHEAD);
       if (here) return Promise.resolve(lend(new Uint8Array(output, headroom, api.compressInto(data, opts, new Uint8Array(output, headroom)))));
-      const task = { op: "compressInto" as const, input: staging.acquire(data, data.length), offset: 0, length: data.length, options: plainOptions(opts), output, headroom };
+      const options = plainOptions(opts);
+      const task = { op: "compressInto" as const, input: staging.acquire(data, data.length), offset: 0, length: data.length, options, output, headroom };
       return dispatcher.submit(task, data.length).then(lend);
     } catch (error) {
-      // Bad options (plainOptions) or a failed allocation: a rejection, as for every other failure.
+      // A failed allocation: a rejection, as for every other failure.
       if (output !== undefined) staging.release(output);
       return Promise.reject(error);
     }
@@ -599,6 +600,12 @@ export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
         return Promise.reject(error);
       }
     }
-    return dispatcher.submit({ op: "compress", input: staging.acquire(data, data.length), offset: 0, length: data.length, options: plainOptions(opts) }, data.length);
+    try {
+      const options = plainOptions(opts);
+      return dispatcher.submit({ op: "compress", input: staging.acquire(data, data.length), offset: 0, length: data.length, options }, data.length);
+    } catch (error) {
+      // Options that are not an object: a rejection, as compressMany's other failures are.
+      return Promise.reject(error);
+    }
   }
 }

@@ -11,6 +11,7 @@
  */
 import { BcolzError, ConflictError, FormatError, UsageError } from "@fmt/errors";
 import type { ErrorCode } from "@fmt/errors";
+import { MAX_HEADROOM } from "./compress.js";
 
 /**
  * One unit of work: the operation, its (copied) input and its options.
@@ -280,22 +281,22 @@ export function plainOptions(options: object | undefined): Record<string, unknow
 
 /**
  * Checks the arguments of a pool's `compressLent` (see `ChunkCodecPool`): the error to reject
- * with, or `undefined` when they are usable.
+ * with, or `undefined` when they are usable. The options' own fields are checked where the chunk
+ * is compressed, as for `compress`; here only that they are an object to send.
  *
  * @example
  * ```ts
- * const bad = lentArgumentError(rows, 16);
+ * const bad = lentArgumentError(rows, 16, options);
  * if (bad !== undefined) return Promise.reject(bad);
  * ```
  */
-export function lentArgumentError(input: unknown, headroom: unknown): UsageError | undefined {
+export function lentArgumentError(input: unknown, headroom: unknown, options: unknown): UsageError | undefined {
   if (!(input instanceof Uint8Array)) return new UsageError("INVALID_ARGUMENT", "input must be a Uint8Array", { field: "input", expected: "Uint8Array", actual: typeof input });
-  // The bound of compressTransient's headroom: room for a header, not a second buffer.
-  if (typeof headroom !== "number" || !Number.isSafeInteger(headroom) || headroom < 0 || headroom > MAX_LENT_HEADROOM) {
-    return new UsageError("INVALID_ARGUMENT", "headroom must be an integer in 0..65536", { field: "headroom", expected: "0..65536", actual: String(headroom) });
+  if (typeof headroom !== "number" || !Number.isSafeInteger(headroom) || headroom < 0 || headroom > MAX_HEADROOM) {
+    return new UsageError("INVALID_ARGUMENT", `headroom must be an integer in 0..${MAX_HEADROOM}`, { field: "headroom", expected: `0..${MAX_HEADROOM}`, actual: headroom });
+  }
+  if (typeof options !== "object" || options === null) {
+    return new UsageError("INVALID_ARGUMENT", "compression options are required", { field: "cparams", expected: "{typesize, clevel, shuffle, cname}", actual: options === null ? "null" : typeof options });
   }
   return undefined;
 }
-
-/** The largest `headroom` a pool's `compressLent` takes. */
-export const MAX_LENT_HEADROOM = 65536;

@@ -158,7 +158,7 @@ export function createWebBloscPool(options: WebBloscPoolOptions = {}): WebBloscP
   }
 
   function compressLent(data: Uint8Array, opts: CompressOptions, headroom: number): Promise<LentChunk> {
-    const bad = lentArgumentError(data, headroom);
+    const bad = lentArgumentError(data, headroom, opts);
     if (bad !== undefined) return Promise.reject(bad);
     const lend = (chunk: Uint8Array): LentChunk => ({ chunk, release() {} });
     const here = data.length < minWorkerBytes || closed;

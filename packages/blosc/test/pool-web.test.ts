@@ -116,6 +116,7 @@ describe("Web Worker pool", () => {
     await expect(pool.compressLent(inputs[0]!, LZ4, -3)).rejects.toMatchObject({ name: "UsageError", field: "headroom" });
     await expect(pool.compressLent(inputs[11]!, { ...LZ4, clevel: 11 }, 0)).rejects.toMatchObject({ name: "UsageError", field: "cparams.clevel" });
     await expect(pool.compressLent(inputs[11]!, LZ4, 2 ** 40)).rejects.toMatchObject({ name: "UsageError", field: "headroom" });
+    await expect(pool.compressLent(inputs[11]!, null as unknown as CompressOptions, 0)).rejects.toMatchObject({ name: "UsageError", field: "cparams" });
     const requests = workers.reduce((n, w) => n + w.requests.length, 0);
     await pool.close();
     // After close(): on the calling thread, the same bytes, nothing sent.

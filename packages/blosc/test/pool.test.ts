@@ -266,15 +266,28 @@ describe("createBloscPool (Node worker threads)", () => {
     for (const headroom of [65537, 2 ** 40]) {
       await expect(pool.compressLent(data, { typesize: 8, clevel: 5, shuffle: 1, cname: "lz4" }, headroom)).rejects.toMatchObject({ name: "UsageError", field: "headroom" });
     }
-    const nullOptions = (() => {
+    for (const small of [false, true]) {
+      const input = small ? data.subarray(0, 1000) : data;
+      const nullOptions = (() => {
+        try {
+          return pool.compressLent(input, null as unknown as api.CompressOptions, 0);
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(nullOptions).toBeInstanceOf(Promise);
+      await expect(nullOptions).rejects.toMatchObject({ name: "UsageError", code: "INVALID_ARGUMENT", field: "cparams" });
+    }
+    // compressMany too: a rejection, not a throw.
+    const many = (() => {
       try {
-        return pool.compressLent(data, null as unknown as api.CompressOptions, 0);
+        return pool.compressMany([data], null as unknown as api.CompressOptions);
       } catch (error) {
         return error;
       }
     })();
-    expect(nullOptions).toBeInstanceOf(Promise);
-    await expect(nullOptions).rejects.toBeDefined();
+    expect(many).toBeInstanceOf(Promise);
+    await expect(many).rejects.toBeDefined();
   });
 
   it("compressLent after close() compresses on the calling thread, the same bytes", async () => {

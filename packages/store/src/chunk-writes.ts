@@ -46,6 +46,15 @@ export class ChunkWrites {
    * failed): the next pool chunk's turn. Never rejects.
    */
   #stored: Promise<void> = Promise.resolve();
+  /**
+   * The add order of the first pool chunk that failed since the last drain: the pool chunks added
+   * after it are not stored (the write fails anyway; without a pool their stores would have
+   * started before the failure was known, here they would start after it, against a store that
+   * may be failing). Chunks added before it are stored as usual.
+   */
+  #firstFailed = Infinity;
+  /** Pool chunks added so far, numbering them in add order. */
+  #added = 0;
   /** The layout is done with a chunk's bytes once `store` returns (its `writesAtOnce`). */
   readonly #atOnce: boolean;
 
@@ -84,6 +93,7 @@ export class ChunkWrites {
       // overlap, as format 1's files may. A chunk's turn comes after every earlier chunk's call,
       // even when one of those failed.
       const previous = this.#stored;
+      const order = this.#added++;
       let called!: () => void;
       const calledHere = new Promise<void>((resolve) => {
         called = resolve;
@@ -100,6 +110,7 @@ export class ChunkWrites {
             const headroom = lent.chunk.byteOffset >= HEADROOM ? HEADROOM : 0;
             try {
               await previous;
+              if (order > this.#firstFailed) return;
               const stored = this.#store(index, lent.chunk, { committed, headroom });
               called();
               await stored;
@@ -110,11 +121,16 @@ export class ChunkWrites {
           } else {
             const chunk = await this.compress(rows);
             await previous;
+            if (order > this.#firstFailed) return;
             const stored = this.#store(index, chunk, { committed });
             called();
             await stored;
             written(chunk.length);
           }
+        } catch (error) {
+          // Set before this chunk's turn passes on, so that the next chunk sees it.
+          this.#firstFailed = Math.min(this.#firstFailed, order);
+          throw error;
         } finally {
           called();
         }
@@ -154,6 +170,7 @@ export class ChunkWrites {
     const pending = this.#inflight;
     this.#inflight = [];
     await Promise.all(pending);
+    if (this.#inflight.length === 0) this.#firstFailed = Infinity;
     this.#throwFailure();
   }
 

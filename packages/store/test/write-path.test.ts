@@ -284,33 +284,53 @@ describe("chunks compressed on a worker pool", () => {
     expect(sameFiles(results[0]!, results[1]!)).toEqual([]);
   });
 
-  it("hands chunks to the layout in the order they were added, even when one fails and the pool answers out of order", async () => {
-    const delays = [40, 0, 0, 25, 0, 0];
+  /** A pool that answers each chunk after its delay (compressed on this thread), failing chunk `fails`. */
+  const shuffling = (delays: readonly number[], fails: number): ChunkCodecPool => {
     let k = 0;
-    const shuffling: ChunkCodecPool = {
+    return {
       ...plainPool(),
-      // Compressed on this thread after the chunk's delay: chunk 0 comes back last.
       compressLent: async (input, options, headroom) => {
         const mine = k++;
         await new Promise((resolve) => setTimeout(resolve, delays[mine] ?? 0));
-        if (mine === 1) throw new Error("chunk 1 fails (test)");
+        if (mine === fails) throw new Error(`chunk ${fails} fails (test)`);
         const chunk = compress(input, options);
         const room = new Uint8Array(headroom + chunk.length);
         room.set(chunk, headroom);
         return { chunk: room.subarray(headroom), release: () => undefined };
       },
     };
-    const order: string[] = [];
-    const store = new (class extends MemoryStore {
-      override put(key: string, value: Uint8Array, options?: PutOptions): Promise<void> {
-        if (key.includes("/data/")) order.push(key);
-        return super.put(key, value, options);
+  };
+  /** A store that lists the chunk files put, in order, and the most puts of chunk files in flight at once. */
+  class OrderStore extends MemoryStore {
+    readonly order: number[] = [];
+    inFlight = 0;
+    mostInFlight = 0;
+    override async put(key: string, value: Uint8Array, options?: PutOptions): Promise<void> {
+      if (!key.includes("/data/")) return super.put(key, value, options);
+      this.order.push(Number(/__(\d+)\.blp$/.exec(key)![1]));
+      this.inFlight++;
+      this.mostInFlight = Math.max(this.mostInFlight, this.inFlight);
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        return await super.put(key, value, options);
+      } finally {
+        this.inFlight--;
       }
-    })();
-    await expect(createCarray(store, "a", walk(6 * 8192, 14), { dtype: "<f8", chunklen: 8192, workers: shuffling })).rejects.toThrow("chunk 1 fails (test)");
-    const indices = order.map((key) => Number(/__(\d+)\.blp$/.exec(key)![1]));
-    expect(indices).toEqual([...indices].sort((x, y) => x - y));
-    expect(indices[0]).toBe(0);
+    }
+  }
+
+  it("hands chunks to the layout in the order they were added, whatever order the pool answers in, and their stores overlap", async () => {
+    const store = new OrderStore();
+    const a = await createCarray(store, "a", walk(6 * 8192, 14), { dtype: "<f8", chunklen: 8192, workers: shuffling([40, 0, 0, 25, 0, 0], -1) });
+    await a.close();
+    expect(store.order).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(store.mostInFlight).toBeGreaterThan(1);
+  });
+
+  it("after a pool chunk fails, the chunks added before it are stored and those after it are not", async () => {
+    const store = new OrderStore();
+    await expect(createCarray(store, "a", walk(6 * 8192, 14), { dtype: "<f8", chunklen: 8192, workers: shuffling([40, 0, 0, 25, 0, 0], 2) })).rejects.toThrow("chunk 2 fails (test)");
+    expect(store.order).toEqual([0, 1]);
   });
 
   it("a pool that lends less room than asked before the chunk gets it copied, with the same files", async () => {
