@@ -47,12 +47,13 @@ export class ChunkWrites {
    */
   #stored: Promise<void> = Promise.resolve();
   /**
-   * The add order of the first pool chunk that failed since the last drain: the pool chunks added
-   * after it are not stored (the write fails anyway; without a pool their stores would have
-   * started before the failure was known, here they would start after it, against a store that
-   * may be failing). Chunks added before it are stored as usual.
+   * The first pool chunk (in add order) that failed since the last drain, with its error: the pool
+   * chunks added after it are not stored and fail with that error (the write fails anyway;
+   * without a pool their stores would have started before the failure was known, here they would
+   * start after it, against a store that may be failing). Chunks added before it are stored as
+   * usual.
    */
-  #firstFailed = Infinity;
+  #firstFailure: { order: number; error: unknown } | undefined;
   /** Pool chunks added so far, numbering them in add order. */
   #added = 0;
   /** The layout is done with a chunk's bytes once `store` returns (its `writesAtOnce`). */
@@ -110,7 +111,7 @@ export class ChunkWrites {
             const headroom = lent.chunk.byteOffset >= HEADROOM ? HEADROOM : 0;
             try {
               await previous;
-              if (order > this.#firstFailed) return;
+              this.#refuseAfterFailure(order);
               const stored = this.#store(index, lent.chunk, { committed, headroom });
               called();
               await stored;
@@ -121,7 +122,7 @@ export class ChunkWrites {
           } else {
             const chunk = await this.compress(rows);
             await previous;
-            if (order > this.#firstFailed) return;
+            this.#refuseAfterFailure(order);
             const stored = this.#store(index, chunk, { committed });
             called();
             await stored;
@@ -129,7 +130,7 @@ export class ChunkWrites {
           }
         } catch (error) {
           // Set before this chunk's turn passes on, so that the next chunk sees it.
-          this.#firstFailed = Math.min(this.#firstFailed, order);
+          if (this.#firstFailure === undefined || order < this.#firstFailure.order) this.#firstFailure = { order, error };
           throw error;
         } finally {
           called();
@@ -170,8 +171,14 @@ export class ChunkWrites {
     const pending = this.#inflight;
     this.#inflight = [];
     await Promise.all(pending);
-    if (this.#inflight.length === 0) this.#firstFailed = Infinity;
+    if (this.#inflight.length === 0) this.#firstFailure = undefined;
     this.#throwFailure();
+  }
+
+  /** Throws the first pool failure's error when chunk `order` was added after that chunk. */
+  #refuseAfterFailure(order: number): void {
+    const failure = this.#firstFailure;
+    if (failure !== undefined && order > failure.order) throw failure.error;
   }
 
   #throwFailure(): void {

@@ -13,6 +13,7 @@ import { createBloscPool } from "@fmt/blosc/pool";
 import type { BloscPool } from "@fmt/blosc/pool";
 import { createCarray, createCtable, openCarray } from "@fmt/store";
 import type { ArrayInput } from "@fmt/store";
+import { ChunkWrites } from "../src/chunk-writes.js";
 import { equalBytes, rng } from "./helpers.js";
 
 async function filesOf(store: MemoryStore): Promise<Map<string, Uint8Array>> {
@@ -331,6 +332,24 @@ describe("chunks compressed on a worker pool", () => {
     const store = new OrderStore();
     await expect(createCarray(store, "a", walk(6 * 8192, 14), { dtype: "<f8", chunklen: 8192, workers: shuffling([40, 0, 0, 25, 0, 0], 2) })).rejects.toThrow("chunk 2 fails (test)");
     expect(store.order).toEqual([0, 1]);
+  });
+
+  it("chunks refused after a pool failure fail too: a drain after the first error was thrown still throws", async () => {
+    const stored: number[] = [];
+    const writes = new ChunkWrites(async (g) => {
+      stored.push(g);
+    }, { typesize: 8, clevel: 5, shuffle: 1, cname: "lz4" }, shuffling([50, 0, 0, 0], 1));
+    const rows = new Uint8Array(walk(8192, 16).buffer);
+    for (let g = 0; g < 4; g++) await writes.add(g, rows, false, () => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 15));
+    // Chunk 1 has failed: the next add throws its error (and forgets it), chunks 2 and 3 still wait for chunk 0's turn.
+    await expect(writes.add(4, rows, false, () => undefined)).rejects.toThrow("chunk 1 fails (test)");
+    await expect(writes.drain()).rejects.toThrow("chunk 1 fails (test)");
+    expect(stored).toEqual([0]);
+    // Once drained, the next writes go through.
+    await writes.add(5, rows, false, () => undefined);
+    await writes.drain();
+    expect(stored).toEqual([0, 5]);
   });
 
   it("a pool that lends less room than asked before the chunk gets it copied, with the same files", async () => {
