@@ -102,32 +102,24 @@ export class ChunkWrites {
       this.#stored = previous.then(() => calledHere);
       const job = (async () => {
         try {
-          if (typeof pool.compressLent === "function") {
-            // Compressed into the pool's recycled memory behind room for the file header: no
-            // chunk is allocated on either thread, and format 1 frames it without a copy.
-            const lent = await pool.compressLent(rows, this.#options, HEADROOM);
-            const cbytes = lent.chunk.length;
-            // A pool that lends less room than asked gets its chunk copied by the layout.
-            const headroom = lent.chunk.byteOffset >= HEADROOM ? HEADROOM : 0;
-            try {
-              await previous;
-              this.#refuseAfterFailure(order);
-              const stored = this.#store(index, lent.chunk, { committed, headroom });
-              called();
-              await stored;
-            } finally {
-              lent.release();
-            }
-            written(cbytes);
-          } else {
-            const chunk = await this.compress(rows);
+          // With compressLent: compressed into the pool's recycled memory behind room for the file
+          // header (no chunk allocated on either thread; format 1 frames it without a copy).
+          // Without: compressMany's chunk, whose preceding bytes (if any) are not ours to write.
+          const lends = typeof pool.compressLent === "function";
+          const lent = lends ? await pool.compressLent!(rows, this.#options, HEADROOM) : { chunk: await this.compress(rows), release: () => undefined };
+          const cbytes = lent.chunk.length;
+          // A pool that lends less room than asked gets its chunk copied by the layout.
+          const headroom = lends && lent.chunk.byteOffset >= HEADROOM ? HEADROOM : 0;
+          try {
             await previous;
             this.#refuseAfterFailure(order);
-            const stored = this.#store(index, chunk, { committed });
+            const stored = this.#store(index, lent.chunk, { committed, headroom });
             called();
             await stored;
-            written(chunk.length);
+          } finally {
+            lent.release();
           }
+          written(cbytes);
         } catch (error) {
           // Set before this chunk's turn passes on, so that the next chunk sees it.
           if (this.#firstFailure === undefined || order < this.#firstFailure.order) this.#firstFailure = { order, error };
