@@ -20,6 +20,7 @@ import { BLOSC_HEADER_SIZE, readChunkHeader } from "@fmt/header";
 import { blockExtent, blockStreams, chunkHeadLength, decodeBlockInto, decodeBytePieces, decompressPlannedInto, decompressPlannedTransient, decompressRangePlannedInto, isResidentView, planBytePieces, planChunk, planChunkHead } from "@fmt/blosc";
 import type { BytePiece, ChunkCodecPool, ChunkPlan } from "@fmt/blosc";
 import { ChunkCache } from "./chunk-cache.js";
+import { chunkSumsOf, readCheckedRanges } from "./checked-ranges.js";
 import { withPath } from "./internal.js";
 import type { ArrayGeometry, LoadedChunk, ReaderSettings } from "./carray-read-types.js";
 import type { ChunkLayout, StoredChunk } from "./layout.js";
@@ -468,6 +469,7 @@ export class ChunkReader {
       const stored = kept !== undefined ? { index, key: this.chunkKey(index), chunk: kept } : (fetched ?? (await this.layout.read(index, buffer)));
       const loaded = await this.loadChunk(index, stored);
       this.#learnStreams(index, loaded, offset);
+      if (this.layout.rawRanges !== undefined && loaded.storedNbytes === loaded.nbytes && this.cache.chunkSums(index) === undefined) this.cache.putChunkSums(index, chunkSumsOf(loaded.chunk));
       const cached = this.cache.chunk(index);
       if (cached !== undefined) return cached.slice(offset, offset + this.atomSize);
       if (loaded.storedNbytes !== loaded.nbytes) return this.decodeRows(loaded, row, row + 1);
@@ -499,9 +501,9 @@ export class ChunkReader {
    * whole into the cache, for rows read in order).
    */
   async #rowFromPieces(index: number, offset: number): Promise<Uint8Array | undefined> {
-    const partial = this.layout.partial;
-    const plan = partial?.ranges === undefined ? undefined : this.cache.streamPlan(index);
-    if (partial?.ranges === undefined || plan === undefined || plan.header.memcpyed || this.#recentRowChunks.includes(index)) return undefined;
+    const ranges = this.#pieceRanges(index);
+    const plan = ranges === undefined ? undefined : this.cache.streamPlan(index);
+    if (ranges === undefined || plan === undefined || plan.header.memcpyed || this.#recentRowChunks.includes(index)) return undefined;
     const j = Math.floor(offset / plan.header.blocksize);
     const streams = this.cache.block(index, j) === undefined ? this.cache.streams(index, j) : undefined;
     if (streams === undefined) return undefined;
@@ -512,7 +514,7 @@ export class ChunkReader {
     const out = new Uint8Array(this.atomSize);
     // A compressed plane's prefix is an estimate; one estimated too short is read whole once.
     for (let round = 0; round < 2; round++) {
-      const bytes = await partial.ranges(index, pieces);
+      const bytes = await ranges(pieces);
       if (bytes === undefined) return undefined;
       const asked: BytePiece[] = pieces;
       const short = withPath(key, () => decodeBytePieces(plan, streams, j, offset, end, asked, bytes, out));
@@ -525,10 +527,34 @@ export class ChunkReader {
     return undefined;
   }
 
+  /**
+   * How pieces of chunk `index` are read: as they are (format 1), or checked against the segment
+   * checksums of a checked read of the chunk (format 2, see checked-ranges.ts; bytes that differ
+   * make the checksums forgotten and the row read from the chunk checked whole).
+   */
+  #pieceRanges(index: number): ((pieces: readonly BytePiece[]) => Promise<Uint8Array[] | undefined>) | undefined {
+    const { partial, rawRanges } = this.layout;
+    if (partial?.ranges !== undefined) return (pieces) => partial.ranges!(index, pieces);
+    const known = rawRanges === undefined ? undefined : this.cache.chunkSums(index);
+    if (known === undefined) return undefined;
+    return async (pieces) => {
+      let got: Awaited<ReturnType<typeof readCheckedRanges>> = "differ";
+      try {
+        got = await readCheckedRanges(known, pieces, (windows) => this.layout.rawRanges!(index, windows));
+      } catch (error) {
+        // A moved or missing superchunk: the whole read reloads its index or names the problem.
+        if (!(error instanceof FormatError)) throw error;
+      }
+      if (got !== "differ") return got;
+      this.cache.putChunkSums(index, undefined);
+      return undefined;
+    };
+  }
+
   /** Notes where the streams of the block holding byte `offset` lie, for later single-row reads. */
   #learnStreams(index: number, loaded: LoadedChunk, offset: number): void {
     const plan = loaded.plan;
-    if (this.layout.partial?.ranges === undefined || plan === undefined || plan.header.memcpyed || loaded.storedNbytes !== loaded.nbytes) return;
+    if ((this.layout.partial?.ranges ?? this.layout.rawRanges) === undefined || plan === undefined || plan.header.memcpyed || loaded.storedNbytes !== loaded.nbytes) return;
     const j = Math.floor(offset / plan.header.blocksize);
     if (this.cache.streams(index, j) === undefined) this.cache.putStreams(index, j, plan, blockStreams(loaded.chunk, 0, plan, j));
   }

@@ -13,6 +13,7 @@
  * @module
  */
 import type { BlockStreams, ChunkPlan } from "@fmt/blosc";
+import type { ChunkSums } from "./checked-ranges.js";
 
 interface Entry {
   /** The whole decoded chunk. */
@@ -49,6 +50,8 @@ export class ChunkCache {
   // Map order is insertion order: re-inserting on use keeps the least recently used first.
   readonly #entries = new Map<number, Entry>();
   readonly #streamMaps = new Map<number, { plan: ChunkPlan; blocks: Map<number, BlockStreams> }>();
+  readonly #chunkSums = new Map<number, ChunkSums>();
+  #sumsBytes = 0;
   #bytes = 0;
   #spare: Uint8Array | undefined;
 
@@ -267,6 +270,46 @@ export class ChunkCache {
   }
 
   /**
+   * The segment checksums of chunk `index` taken from a checked read of it, or `undefined` (see
+   * checked-ranges.ts). Like stream layouts they outlive evicted chunks, in a quarter of the byte
+   * budget of their own (4 bytes per 2 KiB of compressed chunk), the oldest forgotten first.
+   *
+   * @example
+   * ```ts
+   * cache.chunkSums(7)?.sums[0];
+   * ```
+   */
+  chunkSums(index: number): ChunkSums | undefined {
+    return this.#chunkSums.get(index);
+  }
+
+  /**
+   * Keeps the segment checksums of chunk `index` (nothing when they exceed a quarter of the
+   * budget); `undefined` forgets them.
+   *
+   * @example
+   * ```ts
+   * cache.putChunkSums(7, chunkSumsOf(chunk));
+   * ```
+   */
+  putChunkSums(index: number, sums: ChunkSums | undefined): void {
+    const old = this.#chunkSums.get(index);
+    if (old !== undefined) {
+      this.#chunkSums.delete(index);
+      this.#sumsBytes -= old.sums.byteLength + PLAN_OVERHEAD;
+    }
+    const cost = sums === undefined ? 0 : sums.sums.byteLength + PLAN_OVERHEAD;
+    if (sums === undefined || cost > this.maxBytes / 4) return;
+    for (const [i, victim] of this.#chunkSums) {
+      if (this.#sumsBytes + cost <= this.maxBytes / 4) break;
+      this.#chunkSums.delete(i);
+      this.#sumsBytes -= victim.sums.byteLength + PLAN_OVERHEAD;
+    }
+    this.#chunkSums.set(index, sums);
+    this.#sumsBytes += cost;
+  }
+
+  /**
    * A buffer of exactly `size` bytes to decode into: an evicted chunk's memory when one of that
    * size is spare (its old contents are overwritten by the caller), else a new array.
    *
@@ -291,6 +334,7 @@ export class ChunkCache {
    */
   invalidate(index: number): void {
     this.#streamMaps.delete(index);
+    this.putChunkSums(index, undefined);
     const entry = this.#entries.get(index);
     if (entry !== undefined) this.#dropWithoutRecycling(index, entry);
   }
@@ -305,6 +349,7 @@ export class ChunkCache {
    */
   invalidateFrom(index: number): void {
     for (const i of [...this.#streamMaps.keys()]) if (i >= index) this.#streamMaps.delete(i);
+    for (const i of [...this.#chunkSums.keys()]) if (i >= index) this.putChunkSums(i, undefined);
     for (const [i, entry] of [...this.#entries]) if (i >= index) this.#dropWithoutRecycling(i, entry);
   }
 
@@ -319,6 +364,8 @@ export class ChunkCache {
   clear(): void {
     this.#entries.clear();
     this.#streamMaps.clear();
+    this.#chunkSums.clear();
+    this.#sumsBytes = 0;
     this.#bytes = 0;
     this.#spare = undefined;
   }

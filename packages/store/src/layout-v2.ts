@@ -172,6 +172,18 @@ export class LayoutV2 implements ChunkLayoutWriter {
     }
   }
 
+  async rawRanges(g: number, windows: readonly { offset: number; length: number }[]): Promise<Uint8Array[] | undefined> {
+    if (this.#files !== undefined || this.#journal.has(g)) return undefined;
+    const S = this.#settings.superchunksize;
+    const index = await this.#index(Math.floor(g / S) + 1);
+    const at = chunkOffset(index, g % S);
+    const store = this.#store;
+    if (store.getRanges === undefined) return Promise.all(windows.map((w) => this.#range(index.key, at + w.offset, w.length)));
+    const got = await store.getRanges(index.key, windows.map((w) => ({ offset: at + w.offset, length: w.length })));
+    if (got === undefined) throw new FormatError("MISSING_FILE", "superchunk is missing", { path: index.key, field: "file" });
+    return got;
+  }
+
   async #readIndexed(index: SuperchunkIndex, i: number, g: number, buffer: Uint8Array | undefined): Promise<StoredChunk> {
     const required = this.#expectation(index.s).required;
     const at = chunkOffset(index, i);

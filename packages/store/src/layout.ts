@@ -149,6 +149,13 @@ export interface ChunkLayout {
   plan(indices: readonly number[], ahead?: number, inputs?: InputBuffers): AsyncGenerator<ChunkFetch, void, undefined>;
   /** Partial access (format 1 only). */
   readonly partial?: PartialChunkAccess;
+  /**
+   * Byte ranges of chunk `g`'s Blosc chunk, read as stored and not checked, through one request
+   * or open where the store can (format 2: the reader compares them with checksums of a checked
+   * read, see checked-ranges.ts); `undefined` when the chunk is not in a slot of a stored
+   * superchunk (a staged, journaled chunk, or a file this handle writes).
+   */
+  rawRanges?(g: number, windows: readonly { offset: number; length: number }[]): Promise<Uint8Array[] | undefined>;
   /** Forgets what the layout learnt about files (after a write through another handle). */
   forget(): void;
 }
