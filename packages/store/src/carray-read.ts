@@ -533,9 +533,9 @@ export class ChunkReader {
    * make the checksums forgotten and the row read from the chunk checked whole).
    */
   #pieceRanges(index: number): ((pieces: readonly BytePiece[]) => Promise<Uint8Array[] | undefined>) | undefined {
-    const { partial, rawRanges } = this.layout;
+    const partial = this.layout.partial;
     if (partial?.ranges !== undefined) return (pieces) => partial.ranges!(index, pieces);
-    const known = rawRanges === undefined ? undefined : this.cache.chunkSums(index);
+    const known = this.layout.rawRanges === undefined ? undefined : this.cache.chunkSums(index);
     if (known === undefined) return undefined;
     return async (pieces) => {
       let got: Awaited<ReturnType<typeof readCheckedRanges>> = "differ";

@@ -1,0 +1,193 @@
+// Format-2 single-row reads through segment checksums (src/checked-ranges.ts): after a read has
+// checked a chunk whole, later rows of it read only byte pieces, and only bytes whose segments
+// have the checked CRC-32s are ever decoded.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { BcolzError } from "@fmt/errors";
+import { MemoryStore } from "@fmt/fs-adapters";
+import type { ByteRange, ReadableStore } from "@fmt/fs-adapters";
+import { createCarray, openCarray } from "@fmt/store";
+import { ChunkCache } from "../src/chunk-cache.js";
+import { SEGMENT, chunkSumsOf, readCheckedRanges } from "../src/checked-ranges.js";
+
+/** A store that records the ranges read from data files (no getRanges: one getRange per window). */
+class RangeCountingStore implements ReadableStore {
+  ranges: { key: string; offset: number; length: number }[] = [];
+  wholeReads = 0;
+  constructor(readonly inner: MemoryStore) {}
+  async get(key: string): Promise<Uint8Array | undefined> {
+    if (key.includes("/data/")) this.wholeReads++;
+    return this.inner.get(key);
+  }
+  async getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined> {
+    const r = range as { offset: number; length: number };
+    if (key.includes("/data/")) this.ranges.push({ key, offset: r.offset, length: r.length });
+    return this.inner.getRange(key, range);
+  }
+  list(prefix: string): Promise<string[]> {
+    return this.inner.list(prefix);
+  }
+}
+
+/** Values near 10^6: after the byte shuffle, random low planes (stored raw) and compressible high ones. */
+function near(n: number, seed: number): Float64Array {
+  const out = new Float64Array(n);
+  let s = seed;
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    out[i] = 1e6 + s / 2 ** 32;
+  }
+  return out;
+}
+
+const CHUNKLEN = 16384; // 128 KiB chunks: more than the 64 KiB cache below keeps
+const OPTIONS = { dtype: "<f8", chunklen: CHUNKLEN, formatVersion: 2, checksum: "crc32", superchunksize: 8 } as const;
+
+async function dataset(): Promise<{ inner: MemoryStore; values: Float64Array }> {
+  const values = near(10 * CHUNKLEN, 11);
+  const inner = new MemoryStore();
+  await (await createCarray(inner, "a", values, OPTIONS)).close();
+  return { inner, values };
+}
+
+describe("readCheckedRanges", () => {
+  it("gives the pieces of the checked bytes, and refuses bytes that differ", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uint8Array({ minLength: 1, maxLength: 5 * SEGMENT }),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 3000 })), { minLength: 1, maxLength: 6 }),
+        fc.nat(),
+        async (chunk, raw, flipAt) => {
+          const known = chunkSumsOf(chunk);
+          const pieces = raw.map(([o, l]) => {
+            const offset = o % chunk.length;
+            return { offset, length: Math.min(l, chunk.length - offset) };
+          });
+          const read = (stored: Uint8Array) => async (windows: readonly { offset: number; length: number }[]) => windows.map((w) => stored.slice(w.offset, w.offset + w.length));
+          {
+            const got = await readCheckedRanges(known, pieces, read(chunk));
+            expect(got).not.toBe("differ");
+            (got as Uint8Array[]).forEach((bytes, n) => expect([...bytes]).toEqual([...chunk.subarray(pieces[n]!.offset, pieces[n]!.offset + pieces[n]!.length)]));
+            // One byte changed inside a window read (segments are read whole): refused.
+            const w = pieces[flipAt % pieces.length]!;
+            const segmentStart = Math.floor(w.offset / SEGMENT) * SEGMENT;
+            const at = segmentStart + (flipAt % Math.min(SEGMENT, chunk.length - segmentStart));
+            const changed = chunk.slice();
+            changed[at]! ^= 1 + (flipAt % 255);
+            expect(await readCheckedRanges(known, pieces, read(changed))).toBe("differ");
+          }
+        },
+      ),
+    );
+  });
+
+  it("refuses a short read, passes on a missing one, and leaves pieces outside the chunk alone", async () => {
+    const chunk = new Uint8Array(3 * SEGMENT + 5).map((_, i) => i * 31);
+    const known = chunkSumsOf(chunk);
+    const pieces = [{ offset: SEGMENT + 3, length: 10 }];
+    expect(await readCheckedRanges(known, pieces, async (ws) => ws.map((w) => chunk.slice(w.offset, w.offset + w.length - 1)))).toBe("differ");
+    expect(await readCheckedRanges(known, pieces, async () => undefined)).toBeUndefined();
+    let asked = false;
+    const outside = await readCheckedRanges(known, [{ offset: chunk.length - 2, length: 3 }], async () => {
+      asked = true;
+      return [];
+    });
+    expect(outside).toBeUndefined();
+    expect(asked).toBe(false);
+  });
+});
+
+describe("ChunkCache segment checksums", () => {
+  it("are kept in a quarter of the budget, the oldest forgotten first, and dropped with their chunk", () => {
+    const cache = new ChunkCache(4096); // 1,024 bytes of checksums
+    const sums = (n: number) => ({ cbytes: n * SEGMENT, sums: new Uint32Array(n) }); // 4n + 128 bytes
+    cache.putChunkSums(0, sums(100)); // 528
+    cache.putChunkSums(1, sums(100)); // 1,056 in all: chunk 0 goes
+    expect(cache.chunkSums(0)).toBeUndefined();
+    expect(cache.chunkSums(1)).toBeDefined();
+    cache.putChunkSums(2, sums(300)); // 1,328 alone: not kept
+    expect(cache.chunkSums(2)).toBeUndefined();
+    expect(cache.chunkSums(1)).toBeDefined();
+    cache.invalidate(1);
+    expect(cache.chunkSums(1)).toBeUndefined();
+    cache.putChunkSums(3, sums(10));
+    cache.putChunkSums(5, sums(10));
+    cache.invalidateFrom(4);
+    expect(cache.chunkSums(3)).toBeDefined();
+    expect(cache.chunkSums(5)).toBeUndefined();
+    expect(new ChunkCache(0).chunkSums(0)).toBeUndefined();
+    const off = new ChunkCache(0);
+    off.putChunkSums(0, sums(1));
+    expect(off.chunkSums(0)).toBeUndefined();
+  });
+});
+
+describe("format 2: single rows of a checked chunk", () => {
+  it("read a few segments instead of the chunk, and give the stored values", async () => {
+    const { inner, values } = await dataset();
+    const store = new RangeCountingStore(inner);
+    const a = await openCarray(store, "a", { cacheBytes: 64 * 1024 });
+    const k = 3;
+    expect(await a.get(k * CHUNKLEN + 5)).toBe(values[k * CHUNKLEN + 5]); // the chunk, checked whole
+    const whole = store.ranges.at(-1)!;
+    expect(whole.length).toBeGreaterThan(32 * 1024);
+    store.ranges = [];
+    const row = k * CHUNKLEN + 700; // early in the chunk: short prefixes of the compressed planes
+    expect(await a.get(row)).toBe(values[row]);
+    expect(store.ranges.length).toBeGreaterThan(0);
+    const read = store.ranges.reduce((sum, r) => sum + r.length, 0);
+    expect(read).toBeLessThan(whole.length / 2);
+    for (const r of store.ranges) {
+      expect(r.key).toBe("a/data/__1__.bin");
+      expect(r.offset).toBeGreaterThanOrEqual(whole.offset);
+      expect(r.offset + r.length).toBeLessThanOrEqual(whole.offset + whole.length);
+      expect((r.offset - whole.offset) % SEGMENT).toBe(0); // whole segments
+    }
+    // Random rows all over the array: every value as stored, whichever way it was read.
+    let s = 7;
+    for (let n = 0; n < 400; n++) {
+      s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+      const i = s % values.length;
+      expect(await a.get(i)).toBe(values[i]);
+    }
+  });
+
+  it("never decode bytes changed after the check: the chunk is checked whole again", async () => {
+    const { inner, values } = await dataset();
+    const store = new RangeCountingStore(inner);
+    const a = await openCarray(store, "a", { cacheBytes: 64 * 1024 });
+    const row = 9000;
+    expect(await a.get(5)).toBe(values[5]);
+    store.ranges = [];
+    expect(await a.get(row)).toBe(values[row]); // pieces of chunk 0
+    const pieces = store.ranges.slice();
+    expect(pieces.length).toBeGreaterThan(0);
+    // Rows of four other chunks, each read twice: chunk 0 is no longer "read a moment ago".
+    for (let c = 1; c <= 4; c++) {
+      expect(await a.get(c * CHUNKLEN + 1)).toBe(values[c * CHUNKLEN + 1]);
+      expect(await a.get(c * CHUNKLEN + 9001)).toBe(values[c * CHUNKLEN + 9001]);
+    }
+    // Bit rot inside the first piece the row reads.
+    const file = (await inner.get("a/data/__1__.bin"))!.slice();
+    file[pieces[0]!.offset + Math.min(3, pieces[0]!.length - 1)]! ^= 0x10;
+    await inner.put("a/data/__1__.bin", file);
+    store.ranges = [];
+    const error = await a.get(row).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(BcolzError);
+    expect((error as BcolzError).code).toBe("CHECKSUM_MISMATCH");
+    expect((error as BcolzError).path).toBe("a/data/__1__.bin");
+    // The refusal came from the whole chunk, read after the pieces.
+    expect(store.ranges.at(-1)!.length).toBeGreaterThan(32 * 1024);
+  });
+
+  it("are read whole by a handle that writes, with the values it wrote", async () => {
+    const { inner, values } = await dataset();
+    const a = await openCarray(inner, "a", { mode: "a", cacheBytes: 64 * 1024 });
+    await a.append(near(CHUNKLEN, 3));
+    await a.set(2 * CHUNKLEN + 100, 0.5);
+    for (const i of [5, 9000, 2 * CHUNKLEN + 100, 2 * CHUNKLEN + 7, 9001, 2 * CHUNKLEN + 100]) {
+      expect(await a.get(i)).toBe(i === 2 * CHUNKLEN + 100 ? 0.5 : values[i]);
+    }
+    await a.close();
+  });
+});
