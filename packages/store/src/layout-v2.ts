@@ -86,6 +86,8 @@ export class LayoutV2 implements ChunkLayoutWriter {
   /** Present once the layout writes: the files as the writer keeps them. */
   #files: Map<number, WriterFile> | undefined;
   #queue: Promise<unknown> = Promise.resolve();
+  /** The image of the last superchunk this writer stored whole, for its next new one. */
+  #spareImage: Uint8Array | undefined;
 
   constructor(store: ReadableStore, geometry: LayoutGeometry, settings: V2Settings, journal: readonly [number, number][] | undefined) {
     this.#store = store;
@@ -342,6 +344,12 @@ export class LayoutV2 implements ChunkLayoutWriter {
     return file;
   }
 
+  #takeSpareImage(): Uint8Array | undefined {
+    const spare = this.#spareImage;
+    this.#spareImage = undefined;
+    return spare;
+  }
+
   #emptyFile(s: number): WriterFile {
     const S = this.#settings.superchunksize;
     return {
@@ -350,7 +358,7 @@ export class LayoutV2 implements ChunkLayoutWriter {
       pending: new PendingSuperchunk({
         capacity: S, firstChunk: (s - 1) * S, checksumId: this.#settings.checksumId, typesize: this.#settings.typesize,
         chunkSize: this.#geometry.chunklen * this.#geometry.atomSize, sparePercent: this.#settings.spare,
-      }),
+      }, this.#takeSpareImage()),
       live: 0, diskLive: 0, fileLength: 0, nbytes: new Map(),
     };
   }
@@ -383,6 +391,10 @@ export class LayoutV2 implements ChunkLayoutWriter {
     const next: WriterFile = { ...index, live: count, diskLive: count, fileLength: bytes.length, nbytes };
     // Kept for stores without writeAt; a view of a much larger image would keep all of it alive.
     if (this.store.writeAt === undefined) next.image = 4 * bytes.buffer.byteLength > 5 * bytes.length ? bytes.slice() : bytes;
+    // Otherwise the image is done with (the store kept its own copy): the next new superchunk of
+    // this writer lays out its chunks there, in pages already touched, instead of in a fresh
+    // image of up to 64 MiB per superchunk (page faults, and collections for the external memory).
+    else this.#spareImage = pending.releaseImage();
     this.#files!.set(file.s, next);
   }
 

@@ -68,7 +68,8 @@ export class PendingSuperchunk {
   /** Where slot 0 starts: header, metadata and the whole offsets table come first. */
   readonly #dataStart: number;
   readonly #checksumSize: number;
-  #image = new Uint8Array(0);
+  #image: Uint8Array = new Uint8Array(0);
+  #spare: Uint8Array | undefined;
   /** Chunks placed in `#image`, in index order: their slot offsets and cbytes. */
   readonly #offsets: number[] = [];
   readonly #cbytes: number[] = [];
@@ -76,8 +77,13 @@ export class PendingSuperchunk {
   #copies: Map<number, Uint8Array> | undefined;
   readonly #nbytes = new Map<number, number>();
 
-  constructor(settings: PendingSuperchunkSettings) {
+  /**
+   * A file laid out with `settings`; `spare`, an image another pending file gave up
+   * ({@link PendingSuperchunk.releaseImage}), is used instead of a new one when large enough.
+   */
+  constructor(settings: PendingSuperchunkSettings, spare?: Uint8Array) {
     this.#settings = settings;
+    this.#spare = spare;
     this.#meta = new TextEncoder().encode(padMetadata(serializeSuperchunkMeta({ capacity: settings.capacity, firstChunk: settings.firstChunk })));
     this.#dataStart = BLPK_V2_HEADER_SIZE + this.#meta.length + ENTRY * settings.capacity;
     this.#checksumSize = checksumKind(settings.checksumId).size;
@@ -175,6 +181,26 @@ export class PendingSuperchunk {
     this.#cbytes.push(chunk.length);
   }
 
+  /**
+   * Gives up the image (for another pending file of the same writer, once the bytes `build`
+   * returned are no longer needed); this file then holds nothing.
+   *
+   * @example
+   * ```ts
+   * await store.put(key, file.build(n));
+   * const next = new PendingSuperchunk(settings, file.releaseImage());
+   * ```
+   */
+  releaseImage(): Uint8Array | undefined {
+    const image = this.#image;
+    this.#image = new Uint8Array(0);
+    this.#offsets.length = 0;
+    this.#cbytes.length = 0;
+    this.#nbytes.clear();
+    this.#copies = undefined;
+    return image.length > 0 ? image : undefined;
+  }
+
   /** The end of slot `i` (placed). */
   #slotEnd(i: number): number {
     const cbytes = this.#cbytes[i]!;
@@ -190,7 +216,11 @@ export class PendingSuperchunk {
     const whole = this.#dataStart + s.capacity * (s.chunkSize + 16 + this.#checksumSize + spareRoom(s.chunkSize + 16, s.chunkSize, s.sparePercent));
     let size = this.#image.length === 0 ? Math.min(whole, FIRST_IMAGE_LIMIT) : 2 * this.#image.length;
     while (size < bytes) size *= 2;
-    const grown = new Uint8Array(size);
+    const spare = this.#spare;
+    this.#spare = undefined;
+    // Whatever a spare image held before is overwritten: build() writes every byte up to the
+    // last slot's end (header, metadata, offsets, chunks, checksums, zeroed spare room).
+    const grown = spare !== undefined && spare.length >= size ? spare : new Uint8Array(size);
     if (this.#offsets.length > 0) grown.set(this.#image.subarray(0, this.#slotEnd(this.#offsets.length - 1)));
     this.#image = grown;
   }

@@ -6,7 +6,10 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compress } from "@fmt/blosc";
 import { buildSuperchunk, readSuperchunkChunk, readSuperchunkHeader } from "@fmt/header";
+import { MemoryStore } from "@fmt/fs-adapters";
+import type { WritableStore } from "@fmt/fs-adapters";
 import { serializeSuperchunkMeta } from "@fmt/meta";
+import { createCarray, openCarray } from "@fmt/store";
 import { PendingSuperchunk } from "../src/pending-superchunk.js";
 
 const CHUNK_SIZE = 512;
@@ -38,10 +41,11 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
 describe("PendingSuperchunk", () => {
   it("builds what buildSuperchunk builds from the same chunks (property)", () => {
     fc.assert(
-      fc.property(fc.array(stepArb, { minLength: 1, maxLength: 24 }), fc.constantFrom(0, 1, 2, 5), fc.constantFrom(0, 10, 50), fc.nat(3), (steps, checksumId, sparePercent, file) => {
+      // `spare`: the image of an earlier file (releaseImage), full of its old bytes, given to this one.
+      fc.property(fc.array(stepArb, { minLength: 1, maxLength: 24 }), fc.constantFrom(0, 1, 2, 5), fc.constantFrom(0, 10, 50), fc.nat(3), fc.option(fc.integer({ min: 1, max: 20_000 })), (steps, checksumId, sparePercent, file, spare) => {
         const capacity = 8;
         const firstChunk = file * capacity;
-        const pending = new PendingSuperchunk({ capacity, firstChunk, checksumId, typesize: 8, chunkSize: CHUNK_SIZE, sparePercent });
+        const pending = new PendingSuperchunk({ capacity, firstChunk, checksumId, typesize: 8, chunkSize: CHUNK_SIZE, sparePercent }, spare === null ? undefined : new Uint8Array(spare).fill(0xa5));
         const model = new Map<number, Uint8Array>();
         for (const step of steps) {
           if (step.kind === "drop") {
@@ -100,6 +104,46 @@ describe("PendingSuperchunk", () => {
     const third = Number(offsets.getBigInt64(16, true));
     const { chunk } = readSuperchunkChunk(built.subarray(third), header, 2, { path: "f", firstChunk: 8 });
     expect(chunk).toEqual(chunkOf(6, 20));
+  });
+
+  it("gives up its image once, for the next file, and holds nothing after", () => {
+    const settings = { capacity: 4, firstChunk: 0, checksumId: 2, typesize: 8, chunkSize: CHUNK_SIZE, sparePercent: 10 };
+    const first = new PendingSuperchunk(settings);
+    expect(first.releaseImage()).toBeUndefined(); // nothing laid out yet
+    first.set(0, chunkOf(3, CHUNK_SIZE / 8));
+    const built = first.build(1);
+    const image = first.releaseImage()!;
+    expect(image.buffer).toBe(built.buffer);
+    expect(first.size).toBe(0);
+    expect(first.get(0)).toBeUndefined();
+    const second = new PendingSuperchunk({ ...settings, firstChunk: 4 }, image);
+    const chunk = chunkOf(4, CHUNK_SIZE / 8);
+    second.set(0, chunk);
+    const file = second.build(1);
+    expect(file.buffer).toBe(image.buffer); // laid out in the given image
+    const header = readSuperchunkHeader(file, "f");
+    const at = Number(new DataView(file.buffer, file.byteOffset + 32 + header.metaSize, 8).getBigInt64(0, true));
+    expect(readSuperchunkChunk(file.subarray(at), header, 0, { path: "f", verify: true, firstChunk: 4 }).chunk).toEqual(chunk);
+  });
+
+  it("a writer lays out each new superchunk in the image of the one it stored before: the same files", async () => {
+    // MemoryStore has writeAt (the writer recycles images); the wrapper has not (it keeps each).
+    const recycling = new MemoryStore();
+    const inner = new MemoryStore();
+    const keeping: WritableStore = {
+      get: (k) => inner.get(k), list: (p) => inner.list(p), delete: (k) => inner.delete(k),
+      // Reads the value after an await, as a store may until its promise settles.
+      put: async (k, v, o) => { await new Promise((r) => setTimeout(r, 1)); await inner.put(k, v.slice(), o); },
+    };
+    const values = new Float64Array(9 * 100 + 37).map((_, i) => (i % 7 === 0 ? i * 1.5 : Math.floor(i / 3)));
+    const options = { dtype: "<f8", chunklen: 100, formatVersion: 2, superchunksize: 2, checksum: "crc32", spare: 20 } as const;
+    await (await createCarray(recycling, "a", values, options)).close();
+    await (await createCarray(keeping, "a", values, options)).close();
+    const keys = await inner.list("a/data/");
+    expect(keys.length).toBe(5);
+    expect(await recycling.list("a/data/")).toEqual(keys);
+    for (const key of keys) expect(await recycling.get(key)).toEqual(await inner.get(key));
+    expect([...((await (await openCarray(recycling, "a")).read()) as Float64Array)]).toEqual([...values]);
   });
 
   it("a chunk never set is a writer's bug, said as such", () => {
