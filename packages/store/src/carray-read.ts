@@ -20,7 +20,7 @@ import { BLOSC_HEADER_SIZE, readChunkHeader } from "@fmt/header";
 import { blockExtent, blockStreams, chunkHeadLength, decodeBlockInto, decodeBytePieces, decompressPlannedInto, decompressPlannedTransient, decompressRangePlannedInto, isResidentView, planBytePieces, planChunk, planChunkHead } from "@fmt/blosc";
 import type { BytePiece, ChunkCodecPool, ChunkPlan } from "@fmt/blosc";
 import { ChunkCache } from "./chunk-cache.js";
-import { chunkSumsOf, readCheckedRanges } from "./checked-ranges.js";
+import { checkedPieces, learnChunkSums } from "./checked-ranges.js";
 import { withPath } from "./internal.js";
 import type { ArrayGeometry, LoadedChunk, ReaderSettings } from "./carray-read-types.js";
 import type { ChunkLayout, StoredChunk } from "./layout.js";
@@ -468,8 +468,8 @@ export class ChunkReader {
     try {
       const stored = kept !== undefined ? { index, key: this.chunkKey(index), chunk: kept } : (fetched ?? (await this.layout.read(index, buffer)));
       const loaded = await this.loadChunk(index, stored);
+      learnChunkSums(this.cache, this.layout, index, loaded);
       this.#learnStreams(index, loaded, offset);
-      if (this.layout.rawRanges !== undefined && loaded.storedNbytes === loaded.nbytes && this.cache.chunkSums(index) === undefined) this.cache.putChunkSums(index, chunkSumsOf(loaded.chunk));
       const cached = this.cache.chunk(index);
       if (cached !== undefined) return cached.slice(offset, offset + this.atomSize);
       if (loaded.storedNbytes !== loaded.nbytes) return this.decodeRows(loaded, row, row + 1);
@@ -529,32 +529,22 @@ export class ChunkReader {
 
   /**
    * How pieces of chunk `index` are read: as they are (format 1), or checked against the segment
-   * checksums of a checked read of the chunk (format 2, see checked-ranges.ts; bytes that differ
-   * make the checksums forgotten and the row read from the chunk checked whole).
+   * checksums of a checked read of the chunk (format 2, see {@link checkedPieces}).
    */
   #pieceRanges(index: number): ((pieces: readonly BytePiece[]) => Promise<Uint8Array[] | undefined>) | undefined {
     const partial = this.layout.partial;
     if (partial?.ranges !== undefined) return (pieces) => partial.ranges!(index, pieces);
-    const known = this.layout.rawRanges === undefined ? undefined : this.cache.chunkSums(index);
-    if (known === undefined) return undefined;
-    return async (pieces) => {
-      let got: Awaited<ReturnType<typeof readCheckedRanges>> = "differ";
-      try {
-        got = await readCheckedRanges(known, pieces, (windows) => this.layout.rawRanges!(index, windows));
-      } catch (error) {
-        // A moved or missing superchunk: the whole read reloads its index or names the problem.
-        if (!(error instanceof FormatError)) throw error;
-      }
-      if (got !== "differ") return got;
-      this.cache.putChunkSums(index, undefined);
-      return undefined;
-    };
+    return checkedPieces(this.cache, this.layout, index);
   }
 
-  /** Notes where the streams of the block holding byte `offset` lie, for later single-row reads. */
+  /**
+   * Notes where the streams of the block holding byte `offset` lie, for later single-row reads
+   * (format 2: only of a chunk whose segment checksums are kept, learnt from the same bytes).
+   */
   #learnStreams(index: number, loaded: LoadedChunk, offset: number): void {
     const plan = loaded.plan;
-    if ((this.layout.partial?.ranges ?? this.layout.rawRanges) === undefined || plan === undefined || plan.header.memcpyed || loaded.storedNbytes !== loaded.nbytes) return;
+    const readsPieces = this.layout.partial?.ranges !== undefined || (this.layout.rawRanges !== undefined && this.cache.chunkSums(index) !== undefined);
+    if (!readsPieces || plan === undefined || plan.header.memcpyed || loaded.storedNbytes !== loaded.nbytes) return;
     const j = Math.floor(offset / plan.header.blocksize);
     if (this.cache.streams(index, j) === undefined) this.cache.putStreams(index, j, plan, blockStreams(loaded.chunk, 0, plan, j));
   }

@@ -16,7 +16,11 @@
  * ```
  * @module
  */
+import { FormatError } from "@fmt/errors";
 import { crc32 } from "@fmt/header";
+import type { LoadedChunk } from "./carray-read-types.js";
+import type { ChunkCache } from "./chunk-cache.js";
+import type { ChunkLayout } from "./layout.js";
 
 /** Bytes per remembered CRC-32: a few kilobytes, as single-row reads of format 1 read (~11 KB). */
 export const SEGMENT = 2048;
@@ -70,25 +74,83 @@ export function chunkSumsOf(chunk: Uint8Array): ChunkSums {
 export async function readCheckedRanges(
   known: ChunkSums, pieces: readonly Window[], read: (windows: readonly Window[]) => Promise<Uint8Array[] | undefined>,
 ): Promise<Uint8Array[] | "differ" | undefined> {
-  const windows: Window[] = [];
+  // Each piece rounded out to whole segments; overlapping or touching windows read once.
+  const wanted: Window[] = [];
   for (const p of pieces) {
     if (p.offset < 0 || p.length < 0 || p.offset + p.length > known.cbytes) return undefined;
     const start = Math.floor(p.offset / SEGMENT) * SEGMENT;
-    const end = Math.min(known.cbytes, Math.ceil((p.offset + p.length) / SEGMENT) * SEGMENT);
-    windows.push({ offset: start, length: end - start });
+    wanted.push({ offset: start, length: Math.min(known.cbytes, Math.ceil((p.offset + p.length) / SEGMENT) * SEGMENT) - start });
+  }
+  const windows: Window[] = [];
+  for (const w of [...wanted].sort((a, b) => a.offset - b.offset)) {
+    const last = windows[windows.length - 1];
+    if (last !== undefined && w.offset <= last.offset + last.length) {
+      windows[windows.length - 1] = { offset: last.offset, length: Math.max(last.length, w.offset + w.length - last.offset) };
+    } else {
+      windows.push(w);
+    }
   }
   const got = await read(windows);
   if (got === undefined) return undefined;
-  const out: Uint8Array[] = [];
-  for (let n = 0; n < pieces.length; n++) {
+  for (let n = 0; n < windows.length; n++) {
     const w = windows[n]!;
     const bytes = got[n];
     if (bytes === undefined || bytes.length < w.length) return "differ";
     for (let at = 0; at < w.length; at += SEGMENT) {
       if (crc32(bytes.subarray(at, Math.min(w.length, at + SEGMENT))) !== known.sums[(w.offset + at) / SEGMENT]) return "differ";
     }
-    const p = pieces[n]!;
-    out.push(bytes.subarray(p.offset - w.offset, p.offset - w.offset + p.length));
   }
-  return out;
+  return pieces.map((p) => {
+    const n = windows.findIndex((w) => w.offset <= p.offset && p.offset + p.length <= w.offset + w.length);
+    const from = p.offset - windows[n]!.offset;
+    return got[n]!.subarray(from, from + p.length);
+  });
+}
+
+/**
+ * After a single-row read has checked chunk `index` whole (`loaded`): keeps its segment
+ * checksums when the layout reads raw ranges, none are kept yet and the cache would keep them;
+ * what the cache knew of the streams of an older version of the chunk is forgotten with them, to
+ * be learnt from these same bytes.
+ *
+ * @example
+ * ```ts
+ * learnChunkSums(cache, layout, 7, await reader.loadChunk(7));
+ * ```
+ */
+export function learnChunkSums(cache: ChunkCache, layout: ChunkLayout, index: number, loaded: LoadedChunk): void {
+  if (layout.rawRanges === undefined || loaded.storedNbytes !== loaded.nbytes || cache.chunkSums(index) !== undefined || !cache.keepsChunkSums(loaded.chunk.length)) return;
+  cache.forgetStreams(index);
+  cache.putChunkSums(index, chunkSumsOf(loaded.chunk));
+}
+
+/**
+ * How a single-row read gets pieces of chunk `index` whose segment checksums the cache keeps:
+ * read through the layout's raw ranges and checked ({@link readCheckedRanges}); `undefined`
+ * without checksums. The function resolves to `undefined` when the pieces cannot be used: the
+ * caller reads the chunk whole. Bytes that differ (another version of the chunk, or a damaged
+ * one) also make the cache forget all it knew of the chunk.
+ *
+ * @example
+ * ```ts
+ * const ranges = checkedPieces(cache, layout, 7);
+ * const bytes = ranges && (await ranges(pieces));
+ * ```
+ */
+export function checkedPieces(cache: ChunkCache, layout: ChunkLayout, index: number): ((pieces: readonly Window[]) => Promise<Uint8Array[] | undefined>) | undefined {
+  const raw = layout.rawRanges;
+  const known = raw === undefined ? undefined : cache.chunkSums(index);
+  if (raw === undefined || known === undefined) return undefined;
+  return async (pieces) => {
+    let got: Uint8Array[] | "differ" | undefined = "differ";
+    try {
+      got = await readCheckedRanges(known, pieces, (windows) => raw(index, windows));
+    } catch (error) {
+      // A moved or missing superchunk: the whole read reloads its index or names the problem.
+      if (!(error instanceof FormatError)) throw error;
+    }
+    if (got !== "differ") return got;
+    cache.invalidate(index);
+    return undefined;
+  };
 }

@@ -13,6 +13,7 @@
  * @module
  */
 import type { BlockStreams, ChunkPlan } from "@fmt/blosc";
+import { SEGMENT } from "./checked-ranges.js";
 import type { ChunkSums } from "./checked-ranges.js";
 
 interface Entry {
@@ -307,6 +308,31 @@ export class ChunkCache {
     }
     this.#chunkSums.set(index, sums);
     this.#sumsBytes += cost;
+  }
+
+  /**
+   * Whether segment checksums of a chunk of `cbytes` bytes would be kept (see
+   * {@link ChunkCache.putChunkSums}): not worth computing otherwise.
+   *
+   * @example
+   * ```ts
+   * if (cache.keepsChunkSums(chunk.length)) cache.putChunkSums(7, chunkSumsOf(chunk));
+   * ```
+   */
+  keepsChunkSums(cbytes: number): boolean {
+    return 4 * Math.ceil(cbytes / SEGMENT) + PLAN_OVERHEAD <= this.maxBytes / 4;
+  }
+
+  /**
+   * Forgets where the streams of chunk `index` lie (a new version of the chunk is being learnt).
+   *
+   * @example
+   * ```ts
+   * cache.forgetStreams(7);
+   * ```
+   */
+  forgetStreams(index: number): void {
+    this.#streamMaps.delete(index);
   }
 
   /**

@@ -174,7 +174,12 @@ export class LayoutV2 implements ChunkLayoutWriter {
     }
   }
 
-  async rawRanges(g: number, windows: readonly { offset: number; length: number }[]): Promise<Uint8Array[] | undefined> {
+  get rawRanges(): ((g: number, windows: readonly { offset: number; length: number }[]) => Promise<Uint8Array[] | undefined>) | undefined {
+    if (this.#files !== undefined || !this.#settings.verify || checksumKind(this.#settings.checksumId).size === 0) return undefined;
+    return (g, windows) => this.#rawRanges(g, windows);
+  }
+
+  async #rawRanges(g: number, windows: readonly { offset: number; length: number }[]): Promise<Uint8Array[] | undefined> {
     if (this.#files !== undefined || this.#journal.has(g)) return undefined;
     const S = this.#settings.superchunksize;
     const index = await this.#index(Math.floor(g / S) + 1);

@@ -152,10 +152,11 @@ export interface ChunkLayout {
   /**
    * Byte ranges of chunk `g`'s Blosc chunk, read as stored and not checked, through one request
    * or open where the store can (format 2: the reader compares them with checksums of a checked
-   * read, see checked-ranges.ts); `undefined` when the chunk is not in a slot of a stored
-   * superchunk (a staged, journaled chunk, or a file this handle writes).
+   * read, see checked-ranges.ts); the function resolves to `undefined` for a chunk that is not in
+   * a slot of a stored superchunk (a staged, journaled chunk). Absent when whole reads do not
+   * check checksums (none stored, or the caller opted out) or this handle writes.
    */
-  rawRanges?(g: number, windows: readonly { offset: number; length: number }[]): Promise<Uint8Array[] | undefined>;
+  readonly rawRanges?: ((g: number, windows: readonly { offset: number; length: number }[]) => Promise<Uint8Array[] | undefined>) | undefined;
   /** Forgets what the layout learnt about files (after a write through another handle). */
   forget(): void;
 }

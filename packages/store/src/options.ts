@@ -58,7 +58,10 @@ export interface OpenOptions {
    * headers, used by `get`, `getBytes`, `take` and `chunkBytes` (bulk reads copy from it but do
    * not fill it). Least recently used entries go first; every write through this array
    * invalidates what it changes. `0` turns the cache off. Default 4 MiB. Writes made through
-   * another handle or process are not seen: reopen the array to see them. Apart from it, the
+   * another handle or process are not seen: reopen the array to see them. Format 2 adds, in up
+   * to a quarter more, CRC-32s of 2 KiB segments of chunks that single-row reads checked whole,
+   * so that later rows of those chunks read a few segments instead of the whole chunk (bytes
+   * that differ from the checked ones are never decoded; see spec/v2.md §6). Apart from it, the
    * readers of a thread keep up to 24 MiB of input buffers that their bulk reads gave back, until
    * the thread ends, for the next bulk read of any array to read files into (memory already
    * touched reads faster): stores that read into given buffers (`FileSystemStore` with `io:

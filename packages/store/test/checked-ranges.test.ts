@@ -176,18 +176,96 @@ describe("format 2: single rows of a checked chunk", () => {
     expect(error).toBeInstanceOf(BcolzError);
     expect((error as BcolzError).code).toBe("CHECKSUM_MISMATCH");
     expect((error as BcolzError).path).toBe("a/data/__1__.bin");
-    // The refusal came from the whole chunk, read after the pieces.
+    // The pieces were read first and refused; the refusal came from the whole chunk, read after.
+    expect(store.ranges.length).toBeGreaterThan(1);
+    expect(store.ranges[0]!.length).toBeLessThan(32 * 1024);
     expect(store.ranges.at(-1)!.length).toBeGreaterThan(32 * 1024);
   });
 
   it("are read whole by a handle that writes, with the values it wrote", async () => {
     const { inner, values } = await dataset();
-    const a = await openCarray(inner, "a", { mode: "a", cacheBytes: 64 * 1024 });
+    const ranges: number[] = [];
+    // The same store, with its data range reads noted (a Proxy keeps every other member as is).
+    const store = new Proxy(inner, {
+      get(target, name) {
+        if (name === "getRange") {
+          return (key: string, range: ByteRange) => {
+            if (key.includes("/data/")) ranges.push((range as { length: number }).length);
+            return target.getRange(key, range);
+          };
+        }
+        const value: unknown = Reflect.get(target, name, target);
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const a = await openCarray(store, "a", { mode: "a", cacheBytes: 64 * 1024 });
     await a.append(near(CHUNKLEN, 3));
     await a.set(2 * CHUNKLEN + 100, 0.5);
-    for (const i of [5, 9000, 2 * CHUNKLEN + 100, 2 * CHUNKLEN + 7, 9001, 2 * CHUNKLEN + 100]) {
+    ranges.length = 0;
+    for (const i of [5, 9000, 2 * CHUNKLEN + 100, 2 * CHUNKLEN + 7, 9001, 2 * CHUNKLEN + 100, 7 * CHUNKLEN + 3, 9002]) {
       expect(await a.get(i)).toBe(i === 2 * CHUNKLEN + 100 ? 0.5 : values[i]);
     }
+    expect(ranges.filter((length) => length <= 32 * 1024)).toEqual([]); // whole chunks only
     await a.close();
+  });
+
+  it("follow a chunk another handle rewrote: new values, never its old stream layout", async () => {
+    const { inner, values } = await dataset();
+    const store = new RangeCountingStore(inner);
+    const r = await openCarray(store, "a", { cacheBytes: 64 * 1024 });
+    const others = async (): Promise<void> => {
+      for (let c = 1; c <= 4; c++) {
+        await r.get(c * CHUNKLEN + 1);
+        await r.get(c * CHUNKLEN + 9001);
+      }
+    };
+    expect(await r.get(700)).toBe(values[700]);
+    await others();
+    expect(await r.get(701)).toBe(values[701]); // pieces of chunk 0
+    // Another handle rewrites most of chunk 0 with values that compress worse: it grows.
+    const before = (await inner.get("a/data/__1__.bin"))!.length;
+    const w = await openCarray(inner, "a", { mode: "a" });
+    const n = 12_000;
+    const fresh = near(n, 99).map((x) => 1e6 + (x - 1e6) * 1.5);
+    await w.set(Array.from({ length: n }, (_, i) => i), fresh);
+    await w.close();
+    void before;
+    values.set(fresh);
+    for (let i = 0; i < CHUNKLEN; i += 389) {
+      await others();
+      expect(await r.get(i)).toBe(values[i]);
+    }
+  });
+
+  it("learnt again after their checksums were forgotten for room, from the chunk as it is now", async () => {
+    const { inner, values } = await dataset();
+    // Room for the segment checksums of one chunk at a time; stream layouts are kept apart.
+    const r = await openCarray(inner, "a", { cacheBytes: 1536 });
+    expect(await r.get(700)).toBe(values[700]); // chunk 0 checked whole: checksums and streams
+    expect(await r.get(CHUNKLEN + 1)).toBe(values[CHUNKLEN + 1]); // chunk 1's checksums push chunk 0's out
+    const w = await openCarray(inner, "a", { mode: "a" });
+    const fresh = near(12_000, 99).map((x) => 1e6 + (x - 1e6) * 1.5);
+    await w.set(Array.from({ length: fresh.length }, (_, i) => i), fresh);
+    await w.close();
+    values.set(fresh);
+    // Chunk 0 is read and checked whole again (no checksums); the rows after that come from pieces.
+    for (let i = 701; i < CHUNKLEN; i += 211) expect(await r.get(i)).toBe(values[i]);
+  });
+
+  it("are not used without checked whole reads or without a cache", async () => {
+    for (const [options, openOptions] of [
+      [OPTIONS, { cacheBytes: 0 }],
+      [OPTIONS, { cacheBytes: 64 * 1024, verifyChecksums: false }],
+      [{ ...OPTIONS, checksum: "none" }, { cacheBytes: 64 * 1024 }],
+    ] as const) {
+      const values = near(6 * CHUNKLEN, 5);
+      const inner = new MemoryStore();
+      await (await createCarray(inner, "a", values, options)).close();
+      const store = new RangeCountingStore(inner);
+      const a = await openCarray(store, "a", openOptions);
+      for (const i of [5, CHUNKLEN + 3, 2 * CHUNKLEN + 4, 3 * CHUNKLEN + 5, 4 * CHUNKLEN + 6, 700, 701, 5 * CHUNKLEN + 7]) expect(await a.get(i)).toBe(values[i]);
+      // Only the superchunk's index (at offset 0) and whole slots are read.
+      expect(store.ranges.filter((r) => r.offset > 0 && r.length <= 32 * 1024)).toEqual([]);
+    }
   });
 });
