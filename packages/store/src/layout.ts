@@ -34,8 +34,9 @@ export interface StoredChunk {
 
 /**
  * Byte access inside chunks, for reading one Blosc block of a large chunk without the rest.
- * Only layouts that need not read a chunk whole offer it (format 2 verifies a checksum over the
- * whole chunk, so it reads chunks whole).
+ * Only layouts that need not read a chunk whole offer it: format 2 verifies a checksum over the
+ * whole chunk, so its first read of a chunk is whole, and later ones go through
+ * {@link ChunkLayout.rawRanges} and checksums of that checked read instead.
  *
  * @example
  * ```ts
