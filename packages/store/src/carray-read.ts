@@ -468,7 +468,8 @@ export class ChunkReader {
     try {
       const stored = kept !== undefined ? { index, key: this.chunkKey(index), chunk: kept } : (fetched ?? (await this.layout.read(index, buffer)));
       const loaded = await this.loadChunk(index, stored);
-      learnChunkSums(this.cache, this.layout, index, loaded);
+      // Bytes kept by the cache come from the read that took the checksums kept beside them.
+      if (kept === undefined) learnChunkSums(this.cache, this.layout, index, loaded);
       this.#learnStreams(index, loaded, offset);
       const cached = this.cache.chunk(index);
       if (cached !== undefined) return cached.slice(offset, offset + this.atomSize);

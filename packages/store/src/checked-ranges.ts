@@ -108,10 +108,11 @@ export async function readCheckedRanges(
 }
 
 /**
- * After a single-row read has checked chunk `index` whole (`loaded`): keeps its segment
- * checksums when the layout reads raw ranges, none are kept yet and the cache would keep them;
- * what the cache knew of the streams of an older version of the chunk is forgotten with them, to
- * be learnt from these same bytes.
+ * After a single-row read has read and checked chunk `index` whole from the store (`loaded`):
+ * keeps the segment checksums of these bytes when the layout reads raw ranges and the cache would
+ * keep them, in place of any kept before (the chunk may have changed since), and forgets the
+ * streams the cache knew of the chunk, to be learnt from these same bytes: checksums and stream
+ * layouts always come from one read.
  *
  * @example
  * ```ts
@@ -119,9 +120,9 @@ export async function readCheckedRanges(
  * ```
  */
 export function learnChunkSums(cache: ChunkCache, layout: ChunkLayout, index: number, loaded: LoadedChunk): void {
-  if (layout.rawRanges === undefined || loaded.storedNbytes !== loaded.nbytes || cache.chunkSums(index) !== undefined || !cache.keepsChunkSums(loaded.chunk.length)) return;
+  if (layout.rawRanges === undefined) return;
   cache.forgetStreams(index);
-  cache.putChunkSums(index, chunkSumsOf(loaded.chunk));
+  cache.putChunkSums(index, loaded.storedNbytes === loaded.nbytes && cache.keepsChunkSums(loaded.chunk.length) ? chunkSumsOf(loaded.chunk) : undefined);
 }
 
 /**

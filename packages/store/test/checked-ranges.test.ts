@@ -252,6 +252,39 @@ describe("format 2: single rows of a checked chunk", () => {
     for (let i = 701; i < CHUNKLEN; i += 211) expect(await r.get(i)).toBe(values[i]);
   });
 
+  it("pair checksums and stream layouts from one read, whichever version of the chunk it saw", async () => {
+    // 1 MiB chunks at clevel 1: several Blosc blocks per chunk, so a row in a block whose streams
+    // are not known yet reads the chunk whole even while its checksums are kept.
+    const chunklen = 131_072;
+    const values = near(5 * chunklen, 11);
+    const original = values.slice();
+    const inner = new MemoryStore();
+    const options = { dtype: "<f8", chunklen, formatVersion: 2, checksum: "crc32", superchunksize: 8, cparams: { clevel: 1, shuffle: 1, cname: "blosclz" } } as const;
+    await (await createCarray(inner, "a", values, options)).close();
+    const r = await openCarray(inner, "a", { cacheBytes: 64 * 1024 });
+    const others = async (): Promise<void> => {
+      for (let c = 1; c <= 4; c++) {
+        await r.get(c * chunklen + 1);
+        await r.get(c * chunklen + 9001);
+      }
+    };
+    const rewrite = async (rows: Float64Array): Promise<void> => {
+      const w = await openCarray(inner, "a", { mode: "a" });
+      await w.set(Array.from({ length: rows.length }, (_, i) => i), rows);
+      await w.close();
+    };
+    expect(await r.get(700)).toBe(values[700]); // version 1 checked: its checksums and block 0's streams
+    const fresh = near(12_000, 99).map((x) => 1e6 + Math.round((x - 1e6) * 16) / 16);
+    await rewrite(fresh); // version 2
+    values.set(fresh);
+    await others();
+    expect(await r.get(130_000)).toBe(values[130_000]); // the last block: version 2 read and checked whole
+    await rewrite(original.subarray(0, 12_000)); // version 1's bytes again: they match its checksums
+    values.set(original.subarray(0, 12_000));
+    await others();
+    for (const i of [129_999, 129_998, 700, 701]) expect(await r.get(i)).toBe(values[i]);
+  });
+
   it("are not used without checked whole reads or without a cache", async () => {
     for (const [options, openOptions] of [
       [OPTIONS, { cacheBytes: 0 }],
