@@ -31,6 +31,11 @@ interface Entry {
 // Rough cost of a plan and a map entry, so that many tiny entries still count against the budget.
 const PLAN_OVERHEAD = 128;
 const BLOCK_OVERHEAD = 64;
+/** What the segment checksums of a chunk of `cbytes` bytes count against their budget. */
+function sumsBytes(cbytes: number): number {
+  return 4 * Math.ceil(cbytes / SEGMENT) + PLAN_OVERHEAD;
+}
+
 /** Chunks whose stream layout the cache remembers at most (outside its byte budget). */
 export const MAX_STREAM_MAPS = 4096;
 
@@ -297,14 +302,14 @@ export class ChunkCache {
     const old = this.#chunkSums.get(index);
     if (old !== undefined) {
       this.#chunkSums.delete(index);
-      this.#sumsBytes -= old.sums.byteLength + PLAN_OVERHEAD;
+      this.#sumsBytes -= sumsBytes(old.cbytes);
     }
-    const cost = sums === undefined ? 0 : sums.sums.byteLength + PLAN_OVERHEAD;
-    if (sums === undefined || cost > this.maxBytes / 4) return;
+    if (sums === undefined || !this.keepsChunkSums(sums.cbytes)) return;
+    const cost = sumsBytes(sums.cbytes);
     for (const [i, victim] of this.#chunkSums) {
       if (this.#sumsBytes + cost <= this.maxBytes / 4) break;
       this.#chunkSums.delete(i);
-      this.#sumsBytes -= victim.sums.byteLength + PLAN_OVERHEAD;
+      this.#sumsBytes -= sumsBytes(victim.cbytes);
     }
     this.#chunkSums.set(index, sums);
     this.#sumsBytes += cost;
@@ -320,7 +325,7 @@ export class ChunkCache {
    * ```
    */
   keepsChunkSums(cbytes: number): boolean {
-    return 4 * Math.ceil(cbytes / SEGMENT) + PLAN_OVERHEAD <= this.maxBytes / 4;
+    return sumsBytes(cbytes) <= this.maxBytes / 4;
   }
 
   /**
