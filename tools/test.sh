@@ -11,6 +11,7 @@ if [ ! -t 1 ] && [ -z "${FORCE_COLOR+x}" ]; then export NO_COLOR=1; fi
 pnpm exec turbo run build lint typecheck:tests
 pnpm --filter @fmt/blosc check:wasm
 pnpm --filter @fmt/expr check:wasm
+pnpm --filter @fmt/header check:wasm
 node tools/gen-meta-types/generate.mjs --check
 report="$(mktemp -d)/vitest.json"
 status=0

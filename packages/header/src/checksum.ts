@@ -11,6 +11,8 @@
  * @module
  */
 
+import { adler32Wasm } from "./checksum-wasm.js";
+
 const ADLER_MOD = 65521;
 // Largest n such that 255·n·(n+1)/2 + (n+1)·(ADLER_MOD−1) stays below 2^32, so the sums can be
 // reduced once per run instead of once per byte (the same bound zlib uses).
@@ -31,6 +33,28 @@ const ADLER_NMAX = 5552;
  * ```
  */
 export function adler32(bytes: Uint8Array, previous = 1): number {
+  if (bytes.length >= MIN_WASM_ADLER_BYTES) {
+    const sum = adler32Wasm(bytes, previous);
+    if (sum !== undefined) return sum;
+  }
+  return adler32Js(bytes, previous);
+}
+
+/**
+ * Inputs at least this long go to the WebAssembly kernel (checksum-wasm.ts); shorter ones stay
+ * in JavaScript, where the copy and the call would cost more than the loop.
+ */
+const MIN_WASM_ADLER_BYTES = 128;
+
+/**
+ * {@link adler32} in JavaScript only (the fallback where WebAssembly SIMD is missing). @internal
+ *
+ * @example
+ * ```ts
+ * adler32Js(new TextEncoder().encode("abc")) === 0x024d0127; // true
+ * ```
+ */
+export function adler32Js(bytes: Uint8Array, previous = 1): number {
   let a = previous & 0xffff;
   let b = (previous >>> 16) & 0xffff;
   const n = bytes.length;
