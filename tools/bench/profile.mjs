@@ -3,10 +3,11 @@
 // (`node --cpu-prof tools/bench/profile.mjs sum`) and for the before/after numbers of
 // tools/bench/README.md ("Issue 16, step by step"). Prints the median and the minimum.
 //
-//   node tools/bench/profile.mjs OP [RUNS] [--v2] [--fsync]
+//   node tools/bench/profile.mjs OP [RUNS] [--v2] [--checksum=NAME] [--fsync]
 //
 // OP: readall, sum, get (2,000 random gets), take (10,000 indices), column, where, whererows,
-// where2, create. --v2 uses the format-2 copies; --fsync makes create flush to disk (the default
+// where2, create. --v2 uses the format-2 copies (--checksum=NAME: those `pnpm bench:store
+// -- --v2-checksum=NAME` made; crc32 by default); --fsync makes create flush to disk (the default
 // store) instead of `fsync: false`. Needs the datasets of `pnpm bench:store` (tools/bench/.data/store)
 // and the built packages. Run it under GLIBC_TUNABLES=glibc.malloc.hugetlb=1 to match the bench.
 // PROFILE_TIMES=1 also prints every run's time in run order (spikes, drifts).
@@ -22,13 +23,14 @@ const flags = new Set(process.argv.slice(2).filter((a) => a.startsWith("--")));
 const op = args[0] ?? "readall";
 const runs = Number(args[1] ?? 20);
 const v2 = flags.has("--v2");
+const checksum = [...flags].find((f) => f.startsWith("--checksum="))?.slice("--checksum=".length) ?? "crc32";
 
 const lib = await loadStore();
 if (!lib.loaded) throw new Error(`@fmt/store is not built: ${lib.error}`);
 const { openCarray, openCtable, createCarray } = lib.store;
 const store = (path, options) => new lib.FileSystemStore(path, options);
-const carrayDir = join(DATA, v2 ? "carray-v2-crc32.bcolz" : "carray.bcolz");
-const tableDir = join(DATA, v2 ? "ctable-v2-crc32.bcolz" : "ctable.bcolz");
+const carrayDir = join(DATA, v2 ? `carray-v2-${checksum}.bcolz` : "carray.bcolz");
+const tableDir = join(DATA, v2 ? `ctable-v2-${checksum}.bcolz` : "ctable.bcolz");
 const manifest = JSON.parse(readFileSync(join(DATA, "manifest.json"), "utf8"));
 const q90 = manifest.facts.q90;
 
@@ -59,7 +61,7 @@ const operations = {
   where2: () => table.where(`(f64 > ${q90}) & (i32 < 0)`, { as: "count" }),
   create: async () => {
     source ??= new Float64Array(readFileSync(join(DATA, "carray-source.f8")).buffer.slice(0));
-    const options = v2 ? { dtype: "float64", chunklen: 65536, formatVersion: 2, checksum: "crc32" } : { dtype: "float64", chunklen: 65536 };
+    const options = v2 ? { dtype: "float64", chunklen: 65536, formatVersion: 2, checksum } : { dtype: "float64", chunklen: 65536 };
     const a = await createCarray(store(created, { ...(flags.has("--fsync") ? {} : { fsync: false }), ...(flags.has("--async") ? { io: "async" } : {}) }), "", source, options);
     await a.close();
   },

@@ -16,7 +16,7 @@ import { TUNABLE, mallocSetting, nativeEnv } from "./lib/malloc.mjs";
 import { startNative } from "./lib/native.mjs";
 import { fail, na, ok } from "./lib/report.mjs";
 import { randomIndices, readTyped, resultChecks, sameFloat64, whereQueries } from "./lib/store-checks.mjs";
-import { datasetDirs, loadStore, makeV2Copies, ourOperations } from "./lib/store-ours.mjs";
+import { V2_CHECKSUM, datasetDirs, loadStore, makeV2Copies, ourOperations } from "./lib/store-ours.mjs";
 import { zarrDirOf, zarritaOperations } from "./lib/store-peer.mjs";
 import { measureRemote } from "./lib/store-remote.mjs";
 import {
@@ -44,6 +44,8 @@ const HELP = `Usage: pnpm bench:store [-- options]   (or: node tools/bench/store
   --scale         the scale section at full sizes (1 M / 10 M / 100 M rows, 800 MB generated once)
                   even with --quick (the full run includes it anyway)
   --no-scale      skip the scale section
+  --v2-checksum=NAME  the checksum of the format-2 copies and creates (default ${V2_CHECKSUM};
+                  adler32 is the library's default)
   --plain-malloc  do not re-run under GLIBC_TUNABLES=${TUNABLE} (Linux)
   --data=DIR      where the datasets live (default tools/bench/.data/store or .data/store-quick)
   -h, --help      this text
@@ -66,6 +68,7 @@ function parseCli(argv) {
       scale: { type: "boolean" },
       "no-scale": { type: "boolean" },
       "plain-malloc": { type: "boolean" },
+      "v2-checksum": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -89,7 +92,9 @@ function parseCli(argv) {
   const run = new Set(sections.length ? sections : SECTIONS);
   if (values["no-scale"]) run.delete("scale");
   const root = values.data ?? join(HERE, ".data", mode === "quick" ? "store-quick" : "store");
-  return { mode, sizes, only, run, root, plainMalloc: values["plain-malloc"] === true };
+  const checksum = values["v2-checksum"] ?? V2_CHECKSUM;
+  if (!["none", "adler32", "crc32", "md5", "sha1", "sha224", "sha256", "sha384", "sha512"].includes(checksum)) throw new Error(`unknown --v2-checksum ${checksum}`);
+  return { mode, sizes, only, run, root, checksum, plainMalloc: values["plain-malloc"] === true };
 }
 
 async function measureOurs(op, runs, check = () => undefined) {
@@ -145,7 +150,7 @@ async function interleaved(sides, runs) {
 const rowCount = (n) => (n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6} M` : n.toLocaleString("en"));
 
 async function main() {
-  const { mode, sizes, only, run, root, plainMalloc } = parseCli(process.argv.slice(2));
+  const { mode, sizes, only, run, root, checksum, plainMalloc } = parseCli(process.argv.slice(2));
   const malloc = mallocSetting(fileURLToPath(import.meta.url), plainMalloc);
   if (malloc === undefined) return; // this process only waits for its re-run
   const python = process.env.BENCH_PYTHON ?? "/usr/bin/python3";
@@ -185,10 +190,10 @@ async function main() {
     if (lib.loaded && (run.has("v2") || run.has("remote"))) {
       if (typeof lib.store.convert !== "function") log("format 2: convert() missing; v2 rows read n/a");
       else {
-        log("format 2: converting the carray and the ctable (crc32)");
+        log(`format 2: converting the carray and the ctable (${checksum})`);
         try {
-          await makeV2Copies(lib, root);
-          ours2 = ourOperations(lib, { ...data, version: 2 });
+          await makeV2Copies(lib, root, checksum);
+          ours2 = ourOperations(lib, { ...data, version: 2, checksum });
           removeCreated.push(() => ours2.cleanup());
         } catch (error) {
           ours2 = { error: `convert() failed: ${firstLine(error)}` };
@@ -246,7 +251,7 @@ async function main() {
     };
     const keep = (list) => list.filter((r) => only.includes(r.key));
     if (run.has("v1")) rows.push(...keep(storeRows(v1, labels, { section: "v1", on: "format 1" })));
-    if (run.has("v2")) rows.push(...keep(storeRows(v2, labels, { section: "v2", on: "format 2 (crc32)" })));
+    if (run.has("v2")) rows.push(...keep(storeRows(v2, labels, { section: "v2", on: `format 2 (${checksum})` })));
 
     // The JavaScript peer: zarrita.js on a zarr v2 copy of the same values.
     if (run.has("peer")) {
@@ -280,7 +285,7 @@ async function main() {
     if (run.has("remote")) {
       log("remote: HTTP and S3 read-all (tools/remote-tests/bench/read-remote.ts)");
       const names = [[datasetDirs(root, 1).carray, "format 1"]];
-      if (ours2 && !ours2.error) names.push([datasetDirs(root, 2).carray, "format 2 (crc32)"]);
+      if (ours2 && !ours2.error) names.push([datasetDirs(root, 2, checksum).carray, `format 2 (${checksum})`]);
       const base = (p) => p.slice(root.length + 1);
       const remote = lib.loaded ? await measureRemote(root, names.map(([p]) => base(p)), sizes.runs) : undefined;
       for (const [path, format] of names) {
@@ -320,7 +325,7 @@ async function main() {
     `- datasets (bcolz 1.2.1 layout and defaults: lz4, clevel 5, shuffle, written by c-blosc): ` +
       `${sizes.carrayRows.toLocaleString("en")}-row f8 random walk, chunklen 65536; ` +
       `${sizes.ctableRows.toLocaleString("en")}-row ctable i64/f64/i32, chunklens ${facts?.chunklens ? Object.values(facts.chunklens).join("/") : "?"}; q90 = ${facts?.q90 ?? "?"}; ` +
-      "format 2 = convert() copies with crc32 checksums",
+      `format 2 = convert() copies with ${checksum} checksums`,
     `- median of ${sizes.runs} timed run${sizes.runs === 1 ? "" : "s"} per side; the floor and our formats take turns, one run each per round, after three untimed warm-up runs per side before the first round (files in the page cache)`,
     "",
   ].join("\n");

@@ -86,14 +86,19 @@ export function emptyFiles(dir) {
   }
 }
 
-/** Format-2 options of the copies and of create: superchunks with crc32 checksums. */
-export const V2_OPTIONS = { formatVersion: 2, checksum: "crc32" };
+/** The checksums of the format-2 copies and creates unless `--v2-checksum` names another. */
+export const V2_CHECKSUM = "crc32";
 
-/** Where a format's datasets are: format 1 as store_native.py wrote them, format 2 converted. */
-export function datasetDirs(root, version) {
+/** Format-2 options of the copies and of create: superchunks with `checksum` after every chunk. */
+export function v2Options(checksum = V2_CHECKSUM) {
+  return { formatVersion: 2, checksum };
+}
+
+/** Where a format's datasets are: format 1 as store_native.py wrote them, format 2 converted (one copy per checksum). */
+export function datasetDirs(root, version, checksum = V2_CHECKSUM) {
   return version === 1
     ? { carray: join(root, "carray.bcolz"), table: join(root, "ctable.bcolz"), created: join(root, "ours-created.bcolz") }
-    : { carray: join(root, "carray-v2-crc32.bcolz"), table: join(root, "ctable-v2-crc32.bcolz"), created: join(root, "ours-created-v2.bcolz") };
+    : { carray: join(root, `carray-v2-${checksum}.bcolz`), table: join(root, `ctable-v2-${checksum}.bcolz`), created: join(root, "ours-created-v2.bcolz") };
 }
 
 /**
@@ -101,13 +106,13 @@ export function datasetDirs(root, version) {
  * for byte, so both formats decode the very same chunks). Redone every run: the copy is what the
  * library under test writes today.
  */
-export async function makeV2Copies(lib, root) {
+export async function makeV2Copies(lib, root, checksum = V2_CHECKSUM) {
   const fsStore = (path) => new lib.FileSystemStore(path);
   const v1 = datasetDirs(root, 1);
-  const v2 = datasetDirs(root, 2);
+  const v2 = datasetDirs(root, 2, checksum);
   for (const kind of ["carray", "table"]) {
     rmSync(v2[kind], { recursive: true, force: true });
-    await lib.store.convert(fsStore(v1[kind]), "", fsStore(v2[kind]), "", V2_OPTIONS);
+    await lib.store.convert(fsStore(v1[kind]), "", fsStore(v2[kind]), "", v2Options(checksum));
   }
 }
 
@@ -116,18 +121,18 @@ export async function makeV2Copies(lib, root) {
  * create's result is its directory for format 1 (c-blosc reads it back) and the values read back
  * through @fmt/store for format 2 (c-blosc cannot read superchunks).
  * @param {{store: object, FileSystemStore: Function}} lib
- * @param {{root: string, source: Float64Array, indices: number[], where: {one: {expression: string}, two: {expression: string}}, version?: 1 | 2}} data
+ * @param {{root: string, source: Float64Array, indices: number[], where: {one: {expression: string}, two: {expression: string}}, version?: 1 | 2, checksum?: string}} data
  */
 export function ourOperations(lib, data) {
   const { createCarray, openCarray, openCtable } = lib.store;
   const version = data.version ?? 1;
   const fsStore = (path) => new lib.FileSystemStore(path);
-  const dirs = datasetDirs(data.root, version);
+  const dirs = datasetDirs(data.root, version, data.checksum);
   let carray;
   let table;
   const openedCarray = async () => (carray ??= await openCarray(fsStore(dirs.carray)));
   const openedTable = async () => (table ??= await openCtable(fsStore(dirs.table)));
-  const createOptions = version === 1 ? { dtype: "float64", chunklen: 65536 } : { dtype: "float64", chunklen: 65536, ...V2_OPTIONS };
+  const createOptions = version === 1 ? { dtype: "float64", chunklen: 65536 } : { dtype: "float64", chunklen: 65536, ...v2Options(data.checksum) };
   const gets = (count) => async (runs) => {
     const c = await openedCarray();
     const indices = data.indices.slice(0, count ?? data.indices.length);
