@@ -11,7 +11,7 @@
  * @module
  */
 
-import { adler32Wasm } from "./checksum-wasm.js";
+import { adler32Wasm, crc32Wasm } from "./checksum-wasm.js";
 
 const ADLER_MOD = 65521;
 // Largest n such that 255·n·(n+1)/2 + (n+1)·(ADLER_MOD−1) stays below 2^32, so the sums can be
@@ -104,6 +104,25 @@ function buildCrcTables(): Int32Array {
 export function crc32(bytes: Uint8Array, previous = 0): number {
   // A registered platform implementation is used for inputs long enough to repay the call.
   if (fastCrc32 !== undefined && bytes.length >= 64) return fastCrc32(bytes, previous);
+  if (bytes.length >= MIN_WASM_CRC_BYTES) {
+    const crc = crc32Wasm(bytes, previous);
+    if (crc !== undefined) return crc;
+  }
+  return crc32Js(bytes, previous);
+}
+
+/** Inputs at least this long go to the WebAssembly kernel when no platform CRC-32 is registered. */
+const MIN_WASM_CRC_BYTES = 256;
+
+/**
+ * {@link crc32} in JavaScript only (the fallback where WebAssembly SIMD is missing). @internal
+ *
+ * @example
+ * ```ts
+ * crc32Js(new TextEncoder().encode("123456789")) === 0xcbf43926; // true
+ * ```
+ */
+export function crc32Js(bytes: Uint8Array, previous = 0): number {
   const t = (crcTables ??= buildCrcTables());
   let c = ~previous;
   const n = bytes.length;
