@@ -7,9 +7,9 @@
 //
 // OP: readall, sum, get (2,000 random gets), take (10,000 indices), column, where, whererows,
 // where2, create. --v2 uses the format-2 copies (--checksum=NAME: those `pnpm bench:store
-// -- --v2-checksum=NAME` made; crc32 by default); --fsync makes create flush to disk (the default
-// store) instead of `fsync: false`. Needs the datasets of `pnpm bench:store` (tools/bench/.data/store)
-// and the built packages. Run it under GLIBC_TUNABLES=glibc.malloc.hugetlb=1 to match the bench.
+// -- --v2-checksum=NAME` made; by default adler32, the library's default); --fsync makes create
+// flush to disk (the default store) instead of `fsync: false`. Needs the datasets of
+// `pnpm bench:store` (tools/bench/.data/store) and the built packages. Run it under GLIBC_TUNABLES=glibc.malloc.hugetlb=1 to match the bench.
 // PROFILE_TIMES=1 also prints every run's time in run order (spikes, drifts).
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -23,7 +23,7 @@ const flags = new Set(process.argv.slice(2).filter((a) => a.startsWith("--")));
 const op = args[0] ?? "readall";
 const runs = Number(args[1] ?? 20);
 const v2 = flags.has("--v2");
-const checksum = [...flags].find((f) => f.startsWith("--checksum="))?.slice("--checksum=".length) ?? "crc32";
+const checksum = [...flags].find((f) => f.startsWith("--checksum="))?.slice("--checksum=".length) ?? "adler32";
 
 const lib = await loadStore();
 if (!lib.loaded) throw new Error(`@fmt/store is not built: ${lib.error}`);

@@ -44,8 +44,8 @@ const HELP = `Usage: pnpm bench:store [-- options]   (or: node tools/bench/store
   --scale         the scale section at full sizes (1 M / 10 M / 100 M rows, 800 MB generated once)
                   even with --quick (the full run includes it anyway)
   --no-scale      skip the scale section
-  --v2-checksum=NAME  the checksum of the format-2 copies and creates (default ${V2_CHECKSUM};
-                  adler32 is the library's default)
+  --v2-checksum=NAME  the checksum of the format-2 copies and creates (default ${V2_CHECKSUM},
+                  the library's default; crc32 through Node's zlib and its worker thread)
   --plain-malloc  do not re-run under GLIBC_TUNABLES=${TUNABLE} (Linux)
   --data=DIR      where the datasets live (default tools/bench/.data/store or .data/store-quick)
   -h, --help      this text

@@ -86,8 +86,8 @@ export function emptyFiles(dir) {
   }
 }
 
-/** The checksums of the format-2 copies and creates unless `--v2-checksum` names another. */
-export const V2_CHECKSUM = "crc32";
+/** The checksums of the format-2 copies and creates unless `--v2-checksum` names another: the library's default. */
+export const V2_CHECKSUM = "adler32";
 
 /** Format-2 options of the copies and of create: superchunks with `checksum` after every chunk. */
 export function v2Options(checksum = V2_CHECKSUM) {

@@ -187,7 +187,7 @@ describe("store.mjs --quick", () => {
     }
     // The native floor always runs (numexpr, zarr, zarrita and the remote servers may read n/a when missing).
     for (const cells of main.filter((c) => c[3]!.startsWith("native floor"))) expect(cells[4], cells[0]).toMatch(/^\d+(\.\d+)?$/);
-    expect(main.map((c) => c[1])).toContain("format 2 (crc32)");
+    expect(main.map((c) => c[1])).toContain("format 2 (adler32)");
     expect(main.filter((c) => c[3]!.startsWith("zarrita"))).toHaveLength(2);
     expect(main.filter((c) => /^open \+ read the whole carray over (HTTP|S3)/.test(c[0]!))).toHaveLength(4);
     expect(main.filter((c) => /^fetch every file of the carray over (HTTP|S3)/.test(c[0]!))).toHaveLength(4);
