@@ -1,8 +1,10 @@
 /**
- * zstd streams decoded with the WebAssembly sequence kernel (wasm/zstd_seq.c): the stream and
- * its output live in the kernels' memory, src/zstd.ts parses frames, literals and tables as
- * always, and each block's sequences run in the kernel instead of `executeSequences`. The
- * kernel makes the same checks in the same order; its errors become the same `CORRUPT_STREAM`
+ * zstd streams decoded with the WebAssembly kernels of wasm/zstd_seq.c: the stream and its output
+ * live in the kernels' memory, src/zstd.ts parses frames, literals headers and tables as always,
+ * and each block's sequences run in the sequence kernel instead of `executeSequences`, each
+ * Huffman literal stream in the literals kernel instead of `decodeHuffmanStream` (literal-heavy
+ * streams, such as byte planes of random floats, spent nine tenths of their time there). The
+ * kernels make the same checks in the same order; their errors become the same `CORRUPT_STREAM`
  * errors, with the same fields and numbers.
  *
  * @example
@@ -12,9 +14,9 @@
  * @module
  */
 import type { WasmKernels } from "./wasm/index.js";
-import { BackwardBits } from "./zstd-entropy.js";
+import { BackwardBits, decodeHuffmanStream } from "./zstd-entropy.js";
 import { decodeZstd } from "./zstd.js";
-import type { SequenceExecutor, ZstdWork } from "./zstd.js";
+import type { LiteralDecoder, SequenceExecutor, ZstdWork } from "./zstd.js";
 
 /** Largest table accuracy the kernel's table room holds (2^9 entries; zstd allows at most 9). */
 const MAX_ACCURACY = 9;
@@ -56,7 +58,26 @@ export function decodeZstdWithKernels(src: Uint8Array, dst: Uint8Array, kernels:
         return fail("zstd.sequences", "sequence bit stream not consumed exactly", 0, r.b);
     }
   };
-  const n = decodeZstd(arena.src, arena.dst, path, work, run);
+  const one: LiteralDecoder["one"] = (s, start, end, table, out, from, to, fail) => {
+    // The kernel writes into the arena's output, which is what decodeZstd decodes into below.
+    if (out !== arena.dst) return decodeHuffmanStream(s, start, end, table, out, from, to, fail);
+    // The stream's own checks (empty, no end marker), as decodeHuffmanStream makes them first.
+    new BackwardBits(s, start, end, fail);
+    const left = arena.huffman(start, end, table, from, to);
+    if (left !== 0) fail("zstd.literals", "Huffman literal stream not consumed exactly", 0, left);
+  };
+  const four: LiteralDecoder["four"] = (s, bounds, table, out, base, segment, end, fail) => {
+    const streams = [0, 1, 2, 3].map((k) => ({ start: bounds[k]!, end: bounds[k + 1]!, from: base + k * segment, to: k === 3 ? end : base + (k + 1) * segment }));
+    // Side by side only when no stream fails its own checks; otherwise one by one, so that the
+    // first failure in stream order is the one reported, as decodeHuffmanStream's would be.
+    if (out !== arena.dst || streams.some((t) => t.end <= t.start || s[t.end - 1] === 0)) {
+      for (const t of streams) one(s, t.start, t.end, table, out, t.from, t.to, fail);
+      return;
+    }
+    const left = arena.huffman4(bounds, table, base, segment, end);
+    for (const bits of left) if (bits !== 0) fail("zstd.literals", "Huffman literal stream not consumed exactly", 0, bits);
+  };
+  const n = decodeZstd(arena.src, arena.dst, path, work, run, { one, four });
   if (unshuffleTypesize === undefined) dst.set(arena.dst);
   else arena.unshuffleInto(unshuffleTypesize, dst);
   return n;

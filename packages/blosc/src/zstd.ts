@@ -95,7 +95,27 @@ export type SequenceExecutor = (
   fail: Fail, work: ZstdWork | undefined,
 ) => { out: number; lit: number };
 
-/** Tables a later block of the same frame may repeat. */
+/**
+ * Decodes the Huffman literal streams of a block: `one` stream into `out[from..to)`
+ * (`decodeHuffmanStream`), and optionally the `four` streams of a section at once (`bounds`
+ * delimit them in `src`; streams 0–2 fill `segment` bytes each from `base`, stream 3 the rest up
+ * to `end`), failing as the four decoded one by one in order would. The WebAssembly kernels
+ * (src/zstd-wasm.ts) must check and compute exactly what decodeHuffmanStream does. @internal
+ *
+ * @example
+ * ```ts
+ * decodeZstd(stream, out, path, undefined, wasmSequences, { one: wasmHuffman });
+ * ```
+ */
+export interface LiteralDecoder {
+  one(src: Uint8Array, start: number, end: number, table: HuffmanTable, out: Uint8Array, from: number, to: number, fail: Fail): void;
+  four?(src: Uint8Array, bounds: readonly number[], table: HuffmanTable, out: Uint8Array, base: number, segment: number, end: number, fail: Fail): void;
+}
+
+/** The TypeScript literal decoder. */
+const TS_LITERALS: LiteralDecoder = { one: decodeHuffmanStream };
+
+/** Tables a later block of the same frame may repeat, and the literal stream decoder. */
 interface FrameState {
   ll: FseTable | undefined;
   of: FseTable | undefined;
@@ -103,6 +123,7 @@ interface FrameState {
   huffman: HuffmanTable | undefined;
   /** Repeated offsets 1..3. */
   rep: [number, number, number];
+  readonly literals: LiteralDecoder;
 }
 
 function failWith(path: string | undefined): Fail {
@@ -134,7 +155,7 @@ function u32(src: Uint8Array, at: number): number {
  * decodeZstd(stream, out.subarray(0, neblock));
  * ```
  */
-export function decodeZstd(src: Uint8Array, dst: Uint8Array, path?: string, work?: ZstdWork, run: SequenceExecutor = executeSequences): number {
+export function decodeZstd(src: Uint8Array, dst: Uint8Array, path?: string, work?: ZstdWork, run: SequenceExecutor = executeSequences, literals: LiteralDecoder = TS_LITERALS): number {
   const fail = failWith(path);
   let at = 0;
   let out = 0;
@@ -145,7 +166,7 @@ export function decodeZstd(src: Uint8Array, dst: Uint8Array, path?: string, work
       at += skip;
       continue;
     }
-    const frame = decodeFrame(src, at, dst, out, fail, work, run);
+    const frame = decodeFrame(src, at, dst, out, fail, work, run, literals);
     at = frame.end;
     out = frame.out;
   }
@@ -153,7 +174,9 @@ export function decodeZstd(src: Uint8Array, dst: Uint8Array, path?: string, work
   return dst.length;
 }
 
-function decodeFrame(src: Uint8Array, start: number, dst: Uint8Array, frameStart: number, fail: Fail, work: ZstdWork | undefined, run: SequenceExecutor): { end: number; out: number } {
+function decodeFrame(
+  src: Uint8Array, start: number, dst: Uint8Array, frameStart: number, fail: Fail, work: ZstdWork | undefined, run: SequenceExecutor, literals: LiteralDecoder,
+): { end: number; out: number } {
   const need = (at: number, n: number, what: string): void => {
     if (at + n > src.length) fail("zstd.frame", `stream ends inside the ${what}`, `${n} more bytes`, src.length - at);
   };
@@ -180,7 +203,7 @@ function decodeFrame(src: Uint8Array, start: number, dst: Uint8Array, frameStart
   p += fcsBytes;
   if (contentSize > dst.length - frameStart) fail("zstd.length", "stream decodes to more bytes than expected", dst.length, frameStart + contentSize);
   const frameEnd = frameStart + contentSize;
-  const state: FrameState = { ll: undefined, of: undefined, ml: undefined, huffman: undefined, rep: [1, 4, 8] };
+  const state: FrameState = { ll: undefined, of: undefined, ml: undefined, huffman: undefined, rep: [1, 4, 8], literals };
   let out = frameStart;
   for (;;) {
     need(p, 3, "block header");
@@ -285,7 +308,7 @@ function decodeLiterals(src: Uint8Array, at: number, end: number, dst: Uint8Arra
   }
   const base = blockEnd - regenerated;
   if (sizeFormat === 0) {
-    decodeHuffmanStream(src, p, sectionEnd, table, dst, base, blockEnd, fail);
+    state.literals.one(src, p, sectionEnd, table, dst, base, blockEnd, fail);
   } else {
     if (p + 6 > sectionEnd) fail("zstd.literals", "jump table runs past the literals", 6, sectionEnd - p);
     const s1 = src[p]! | (src[p + 1]! << 8);
@@ -297,8 +320,11 @@ function decodeLiterals(src: Uint8Array, at: number, end: number, dst: Uint8Arra
     const segment = (regenerated + 3) >> 2;
     if (3 * segment > regenerated) fail("zstd.literals", "too few literals for four streams", `>= ${3 * segment}`, regenerated);
     const bounds = [p, p + s1, p + s1 + s2, p + s1 + s2 + s3, sectionEnd];
-    for (let i = 0; i < 4; i++) {
-      decodeHuffmanStream(src, bounds[i]!, bounds[i + 1]!, table, dst, base + i * segment, i === 3 ? blockEnd : base + (i + 1) * segment, fail);
+    const decoder = state.literals;
+    if (decoder.four !== undefined) {
+      decoder.four(src, bounds, table, dst, base, segment, blockEnd, fail);
+    } else {
+      for (let i = 0; i < 4; i++) decoder.one(src, bounds[i]!, bounds[i + 1]!, table, dst, base + i * segment, i === 3 ? blockEnd : base + (i + 1) * segment, fail);
     }
   }
   return { literals: base, next: sectionEnd };

@@ -90,4 +90,39 @@ describe("zstd sequences in WebAssembly", () => {
     const kernelChecks = ["sequence bit stream ends early", "sequence uses more literals", "sequence writes past the block's room", "match offset reaches before", "not consumed exactly"];
     expect(kernelChecks.filter((reason) => [...seen].some((m) => m.includes(reason))).length).toBeGreaterThanOrEqual(2);
   });
+
+  it("decode Huffman literal streams exactly as decodeHuffmanStream, whole and changed (property)", async () => {
+    // Literal-heavy data: bytes with a skewed distribution and few repeats, so that libzstd codes
+    // them as Huffman literals, in four streams once a block's literals pass 1 KiB.
+    const encoder = await loadZstdEncoder();
+    const skewed = (n: number, seed: number): Uint8Array => {
+      const rand = prng(seed);
+      return Uint8Array.from({ length: n }, () => Math.floor(256 * rand() ** 3));
+    };
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 60_000 }), fc.integer(), fc.integer({ min: 1, max: 12 }), (n, seed, level) => {
+        const source = skewed(n, seed);
+        const result = same(encoder.compress(source, level), n);
+        expect(result.ok && Buffer.from(result.bytes).equals(Buffer.from(source))).toBe(true);
+      }),
+      { numRuns: 30 },
+    );
+    const streams = [1, 5, 9].map((level, k) => {
+      const source = skewed(10_000 + 15_000 * k, 300 + k);
+      return { source, stream: encoder.compress(source, level) };
+    });
+    const seen = new Set<string>();
+    fc.assert(
+      fc.property(fc.nat(), fc.nat(), fc.integer({ min: 1, max: 255 }), (which, at, flip) => {
+        const { source, stream } = streams[which % streams.length]!;
+        const bad = stream.slice();
+        // Past the frame header, where the literals sections (most of these streams) lie.
+        bad[8 + (at % (bad.length - 8))]! ^= flip;
+        const result = same(bad, source.length);
+        seen.add(result.ok ? "ok" : (JSON.parse(result.error) as { message: string }).message.replace(/\(.*\)/, ""));
+      }),
+      { numRuns: 300 },
+    );
+    expect([...seen].some((m) => m.includes("Huffman literal stream not consumed exactly"))).toBe(true);
+  });
 });

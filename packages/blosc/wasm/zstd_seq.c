@@ -1,7 +1,8 @@
 /*
- * The sequence execution of the zstd decoder (RFC 8878 §3.1.1.3.2 and §3.1.1.4): the hot loop
- * of src/zstd.ts, which parses everything else (frames, literals, tables) in TypeScript and runs
- * this kernel when the stream and its output live in the module's memory (src/zstd-wasm.ts).
+ * The sequence execution of the zstd decoder (RFC 8878 §3.1.1.3.2 and §3.1.1.4) and its Huffman
+ * literal streams (§4.2.2): the hot loops of src/zstd.ts, which parses everything else (frames,
+ * literals headers, tables) in TypeScript and runs these kernels when the stream and its output
+ * live in the module's memory (src/zstd-wasm.ts).
  *
  * Same checks, same order, same results as executeSequences in src/zstd.ts: it returns 0, or a
  * SEQ_* code with the two numbers of its error message in result[2..3], and the output and
@@ -171,4 +172,103 @@ i32 zstd_sequences(const u32 *args, u32 *rep, i32 *result) {
   result[1] = (i32)lit;
   result[4] = (i32)i;
   return code;
+}
+
+/*
+ * Huffman-coded literal streams (RFC 8878 §4.2.2), decoded as decodeHuffmanStream of
+ * src/zstd-entropy.ts decodes one: each byte peeks maxBits bits (bits past the stream's start
+ * read as zeros), writes the table entry's symbol and consumes the entry's bits; a valid stream
+ * ends with exactly 0 bits left. The caller has checked each stream's end marker and leaves 8
+ * readable bytes after the last stream.
+ */
+typedef struct {
+  const u8 *base;  /* the stream's first byte */
+  i32 remaining;   /* bits not consumed yet; negative after reading past the start */
+} huff_stream;
+
+INLINE huff_stream huff_open(const u8 *src, u32 start, u32 end) {
+  u8 last = src[end - 1]; /* non-zero: checked by the caller */
+  huff_stream h = {src + start, (i32)((end - start - 1) * 8 + (31 - __builtin_clz((u32)last)))};
+  return h;
+}
+
+/* Four symbols from one 64-bit load; the caller made sure remaining >= 4 * maxBits (<= 44 bits,
+   all within the 57 bits a load shifted by at most 7 holds). */
+INLINE void huff_four(huff_stream *h, const u8 *symbol, const u8 *bits, u32 maxBits, u32 mask, u8 *out) {
+  u32 shift = 4 * maxBits;
+  i32 pos = h->remaining - (i32)shift;
+  u64 word = load_u64(h->base + (pos >> 3)) >> (pos & 7);
+  for (int k = 0; k < 4; k++) {
+    u32 index = (u32)(word >> (shift - maxBits)) & mask;
+    out[k] = symbol[index];
+    shift -= bits[index]; /* each symbol uses at most maxBits bits: shift stays >= maxBits */
+  }
+  h->remaining = pos + (i32)shift;
+}
+
+/* Symbols one by one into out[from, to), with every case of the stream's start. */
+INLINE void huff_tail(huff_stream *h, const u8 *symbol, const u8 *bits, u32 maxBits, u32 mask, u8 *out, u32 from, u32 to) {
+  i32 remaining = h->remaining;
+  for (u32 i = from; i < to; i++) {
+    i32 pos = remaining - (i32)maxBits;
+    u32 index;
+    if (LIKELY(pos >= 0)) {
+      index = (u32)(load_u64(h->base + (pos >> 3)) >> (pos & 7)) & mask;
+    } else if (remaining <= 0) {
+      index = 0;
+    } else {
+      /* fewer than maxBits bits left: they are the high bits, zeros below */
+      index = (((u32)load_u64(h->base) & ((1u << remaining) - 1u)) << (u32)(-pos)) & mask;
+    }
+    out[i] = symbol[index];
+    remaining -= bits[index];
+  }
+  h->remaining = remaining;
+}
+
+/* One stream src[start, end) into out[from, to); returns the bits left. */
+EXPORT(zstd_huffman)
+i32 zstd_huffman(const u8 *src, u32 start, u32 end, const u8 *symbol, const u8 *bits, u32 maxBits, u8 *out, u32 from, u32 to) {
+  huff_stream h = huff_open(src, start, end);
+  const u32 mask = (1u << maxBits) - 1u;
+  const i32 span = (i32)(4 * maxBits);
+  u32 i = from;
+  for (; to - i >= 4 && h.remaining >= span; i += 4) huff_four(&h, symbol, bits, maxBits, mask, out + i);
+  huff_tail(&h, symbol, bits, maxBits, mask, out, i, to);
+  return h.remaining;
+}
+
+/*
+ * The four streams of a literals section (bounds[0..4] delimit them in src) into out from `base`:
+ * streams 0-2 get `segment` bytes each, stream 3 the rest up to `end`. The streams are
+ * independent, so they are decoded side by side (four chains of table lookups in flight instead
+ * of one) while each has bits and bytes for four more symbols, then each is finished alone.
+ * left[k]: stream k's bits left.
+ */
+EXPORT(zstd_huffman4)
+void zstd_huffman4(const u8 *src, const u32 *bounds, const u8 *symbol, const u8 *bits, u32 maxBits, u8 *out, u32 base, u32 segment, u32 end, i32 *left) {
+  huff_stream h[4];
+  u32 from[4], to[4];
+  for (int k = 0; k < 4; k++) {
+    h[k] = huff_open(src, bounds[k], bounds[k + 1]);
+    from[k] = base + (u32)k * segment;
+    to[k] = k == 3 ? end : base + (u32)(k + 1) * segment;
+  }
+  const u32 mask = (1u << maxBits) - 1u;
+  const i32 span = (i32)(4 * maxBits);
+  u32 done = 0; /* bytes written by each stream so far */
+  u32 shortest = to[3] - from[3]; /* stream 3 is never longer than the others */
+  while (shortest - done >= 4 && h[0].remaining >= span && h[1].remaining >= span && h[2].remaining >= span && h[3].remaining >= span) {
+    huff_four(&h[0], symbol, bits, maxBits, mask, out + from[0] + done);
+    huff_four(&h[1], symbol, bits, maxBits, mask, out + from[1] + done);
+    huff_four(&h[2], symbol, bits, maxBits, mask, out + from[2] + done);
+    huff_four(&h[3], symbol, bits, maxBits, mask, out + from[3] + done);
+    done += 4;
+  }
+  for (int k = 0; k < 4; k++) {
+    u32 i = from[k] + done;
+    for (; to[k] - i >= 4 && h[k].remaining >= span; i += 4) huff_four(&h[k], symbol, bits, maxBits, mask, out + i);
+    huff_tail(&h[k], symbol, bits, maxBits, mask, out, i, to[k]);
+    left[k] = h[k].remaining;
+  }
 }

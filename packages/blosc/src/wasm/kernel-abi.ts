@@ -46,6 +46,8 @@ export interface KernelExports {
   ): number;
   decode_stream_prefix(codec: number, src: number, srclen: number, dst: number, dstcap: number, want: number): number;
   zstd_sequences(args: number, rep: number, result: number): number;
+  zstd_huffman(src: number, start: number, end: number, symbol: number, bits: number, maxBits: number, out: number, from: number, to: number): number;
+  zstd_huffman4(src: number, bounds: number, symbol: number, bits: number, maxBits: number, out: number, base: number, segment: number, end: number, left: number): void;
   sum_f64_like_numpy(a: number, n: number, start: number): number;
 }
 

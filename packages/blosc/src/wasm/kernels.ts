@@ -400,7 +400,10 @@ export class WasmKernels {
     // room for the unshuffled output (unshuffleInto), so that a byte-shuffled block is unshuffled
     // where it was decoded instead of copied out, in again and out again.
     const TABLE = 512;
-    const [ps = 0, pd = 0, pt = 0, pa = 0, pu = 0] = this.#reserve(src.length + 16, dstLength + 32, 3 * 4 * TABLE, 32 * 4, Math.max(1, unshuffleRoom));
+    // The Huffman table of the literals (symbol bytes then bits bytes, 2^11 entries at most),
+    // then the four streams' bounds and bits left.
+    const HUFFMAN = 2048;
+    const [ps = 0, pd = 0, pt = 0, pa = 0, pu = 0, ph = 0] = this.#reserve(src.length + 16, dstLength + 32, 3 * 4 * TABLE, 32 * 4, Math.max(1, unshuffleRoom), 2 * HUFFMAN + 9 * 4);
     const heap = this.#heap;
     heap.set(src, ps);
     heap.fill(0, ps + src.length, ps + src.length + 16);
@@ -411,6 +414,17 @@ export class WasmKernels {
     const result = new Int32Array(buffer, pa + 24 * 4, 5);
     args[0] = ps;
     args[4] = pd;
+    // The table last copied in: the four streams of a block, and treeless blocks, share one.
+    let huffmanIn: object | undefined;
+    const huffmanTable = (table: { readonly maxBits: number; readonly symbol: Uint8Array; readonly bits: Uint8Array }): void => {
+      if (huffmanIn === table) return;
+      const n = 1 << table.maxBits;
+      heap.set(table.symbol.subarray(0, n), ph);
+      heap.set(table.bits.subarray(0, n), ph + HUFFMAN);
+      huffmanIn = table;
+    };
+    const bounds = new Uint32Array(buffer, ph + 2 * HUFFMAN, 5);
+    const left = new Int32Array(buffer, ph + 2 * HUFFMAN + 5 * 4, 4);
     return {
       src: heap.subarray(ps, ps + src.length),
       dst: heap.subarray(pd, pd + dstLength),
@@ -441,6 +455,23 @@ export class WasmKernels {
         repeated[1] = rep[1]!;
         repeated[2] = rep[2]!;
         return { code, out: result[0]!, lit: result[1]!, a: result[2]!, b: result[3]!, done: result[4]! };
+      },
+      huffman: (start, end, table, from, to) => {
+        const n = 1 << table.maxBits;
+        if (table.maxBits < 1 || n > HUFFMAN || end > src.length || start >= end || from > to || to > dstLength) {
+          throw new UsageError("INVALID_ARGUMENT", "Huffman stream or table outside the arena", { field: "huffman", actual: [start, end, table.maxBits, from, to] });
+        }
+        huffmanTable(table);
+        return ex.zstd_huffman(ps, start, end, ph, ph + HUFFMAN, table.maxBits, pd, from, to);
+      },
+      huffman4: (streams, table, base, segment, end) => {
+        let fits = table.maxBits >= 1 && 1 << table.maxBits <= HUFFMAN && streams.length === 5 && segment >= 0 && base + 3 * segment <= end && end - base - 3 * segment <= segment && end <= dstLength;
+        for (let k = 0; k < 4; k++) fits &&= streams[k]! < streams[k + 1]! && streams[k + 1]! <= src.length;
+        if (!fits) throw new UsageError("INVALID_ARGUMENT", "Huffman streams or table outside the arena", { field: "huffman", actual: [...streams, table.maxBits, base, segment, end] });
+        huffmanTable(table);
+        bounds.set(streams);
+        ex.zstd_huffman4(ps, ph + 2 * HUFFMAN, ph, ph + HUFFMAN, table.maxBits, pd, base, segment, end, ph + 2 * HUFFMAN + 5 * 4);
+        return [left[0]!, left[1]!, left[2]!, left[3]!];
       },
       unshuffleInto: (typesize, out) => {
         checkTypesize(typesize);

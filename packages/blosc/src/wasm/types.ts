@@ -36,6 +36,17 @@ export interface ZstdArena {
     literals: number, frameStart: number, blockStart: number, blockEnd: number, rep: [number, number, number],
   ): { code: number; out: number; lit: number; a: number; b: number; done: number };
   /**
+   * Decodes one Huffman literal stream `src[start, end)` (end marker checked by the caller) into
+   * `dst[from, to)` through `table`; returns the bits left (0 for a stream consumed exactly).
+   */
+  huffman(start: number, end: number, table: { readonly maxBits: number; readonly symbol: Uint8Array; readonly bits: Uint8Array }, from: number, to: number): number;
+  /**
+   * Decodes the four Huffman literal streams `bounds` delimit (end markers checked by the
+   * caller) side by side into `dst`: streams 0–2 get `segment` bytes each from `base`, stream 3
+   * the rest up to `end`. Returns each stream's bits left.
+   */
+  huffman4(bounds: readonly number[], table: { readonly maxBits: number; readonly symbol: Uint8Array; readonly bits: Uint8Array }, base: number, segment: number, end: number): [number, number, number, number];
+  /**
    * Undoes the byte shuffle of `dst` (its first `out.length` bytes, elements of `typesize`) into
    * `out`, in module memory then one copy out; only for an arena made with `unshuffleRoom`.
    */
