@@ -14,7 +14,7 @@
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadStore } from "./lib/store-ours.mjs";
+import { V2_CHECKSUM, V2_CHECKSUMS, loadStore } from "./lib/store-ours.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const DATA = join(HERE, ".data", "store");
@@ -23,7 +23,10 @@ const flags = new Set(process.argv.slice(2).filter((a) => a.startsWith("--")));
 const op = args[0] ?? "readall";
 const runs = Number(args[1] ?? 20);
 const v2 = flags.has("--v2");
-const checksum = [...flags].find((f) => f.startsWith("--checksum="))?.slice("--checksum=".length) ?? "adler32";
+const checksumFlag = [...flags].find((f) => f.startsWith("--checksum="));
+const checksum = checksumFlag?.slice("--checksum=".length) ?? V2_CHECKSUM;
+if (!V2_CHECKSUMS.includes(checksum)) throw new Error(`unknown --checksum ${checksum} (one of ${V2_CHECKSUMS.join(", ")})`);
+if (checksumFlag !== undefined && !v2) console.error("profile: --checksum applies to the format-2 copies only (add --v2)");
 
 const lib = await loadStore();
 if (!lib.loaded) throw new Error(`@fmt/store is not built: ${lib.error}`);

@@ -16,7 +16,7 @@ import { TUNABLE, mallocSetting, nativeEnv } from "./lib/malloc.mjs";
 import { startNative } from "./lib/native.mjs";
 import { fail, na, ok } from "./lib/report.mjs";
 import { randomIndices, readTyped, resultChecks, sameFloat64, whereQueries } from "./lib/store-checks.mjs";
-import { V2_CHECKSUM, datasetDirs, loadStore, makeV2Copies, ourOperations } from "./lib/store-ours.mjs";
+import { V2_CHECKSUM, V2_CHECKSUMS, datasetDirs, loadStore, makeV2Copies, ourOperations } from "./lib/store-ours.mjs";
 import { zarrDirOf, zarritaOperations } from "./lib/store-peer.mjs";
 import { measureRemote } from "./lib/store-remote.mjs";
 import {
@@ -93,7 +93,7 @@ function parseCli(argv) {
   if (values["no-scale"]) run.delete("scale");
   const root = values.data ?? join(HERE, ".data", mode === "quick" ? "store-quick" : "store");
   const checksum = values["v2-checksum"] ?? V2_CHECKSUM;
-  if (!["none", "adler32", "crc32", "md5", "sha1", "sha224", "sha256", "sha384", "sha512"].includes(checksum)) throw new Error(`unknown --v2-checksum ${checksum}`);
+  if (!V2_CHECKSUMS.includes(checksum)) throw new Error(`unknown --v2-checksum ${checksum} (one of ${V2_CHECKSUMS.join(", ")})`);
   return { mode, sizes, only, run, root, checksum, plainMalloc: values["plain-malloc"] === true };
 }
 

@@ -47,8 +47,9 @@ export function adler32(bytes: Uint8Array, previous = 1): number {
 const MIN_WASM_ADLER_BYTES = 128;
 
 /**
- * {@link adler32} in JavaScript only (the fallback where WebAssembly SIMD is missing). @internal
+ * {@link adler32} in JavaScript only (the fallback where WebAssembly SIMD is missing).
  *
+ * @internal
  * @example
  * ```ts
  * adler32Js(new TextEncoder().encode("abc")) === 0x024d0127; // true
@@ -115,8 +116,9 @@ export function crc32(bytes: Uint8Array, previous = 0): number {
 const MIN_WASM_CRC_BYTES = 256;
 
 /**
- * {@link crc32} in JavaScript only (the fallback where WebAssembly SIMD is missing). @internal
+ * {@link crc32} in JavaScript only (the fallback where WebAssembly SIMD is missing).
  *
+ * @internal
  * @example
  * ```ts
  * crc32Js(new TextEncoder().encode("123456789")) === 0xcbf43926; // true

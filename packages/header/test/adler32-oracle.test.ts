@@ -3,11 +3,12 @@
 // node:zlib's deflate is an oracle independent of this package. Lengths cover the kernel's
 // 32-byte steps, its 5,536-byte runs and its 64 KiB pieces; running values are carried across
 // pieces, and every byte 0xff checks the bounds of the sums.
-import { deflateSync } from "node:zlib";
+import { crc32 as zlibCrc32, deflateSync } from "node:zlib";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { adler32, adler32Js } from "../src/checksum.js";
 import { adler32Wasm } from "../src/checksum-wasm.js";
+import { CHECKSUMS_WASM_BASE64 } from "../src/wasm/checksums.generated.js";
 
 function zlibAdler32(bytes: Uint8Array): number {
   const stream = deflateSync(bytes, { level: 0 });
@@ -15,8 +16,11 @@ function zlibAdler32(bytes: Uint8Array): number {
 }
 
 describe("adler32 agrees with zlib", () => {
-  it("the WebAssembly kernel is available under Node", () => {
+  it("the WebAssembly kernel is available under Node, in a module a browser's main thread compiles synchronously", () => {
     expect(adler32Wasm(new TextEncoder().encode("abc"), 1)).toBe(0x024d0127);
+    // Browsers refuse synchronous compiles above 4 KiB on their main thread (older Chromium,
+    // WebViews): the module would silently fall back to the JavaScript loops there.
+    expect(atob(CHECKSUMS_WASM_BASE64).length).toBeLessThan(4096);
   });
 
   it("adler32 of any bytes, whole and in two pieces, on both paths", () => {
@@ -60,9 +64,31 @@ describe("adler32 agrees with zlib", () => {
 
   it("a running value that is not reduced yet continues as the JavaScript loop does", () => {
     const bytes = Uint8Array.from({ length: 5000 }, (_, i) => (i * 7) & 0xff);
+    const ones = new Uint8Array(200_003).fill(0xff);
     for (const previous of [0, 0xfff0fff0, 0xffffffff, 0x12345678]) {
       expect(adler32Wasm(bytes, previous), `previous ${previous}`).toBe(adler32Js(bytes, previous));
+      expect(adler32Wasm(ones, previous), `0xff bytes, previous ${previous}`).toBe(adler32Js(ones, previous));
       expect(adler32Wasm(bytes.subarray(0, 0), previous)).toBe(adler32Js(bytes.subarray(0, 0), previous));
     }
+  });
+});
+
+describe("without WebAssembly SIMD", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+    vi.resetModules();
+  });
+
+  it("adler32 and crc32 fall back to the JavaScript loops, with the same values", async () => {
+    vi.resetModules();
+    const validate = vi.spyOn(WebAssembly, "validate").mockReturnValue(false);
+    const fresh = await import("../src/checksum.js");
+    const wasm = await import("../src/checksum-wasm.js");
+    const bytes = Uint8Array.from({ length: 100_000 }, (_, i) => (i * 2654435761) >>> 24);
+    expect(wasm.adler32Wasm(bytes, 1)).toBeUndefined();
+    expect(wasm.crc32Wasm(bytes, 0)).toBeUndefined();
+    expect(fresh.adler32(bytes)).toBe(zlibAdler32(bytes));
+    expect(fresh.crc32(bytes)).toBe(zlibCrc32(bytes));
+    expect(validate).toHaveBeenCalled();
   });
 });

@@ -12,12 +12,15 @@
  * (mod 65521). Each 32-byte step adds its bytes to four s1 lanes (pairwise widening adds), the
  * bytes times their weights 32..1 to four s2 lanes (widening to 16 bits, then dot products), and
  * first the s1 lanes so far to a third set of lanes, which accounts for 32 * (bytes before this
- * step). Lanes are summed and reduced once per run of at most 5,536 bytes, where no lane can
- * overflow 32 bits (zlib's NMAX is 5,552; 5,536 is its largest multiple of 32).
+ * step). Lanes are summed and reduced once per run of at most 5,536 bytes (zlib's NMAX, 5,552,
+ * rounded down to whole steps). What bounds a run is `s2 + s1 * run` below 2^32 with s1, s2
+ * below 65,536 (an unreduced `previous` included) and the sum of the four `before` lanes below
+ * 2^32: both hold up to runs of 32,832 bytes, so 5,536 leaves a wide margin; the weighted total
+ * is added up in 64 bits.
  *
  * CRC-32: slicing-by-16, table k mapping a byte to its contribution to the CRC k bytes further
- * on. The 16 KiB of tables are computed on the first call rather than stored in the module, which
- * so stays under the 4 KiB a browser's main thread compiles synchronously.
+ * on. The 16 KiB of tables are computed on the first call rather than stored in the module, so
+ * that the module stays under the 4 KiB a browser's main thread compiles synchronously.
  *
  * The caller copies its bytes into input_buffer() (64 KiB) piece by piece and chains the pieces
  * through `previous`.

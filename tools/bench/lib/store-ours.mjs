@@ -89,6 +89,9 @@ export function emptyFiles(dir) {
 /** The checksums of the format-2 copies and creates unless `--v2-checksum` names another: the library's default. */
 export const V2_CHECKSUM = "adler32";
 
+/** The checksum names a format-2 carray accepts (`SuperchunkSettings["checksum"]` of @fmt/store). */
+export const V2_CHECKSUMS = ["none", "adler32", "crc32", "md5", "sha1", "sha224", "sha256", "sha384", "sha512"];
+
 /** Format-2 options of the copies and of create: superchunks with `checksum` after every chunk. */
 export function v2Options(checksum = V2_CHECKSUM) {
   return { formatVersion: 2, checksum };
