@@ -234,7 +234,8 @@ export function readFseTable(src: Uint8Array, at: number, end: number, maxAccura
 }
 
 /**
- * A Huffman decoding table indexed by the next `maxBits` bits of a literal stream.
+ * A Huffman decoding table indexed by the next `maxBits` bits of a literal stream. Never changed
+ * once built: the WebAssembly decoder keeps the table it copied last by object identity.
  *
  * @example
  * ```ts

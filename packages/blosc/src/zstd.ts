@@ -100,8 +100,9 @@ export type SequenceExecutor = (
  * (`decodeHuffmanStream`), and optionally the `four` streams of a section at once (`bounds`
  * delimit them in `src`; streams 0–2 fill `segment` bytes each from `base`, stream 3 the rest up
  * to `end`), failing as the four decoded one by one in order would. The WebAssembly kernels
- * (src/zstd-wasm.ts) must check and compute exactly what decodeHuffmanStream does. @internal
+ * (src/zstd-wasm.ts) must check and compute exactly what decodeHuffmanStream does.
  *
+ * @internal
  * @example
  * ```ts
  * decodeZstd(stream, out, path, undefined, wasmSequences, { one: wasmHuffman });

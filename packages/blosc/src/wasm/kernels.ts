@@ -424,6 +424,8 @@ export class WasmKernels {
       huffmanIn = table;
     };
     const bounds = new Uint32Array(buffer, ph + 2 * HUFFMAN, 5);
+    // Positions the kernels take as unsigned 32-bit numbers.
+    const offsets = (...values: number[]): boolean => values.every((v) => Number.isInteger(v) && v >= 0 && v <= 0xffffffff);
     const left = new Int32Array(buffer, ph + 2 * HUFFMAN + 5 * 4, 4);
     return {
       src: heap.subarray(ps, ps + src.length),
@@ -458,14 +460,14 @@ export class WasmKernels {
       },
       huffman: (start, end, table, from, to) => {
         const n = 1 << table.maxBits;
-        if (table.maxBits < 1 || n > HUFFMAN || end > src.length || start >= end || from > to || to > dstLength) {
+        if (!offsets(start, end, from, to) || table.maxBits < 1 || n > HUFFMAN || end > src.length || start >= end || from > to || to > dstLength) {
           throw new UsageError("INVALID_ARGUMENT", "Huffman stream or table outside the arena", { field: "huffman", actual: [start, end, table.maxBits, from, to] });
         }
         huffmanTable(table);
         return ex.zstd_huffman(ps, start, end, ph, ph + HUFFMAN, table.maxBits, pd, from, to);
       },
       huffman4: (streams, table, base, segment, end) => {
-        let fits = table.maxBits >= 1 && 1 << table.maxBits <= HUFFMAN && streams.length === 5 && segment >= 0 && base + 3 * segment <= end && end - base - 3 * segment <= segment && end <= dstLength;
+        let fits = offsets(...streams, base, segment, end) && table.maxBits >= 1 && 1 << table.maxBits <= HUFFMAN && streams.length === 5 && base + 3 * segment <= end && end - base - 3 * segment <= segment && end <= dstLength;
         for (let k = 0; k < 4; k++) fits &&= streams[k]! < streams[k + 1]! && streams[k + 1]! <= src.length;
         if (!fits) throw new UsageError("INVALID_ARGUMENT", "Huffman streams or table outside the arena", { field: "huffman", actual: [...streams, table.maxBits, base, segment, end] });
         huffmanTable(table);
