@@ -155,9 +155,11 @@ describe("zstd sequences in WebAssembly", () => {
       fc.property(table, fc.array(stream, { minLength: 4, maxLength: 4 }), fc.integer({ min: 0, max: 800 }), fc.nat(3), fc.nat(40), (t, parts, segment, short, at) => {
         const src = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
         const bounds = [0];
+        let offset = 0;
         for (const p of parts) {
-          src.set(p, bounds[bounds.length - 1]!);
-          bounds.push(bounds[bounds.length - 1]! + p.length);
+          src.set(p, offset);
+          offset += p.length;
+          bounds.push(offset);
         }
         const base = at;
         const end = base + 4 * segment - Math.min(short, segment);
