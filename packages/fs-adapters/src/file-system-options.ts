@@ -52,4 +52,17 @@ export interface FileSystemStoreOptions {
    * files), which is the whole difference between a durable create and bcolz's.
    */
   fsync?: boolean;
+  /**
+   * Whether new chunk files (in-place puts of keys no reader follows yet, not flushed at once:
+   * what a create or an append writes) may be written by the process's write thread while this
+   * thread goes on compressing the next chunk. Default `true`. `put` still takes the bytes before
+   * it returns (they are copied into the thread's shared memory) and resolves once the file is
+   * written, with the same errors; every other call of the store first waits for the files
+   * queued before it, so calls keep their order. One thread serves the whole process: it starts
+   * once the stores have written 16 MiB of such files without it (or at
+   * {@link startWriteThread}), and never keeps the process alive while idle. Values over 4 MiB,
+   * `io: "async"` and durable puts are written as before. With `false` this store writes every
+   * file on the calling thread.
+   */
+  writeThread?: boolean;
 }

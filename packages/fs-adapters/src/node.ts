@@ -25,12 +25,14 @@ import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./in
 import { openRegularFile, readAt } from "./read-async-node.js";
 import { fileKind, readFileChecked, readRangesChecked } from "./read-sync-node.js";
 import { writeFileAtomically } from "./write-async-node.js";
-import { writeFileAtomicallySync, writeFileInPlaceSync } from "./write-sync-node.js";
+import { inPlaceFailure, makeParentsSync, writeFileAtomicallySync, writeFileInPlaceSync } from "./write-sync-node.js";
+import { readyWriteThread, settleWriteThread } from "./write-thread-node.js";
 import type { ByteRange, PutOptions, WritableStore } from "./index.js";
 
 export type { ByteRange, PutOptions, ReadableStore, WritableStore } from "./index.js";
 export { DEFAULT_MAX_VALUE_BYTES } from "./file-system-options.js";
 export type { FileSystemStoreOptions } from "./file-system-options.js";
+export { startWriteThread } from "./write-thread-node.js";
 
 // Keys whose resolved paths a store remembers at most (pathOf).
 const KNOWN_PATHS = 4096;
@@ -98,6 +100,8 @@ export class FileSystemStore implements WritableStore {
   readonly io: "sync" | "async";
   /** Whether writes are flushed to disk; see {@link FileSystemStoreOptions.fsync}. */
   readonly fsync: boolean;
+  /** Whether new chunk files may go to the write thread; see {@link FileSystemStoreOptions.writeThread}. */
+  readonly writeThread: boolean;
   // Resolved paths of the keys seen last (pathOf), and the root they were resolved under.
   readonly #paths = new Map<string, string>();
   #pathsRoot = "";
@@ -135,6 +139,10 @@ export class FileSystemStore implements WritableStore {
       throw new UsageError("INVALID_ARGUMENT", "fsync must be true or false", { field: "fsync", expected: "boolean", actual: options.fsync });
     }
     this.fsync = options.fsync ?? true;
+    if (options.writeThread !== undefined && typeof options.writeThread !== "boolean") {
+      throw new UsageError("INVALID_ARGUMENT", "writeThread must be true or false", { field: "writeThread", expected: "boolean", actual: options.writeThread });
+    }
+    this.writeThread = options.writeThread ?? true;
   }
 
   /**
@@ -169,6 +177,7 @@ export class FileSystemStore implements WritableStore {
 
   /** The whole file; `undefined` if missing. */
   async get(key: string): Promise<Uint8Array | undefined> {
+    settleWriteThread();
     if (this.io === "sync") return readFileChecked(this.pathOf(key), key, undefined, this.maxValueBytes);
     const opened = await openRegularFile(this.pathOf(key), key);
     if (opened === undefined) return undefined;
@@ -196,6 +205,7 @@ export class FileSystemStore implements WritableStore {
    * ```
    */
   async getInto(key: string, buffer: Uint8Array, range?: ByteRange): Promise<Uint8Array | undefined> {
+    settleWriteThread();
     if (this.io !== "sync") return range === undefined ? this.get(key) : this.getRange(key, range);
     if (range === undefined) return readFileChecked(this.pathOf(key), key, undefined, this.maxValueBytes, buffer);
     const path = this.pathOf(key);
@@ -205,6 +215,7 @@ export class FileSystemStore implements WritableStore {
 
   /** Only the requested bytes of the file (clipped at its end); `undefined` if missing. */
   async getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined> {
+    settleWriteThread();
     const path = this.pathOf(key);
     resolveRange(range, 0);
     if (this.io === "sync") return readFileChecked(path, key, (size) => resolveRange(range, size), Infinity);
@@ -229,6 +240,7 @@ export class FileSystemStore implements WritableStore {
    * ```
    */
   async getRanges(key: string, ranges: readonly ByteRange[]): Promise<Uint8Array[] | undefined> {
+    settleWriteThread();
     const path = this.pathOf(key);
     for (const range of ranges) resolveRange(range, 0);
     if (this.io === "sync") return readRangesChecked(path, key, (size) => ranges.map((range) => resolveRange(range, size)));
@@ -248,6 +260,7 @@ export class FileSystemStore implements WritableStore {
 
   /** Sorted keys of the files and links (not walked into) whose key starts with `prefix`; `[]` when none. */
   async list(prefix: string): Promise<string[]> {
+    settleWriteThread();
     validatePrefix(prefix);
     const cut = prefix.lastIndexOf("/");
     const dirKey = cut < 0 ? "" : prefix.slice(0, cut);
@@ -291,8 +304,25 @@ export class FileSystemStore implements WritableStore {
     }
     const durable = checkPutOptions(options) && this.fsync;
     const dir = nodePath.dirname(file);
+    const inPlace = this.io === "sync" && options?.unreferenced === true;
+    const thread = inPlace && !durable && this.writeThread ? readyWriteThread(value.length) : undefined;
+    if (thread !== undefined) {
+      // Queued after every file queued before it (the thread writes them in order); the bytes
+      // are copied before this returns, as a put on this thread writes them.
+      makeParentsSync(this.root, key, file);
+      const written = thread.queue(file, value, (outcome, bytes) => {
+        if (outcome === "taken") writeFileAtomicallySync(this.root, key, file, bytes, false);
+        else if (outcome !== "written") throw inPlaceFailure(outcome, key, file);
+      });
+      if (this.fsync) {
+        this.#unsyncedFiles.add(file);
+        this.#unsyncedDirectories.add(dir);
+      }
+      return written;
+    }
+    settleWriteThread();
     if (this.io !== "sync") await writeFileAtomically(this.root, key, file, value, durable);
-    else if (options?.unreferenced === true) writeFileInPlaceSync(this.root, key, file, value, durable);
+    else if (inPlace) writeFileInPlaceSync(this.root, key, file, value, durable);
     else writeFileAtomicallySync(this.root, key, file, value, durable);
     if (durable) {
       // An earlier non-durable put of this key is covered now; its directory entry is too.
@@ -318,6 +348,7 @@ export class FileSystemStore implements WritableStore {
    * ```
    */
   async sync(): Promise<void> {
+    settleWriteThread();
     if (!this.fsync) return;
     // One sync at a time, each flushing what is pending when it starts: a sync that resolves has
     // seen every earlier put flushed, even those an overlapping sync had taken (or failed on).
@@ -358,6 +389,7 @@ export class FileSystemStore implements WritableStore {
    * ```
    */
   async putExclusive(key: string, value: Uint8Array): Promise<boolean> {
+    settleWriteThread();
     const file = this.pathOf(key);
     if (!(value instanceof Uint8Array)) {
       throw new UsageError("INVALID_ARGUMENT", "a stored value must be a Uint8Array", { field: "value", expected: "Uint8Array", actual: typeof value });
@@ -396,6 +428,7 @@ export class FileSystemStore implements WritableStore {
    * ```
    */
   async createDirectory(key: string): Promise<void> {
+    settleWriteThread();
     const dir = key === "" ? this.root : this.pathOf(key);
     if (key !== "" && (await refuseLinksBetween(this.root, key, true))) return;
     try {
@@ -423,6 +456,7 @@ export class FileSystemStore implements WritableStore {
    * ```
    */
   async removeStaleTemporaries(path: string): Promise<string[]> {
+    settleWriteThread();
     const dir = path === "" ? this.root : this.pathOf(path);
     if (path !== "" && !(await refuseLinksBetween(this.root, path, true))) return [];
     return removeTemporaryFiles(dir, path);
@@ -442,6 +476,7 @@ export class FileSystemStore implements WritableStore {
 
   /** The size of the file of `key`; `undefined` if missing (or a directory). */
   async byteLength(key: string): Promise<number | undefined> {
+    settleWriteThread();
     const opened = await openRegularFile(this.pathOf(key), key);
     if (opened === undefined) return undefined;
     await opened.handle.close().catch(() => undefined);
@@ -454,6 +489,7 @@ export class FileSystemStore implements WritableStore {
    * resolves; with `{ durable: false }` the flush waits for {@link FileSystemStore.sync}.
    */
   async writeAt(key: string, offset: number, bytes: Uint8Array, options?: PutOptions): Promise<void> {
+    settleWriteThread();
     const file = this.pathOf(key);
     const durable = checkPutOptions(options) && this.fsync;
     if (!(bytes instanceof Uint8Array)) {
@@ -490,6 +526,7 @@ export class FileSystemStore implements WritableStore {
 
   /** Unlinks the file of `key`; a missing file is ignored, directories are kept. */
   async delete(key: string): Promise<void> {
+    settleWriteThread();
     const file = this.pathOf(key);
     // A missing parent (or one that is a file) means there is nothing to delete.
     if (!(await refuseLinksBetween(this.root, key, false))) return;

@@ -7,9 +7,10 @@
  *
  * @module
  */
-import { closeSync, constants as fsConstants, fsyncSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import * as nodePath from "node:path";
-import { directoryFailure, directoryInTheWay, mayBeDirectoryInTheWay, refuseLinksBetweenSync, storageFailure, systemErrorCode, temporaryPathFor } from "./file-safety-node.js";
+import { directoryFailure, directoryInTheWay, mayBeDirectoryInTheWay, refuseLinksBetweenSync, storageFailure, temporaryPathFor } from "./file-safety-node.js";
+import { InPlaceStepFailure, writeNewFileSync } from "./in-place-file-node.js";
 
 /**
  * Writes `value` to `file` (the path of `key` under `root`) atomically: a temporary file in the
@@ -51,13 +52,6 @@ export function writeFileAtomicallySync(root: string, key: string, file: string,
 }
 
 /**
- * Open flags of an in-place write: a new file, never an existing one (and so never a FIFO, a
- * device, a hard link's shared inode or a symbolic link's target). O_NOFOLLOW is absent on
- * Windows, where O_EXCL alone refuses an existing link.
- */
-const IN_PLACE_FLAGS = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | (fsConstants.O_NOFOLLOW ?? 0);
-
-/**
  * Writes `value` to `file` (the path of `key` under `root`) in place: a new file is created at the
  * name, or, when something stands there (a file, a link — never what it points to — or a FIFO),
  * that is removed and the file created then; it is written, and flushed when `durable`. For keys no reader follows yet (a chunk past the committed
@@ -74,54 +68,52 @@ const IN_PLACE_FLAGS = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.
  */
 export function writeFileInPlaceSync(root: string, key: string, file: string, value: Uint8Array, durable: boolean): void {
   makeParentsSync(root, key, file);
-  // The name is usually free (a new chunk): creating first and removing only what is found there
-  // saves a removal that fails with ENOENT for every new file (a thrown error costs ~50 µs here,
-  // 9 % of a create of 153 chunk files).
-  let fd = createExclusivelySync(key, file);
-  if (fd === undefined) {
-    try {
-      unlinkSync(file);
-    } catch (error) {
-      if (systemErrorCode(error) !== "ENOENT") throw writeFailure(error, key, file, "replace the file");
-    }
-    fd = createExclusivelySync(key, file);
-    if (fd === undefined) {
-      writeFileAtomicallySync(root, key, file, value, durable);
-      return;
-    }
-  }
-  try {
-    let written = 0;
-    while (written < value.length) written += writeSync(fd, value, written, value.length - written, written);
-    if (durable) fsyncSync(fd);
-    const opened = fd;
-    fd = undefined;
-    closeSync(opened);
-  } catch (error) {
-    // Only the file this call created is removed.
-    for (const undo of [() => (fd === undefined ? undefined : closeSync(fd)), () => unlinkSync(file)]) {
-      try {
-        undo();
-      } catch {
-        // The write already failed; its error is the one to report.
-      }
-    }
-    throw storageFailure(error, key, "write the file");
-  }
+  writeNewFileAtKeySync(root, key, file, value, durable);
 }
 
-/** A new file at `file`, open for writing; `undefined` when something stands at the name. */
-function createExclusivelySync(key: string, file: string): number | undefined {
+/**
+ * {@link writeFileInPlaceSync} once the parents are made: the new file, or the atomic write when
+ * another process takes the name; failures as the store's typed errors. @internal
+ *
+ * @example
+ * ```ts
+ * writeNewFileAtKeySync("/data/t.bcolz", "data/__9.blp", "/data/t.bcolz/data/__9.blp", bytes, false);
+ * ```
+ */
+export function writeNewFileAtKeySync(root: string, key: string, file: string, value: Uint8Array, durable: boolean): void {
+  let outcome: "written" | "taken";
   try {
-    return openSync(file, IN_PLACE_FLAGS, 0o666);
+    outcome = writeNewFileSync(file, value, durable);
   } catch (error) {
-    if (systemErrorCode(error) === "EEXIST") return undefined;
-    throw writeFailure(error, key, file, "write the file");
+    throw error instanceof InPlaceStepFailure ? inPlaceFailure(error, key, file) : error;
   }
+  if (outcome === "taken") writeFileAtomicallySync(root, key, file, value, durable);
 }
 
-/** Refuses links between `root` and the file of `key`, and creates its missing parents. */
-function makeParentsSync(root: string, key: string, file: string): void {
+/**
+ * The store's typed error for a failed step of an in-place write of `key` (at `file`), on this
+ * thread or the write thread: ALREADY_EXISTS when a directory stands at the name, otherwise as
+ * {@link storageFailure}. @internal
+ *
+ * @example
+ * ```ts
+ * throw inPlaceFailure(new InPlaceStepFailure("write", error), "data/__0.blp", file);
+ * ```
+ */
+export function inPlaceFailure(failure: InPlaceStepFailure, key: string, file: string): unknown {
+  if (failure.step === "write") return storageFailure(failure.error, key, "write the file");
+  return writeFailure(failure.error, key, file, failure.step === "create" ? "write the file" : "replace the file");
+}
+
+/**
+ * Refuses links between `root` and the file of `key`, and creates its missing parents. @internal
+ *
+ * @example
+ * ```ts
+ * makeParentsSync("/data/t.bcolz", "data/__9.blp", "/data/t.bcolz/data/__9.blp");
+ * ```
+ */
+export function makeParentsSync(root: string, key: string, file: string): void {
   const parentsExist = refuseLinksBetweenSync(root, key, false);
   // A top-level key has no parent to check, but the root itself may not exist yet.
   if (!parentsExist || !key.includes("/")) {

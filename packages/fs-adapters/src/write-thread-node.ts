@@ -1,0 +1,350 @@
+/**
+ * The process's write thread: {@link FileSystemStore}'s in-place puts (new chunk files no reader
+ * follows yet) are written there while the calling thread goes on, so that a create compresses
+ * the next chunk while the last one is being written. On two cores that takes a 10 M-row create
+ * from ~55 to ~40 ms (tools/bench/README.md). A put still takes its bytes at once: they are
+ * copied into a shared ring before `put` returns, and its promise settles once the file is
+ * written (or failed, with the same typed error as on the calling thread).
+ *
+ * One thread for the whole process, started by {@link startWriteThread} or by the stores once
+ * they have written {@link AUTO_START_BYTES} in place without it; idle, it never keeps the process
+ * alive.
+ *
+ * @module
+ */
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { getSystemErrorMap } from "node:util";
+import { Worker } from "node:worker_threads";
+import { StorageError, UsageError } from "@fmt/errors";
+import { InPlaceStepFailure } from "./in-place-file-node.js";
+import type { InPlaceStep } from "./in-place-file-node.js";
+import { COUNTERS, descriptor, DESCRIPTORS, F_ERRNO, F_OFFSET, F_PATH, F_STATUS, F_SYSCALL, F_VALUE, F_VALUE_AT, FIELDS, FINISHED, QUEUED, READY, STATUS, SYSCALLS } from "./write-thread-protocol-node.js";
+
+/** Bytes of the shared ring of queued files. */
+const RING_BYTES = 16 << 20;
+/** Larger values are written on the calling thread: a quarter of the ring keeps several in flight. */
+export const LARGEST_QUEUED = RING_BYTES / 4;
+/**
+ * In-place bytes the stores write on the calling thread before they start the write thread: a
+ * small dataset is written before a thread would have started (~30 ms), and never pays for one.
+ */
+export const AUTO_START_BYTES = 16 << 20;
+/** Longest the calling thread waits for room in the ring before it gives up on a silent thread. */
+const STALL_MS = 60_000;
+
+/**
+ * What becomes of a queued file, on the calling thread once the write thread is done with it:
+ * nothing left to do (`"written"`), the atomic write to make from `value` (`"taken"`: another
+ * process took the name), or the failed step. A throw rejects the put.
+ */
+export type QueuedOutcome = (outcome: "written" | "taken" | InPlaceStepFailure, value: Uint8Array) => void;
+
+interface QueuedFile {
+  start: number;
+  outcome: QueuedOutcome;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+  path: string;
+}
+
+const encoder = new TextEncoder();
+
+/** `Atomics.waitAsync` (Node 16+; not in this project's TypeScript library, ES2022). */
+const waitAsync = (Atomics as unknown as { waitAsync: (this: void, array: Int32Array, index: number, value: number) => { async: false; value: string } | { async: true; value: Promise<string> } }).waitAsync;
+let shared: WriteThread | undefined;
+let starting: Promise<WriteThread> | undefined;
+let unavailable = false;
+let writtenWithout = 0;
+
+/**
+ * The write thread if it is ready to take a value of `length` bytes; otherwise `undefined` and
+ * the caller writes on its own thread. Counts those bytes and starts the thread after
+ * {@link AUTO_START_BYTES}. @internal
+ *
+ * @example
+ * ```ts
+ * const thread = readyWriteThread(bytes.length);
+ * if (thread === undefined) writeHere(); else await thread.queue(file, bytes, outcome);
+ * ```
+ */
+export function readyWriteThread(length: number): WriteThread | undefined {
+  if (length > LARGEST_QUEUED) return undefined;
+  if (shared?.ready === true) return shared;
+  if (!unavailable && starting === undefined && (writtenWithout += length) >= AUTO_START_BYTES) {
+    startWriteThread().catch(() => {
+      // Without the worker script (a bundle that left it out) the stores write on their own thread.
+      unavailable = true;
+    });
+  }
+  return undefined;
+}
+
+/**
+ * Whether the process's write thread was started (by {@link startWriteThread} or by the stores),
+ * for tests and diagnostics. @internal
+ *
+ * @example
+ * ```ts
+ * if (!writeThreadStarted()) console.log("every file so far was written on its caller's thread");
+ * ```
+ */
+export function writeThreadStarted(): boolean {
+  return starting !== undefined;
+}
+
+/**
+ * Waits here until the write thread has written every file queued so far (nothing to do when none
+ * is). @internal
+ *
+ * @example
+ * ```ts
+ * settleWriteThread(); // then read, list or delete in the order the calls were made
+ * ```
+ */
+export function settleWriteThread(): void {
+  shared?.settle();
+}
+
+/**
+ * Starts the process's write thread now (the stores start it once they have written 16 MiB of new
+ * chunk files without it) and resolves once it takes files. Useful before a large create in a
+ * short-lived process, and in tests. Calling it again returns the same thread.
+ *
+ * @throws UsageError INVALID_ARGUMENT when the worker script is missing (build the package).
+ * @example
+ * ```ts
+ * import { FileSystemStore, startWriteThread } from "@fmt/fs-adapters/node";
+ * await startWriteThread();
+ * const store = new FileSystemStore("/data/big.bcolz"); // its new chunk files go to the thread
+ * ```
+ */
+export function startWriteThread(): Promise<WriteThread> {
+  starting ??= WriteThread.start().then(
+    (thread) => (shared = thread),
+    (error: unknown) => {
+      starting = undefined;
+      throw error;
+    },
+  );
+  return starting;
+}
+
+/**
+ * The calling thread's side of the write thread: the ring, the queue of files not yet finished,
+ * and their promises. @internal
+ *
+ * @example
+ * ```ts
+ * const thread = await startWriteThread();
+ * await thread.queue("/data/t.bcolz/data/__0.blp", bytes, (outcome) => { if (outcome !== "written") throw new Error("…"); });
+ * ```
+ */
+export class WriteThread {
+  readonly #worker: Worker;
+  readonly #ring: Uint8Array;
+  readonly #control: Int32Array;
+  readonly #queued: QueuedFile[] = [];
+  /** Files queued so far and files whose outcome ran here (the first queued file's number); int32, wrapping as the shared counters do. */
+  #count = 0;
+  #done = 0;
+  /** Where the next record may begin. */
+  #head = 0;
+  #watching = false;
+  #stopped: Error | undefined;
+
+  private constructor(worker: Worker, ring: SharedArrayBuffer, control: Int32Array) {
+    this.#worker = worker;
+    this.#ring = new Uint8Array(ring);
+    this.#control = control;
+    worker.on("error", (error) => this.#stop(error));
+    worker.on("exit", (code) => this.#stop(new Error(`the write thread exited with code ${code}`)));
+    worker.unref();
+  }
+
+  /** A new thread, once it waits for files. @internal */
+  static async start(): Promise<WriteThread> {
+    const ring = new SharedArrayBuffer(RING_BYTES);
+    const control = new Int32Array(new SharedArrayBuffer(4 * (COUNTERS + DESCRIPTORS * FIELDS)));
+    // Flags that change module resolution (a test runner's `--conditions development`) would send
+    // the worker to the TypeScript sources; it needs none of the parent's flags.
+    const worker = new Worker(workerUrl(), { workerData: { ring, control }, execArgv: [] });
+    const thread = new WriteThread(worker, ring, control);
+    worker.ref();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const exited = (code: number): void => reject(new Error(`the write thread exited with code ${code}`));
+        worker.once("exit", exited);
+        const ready = waitAsync(control, READY, 0);
+        const settle = (): void => {
+          worker.off("exit", exited);
+          resolve();
+        };
+        if (ready.async) void ready.value.then(settle);
+        else settle();
+      });
+    } finally {
+      worker.unref();
+    }
+    return thread;
+  }
+
+  /** Files queued so far (an int32 count that wraps), for tests and diagnostics. @internal */
+  get queuedFiles(): number {
+    return this.#count;
+  }
+
+  /** Whether the thread runs and takes files. */
+  get ready(): boolean {
+    return this.#stopped === undefined && Atomics.load(this.#control, READY) === 1;
+  }
+
+  /**
+   * Copies `path` and `value` into the ring (waiting here for room if the thread is behind) and
+   * resolves once the thread wrote the file and `outcome` ran here without throwing.
+   */
+  queue(path: string, value: Uint8Array, outcome: QueuedOutcome): Promise<void> {
+    if (this.#stopped !== undefined) return Promise.reject(this.#stopped);
+    const name = encoder.encode(path);
+    // The value keeps its alignment modulo 8 in the ring: V8 copies into shared memory word by
+    // word only when both sides are aligned alike, byte by byte (three times slower here) otherwise.
+    const valueAt = name.length + ((((value.byteOffset - name.length) % 8) + 8) % 8);
+    const size = valueAt + value.length;
+    const at = this.#room(size);
+    this.#ring.set(name, at);
+    this.#ring.set(value, at + valueAt);
+    this.#head = (at + size + 7) & ~7;
+    const n = this.#count;
+    this.#count = (n + 1) | 0;
+    const control = this.#control;
+    control[descriptor(n, F_OFFSET)] = at;
+    control[descriptor(n, F_PATH)] = name.length;
+    control[descriptor(n, F_VALUE_AT)] = valueAt;
+    control[descriptor(n, F_VALUE)] = value.length;
+    control[descriptor(n, F_STATUS)] = 0;
+    const done = new Promise<void>((resolve, reject) => this.#queued.push({ start: at, outcome, resolve, reject, path }));
+    Atomics.store(control, QUEUED, this.#count);
+    Atomics.notify(control, QUEUED);
+    this.#watch();
+    return done;
+  }
+
+  /** Where a record of `size` bytes fits, once files finish (waiting here) if none does yet. */
+  #room(size: number): number {
+    const started = Date.now();
+    for (;;) {
+      this.#collect();
+      const oldest = this.#queued[0];
+      if (oldest === undefined) return (this.#head = 0);
+      if (this.#queued.length < DESCRIPTORS) {
+        // Records follow each other from the oldest to the head, going round once at most.
+        const wrapped = this.#queued[this.#queued.length - 1]!.start < oldest.start;
+        if (!wrapped) {
+          if (RING_BYTES - this.#head >= size) return this.#head;
+          if (size <= oldest.start) return 0;
+        } else if (oldest.start - this.#head >= size) {
+          return this.#head;
+        }
+      }
+      this.#waitForOne(started);
+    }
+  }
+
+  /**
+   * Waits here until every queued file is finished and its outcome ran: what a store does before
+   * any other operation, so that operations keep the order they were called in.
+   */
+  settle(): void {
+    const started = Date.now();
+    for (;;) {
+      this.#collect();
+      if (this.#queued.length === 0) return;
+      this.#waitForOne(started);
+    }
+  }
+
+  /** Blocks until the thread finishes another file (or a second passes). */
+  #waitForOne(started: number): void {
+    if (Atomics.wait(this.#control, FINISHED, this.#done, 1000) === "timed-out" && Date.now() - started > STALL_MS) {
+      throw new StorageError("IO_ERROR", "the write thread has not finished a file for a minute", { path: this.#queued[0]!.path, field: "writeThread", expected: "progress" });
+    }
+  }
+
+  /** Runs the outcome of every file the thread finished, in queue order. */
+  #collect(): void {
+    const finished = Atomics.load(this.#control, FINISHED);
+    while (this.#done !== finished) {
+      const n = this.#done;
+      this.#done = (n + 1) | 0;
+      const file = this.#queued.shift()!;
+      const control = this.#control;
+      const at = file.start + control[descriptor(n, F_VALUE_AT)]!;
+      const value = this.#ring.subarray(at, at + control[descriptor(n, F_VALUE)]!);
+      try {
+        file.outcome(outcomeOf(control, n, file.path), value);
+        file.resolve();
+      } catch (error) {
+        file.reject(error);
+      }
+    }
+  }
+
+  /** Keeps one asynchronous wait for the next finished file while files are queued. */
+  #watch(): void {
+    if (this.#queued.length === 0 || this.#stopped !== undefined) {
+      this.#worker.unref();
+      return;
+    }
+    // Queued files keep the process alive until they are written.
+    this.#worker.ref();
+    if (this.#watching) return;
+    this.#watching = true;
+    const wait = waitAsync(this.#control, FINISHED, this.#done);
+    const next = (): void => {
+      this.#watching = false;
+      this.#collect();
+      this.#watch();
+    };
+    if (wait.async) void wait.value.then(next);
+    else queueMicrotask(next);
+  }
+
+  #stop(error: Error): void {
+    if (this.#stopped !== undefined) return;
+    this.#stopped = error;
+    if (shared === this) {
+      shared = undefined;
+      unavailable = true;
+    }
+    // What the thread finished before it stopped keeps its outcome; the rest fails.
+    this.#collect();
+    for (const file of this.#queued.splice(0)) {
+      file.reject(new StorageError("IO_ERROR", "cannot write the file: the write thread stopped", { path: file.path, field: "writeThread", actual: error.message, cause: error }));
+    }
+  }
+}
+
+/** The outcome of finished file `n`, with its system error rebuilt as Node reports one. */
+function outcomeOf(control: Int32Array, n: number, path: string): "written" | "taken" | InPlaceStepFailure {
+  const status = control[descriptor(n, F_STATUS)];
+  if (status === STATUS.written) return "written";
+  if (status === STATUS.taken) return "taken";
+  const step: InPlaceStep | undefined = status === STATUS.createFailed ? "create" : status === STATUS.replaceFailed ? "replace" : status === STATUS.writeFailed ? "write" : undefined;
+  if (step === undefined) throw new StorageError("IO_ERROR", "cannot write the file: the write thread failed", { path, field: "writeThread" });
+  const errno = control[descriptor(n, F_ERRNO)]!;
+  const syscall = SYSCALLS[control[descriptor(n, F_SYSCALL)]!] ?? "";
+  const [code, description] = getSystemErrorMap().get(errno) ?? [`UNKNOWN`, `errno ${errno}`];
+  const error = Object.assign(new Error(`${code}: ${description}, ${syscall} '${path}'`), { errno, code, syscall, path });
+  return new InPlaceStepFailure(step, error);
+}
+
+function workerUrl(): URL {
+  const beside = new URL("./write-thread-worker-node.js", import.meta.url);
+  if (existsSync(fileURLToPath(beside))) return beside;
+  // Running from the TypeScript sources (the `development` condition): the worker needs the build.
+  const built = new URL("../dist/write-thread-worker-node.js", import.meta.url);
+  if (existsSync(fileURLToPath(built))) return built;
+  throw new UsageError("INVALID_ARGUMENT", "the write thread's script is missing: build @fmt/fs-adapters first (pnpm --filter @fmt/fs-adapters build)", {
+    field: "writeThread", expected: fileURLToPath(built),
+  });
+}

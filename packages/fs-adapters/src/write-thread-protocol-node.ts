@@ -1,0 +1,65 @@
+/**
+ * What the calling thread and the write thread share (write-thread-node.ts,
+ * write-thread-worker-node.ts): a ring of bytes holding each queued file's path and content, and
+ * an `Int32Array` of counters and one descriptor per queued file. Both sides wait on and wake
+ * each other through `Atomics`, never through messages: a message costs a round trip through
+ * both event loops per file, which is what made an earlier writer thread slower than none.
+ *
+ * @module
+ */
+
+/** Index of the count of files queued so far (written by the calling thread). */
+export const QUEUED = 0;
+/** Index of the count of files the write thread has finished (written by the write thread). */
+export const FINISHED = 1;
+/** Index of the flag the write thread sets once it waits for work. */
+export const READY = 2;
+/** Descriptors begin after the counters. */
+export const COUNTERS = 4;
+/** Descriptors in the control array (a power of two): at most this many files queued at once. */
+export const DESCRIPTORS = 256;
+/** Int32 fields per descriptor. */
+export const FIELDS = 8;
+
+/** Descriptor field: offset of the record (path, padding, value) in the ring. */
+export const F_OFFSET = 0;
+/** Descriptor field: bytes of the path (UTF-8). */
+export const F_PATH = 1;
+/** Descriptor field: offset of the value from the record's start (the path plus its padding). */
+export const F_VALUE_AT = 2;
+/** Descriptor field: bytes of the value. */
+export const F_VALUE = 3;
+/** Descriptor field: the outcome ({@link STATUS}), set by the write thread. */
+export const F_STATUS = 4;
+/** Descriptor field: the system error's `errno` when a step failed. */
+export const F_ERRNO = 5;
+/** Descriptor field: index of the failed system call in {@link SYSCALLS}. */
+export const F_SYSCALL = 6;
+
+/** Outcomes of a queued file. */
+export const STATUS = {
+  written: 1,
+  /** The name was taken again after the removal: nothing written; the calling thread writes atomically. */
+  taken: 2,
+  createFailed: 3,
+  replaceFailed: 4,
+  writeFailed: 5,
+  /** Anything but a system error (a bug): reported without details. */
+  internal: 6,
+} as const;
+
+/** The system calls an in-place write makes, by index (`F_SYSCALL`). */
+export const SYSCALLS = ["", "open", "write", "close", "unlink", "fsync"] as const;
+
+/**
+ * Index of descriptor field `field` of queued file number `n`.
+ *
+ * @example
+ * ```ts
+ * control[descriptor(7, F_STATUS)] = STATUS.written;
+ * ```
+ */
+export function descriptor(n: number, field: number): number {
+  // Counts are int32 and wrap; the mask keeps a wrapped (negative) count in range.
+  return COUNTERS + (n & (DESCRIPTORS - 1)) * FIELDS + field;
+}

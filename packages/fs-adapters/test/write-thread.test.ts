@@ -1,0 +1,278 @@
+// FileSystemStore's write thread: in-place puts of new files (`unreferenced`, not durable) written
+// by the process's write thread while the caller goes on. The same bytes, errors and call order
+// as on the calling thread; the bytes taken before `put` returns; a process stays alive until
+// its queued files are written.
+import { execFileSync, spawnSync } from "node:child_process";
+import { link, lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isBcolzError } from "@fmt/errors";
+import { FileSystemStore, startWriteThread } from "@fmt/fs-adapters/node";
+import type { PutOptions } from "@fmt/fs-adapters";
+import { AUTO_START_BYTES, LARGEST_QUEUED } from "../src/write-thread-node.js";
+import type { WriteThread } from "../src/write-thread-node.js";
+
+const NEW_FILE: PutOptions = { unreferenced: true, durable: false };
+
+let scratch: string;
+let thread: WriteThread;
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), "fmt-write-thread-"));
+  thread = await startWriteThread();
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+let counter = 0;
+function freshRoot(): string {
+  return join(scratch, `case-${counter++}`);
+}
+
+/** `length` bytes starting `offset` bytes into a larger array (any alignment), filled from `seed`. */
+function bytesAt(length: number, offset: number, seed: number): Uint8Array {
+  const whole = new Uint8Array(offset + length);
+  let s = seed | 1;
+  for (let i = 0; i < whole.length; i++) {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    whole[i] = s & 0xff;
+  }
+  return whole.subarray(offset);
+}
+
+/** Whether the file at `path` holds exactly `expected` (vitest's deep equality is slow on megabytes). */
+async function holds(path: string, expected: Uint8Array): Promise<boolean> {
+  return Buffer.compare(await readFile(path), expected) === 0;
+}
+
+describe("FileSystemStore with the write thread", () => {
+  it("writes new files there: the same bytes, whatever their size and alignment, and the source may change at once", async () => {
+    const root = freshRoot();
+    const store = new FileSystemStore(root, { fsync: false });
+    const before = thread.queuedFiles;
+    const sizes = [0, 1, 7, 4096, 65_537, 400_000, 1_000_003];
+    const written: Uint8Array[] = [];
+    const puts: Promise<void>[] = [];
+    sizes.forEach((size, i) => {
+      const value = bytesAt(size, i, 1000 + i);
+      written.push(value.slice());
+      puts.push(store.put(`data/__${i}.blp`, value, NEW_FILE));
+      // The bytes were taken when put returned.
+      value.fill(0xee);
+    });
+    await Promise.all(puts);
+    expect(thread.queuedFiles - before).toBe(sizes.length);
+    for (let i = 0; i < sizes.length; i++) expect(await holds(join(root, "data", `__${i}.blp`), written[i]!), `file ${i}`).toBe(true);
+    expect(await readdir(join(root, "data"))).toHaveLength(sizes.length);
+  });
+
+  it("goes round its ring and waits for room: 40 MiB queued without awaiting", async () => {
+    const root = freshRoot();
+    const store = new FileSystemStore(root, { fsync: false });
+    const puts: Promise<void>[] = [];
+    const expected: Uint8Array[] = [];
+    for (let i = 0; i < 40; i++) {
+      const value = bytesAt(1_048_576 - 97 * i, i % 8, 7 * i + 1);
+      expected.push(value.slice());
+      puts.push(store.put(`data/__${i}.blp`, value, NEW_FILE));
+    }
+    await Promise.all(puts);
+    for (let i = 0; i < 40; i++) expect(await holds(join(root, "data", `__${i}.blp`), expected[i]!), `file ${i}`).toBe(true);
+  });
+
+  it("keeps the order of calls: a put, read, list or delete after a queued file sees it written", async () => {
+    const root = freshRoot();
+    const store = new FileSystemStore(root, { fsync: false });
+    const first = store.put("data/__0.blp", new Uint8Array([1, 2, 3]), NEW_FILE);
+    const got = store.get("data/__0.blp");
+    const listed = store.list("data/");
+    const replaced = store.put("data/__0.blp", new Uint8Array([4]), NEW_FILE);
+    const atomically = store.put("data/__0.blp", new Uint8Array([5, 6]));
+    const afterAtomic = store.get("data/__0.blp");
+    const second = store.put("data/__1.blp", new Uint8Array([7]), NEW_FILE);
+    // delete goes through the thread pool (as ever): awaited before the read that checks it.
+    await store.delete("data/__1.blp");
+    const gone = store.get("data/__1.blp");
+    await Promise.all([first, replaced, atomically, second]);
+    expect([...(await got)!]).toEqual([1, 2, 3]);
+    expect(await listed).toEqual(["data/__0.blp"]);
+    expect([...(await afterAtomic)!]).toEqual([5, 6]);
+    expect(await gone).toBeUndefined();
+  });
+
+  it("writes larger values, durable puts and io: async ones on the calling thread, in order with the queue", async () => {
+    const root = freshRoot();
+    const store = new FileSystemStore(root, { fsync: false });
+    const before = thread.queuedFiles;
+    const large = bytesAt(LARGEST_QUEUED + 1, 3, 99);
+    const queued = store.put("data/__0.blp", new Uint8Array([1]), NEW_FILE);
+    const direct = store.put("data/__0.blp", large, NEW_FILE);
+    await Promise.all([queued, direct]);
+    expect(thread.queuedFiles - before).toBe(1);
+    expect(await holds(join(root, "data", "__0.blp"), large)).toBe(true);
+
+    const durable = new FileSystemStore(freshRoot());
+    await durable.put("data/__0.blp", new Uint8Array([1]), { unreferenced: true });
+    const asynchronous = new FileSystemStore(freshRoot(), { io: "async", fsync: false });
+    await asynchronous.put("data/__0.blp", new Uint8Array([1]), NEW_FILE);
+    const off = new FileSystemStore(freshRoot(), { fsync: false, writeThread: false });
+    await off.put("data/__0.blp", new Uint8Array([1]), NEW_FILE);
+    expect(thread.queuedFiles - before).toBe(1);
+    expect(() => new FileSystemStore(freshRoot(), { writeThread: "yes" as unknown as boolean })).toThrow(/writeThread must be true or false/);
+  });
+
+  it("files queued without fsync are flushed by the next sync of a durable store", async () => {
+    const root = freshRoot();
+    const store = new FileSystemStore(root);
+    const before = thread.queuedFiles;
+    const put = store.put("data/__0.blp", new Uint8Array([9, 9]), NEW_FILE);
+    await store.sync();
+    await put;
+    expect(thread.queuedFiles - before).toBe(1);
+    expect([...(await readFile(join(root, "data", "__0.blp")))]).toEqual([9, 9]);
+  });
+
+  it("replaces what stands at the name, never writing through it, and reports what cannot be replaced", async () => {
+    const root = freshRoot();
+    const store = new FileSystemStore(root, { fsync: false });
+    await store.put("data/__0.blp", new Uint8Array(1000).fill(7));
+    await store.put("data/__0.blp", new Uint8Array([1, 2]), NEW_FILE);
+    expect([...(await readFile(join(root, "data", "__0.blp")))]).toEqual([1, 2]);
+
+    const outside = join(scratch, `outside-${counter++}`);
+    await writeFile(outside, "keep");
+    await symlink(outside, join(root, "data", "__1.blp"));
+    await store.put("data/__1.blp", new Uint8Array([9]), NEW_FILE);
+    expect(await readFile(outside, "utf8")).toBe("keep");
+    expect((await lstat(join(root, "data", "__1.blp"))).isFile()).toBe(true);
+
+    const other = join(scratch, `other-${counter++}`);
+    await writeFile(other, "snapshot");
+    await link(other, join(root, "data", "__2.blp"));
+    await store.put("data/__2.blp", new Uint8Array([5]), NEW_FILE);
+    expect(await readFile(other, "utf8")).toBe("snapshot");
+
+    execFileSync("mkfifo", [join(root, "data", "__3.blp")]);
+    await store.put("data/__3.blp", new Uint8Array([6]), NEW_FILE);
+    expect((await lstat(join(root, "data", "__3.blp"))).isFile()).toBe(true);
+
+    // A directory at the name: the removal fails on the write thread (EISDIR), reported as on this thread.
+    await mkdir(join(root, "data", "__4.blp"));
+    const before = thread.queuedFiles;
+    const directory = await store.put("data/__4.blp", new Uint8Array([9]), NEW_FILE).catch((e: unknown) => e);
+    expect(thread.queuedFiles - before).toBe(1);
+    const onThisThread = await new FileSystemStore(root, { fsync: false, writeThread: false }).put("data/__4.blp", new Uint8Array([9]), NEW_FILE).catch((e: unknown) => e);
+    for (const error of [directory, onThisThread]) expect(isBcolzError(error) && [error.name, error.code, error.path, error.message]).toEqual(["ConflictError", "ALREADY_EXISTS", "data/__4.blp", "data/__4.blp: field key: a directory stands where the key's file should go"]);
+
+    // A name the file system refuses: the creation fails there (ENAMETOOLONG), rebuilt here into the same error.
+    const long = `data/${"n".repeat(300)}`;
+    const tooLong = await store.put(long, new Uint8Array([1]), NEW_FILE).catch((e: unknown) => e);
+    const tooLongHere = await new FileSystemStore(root, { fsync: false, writeThread: false }).put(long, new Uint8Array([1]), NEW_FILE).catch((e: unknown) => e);
+    expect(isBcolzError(tooLong) && [tooLong.code, tooLong.field, tooLong.actual]).toEqual(["UNSAFE_NAME", "key", "ENAMETOOLONG"]);
+    const [there, here] = [tooLong, tooLongHere].map((e) => (isBcolzError(e) ? [e.message, (e.cause as NodeJS.ErrnoException).code, (e.cause as NodeJS.ErrnoException).syscall] : e));
+    expect(there).toEqual(here);
+    expect(there).toEqual([expect.stringContaining("longer than the file system allows"), "ENAMETOOLONG", "open"]);
+
+    // A link between the root and the file is refused before anything is queued.
+    await symlink(scratch, join(root, "linked"));
+    const between = await store.put("linked/__0.blp", new Uint8Array([9]), NEW_FILE).catch((e: unknown) => e);
+    expect(isBcolzError(between) && between.code).toBe("UNSAFE_NAME");
+  });
+
+  it("gives the same results as the calling thread for random sequences of calls made without awaiting", async () => {
+    const keyArb = fc.constantFrom("data/__0.blp", "data/__1.blp", "d/e/__2.blp", "top");
+    type Step = { op: "new" | "put"; key: string; size: number; offset: number } | { op: "get" | "delete"; key: string } | { op: "list" };
+    const stepArb: fc.Arbitrary<Step> = fc.oneof(
+      { weight: 4, arbitrary: fc.record({ op: fc.constant("new" as const), key: keyArb, size: fc.oneof(fc.nat(64), fc.nat(300_000)), offset: fc.nat(7) }) },
+      fc.record({ op: fc.constant("put" as const), key: keyArb, size: fc.nat(64), offset: fc.nat(7) }),
+      fc.record({ op: fc.constantFrom("get" as const, "delete" as const), key: keyArb }),
+      fc.record({ op: fc.constant("list" as const) }),
+    );
+    // Puts and gets are issued without awaiting (with io: "sync" they act when called, in call
+    // order, and so must they with queued files); list and delete go through the thread pool and
+    // never were ordered with calls made before they resolve, so they are awaited, after all
+    // earlier calls.
+    const run = async (store: FileSystemStore, steps: Step[]): Promise<unknown[]> => {
+      const results: Promise<unknown>[] = [];
+      for (const [i, step] of steps.entries()) {
+        if (step.op === "list" || step.op === "delete") {
+          await Promise.all(results);
+          results.push(Promise.resolve(step.op === "list" ? await store.list("") : (await store.delete(step.key), "deleted")));
+        } else if (step.op === "get") {
+          results.push(store.get(step.key).then((v) => (v === undefined ? undefined : Array.from(v.subarray(0, 16)).concat(v.length))));
+        } else if (step.op === "new" || step.op === "put") {
+          const value = bytesAt(step.size, step.offset, i + 1);
+          results.push(store.put(step.key, value, step.op === "new" ? NEW_FILE : { durable: false }).then(() => "ok"));
+          value.fill(0);
+        }
+      }
+      return Promise.all(results);
+    };
+    await fc.assert(
+      fc.asyncProperty(fc.array(stepArb, { maxLength: 24 }), async (steps) => {
+        const viaThread = await run(new FileSystemStore(freshRoot(), { fsync: false }), steps);
+        const here = await run(new FileSystemStore(freshRoot(), { fsync: false, writeThread: false }), steps);
+        expect(viaThread).toEqual(here);
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe("the write thread in a process of its own", () => {
+  const node = (script: string, cwd: string): { status: number | null; stdout: string; stderr: string } => {
+    const result = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd, encoding: "utf8", timeout: 60_000 });
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  };
+  const adapters = fileURLToPath(new URL("../dist/node.js", import.meta.url));
+  const internals = fileURLToPath(new URL("../dist/write-thread-node.js", import.meta.url));
+
+  it("keeps the process alive until its queued files are written, and starts by itself after 16 MiB", async () => {
+    const root = freshRoot();
+    // Nothing awaits the puts: the process must not exit before the thread wrote them.
+    const script = `
+      import { FileSystemStore, startWriteThread } from ${JSON.stringify(adapters)};
+      import { writeThreadStarted } from ${JSON.stringify(internals)};
+      const store = new FileSystemStore(${JSON.stringify(root)}, { fsync: false });
+      const chunk = new Uint8Array(1 << 20).fill(3);
+      const started = [];
+      for (let i = 0; i < ${(AUTO_START_BYTES >> 20) + 1}; i++) {
+        await store.put("auto/__" + i + ".blp", chunk, { unreferenced: true, durable: false });
+        started.push(writeThreadStarted());
+      }
+      console.log(started.indexOf(true));
+      const thread = await startWriteThread();
+      const before = thread.queuedFiles;
+      for (let i = 0; i < 24; i++) void store.put("data/__" + i + ".blp", new Uint8Array(1 << 20).fill(i), { unreferenced: true, durable: false });
+      console.log(thread.queuedFiles - before);
+    `;
+    const result = node(script, scratch);
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    // Started by the put that reached 16 MiB (the 16th); the 24 puts went to it.
+    expect(result.stdout.trim().split("\n")).toEqual([String((AUTO_START_BYTES >> 20) - 1), "24"]);
+    for (let i = 0; i < 24; i++) {
+      const bytes = await readFile(join(root, "data", `__${i}.blp`));
+      expect(bytes.length).toBe(1 << 20);
+      expect(bytes.every((b) => b === i)).toBe(true);
+    }
+  });
+
+  it("never starts for less than 16 MiB", () => {
+    const script = `
+      import { FileSystemStore } from ${JSON.stringify(adapters)};
+      import { writeThreadStarted } from ${JSON.stringify(internals)};
+      const store = new FileSystemStore(${JSON.stringify(freshRoot())}, { fsync: false });
+      for (let i = 0; i < 15; i++) await store.put("data/__" + i + ".blp", new Uint8Array(1 << 20), { unreferenced: true, durable: false });
+      console.log(writeThreadStarted());
+    `;
+    const result = node(script, scratch);
+    expect(result.stderr).toBe("");
+    expect([result.status, result.stdout.trim()]).toEqual([0, "false"]);
+  });
+});
