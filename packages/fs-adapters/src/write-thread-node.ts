@@ -21,8 +21,11 @@ import { InPlaceStepFailure } from "./in-place-file-node.js";
 import type { InPlaceStep } from "./in-place-file-node.js";
 import { COUNTERS, descriptor, DESCRIPTORS, F_ERRNO, F_OFFSET, F_PATH, F_STATUS, F_SYSCALL, F_VALUE, F_VALUE_AT, FIELDS, FINISHED, QUEUED, READY, STATUS, SYSCALLS } from "./write-thread-protocol-node.js";
 
-/** Bytes of the shared ring of queued files. */
-const RING_BYTES = 16 << 20;
+/**
+ * Bytes of the shared ring of queued files: 20 chunks of 400 KB in flight; 4 and 16 MiB measured
+ * alike within the noise (tools/bench/README.md).
+ */
+const RING_BYTES = 8 << 20;
 /** Larger values are written on the calling thread: a quarter of the ring keeps several in flight. */
 export const LARGEST_QUEUED = RING_BYTES / 4;
 /**
