@@ -60,7 +60,7 @@ export interface FileSystemStoreOptions {
    * written, with the same errors; every other call of the store first waits for the files
    * queued before it, so calls keep their order. One thread serves the whole process: it starts
    * once the stores have written 16 MiB of such files without it (or at
-   * {@link startWriteThread}), and never keeps the process alive while idle. Values over 4 MiB,
+   * {@link startWriteThread}), and never keeps the process alive while idle. Values over 2 MiB,
    * `io: "async"` and durable puts are written as before. With `false` this store writes every
    * file on the calling thread.
    */
