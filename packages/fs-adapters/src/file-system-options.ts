@@ -58,9 +58,10 @@ export interface FileSystemStoreOptions {
    * thread goes on compressing the next chunk. Default `true`. `put` still takes the bytes before
    * it returns (they are copied into the thread's shared memory) and resolves once the file is
    * written, with the same errors; every other call of the store first waits for the files
-   * queued before it, so calls keep their order. One thread serves the whole process: it starts
+   * queued before it, so calls keep their order. One thread serves all the stores of a JavaScript thread: it starts
    * once the stores have written 16 MiB of such files without it (or at
-   * {@link startWriteThread}), and never keeps the process alive while idle. Values over 2 MiB,
+   * {@link startWriteThread}), never keeps the process alive while idle, and writes what is
+   * queued before the process exits. Values over 2 MiB,
    * `io: "async"` and durable puts are written as before. With `false` this store writes every
    * file on the calling thread.
    */

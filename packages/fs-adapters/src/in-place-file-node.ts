@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { closeSync, constants as fsConstants, fsyncSync, openSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants as fsConstants, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 
 /**
  * Open flags of an in-place write: a new file, never an existing one (and so never a FIFO, a
@@ -99,4 +99,38 @@ function createExclusively(file: string): number | undefined {
 
 function codeOf(error: unknown): unknown {
   return typeof error === "object" && error !== null && "code" in error ? error.code : undefined;
+}
+
+/**
+ * The atomic write the write thread falls back to when {@link writeNewFileSync} says `"taken"`:
+ * `value` written to `temp` (a new name next to `file`), then renamed over `file`, as the calling
+ * thread's `writeFileAtomicallySync` does (without a flush: these files are not durable). A
+ * failure removes `temp` and throws {@link InPlaceStepFailure} at step `"create"`, which the
+ * store reports as that function's failures.
+ *
+ * @example
+ * ```ts
+ * writeThroughTemporarySync(file, temporaryPathFor(file), bytes);
+ * ```
+ */
+export function writeThroughTemporarySync(file: string, temp: string, value: Uint8Array): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(temp, "wx");
+    let written = 0;
+    while (written < value.length) written += writeSync(fd, value, written, value.length - written, written);
+    const opened = fd;
+    fd = undefined;
+    closeSync(opened);
+    renameSync(temp, file);
+  } catch (error) {
+    for (const undo of [() => (fd === undefined ? undefined : closeSync(fd)), () => unlinkSync(temp)]) {
+      try {
+        undo();
+      } catch {
+        // The write already failed; its error is the one to report.
+      }
+    }
+    throw new InPlaceStepFailure("create", error);
+  }
 }

@@ -25,7 +25,7 @@ import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./in
 import { openRegularFile, readAt } from "./read-async-node.js";
 import { fileKind, readFileChecked, readRangesChecked } from "./read-sync-node.js";
 import { writeFileAtomically } from "./write-async-node.js";
-import { inPlaceFailure, makeParentsSync, writeFileAtomicallySync, writeFileInPlaceSync } from "./write-sync-node.js";
+import { makeParentsSync, writeFileAtomicallySync, writeFileInPlaceSync } from "./write-sync-node.js";
 import { readyWriteThread, settleWriteThread } from "./write-thread-node.js";
 import type { ByteRange, PutOptions, WritableStore } from "./index.js";
 
@@ -308,12 +308,10 @@ export class FileSystemStore implements WritableStore {
     const thread = inPlace && !durable && this.writeThread ? readyWriteThread(value.length) : undefined;
     if (thread !== undefined) {
       // Queued after every file queued before it (the thread writes them in order); the bytes
-      // are copied before this returns, as a put on this thread writes them.
-      makeParentsSync(this.root, key, file);
-      const written = thread.queue(file, value, (outcome, bytes) => {
-        if (outcome === "taken") writeFileAtomicallySync(this.root, key, file, bytes, false);
-        else if (outcome !== "written") throw inPlaceFailure(outcome, key, file);
-      });
+      // are copied before this returns, as a put on this thread writes them. A parent to create
+      // is made after the files queued before (one of them may stand where it would go).
+      makeParentsSync(this.root, key, file, settleWriteThread);
+      const written = thread.queue(file, key, value);
       if (this.fsync) {
         this.#unsyncedFiles.add(file);
         this.#unsyncedDirectories.add(dir);

@@ -106,15 +106,21 @@ export function inPlaceFailure(failure: InPlaceStepFailure, key: string, file: s
 }
 
 /**
- * Refuses links between `root` and the file of `key`, and creates its missing parents. @internal
+ * Refuses links between `root` and the file of `key`, and creates its missing parents; with
+ * `beforeCreating`, that runs first when a parent is missing, and the parents are checked again
+ * after it (the write thread's queued files written first, one of which may stand there). @internal
  *
  * @example
  * ```ts
  * makeParentsSync("/data/t.bcolz", "data/__9.blp", "/data/t.bcolz/data/__9.blp");
  * ```
  */
-export function makeParentsSync(root: string, key: string, file: string): void {
-  const parentsExist = refuseLinksBetweenSync(root, key, false);
+export function makeParentsSync(root: string, key: string, file: string, beforeCreating?: () => void): void {
+  let parentsExist = refuseLinksBetweenSync(root, key, false);
+  if (!parentsExist && beforeCreating !== undefined) {
+    beforeCreating();
+    parentsExist = refuseLinksBetweenSync(root, key, false);
+  }
   // A top-level key has no parent to check, but the root itself may not exist yet.
   if (!parentsExist || !key.includes("/")) {
     try {

@@ -6,9 +6,10 @@
  * copied into a shared ring before `put` returns, and its promise settles once the file is
  * written (or failed, with the same typed error as on the calling thread).
  *
- * One thread for the whole process, started by {@link startWriteThread} or by the stores once
- * they have written {@link AUTO_START_BYTES} in place without it; idle, it never keeps the process
- * alive.
+ * One thread for all the stores of a JavaScript thread (the main one, or a worker that uses the
+ * stores itself), started by {@link startWriteThread} or by the stores once they have written
+ * {@link AUTO_START_BYTES} in place without it; idle, it never keeps the process alive, and the
+ * process writes what is queued before it exits.
  *
  * @module
  */
@@ -19,7 +20,8 @@ import { Worker } from "node:worker_threads";
 import { StorageError, UsageError } from "@fmt/errors";
 import { InPlaceStepFailure } from "./in-place-file-node.js";
 import type { InPlaceStep } from "./in-place-file-node.js";
-import { COUNTERS, descriptor, DESCRIPTORS, F_ERRNO, F_OFFSET, F_PATH, F_STATUS, F_SYSCALL, F_VALUE, F_VALUE_AT, FIELDS, FINISHED, QUEUED, READY, STATUS, SYSCALLS } from "./write-thread-protocol-node.js";
+import { inPlaceFailure } from "./write-sync-node.js";
+import { COUNTERS, DELAY, descriptor, DESCRIPTORS, F_ERRNO, F_OFFSET, F_PATH, F_STATUS, F_SYSCALL, F_VALUE, F_VALUE_AT, FIELDS, FINISHED, PROTOCOL, QUEUED, READY, STATUS, STOPPED, SYSCALLS } from "./write-thread-protocol-node.js";
 
 /**
  * Bytes of the shared ring of queued files: 20 chunks of 400 KB in flight; 4 and 16 MiB measured
@@ -33,22 +35,16 @@ export const LARGEST_QUEUED = RING_BYTES / 4;
  * small dataset is written before a thread would have started (~30 ms), and never pays for one.
  */
 export const AUTO_START_BYTES = 16 << 20;
-/** Longest the calling thread waits for room in the ring before it gives up on a silent thread. */
+/** Longest the calling thread waits while the write thread finishes no file at all. */
 const STALL_MS = 60_000;
 
-/**
- * What becomes of a queued file, on the calling thread once the write thread is done with it:
- * nothing left to do (`"written"`), the atomic write to make from `value` (`"taken"`: another
- * process took the name), or the failed step. A throw rejects the put.
- */
-export type QueuedOutcome = (outcome: "written" | "taken" | InPlaceStepFailure, value: Uint8Array) => void;
-
+/** A queued file: where its record starts in the ring, its key and path, its promise. */
 interface QueuedFile {
   start: number;
-  outcome: QueuedOutcome;
+  key: string;
+  file: string;
   resolve: () => void;
   reject: (error: unknown) => void;
-  path: string;
 }
 
 const encoder = new TextEncoder();
@@ -68,7 +64,7 @@ let writtenWithout = 0;
  * @example
  * ```ts
  * const thread = readyWriteThread(bytes.length);
- * if (thread === undefined) writeHere(); else await thread.queue(file, bytes, outcome);
+ * if (thread === undefined) writeHere(); else await thread.queue(file, key, bytes);
  * ```
  */
 export function readyWriteThread(length: number): WriteThread | undefined {
@@ -140,7 +136,7 @@ export function startWriteThread(): Promise<WriteThread> {
  * @example
  * ```ts
  * const thread = await startWriteThread();
- * await thread.queue("/data/t.bcolz/data/__0.blp", bytes, (outcome) => { if (outcome !== "written") throw new Error("…"); });
+ * await thread.queue("/data/t.bcolz/data/__0.blp", "data/__0.blp", bytes);
  * ```
  */
 export class WriteThread {
@@ -148,11 +144,13 @@ export class WriteThread {
   readonly #ring: Uint8Array;
   readonly #control: Int32Array;
   readonly #queued: QueuedFile[] = [];
-  /** Files queued so far and files whose outcome ran here (the first queued file's number); int32, wrapping as the shared counters do. */
+  /** Files queued so far and files settled here (the first queued file's number); int32, wrapping as the shared counters do. */
   #count = 0;
   #done = 0;
   /** Where the next record may begin. */
   #head = 0;
+  /** When the thread last finished a file, or was given one with none queued (for {@link STALL_MS}). */
+  #progressAt = 0;
   #watching = false;
   #stopped: Error | undefined;
 
@@ -162,6 +160,15 @@ export class WriteThread {
     this.#control = control;
     worker.on("error", (error) => this.#stop(error));
     worker.on("exit", (code) => this.#stop(new Error(`the write thread exited with code ${code}`)));
+    // A process that exits (process.exit, an uncaught exception) with files queued writes them
+    // first, as it would have had each put written them at once; the thread still runs here.
+    process.once("exit", () => {
+      try {
+        this.settle();
+      } catch {
+        // Nothing more can be done while exiting.
+      }
+    });
     worker.unref();
   }
 
@@ -181,11 +188,15 @@ export class WriteThread {
         const ready = waitAsync(control, READY, 0);
         const settle = (): void => {
           worker.off("exit", exited);
-          resolve();
+          if (Atomics.load(control, READY) === PROTOCOL) resolve();
+          else reject(new UsageError("INVALID_ARGUMENT", "the write thread's script is from another build: rebuild @fmt/fs-adapters", { field: "writeThread", expected: PROTOCOL, actual: Atomics.load(control, READY) }));
         };
         if (ready.async) void ready.value.then(settle);
         else settle();
       });
+    } catch (error) {
+      await worker.terminate();
+      throw error;
     } finally {
       worker.unref();
     }
@@ -199,44 +210,55 @@ export class WriteThread {
 
   /** Whether the thread runs and takes files. */
   get ready(): boolean {
-    return this.#stopped === undefined && Atomics.load(this.#control, READY) === 1;
+    return this.#stopped === undefined && Atomics.load(this.#control, READY) === PROTOCOL && Atomics.load(this.#control, STOPPED) === 0;
   }
 
   /**
-   * Copies `path` and `value` into the ring (waiting here for room if the thread is behind) and
-   * resolves once the thread wrote the file and `outcome` ran here without throwing.
+   * Makes the thread pause `ms` milliseconds before each file (0: none), so that tests fill the
+   * ring and the descriptors deterministically. @internal
    */
-  queue(path: string, value: Uint8Array, outcome: QueuedOutcome): Promise<void> {
-    if (this.#stopped !== undefined) return Promise.reject(this.#stopped);
-    const name = encoder.encode(path);
-    // The value keeps its alignment modulo 8 in the ring: V8 copies into shared memory word by
-    // word only when both sides are aligned alike, byte by byte (three times slower here) otherwise.
-    const valueAt = name.length + ((((value.byteOffset - name.length) % 8) + 8) % 8);
-    const size = valueAt + value.length;
-    const at = this.#room(size);
-    this.#ring.set(name, at);
-    this.#ring.set(value, at + valueAt);
-    this.#head = (at + size + 7) & ~7;
-    const n = this.#count;
-    this.#count = (n + 1) | 0;
-    const control = this.#control;
-    control[descriptor(n, F_OFFSET)] = at;
-    control[descriptor(n, F_PATH)] = name.length;
-    control[descriptor(n, F_VALUE_AT)] = valueAt;
-    control[descriptor(n, F_VALUE)] = value.length;
-    control[descriptor(n, F_STATUS)] = 0;
-    const done = new Promise<void>((resolve, reject) => this.#queued.push({ start: at, outcome, resolve, reject, path }));
-    Atomics.store(control, QUEUED, this.#count);
-    Atomics.notify(control, QUEUED);
-    this.#watch();
-    return done;
+  delayForTests(ms: number): void {
+    Atomics.store(this.#control, DELAY, ms);
+  }
+
+  /**
+   * Copies `file` (the path of the store's `key`) and `value` into the ring, waiting here for room
+   * if the thread is behind, and resolves once the thread wrote the file; rejects with the error a
+   * put on this thread gives (`inPlaceFailure`).
+   */
+  queue(file: string, key: string, value: Uint8Array): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.#stopped !== undefined) throw this.#stopped;
+      const name = encoder.encode(file);
+      // The value keeps its alignment modulo 8 in the ring: V8 copies into shared memory word by
+      // word only when both sides are aligned alike, byte by byte (three times slower here) otherwise.
+      const valueAt = name.length + ((((value.byteOffset - name.length) % 8) + 8) % 8);
+      const size = valueAt + value.length;
+      const at = this.#room(size, key);
+      this.#ring.set(name, at);
+      this.#ring.set(value, at + valueAt);
+      this.#head = (at + size + 7) & ~7;
+      const n = this.#count;
+      this.#count = (n + 1) | 0;
+      const control = this.#control;
+      control[descriptor(n, F_OFFSET)] = at;
+      control[descriptor(n, F_PATH)] = name.length;
+      control[descriptor(n, F_VALUE_AT)] = valueAt;
+      control[descriptor(n, F_VALUE)] = value.length;
+      control[descriptor(n, F_STATUS)] = 0;
+      if (this.#queued.length === 0) this.#progressAt = Date.now();
+      this.#queued.push({ start: at, key, file, resolve, reject });
+      Atomics.store(control, QUEUED, this.#count);
+      Atomics.notify(control, QUEUED);
+      this.#watch();
+    });
   }
 
   /** Where a record of `size` bytes fits, once files finish (waiting here) if none does yet. */
-  #room(size: number): number {
-    const started = Date.now();
+  #room(size: number, key: string): number {
     for (;;) {
       this.#collect();
+      if (this.#stopped !== undefined) throw this.#stopped;
       const oldest = this.#queued[0];
       if (oldest === undefined) return (this.#head = 0);
       if (this.#queued.length < DESCRIPTORS) {
@@ -249,46 +271,45 @@ export class WriteThread {
           return this.#head;
         }
       }
-      this.#waitForOne(started);
+      this.#waitForOne(key);
     }
   }
 
   /**
-   * Waits here until every queued file is finished and its outcome ran: what a store does before
-   * any other operation, so that operations keep the order they were called in.
+   * Waits here until every queued file is finished and settled: what a store does before any
+   * other operation, so that operations keep the order they were called in.
    */
   settle(): void {
-    const started = Date.now();
     for (;;) {
       this.#collect();
       if (this.#queued.length === 0) return;
-      this.#waitForOne(started);
+      this.#waitForOne(this.#queued[0]!.key);
     }
   }
 
-  /** Blocks until the thread finishes another file (or a second passes). */
-  #waitForOne(started: number): void {
-    if (Atomics.wait(this.#control, FINISHED, this.#done, 1000) === "timed-out" && Date.now() - started > STALL_MS) {
-      throw new StorageError("IO_ERROR", "the write thread has not finished a file for a minute", { path: this.#queued[0]!.path, field: "writeThread", expected: "progress" });
+  /** Blocks until the thread finishes another file (or a second passes, or it stopped). */
+  #waitForOne(key: string): void {
+    const control = this.#control;
+    if (Atomics.load(control, STOPPED) === 1) {
+      this.#stop(new Error("the write thread stopped"));
+      return;
+    }
+    if (Atomics.wait(control, FINISHED, this.#done, 1000) === "timed-out" && Date.now() - this.#progressAt > STALL_MS) {
+      throw new StorageError("IO_ERROR", "the write thread has not finished a file for a minute", { path: key, field: "writeThread", expected: "progress" });
     }
   }
 
-  /** Runs the outcome of every file the thread finished, in queue order. */
+  /** Settles every file the thread finished, in queue order. */
   #collect(): void {
     const finished = Atomics.load(this.#control, FINISHED);
+    if (this.#done !== finished) this.#progressAt = Date.now();
     while (this.#done !== finished) {
       const n = this.#done;
       this.#done = (n + 1) | 0;
       const file = this.#queued.shift()!;
-      const control = this.#control;
-      const at = file.start + control[descriptor(n, F_VALUE_AT)]!;
-      const value = this.#ring.subarray(at, at + control[descriptor(n, F_VALUE)]!);
-      try {
-        file.outcome(outcomeOf(control, n, file.path), value);
-        file.resolve();
-      } catch (error) {
-        file.reject(error);
-      }
+      const failure = failureOf(this.#control, n, file.file);
+      if (failure === undefined) file.resolve();
+      else file.reject(failure instanceof InPlaceStepFailure ? inPlaceFailure(failure, file.key, file.file) : failure.withPath(file.key));
     }
   }
 
@@ -305,6 +326,7 @@ export class WriteThread {
     const wait = waitAsync(this.#control, FINISHED, this.#done);
     const next = (): void => {
       this.#watching = false;
+      if (Atomics.load(this.#control, STOPPED) === 1) this.#stop(new Error("the write thread stopped"));
       this.#collect();
       this.#watch();
     };
@@ -322,22 +344,24 @@ export class WriteThread {
     // What the thread finished before it stopped keeps its outcome; the rest fails.
     this.#collect();
     for (const file of this.#queued.splice(0)) {
-      file.reject(new StorageError("IO_ERROR", "cannot write the file: the write thread stopped", { path: file.path, field: "writeThread", actual: error.message, cause: error }));
+      file.reject(new StorageError("IO_ERROR", "cannot write the file: the write thread stopped", { path: file.key, field: "writeThread", actual: error.message, cause: error }));
     }
+    this.#worker.unref();
   }
 }
 
-/** The outcome of finished file `n`, with its system error rebuilt as Node reports one. */
-function outcomeOf(control: Int32Array, n: number, path: string): "written" | "taken" | InPlaceStepFailure {
+/** Why finished file `n` failed (its system error rebuilt as Node reports one), or `undefined`. */
+function failureOf(control: Int32Array, n: number, path: string): InPlaceStepFailure | StorageError | undefined {
   const status = control[descriptor(n, F_STATUS)];
-  if (status === STATUS.written) return "written";
-  if (status === STATUS.taken) return "taken";
+  if (status === STATUS.written) return undefined;
   const step: InPlaceStep | undefined = status === STATUS.createFailed ? "create" : status === STATUS.replaceFailed ? "replace" : status === STATUS.writeFailed ? "write" : undefined;
-  if (step === undefined) throw new StorageError("IO_ERROR", "cannot write the file: the write thread failed", { path, field: "writeThread" });
+  if (step === undefined) return new StorageError("IO_ERROR", "cannot write the file: the write thread failed", { field: "writeThread" });
   const errno = control[descriptor(n, F_ERRNO)]!;
   const syscall = SYSCALLS[control[descriptor(n, F_SYSCALL)]!] ?? "";
-  const [code, description] = getSystemErrorMap().get(errno) ?? [`UNKNOWN`, `errno ${errno}`];
-  const error = Object.assign(new Error(`${code}: ${description}, ${syscall} '${path}'`), { errno, code, syscall, path });
+  const [code, description] = getSystemErrorMap().get(errno) ?? ["UNKNOWN", `errno ${errno}`];
+  // As Node words it: calls on a path name it, calls on a descriptor (write, close, fsync) do not.
+  const onPath = syscall === "open" || syscall === "unlink" || syscall === "rename";
+  const error = Object.assign(new Error(`${code}: ${description}, ${syscall}${onPath ? ` '${path}'` : ""}`), { errno, code, syscall }, onPath ? { path } : {});
   return new InPlaceStepFailure(step, error);
 }
 

@@ -12,10 +12,19 @@
 export const QUEUED = 0;
 /** Index of the count of files the write thread has finished (written by the write thread). */
 export const FINISHED = 1;
-/** Index of the flag the write thread sets once it waits for work. */
+/** Index where the write thread puts {@link PROTOCOL} once it waits for work. */
 export const READY = 2;
+/** Index of the flag the write thread sets when its loop ends (a bug): nothing more gets finished. */
+export const STOPPED = 3;
+/** Index of a pause, in milliseconds, the write thread takes before each file (tests only). */
+export const DELAY = 4;
 /** Descriptors begin after the counters. */
-export const COUNTERS = 4;
+export const COUNTERS = 8;
+/**
+ * The version of this layout, which the write thread announces in {@link READY}: a worker script
+ * from another build (the TypeScript sources run against an old `dist`) is refused, not misread.
+ */
+export const PROTOCOL = 2;
 /** Descriptors in the control array (a power of two): at most this many files queued at once. */
 export const DESCRIPTORS = 256;
 /** Int32 fields per descriptor. */
@@ -39,8 +48,6 @@ export const F_SYSCALL = 6;
 /** Outcomes of a queued file. */
 export const STATUS = {
   written: 1,
-  /** The name was taken again after the removal: nothing written; the calling thread writes atomically. */
-  taken: 2,
   createFailed: 3,
   replaceFailed: 4,
   writeFailed: 5,
@@ -49,7 +56,7 @@ export const STATUS = {
 } as const;
 
 /** The system calls an in-place write makes, by index (`F_SYSCALL`). */
-export const SYSCALLS = ["", "open", "write", "close", "unlink", "fsync"] as const;
+export const SYSCALLS = ["", "open", "write", "close", "unlink", "fsync", "rename"] as const;
 
 /**
  * Index of descriptor field `field` of queued file number `n`.

@@ -85,6 +85,45 @@ describe("FileSystemStore with the write thread", () => {
     for (let i = 0; i < 40; i++) expect(await holds(join(root, "data", `__${i}.blp`), expected[i]!), `file ${i}`).toBe(true);
   });
 
+  it("with a slow thread, fills the ring and the descriptors and goes round them: 300 files of mixed sizes, then 600 tiny ones", async () => {
+    const root = freshRoot();
+    const store = new FileSystemStore(root, { fsync: false });
+    thread.delayForTests(1);
+    try {
+      const puts: Promise<void>[] = [];
+      const expected: Uint8Array[] = [];
+      for (let i = 0; i < 300; i++) {
+        // Sizes from a few bytes to 1.5 MiB, so that records of every size meet the ring's end.
+        const size = [5, 700_001, 64_000, 1_500_000, 3, 250_000][i % 6]! + i;
+        const value = bytesAt(size, i % 8, 3 * i + 1);
+        expected.push(value.slice());
+        puts.push(store.put(`data/__${i}.blp`, value, NEW_FILE));
+      }
+      for (let i = 0; i < 600; i++) {
+        const value = bytesAt(1 + (i % 5), i % 3, i + 7);
+        expected.push(value.slice());
+        puts.push(store.put(`data/__${300 + i}.blp`, value, NEW_FILE));
+      }
+      await Promise.all(puts);
+      for (let i = 0; i < expected.length; i++) expect(await holds(join(root, "data", `__${i}.blp`), expected[i]!), `file ${i}`).toBe(true);
+    } finally {
+      thread.delayForTests(0);
+    }
+  });
+
+  it("a put under a queued file fails as on the calling thread: the queued file is written first", async () => {
+    for (const writeThread of [true, false]) {
+      const root = freshRoot();
+      const store = new FileSystemStore(root, { fsync: false, writeThread });
+      const file = store.put("a", new Uint8Array([1]), NEW_FILE);
+      const under = store.put("a/b", new Uint8Array([2]), NEW_FILE).catch((e: unknown) => e);
+      await file;
+      const error = await under;
+      expect(isBcolzError(error) && [error.code, error.path], `writeThread ${writeThread}`).toEqual(["ALREADY_EXISTS", "a/b"]);
+      expect([...(await readFile(join(root, "a")))]).toEqual([1]);
+    }
+  });
+
   it("keeps the order of calls: a put, read, list or delete after a queued file sees it written", async () => {
     const root = freshRoot();
     const store = new FileSystemStore(root, { fsync: false });
@@ -185,7 +224,8 @@ describe("FileSystemStore with the write thread", () => {
   });
 
   it("gives the same results as the calling thread for random sequences of calls made without awaiting", async () => {
-    const keyArb = fc.constantFrom("data/__0.blp", "data/__1.blp", "d/e/__2.blp", "top");
+    // "top" and "top/x" cannot both exist: whichever comes first wins, in call order.
+    const keyArb = fc.constantFrom("data/__0.blp", "data/__1.blp", "d/e/__2.blp", "top", "top/x");
     type Step = { op: "new" | "put"; key: string; size: number; offset: number } | { op: "get" | "delete"; key: string } | { op: "list" };
     const stepArb: fc.Arbitrary<Step> = fc.oneof(
       { weight: 4, arbitrary: fc.record({ op: fc.constant("new" as const), key: keyArb, size: fc.oneof(fc.nat(64), fc.nat(300_000)), offset: fc.nat(7) }) },
@@ -207,7 +247,7 @@ describe("FileSystemStore with the write thread", () => {
           results.push(store.get(step.key).then((v) => (v === undefined ? undefined : Array.from(v.subarray(0, 16)).concat(v.length))));
         } else if (step.op === "new" || step.op === "put") {
           const value = bytesAt(step.size, step.offset, i + 1);
-          results.push(store.put(step.key, value, step.op === "new" ? NEW_FILE : { durable: false }).then(() => "ok"));
+          results.push(store.put(step.key, value, step.op === "new" ? NEW_FILE : { durable: false }).then(() => "ok", (e: unknown) => (isBcolzError(e) ? [e.code, e.path, e.message] : e)));
           value.fill(0);
         }
       }
@@ -260,6 +300,30 @@ describe("the write thread in a process of its own", () => {
       const bytes = await readFile(join(root, "data", `__${i}.blp`));
       expect(bytes.length).toBe(1 << 20);
       expect(bytes.every((b) => b === i)).toBe(true);
+    }
+  });
+
+  it("a process that exits or throws with files queued on a slow thread writes them first", async () => {
+    // Exiting, throwing, ending with nothing awaited, and awaiting the puts (the process must stay
+    // alive for them: an await nothing keeps alive would end it with code 13).
+    for (const ending of ["process.exit(0);", "throw new Error(\"boom\");", "", "await Promise.all(puts); console.log(\"written\");"]) {
+      const root = freshRoot();
+      const script = `
+        import { FileSystemStore, startWriteThread } from ${JSON.stringify(adapters)};
+        const thread = await startWriteThread();
+        thread.delayForTests(20);
+        const store = new FileSystemStore(${JSON.stringify(root)}, { fsync: false });
+        const puts = [];
+        for (let i = 0; i < 12; i++) puts.push(store.put("data/__" + i + ".blp", new Uint8Array(100_000).fill(i), { unreferenced: true, durable: false }));
+        ${ending}
+      `;
+      const result = node(script, scratch);
+      expect(result.status, `${ending} ${result.stderr}`).toBe(ending.startsWith("throw") ? 1 : 0);
+      expect(result.stdout.trim()).toBe(ending.startsWith("await") ? "written" : "");
+      for (let i = 0; i < 12; i++) {
+        const bytes = await readFile(join(root, "data", `__${i}.blp`));
+        expect(bytes.length === 100_000 && bytes.every((b) => b === i), `${ending} file ${i}`).toBe(true);
+      }
     }
   });
 

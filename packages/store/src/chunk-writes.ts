@@ -116,14 +116,21 @@ export class ChunkWrites {
           const cbytes = lent.chunk.length;
           // A pool that lends less room than asked gets its chunk copied by the layout.
           const headroom = lends && lent.chunk.byteOffset >= HEADROOM ? HEADROOM : 0;
+          let released = false;
           try {
             await previous;
             this.#refuseAfterFailure(order);
             const stored = this.#store(index, lent.chunk, { committed, headroom });
             called();
+            // A store that took the bytes already (a write thread may write them later) is done
+            // with the lent memory.
+            if (this.#atOnce) {
+              released = true;
+              lent.release();
+            }
             await stored;
           } finally {
-            lent.release();
+            if (!released) lent.release();
           }
           written(cbytes);
         } catch (error) {
@@ -151,12 +158,20 @@ export class ChunkWrites {
       }
       let room = this.#spare.pop();
       if (room === undefined || room.length < HEADROOM + rows.length + BLOSC_MAX_OVERHEAD) room = new Uint8Array(HEADROOM + rows.length + BLOSC_MAX_OVERHEAD);
+      let kept = false;
+      const keep = (): void => {
+        kept = true;
+        if (this.#spare.length < WINDOW_ALONE) this.#spare.push(room);
+      };
       try {
         const cbytes = compressInto(rows, this.#options, room.subarray(HEADROOM));
-        await this.#store(index, room.subarray(HEADROOM, HEADROOM + cbytes), { committed, headroom: HEADROOM });
+        const stored = this.#store(index, room.subarray(HEADROOM, HEADROOM + cbytes), { committed, headroom: HEADROOM });
+        // A store that took the bytes already is done with the room: the next chunk may use it.
+        if (this.#atOnce) keep();
+        await stored;
         written(cbytes);
       } finally {
-        if (this.#spare.length < WINDOW_ALONE) this.#spare.push(room);
+        if (!kept) keep();
       }
     })();
     this.#inflight.push(job.catch((error: unknown) => {
