@@ -71,7 +71,7 @@ export function readyWriteThread(length: number): WriteThread | undefined {
   if (length > LARGEST_QUEUED) return undefined;
   if (shared?.ready === true) return shared;
   if (!unavailable && starting === undefined && (writtenWithout += length) >= AUTO_START_BYTES) {
-    startWriteThread().catch(() => {
+    startedWriteThread().catch(() => {
       // Without the worker script (a bundle that left it out) the stores write on their own thread.
       unavailable = true;
     });
@@ -106,9 +106,9 @@ export function settleWriteThread(): void {
 }
 
 /**
- * Starts the process's write thread now (the stores start it once they have written 16 MiB of new
- * chunk files without it) and resolves once it takes files. Useful before a large create in a
- * short-lived process, and in tests. Calling it again returns the same thread.
+ * Starts the write thread now (the stores start it once they have written 16 MiB of new chunk
+ * files without it) and resolves once it takes files. Useful before a large create in a
+ * short-lived process. Calling it again waits for the same thread.
  *
  * @throws UsageError INVALID_ARGUMENT when the worker script is missing (build the package).
  * @example
@@ -118,7 +118,20 @@ export function settleWriteThread(): void {
  * const store = new FileSystemStore("/data/big.bcolz"); // its new chunk files go to the thread
  * ```
  */
-export function startWriteThread(): Promise<WriteThread> {
+export async function startWriteThread(): Promise<void> {
+  await startedWriteThread();
+}
+
+/**
+ * {@link startWriteThread}, resolving to the thread itself (its counters, for tests). @internal
+ *
+ * @example
+ * ```ts
+ * const thread = await startedWriteThread();
+ * console.log(thread.queuedFiles);
+ * ```
+ */
+export function startedWriteThread(): Promise<WriteThread> {
   starting ??= WriteThread.start().then(
     (thread) => (shared = thread),
     (error: unknown) => {
@@ -135,7 +148,7 @@ export function startWriteThread(): Promise<WriteThread> {
  *
  * @example
  * ```ts
- * const thread = await startWriteThread();
+ * const thread = await startedWriteThread();
  * await thread.queue("/data/t.bcolz/data/__0.blp", "data/__0.blp", bytes);
  * ```
  */

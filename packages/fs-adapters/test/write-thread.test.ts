@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isBcolzError } from "@fmt/errors";
 import { FileSystemStore, startWriteThread } from "@fmt/fs-adapters/node";
 import type { PutOptions } from "@fmt/fs-adapters";
-import { AUTO_START_BYTES, LARGEST_QUEUED } from "../src/write-thread-node.js";
+import { AUTO_START_BYTES, LARGEST_QUEUED, startedWriteThread } from "../src/write-thread-node.js";
 import type { WriteThread } from "../src/write-thread-node.js";
 
 const NEW_FILE: PutOptions = { unreferenced: true, durable: false };
@@ -21,7 +21,8 @@ let scratch: string;
 let thread: WriteThread;
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), "fmt-write-thread-"));
-  thread = await startWriteThread();
+  await startWriteThread();
+  thread = await startedWriteThread();
 });
 afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
@@ -276,8 +277,8 @@ describe("the write thread in a process of its own", () => {
     const root = freshRoot();
     // Nothing awaits the puts: the process must not exit before the thread wrote them.
     const script = `
-      import { FileSystemStore, startWriteThread } from ${JSON.stringify(adapters)};
-      import { writeThreadStarted } from ${JSON.stringify(internals)};
+      import { FileSystemStore } from ${JSON.stringify(adapters)};
+      import { startedWriteThread, writeThreadStarted } from ${JSON.stringify(internals)};
       const store = new FileSystemStore(${JSON.stringify(root)}, { fsync: false });
       const chunk = new Uint8Array(1 << 20).fill(3);
       const started = [];
@@ -286,7 +287,7 @@ describe("the write thread in a process of its own", () => {
         started.push(writeThreadStarted());
       }
       console.log(started.indexOf(true));
-      const thread = await startWriteThread();
+      const thread = await startedWriteThread();
       const before = thread.queuedFiles;
       for (let i = 0; i < 24; i++) void store.put("data/__" + i + ".blp", new Uint8Array(1 << 20).fill(i), { unreferenced: true, durable: false });
       console.log(thread.queuedFiles - before);
@@ -309,8 +310,9 @@ describe("the write thread in a process of its own", () => {
     for (const ending of ["process.exit(0);", "throw new Error(\"boom\");", "", "await Promise.all(puts); console.log(\"written\");"]) {
       const root = freshRoot();
       const script = `
-        import { FileSystemStore, startWriteThread } from ${JSON.stringify(adapters)};
-        const thread = await startWriteThread();
+        import { FileSystemStore } from ${JSON.stringify(adapters)};
+        import { startedWriteThread } from ${JSON.stringify(internals)};
+        const thread = await startedWriteThread();
         thread.delayForTests(20);
         const store = new FileSystemStore(${JSON.stringify(root)}, { fsync: false });
         const puts = [];

@@ -8,13 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isBcolzError } from "@fmt/errors";
 import { FileSystemStore, startWriteThread } from "@fmt/fs-adapters/node";
 import { createCarray, createCtable, openCarray, openCtable } from "@fmt/store";
+import { startedWriteThread } from "../../fs-adapters/src/write-thread-node.js";
 import type { WriteThread } from "../../fs-adapters/src/write-thread-node.js";
 
 let scratch: string;
 let thread: WriteThread;
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), "fmt-store-write-thread-"));
-  thread = await startWriteThread();
+  await startWriteThread();
+  thread = await startedWriteThread();
 });
 afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
