@@ -312,11 +312,14 @@ export class FileSystemStore implements WritableStore {
       // is made after the files queued before (one of them may stand where it would go).
       makeParentsSync(this.root, key, file, settleWriteThread);
       const written = thread.queue(file, key, value);
-      if (this.fsync) {
-        this.#unsyncedFiles.add(file);
-        this.#unsyncedDirectories.add(dir);
+      // undefined: the thread stopped before it took the bytes; they are written here below.
+      if (written !== undefined) {
+        if (this.fsync) {
+          this.#unsyncedFiles.add(file);
+          this.#unsyncedDirectories.add(dir);
+        }
+        return written;
       }
-      return written;
     }
     settleWriteThread();
     if (this.io !== "sync") await writeFileAtomically(this.root, key, file, value, durable);

@@ -173,15 +173,6 @@ export class WriteThread {
     this.#control = control;
     worker.on("error", (error) => this.#stop(error));
     worker.on("exit", (code) => this.#stop(new Error(`the write thread exited with code ${code}`)));
-    // A process that exits (process.exit, an uncaught exception) with files queued writes them
-    // first, as it would have had each put written them at once; the thread still runs here.
-    process.once("exit", () => {
-      try {
-        this.settle();
-      } catch {
-        // Nothing more can be done while exiting.
-      }
-    });
     worker.unref();
   }
 
@@ -213,6 +204,15 @@ export class WriteThread {
     } finally {
       worker.unref();
     }
+    // A process that exits (process.exit, an uncaught exception) with files queued writes them
+    // first, as it would have had each put written them at once; the thread still runs here.
+    process.once("exit", () => {
+      try {
+        thread.settle();
+      } catch {
+        // Nothing more can be done while exiting.
+      }
+    });
     return thread;
   }
 
@@ -237,34 +237,40 @@ export class WriteThread {
   /**
    * Copies `file` (the path of the store's `key`) and `value` into the ring, waiting here for room
    * if the thread is behind, and resolves once the thread wrote the file; rejects with the error a
-   * put on this thread gives (`inPlaceFailure`).
+   * put on this thread gives (`inPlaceFailure`). `undefined` when the thread stopped before it
+   * took the bytes: the caller writes them itself.
    */
-  queue(file: string, key: string, value: Uint8Array): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      if (this.#stopped !== undefined) throw this.#stopped;
-      const name = encoder.encode(file);
-      // The value keeps its alignment modulo 8 in the ring: V8 copies into shared memory word by
-      // word only when both sides are aligned alike, byte by byte (three times slower here) otherwise.
-      const valueAt = name.length + ((((value.byteOffset - name.length) % 8) + 8) % 8);
-      const size = valueAt + value.length;
-      const at = this.#room(size, key);
-      this.#ring.set(name, at);
-      this.#ring.set(value, at + valueAt);
-      this.#head = (at + size + 7) & ~7;
-      const n = this.#count;
-      this.#count = (n + 1) | 0;
-      const control = this.#control;
-      control[descriptor(n, F_OFFSET)] = at;
-      control[descriptor(n, F_PATH)] = name.length;
-      control[descriptor(n, F_VALUE_AT)] = valueAt;
-      control[descriptor(n, F_VALUE)] = value.length;
-      control[descriptor(n, F_STATUS)] = 0;
-      if (this.#queued.length === 0) this.#progressAt = Date.now();
-      this.#queued.push({ start: at, key, file, resolve, reject });
-      Atomics.store(control, QUEUED, this.#count);
-      Atomics.notify(control, QUEUED);
-      this.#watch();
-    });
+  queue(file: string, key: string, value: Uint8Array): Promise<void> | undefined {
+    if (this.#stopped !== undefined) return undefined;
+    const name = encoder.encode(file);
+    // The value keeps its alignment modulo 8 in the ring: V8 copies into shared memory word by
+    // word only when both sides are aligned alike, byte by byte (three times slower here) otherwise.
+    const valueAt = name.length + ((((value.byteOffset - name.length) % 8) + 8) % 8);
+    const size = valueAt + value.length;
+    let at: number;
+    try {
+      at = this.#room(size, key);
+    } catch (error) {
+      if (this.#stopped !== undefined) return undefined;
+      return Promise.reject(error);
+    }
+    this.#ring.set(name, at);
+    this.#ring.set(value, at + valueAt);
+    this.#head = (at + size + 7) & ~7;
+    const n = this.#count;
+    this.#count = (n + 1) | 0;
+    const control = this.#control;
+    control[descriptor(n, F_OFFSET)] = at;
+    control[descriptor(n, F_PATH)] = name.length;
+    control[descriptor(n, F_VALUE_AT)] = valueAt;
+    control[descriptor(n, F_VALUE)] = value.length;
+    control[descriptor(n, F_STATUS)] = 0;
+    if (this.#queued.length === 0) this.#progressAt = Date.now();
+    const written = new Promise<void>((resolve, reject) => this.#queued.push({ start: at, key, file, resolve, reject }));
+    Atomics.store(control, QUEUED, this.#count);
+    Atomics.notify(control, QUEUED);
+    this.#watch();
+    return written;
   }
 
   /** Where a record of `size` bytes fits, once files finish (waiting here) if none does yet. */
@@ -321,8 +327,19 @@ export class WriteThread {
       this.#done = (n + 1) | 0;
       const file = this.#queued.shift()!;
       const failure = failureOf(this.#control, n, file.file);
-      if (failure === undefined) file.resolve();
-      else file.reject(failure instanceof InPlaceStepFailure ? inPlaceFailure(failure, file.key, file.file) : failure.withPath(file.key));
+      if (failure === undefined) {
+        file.resolve();
+        continue;
+      }
+      let error: unknown;
+      try {
+        // Telling a directory in the way from other failures looks at the file system, which
+        // can fail too: that error is then the put's.
+        error = failure instanceof InPlaceStepFailure ? inPlaceFailure(failure, file.key, file.file) : failure.withPath(file.key);
+      } catch (thrown) {
+        error = thrown;
+      }
+      file.reject(error);
     }
   }
 

@@ -11,6 +11,7 @@
  * ```
  * @module
  */
+import { isAbsolute } from "node:path";
 import { workerData } from "node:worker_threads";
 import { temporaryPathFor } from "./file-safety-node.js";
 import { InPlaceStepFailure, writeNewFileSync, writeThroughTemporarySync } from "./in-place-file-node.js";
@@ -25,6 +26,9 @@ const STEP_STATUS = { create: STATUS.createFailed, replace: STATUS.replaceFailed
 function write(n: number): number {
   const at = control[descriptor(n, F_OFFSET)]!;
   const path = text.toString("utf8", at, at + control[descriptor(n, F_PATH)]!);
+  // Only absolute paths are ever queued: anything else is a damaged record, never a file to
+  // write relative to the working directory.
+  if (!isAbsolute(path)) return STATUS.internal;
   const valueAt = at + control[descriptor(n, F_VALUE_AT)]!;
   const value = bytes.subarray(valueAt, valueAt + control[descriptor(n, F_VALUE)]!);
   try {

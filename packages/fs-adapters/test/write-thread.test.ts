@@ -3,6 +3,7 @@
 // as on the calling thread; the bytes taken before `put` returns; a process stays alive until
 // its queued files are written.
 import { execFileSync, spawnSync } from "node:child_process";
+import { rmSync, writeFileSync } from "node:fs";
 import { link, lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -123,6 +124,20 @@ describe("FileSystemStore with the write thread", () => {
       expect(isBcolzError(error) && [error.code, error.path], `writeThread ${writeThread}`).toEqual(["ALREADY_EXISTS", "a/b"]);
       expect([...(await readFile(join(root, "a")))]).toEqual([1]);
     }
+  });
+
+  it("a failure whose report itself fails (the directory in the way gone before it is looked at) still rejects the put", async () => {
+    const root = freshRoot();
+    const store = new FileSystemStore(root, { fsync: false });
+    await mkdir(join(root, "d", "x"), { recursive: true });
+    const put = store.put("d/x", new Uint8Array([1]), NEW_FILE).catch((e: unknown) => e);
+    // This thread waits (without collecting) while the write thread fails to replace d/x; then
+    // d becomes a file, so looking at d/x to report the failure fails with ENOTDIR.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    rmSync(join(root, "d"), { recursive: true });
+    writeFileSync(join(root, "d"), "now a file");
+    const error = await put;
+    expect((error as NodeJS.ErrnoException).code).toBe("ENOTDIR");
   });
 
   it("keeps the order of calls: a put, read, list or delete after a queued file sees it written", async () => {
