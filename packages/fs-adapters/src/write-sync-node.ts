@@ -71,16 +71,9 @@ export function writeFileInPlaceSync(root: string, key: string, file: string, va
   writeNewFileAtKeySync(root, key, file, value, durable);
 }
 
-/**
- * {@link writeFileInPlaceSync} once the parents are made: the new file, or the atomic write when
- * another process takes the name; failures as the store's typed errors. @internal
- *
- * @example
- * ```ts
- * writeNewFileAtKeySync("/data/t.bcolz", "data/__9.blp", "/data/t.bcolz/data/__9.blp", bytes, false);
- * ```
- */
-export function writeNewFileAtKeySync(root: string, key: string, file: string, value: Uint8Array, durable: boolean): void {
+// writeFileInPlaceSync once the parents are made: the new file, or the atomic write when another
+// process takes the name; failures as the store's typed errors.
+function writeNewFileAtKeySync(root: string, key: string, file: string, value: Uint8Array, durable: boolean): void {
   let outcome: "written" | "taken";
   try {
     outcome = writeNewFileSync(file, value, durable);
