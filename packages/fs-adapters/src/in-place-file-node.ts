@@ -1,7 +1,7 @@
 /**
- * The file-system steps of an in-place write (a new file created at the key's own name and
- * written there), shared by the calling thread (write-sync-node.ts) and the write thread
- * (write-thread-worker-node.ts). Only `node:fs`: a failure comes back as the system error and the
+ * The file-system steps of a put's writes, shared by the calling thread (write-sync-node.ts) and
+ * the write thread (write-thread-worker-node.ts): the in-place write (a new file created at the
+ * key's own name and written there) and the atomic one (a temporary file renamed over it). Only `node:fs`: a failure comes back as the system error and the
  * step it happened in, and each caller turns it into the store's typed error the same way
  * (`inPlaceFailure` in write-sync-node.ts).
  *
@@ -67,21 +67,10 @@ export function writeNewFileSync(file: string, value: Uint8Array, durable: boole
     if (fd === undefined) return "taken";
   }
   try {
-    let written = 0;
-    while (written < value.length) written += writeSync(fd, value, written, value.length - written, written);
-    if (durable) fsyncSync(fd);
-    const opened = fd;
-    fd = undefined;
-    closeSync(opened);
+    writeAndClose(fd, value, durable);
   } catch (error) {
     // Only the file this call created is removed.
-    for (const undo of [() => (fd === undefined ? undefined : closeSync(fd)), () => unlinkSync(file)]) {
-      try {
-        undo();
-      } catch {
-        // The write already failed; its error is the one to report.
-      }
-    }
+    removeQuietly(file);
     throw new InPlaceStepFailure("write", error);
   }
   return "written";
@@ -102,35 +91,53 @@ function codeOf(error: unknown): unknown {
 }
 
 /**
- * The atomic write the write thread falls back to when {@link writeNewFileSync} says `"taken"`:
- * `value` written to `temp` (a new name next to `file`), then renamed over `file`, as the calling
- * thread's `writeFileAtomicallySync` does (without a flush: these files are not durable). A
- * failure removes `temp` and throws {@link InPlaceStepFailure} at step `"create"`, which the
- * store reports as that function's failures.
+ * The atomic write: `value` written to `temp` (a new name next to `file`), flushed when
+ * `durable`, then renamed over `file`. The calling thread's `writeFileAtomicallySync` is this, and
+ * the write thread falls back to it when {@link writeNewFileSync} says `"taken"`. A failure
+ * removes `temp` and throws {@link InPlaceStepFailure} at step `"create"` (reported as a failed
+ * write of the file, or ALREADY_EXISTS when a directory stands at its name).
  *
  * @example
  * ```ts
- * writeThroughTemporarySync(file, temporaryPathFor(file), bytes);
+ * writeThroughTemporarySync(file, temporaryPathFor(file), bytes, false);
  * ```
  */
-export function writeThroughTemporarySync(file: string, temp: string, value: Uint8Array): void {
-  let fd: number | undefined;
+export function writeThroughTemporarySync(file: string, temp: string, value: Uint8Array, durable: boolean): void {
   try {
-    fd = openSync(temp, "wx");
-    let written = 0;
-    while (written < value.length) written += writeSync(fd, value, written, value.length - written, written);
-    const opened = fd;
-    fd = undefined;
-    closeSync(opened);
+    writeAndClose(openSync(temp, "wx"), value, durable);
     renameSync(temp, file);
   } catch (error) {
-    for (const undo of [() => (fd === undefined ? undefined : closeSync(fd)), () => unlinkSync(temp)]) {
+    removeQuietly(temp);
+    throw new InPlaceStepFailure("create", error);
+  }
+}
+
+/** Writes all of `value` into the new file `fd`, flushes it when `durable`, and closes it (also when a step fails). */
+function writeAndClose(fd: number, value: Uint8Array, durable: boolean): void {
+  let open = true;
+  try {
+    let written = 0;
+    while (written < value.length) written += writeSync(fd, value, written, value.length - written, written);
+    if (durable) fsyncSync(fd);
+    open = false;
+    closeSync(fd);
+  } catch (error) {
+    if (open) {
       try {
-        undo();
+        closeSync(fd);
       } catch {
         // The write already failed; its error is the one to report.
       }
     }
-    throw new InPlaceStepFailure("create", error);
+    throw error;
+  }
+}
+
+/** Removes the file a failed write created; a failure to do so changes nothing to report. */
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // The write already failed; its error is the one to report.
   }
 }

@@ -7,10 +7,10 @@
  *
  * @module
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import * as nodePath from "node:path";
 import { directoryFailure, directoryInTheWay, mayBeDirectoryInTheWay, refuseLinksBetweenSync, storageFailure, temporaryPathFor } from "./file-safety-node.js";
-import { InPlaceStepFailure, writeNewFileSync } from "./in-place-file-node.js";
+import { InPlaceStepFailure, writeNewFileSync, writeThroughTemporarySync } from "./in-place-file-node.js";
 
 /**
  * Writes `value` to `file` (the path of `key` under `root`) atomically: a temporary file in the
@@ -24,30 +24,10 @@ import { InPlaceStepFailure, writeNewFileSync } from "./in-place-file-node.js";
  */
 export function writeFileAtomicallySync(root: string, key: string, file: string, value: Uint8Array, durable: boolean): void {
   makeParentsSync(root, key, file);
-  const temp = temporaryPathFor(file);
-  let fd: number | undefined;
   try {
-    fd = openSync(temp, "wx");
-    let written = 0;
-    while (written < value.length) written += writeSync(fd, value, written, value.length - written, written);
-    if (durable) fsyncSync(fd);
-    closeSync(fd);
-    fd = undefined;
-    renameSync(temp, file);
+    writeThroughTemporarySync(file, temporaryPathFor(file), value, durable);
   } catch (error) {
-    if (fd !== undefined) {
-      try {
-        closeSync(fd);
-      } catch {
-        // The write already failed; its error is the one to report.
-      }
-    }
-    try {
-      unlinkSync(temp);
-    } catch {
-      // Nothing to remove, or nothing more to do about it.
-    }
-    throw writeFailure(error, key, file, "write the file");
+    throw error instanceof InPlaceStepFailure ? inPlaceFailure(error, key, file) : error;
   }
 }
 

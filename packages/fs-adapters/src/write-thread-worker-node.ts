@@ -32,7 +32,7 @@ function write(n: number): number {
   const valueAt = at + control[descriptor(n, F_VALUE_AT)]!;
   const value = bytes.subarray(valueAt, valueAt + control[descriptor(n, F_VALUE)]!);
   try {
-    if (writeNewFileSync(path, value, false) === "taken") writeThroughTemporarySync(path, temporaryPathFor(path), value);
+    if (writeNewFileSync(path, value, false) === "taken") writeThroughTemporarySync(path, temporaryPathFor(path), value, false);
     return STATUS.written;
   } catch (error) {
     if (error instanceof InPlaceStepFailure) {
