@@ -1,13 +1,14 @@
 /**
  * The file-system steps of a put's writes, shared by the calling thread (write-sync-node.ts) and
  * the write thread (write-thread-worker-node.ts): the in-place write (a new file created at the
- * key's own name and written there) and the atomic one (a temporary file renamed over it). Only `node:fs`: a failure comes back as the system error and the
+ * key's own name and written there), the atomic one (a temporary file renamed over it) and the
+ * positional write into an existing file (`writeAt`). Only `node:fs`: a failure comes back as the system error and the
  * step it happened in, and each caller turns it into the store's typed error the same way
  * (`inPlaceFailure` in write-sync-node.ts).
  *
  * @module
  */
-import { closeSync, constants as fsConstants, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fdatasyncSync, fstatSync, constants as fsConstants, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 
 /**
  * Open flags of an in-place write: a new file, never an existing one (and so never a FIFO, a
@@ -112,24 +113,100 @@ export function writeThroughTemporarySync(file: string, temp: string, value: Uin
   }
 }
 
-/** Writes all of `value` into the new file `fd`, flushes it when `durable`, and closes it (also when a step fails). */
-function writeAndClose(fd: number, value: Uint8Array, durable: boolean): void {
+/**
+ * Open flags of a positional write: an existing file, never a symbolic link's target; without
+ * waiting at a FIFO that has no reader (ENXIO instead, reported as something other than a file).
+ */
+const WRITE_AT_FLAGS = fsConstants.O_WRONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0);
+
+/**
+ * The step of a positional write that failed: opening the file, finding something other than a
+ * regular file, an offset past its end, or writing (and flushing).
+ */
+export type WriteAtStep = "open" | "kind" | "range" | "write";
+
+/**
+ * A failed step of {@link writeAtSync}: the system error as it came (`open`, `write`), or the
+ * file's size (`range`).
+ *
+ * @example
+ * ```ts
+ * try { writeAtSync(file, 8, bytes, false); } catch (e) { if (e instanceof WriteAtFailure && e.step === "range") console.log(e.size); }
+ * ```
+ */
+export class WriteAtFailure extends Error {
+  /** The step that failed. */
+  readonly step: WriteAtStep;
+  /** The error of the system call (`open`, `write`). */
+  readonly error: unknown;
+  /** The file's size (`range`). */
+  readonly size: number;
+
+  constructor(step: WriteAtStep, error?: unknown, size = 0) {
+    super(`positional write failed at ${step}`);
+    this.step = step;
+    this.error = error;
+    this.size = size;
+  }
+}
+
+/**
+ * Writes `value` into the existing regular file `file` at `offset` (at most its size: writing at
+ * the end appends), flushed when `durable`. Throws {@link WriteAtFailure}.
+ *
+ * @example
+ * ```ts
+ * writeAtSync("/data/t.bcolz/data/__1__.bin", 0, header, false);
+ * ```
+ */
+export function writeAtSync(file: string, offset: number, value: Uint8Array, durable: boolean): void {
+  let fd: number;
+  try {
+    fd = openSync(file, WRITE_AT_FLAGS);
+  } catch (error) {
+    throw new WriteAtFailure(codeOf(error) === "ENXIO" ? "kind" : "open", error);
+  }
+  let size: number;
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile()) throw new WriteAtFailure("kind");
+    size = info.size;
+    if (!Number.isSafeInteger(offset) || offset < 0 || offset > size) throw new WriteAtFailure("range", undefined, size);
+  } catch (error) {
+    closeQuietly(fd);
+    throw error instanceof WriteAtFailure ? error : new WriteAtFailure("write", error);
+  }
+  try {
+    writeAndClose(fd, value, durable, offset, fdatasyncSync);
+  } catch (error) {
+    throw new WriteAtFailure("write", error);
+  }
+}
+
+/**
+ * Writes all of `value` into `fd` at `offset`, flushes it with `flush` when `durable` (a new
+ * file's size and name need `fsync`; a write into an existing file, its data), and closes it (also
+ * when a step fails).
+ */
+function writeAndClose(fd: number, value: Uint8Array, durable: boolean, offset = 0, flush: (fd: number) => void = fsyncSync): void {
   let open = true;
   try {
     let written = 0;
-    while (written < value.length) written += writeSync(fd, value, written, value.length - written, written);
-    if (durable) fsyncSync(fd);
+    while (written < value.length) written += writeSync(fd, value, written, value.length - written, offset + written);
+    if (durable) flush(fd);
     open = false;
     closeSync(fd);
   } catch (error) {
-    if (open) {
-      try {
-        closeSync(fd);
-      } catch {
-        // The write already failed; its error is the one to report.
-      }
-    }
+    if (open) closeQuietly(fd);
     throw error;
+  }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // A step already failed; its error is the one to report.
   }
 }
 

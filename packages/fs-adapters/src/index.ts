@@ -157,13 +157,14 @@ export interface WritableStore extends ReadableStore {
    */
   put(key: string, value: Uint8Array, options?: PutOptions): Promise<void>;
   /**
-   * `true` when `put` is done with `value` by the time it returns its promise (it writes or
-   * copies the bytes synchronously, before its first `await`): the caller may then change or
-   * reuse the value's memory at once, without waiting for the promise. Writers use it to store
-   * a chunk straight from the codec's memory. Absent or `false` (wrappers that do not know):
-   * `value` must stay unchanged until the promise settles. A subclass that overrides `put` of a
-   * store that says `true` must say so again (the stores here answer `false` then), and a wrapper
-   * or Proxy that changes `put` must answer `putsAtOnce` itself.
+   * `true` when `put` (and `writeAt`, if the store has it) is done with `value` by the time it
+   * returns its promise (it writes or copies the bytes synchronously, before its first `await`):
+   * the caller may then change or reuse the value's memory at once, without waiting for the
+   * promise. Writers use it to store a chunk straight from the codec's memory. Absent or `false`
+   * (wrappers that do not know): `value` must stay unchanged until the promise settles. A subclass
+   * that overrides `put` or `writeAt` of a store that says `true` must say so again (the stores
+   * here answer `false` then), and a wrapper or Proxy that changes them must answer `putsAtOnce`
+   * itself.
    *
    * @example
    * ```ts
@@ -422,12 +423,12 @@ export function checkPutOptions(options: PutOptions | undefined): boolean {
 export class MemoryStore implements WritableStore {
   readonly #entries = new Map<string, Uint8Array>();
   /**
-   * `true`: this class's `put` copies the value before it returns (see
-   * {@link WritableStore.putsAtOnce}); `false` in a subclass that replaces `put`, unless it says
+   * `true`: this class's `put` and `writeAt` copy the value before they return (see
+   * {@link WritableStore.putsAtOnce}); `false` in a subclass that replaces either, unless it says
    * otherwise itself.
    */
   get putsAtOnce(): boolean {
-    return this.put === MemoryStore.prototype.put;
+    return this.put === MemoryStore.prototype.put && this.writeAt === MemoryStore.prototype.writeAt;
   }
 
   /** Optionally starts with the given entries (validated and copied). */

@@ -19,13 +19,13 @@ import * as nodePath from "node:path";
 import { ConflictError, FormatError, StorageError, UsageError } from "@fmt/errors";
 import { DEFAULT_MAX_VALUE_BYTES } from "./file-system-options.js";
 import type { FileSystemStoreOptions } from "./file-system-options.js";
-import { isMissing, refuseLinksBetween, removeTemporaryFiles, storageFailure, systemErrorCode as errorCode, TEMP_PATTERN } from "./file-safety-node.js";
+import { isMissing, refuseLinksBetween, refuseLinksBetweenSync, removeTemporaryFiles, storageFailure, systemErrorCode as errorCode, TEMP_PATTERN } from "./file-safety-node.js";
 import { SYNC_PARALLELISM, syncDirectory, syncFile } from "./flush-node.js";
 import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./index.js";
 import { openRegularFile, readAt } from "./read-async-node.js";
 import { fileKind, readFileChecked, readRangesChecked } from "./read-sync-node.js";
 import { writeFileAtomically } from "./write-async-node.js";
-import { makeParentsSync, writeFileAtomicallySync, writeFileInPlaceSync } from "./write-sync-node.js";
+import { makeParentsSync, writeFileAtomicallySync, writeFileInPlaceSync, writeIntoFileSync } from "./write-sync-node.js";
 import { readyWriteThread, settleWriteThread } from "./write-thread-node.js";
 import type { ByteRange, PutOptions, WritableStore } from "./index.js";
 
@@ -111,12 +111,12 @@ export class FileSystemStore implements WritableStore {
   #lastSync: Promise<void> = Promise.resolve();
 
   /**
-   * With `io: "sync"`, this class's `put` writes the file before it returns (see
+   * With `io: "sync"`, this class's `put` and `writeAt` take the bytes before they return (see
    * {@link WritableStore.putsAtOnce}); `false` with `io: "async"`, and in a subclass that replaces
-   * `put` unless it says otherwise itself.
+   * either unless it says otherwise itself.
    */
   get putsAtOnce(): boolean {
-    return this.io === "sync" && this.put === FileSystemStore.prototype.put;
+    return this.io === "sync" && this.put === FileSystemStore.prototype.put && this.writeAt === FileSystemStore.prototype.writeAt;
   }
 
   /** Uses `root` (resolved to an absolute path; it need not exist yet) as the store root. */
@@ -487,21 +487,47 @@ export class FileSystemStore implements WritableStore {
   /**
    * Writes `bytes` into the existing file of `key` at `offset` (at most the file's size) with
    * positional writes, in place. With `durable` (the default) the file is flushed before this
-   * resolves; with `{ durable: false }` the flush waits for {@link FileSystemStore.sync}.
+   * resolves; with `{ durable: false }` the flush waits for {@link FileSystemStore.sync}. With
+   * `io: "sync"` the bytes are taken before this returns ({@link FileSystemStore.putsAtOnce}); with
+   * `{ durable: false, unreferenced: true }` (a file no reader follows yet) they go to the write
+   * thread, as such puts do.
    */
   async writeAt(key: string, offset: number, bytes: Uint8Array, options?: PutOptions): Promise<void> {
-    settleWriteThread();
     const file = this.pathOf(key);
     const durable = checkPutOptions(options) && this.fsync;
     if (!(bytes instanceof Uint8Array)) {
       throw new UsageError("INVALID_ARGUMENT", "written bytes must be a Uint8Array", { field: "bytes", expected: "Uint8Array", actual: typeof bytes });
     }
+    if (this.io === "sync") {
+      const queueable = !durable && options?.unreferenced === true && this.writeThread && Number.isSafeInteger(offset) && offset >= 0;
+      const thread = queueable ? readyWriteThread(bytes.length) : undefined;
+      // The parents exist once the files queued before are written (their parents were made
+      // before they were queued); a missing one is reported below, after them.
+      if (thread !== undefined && refuseLinksBetweenSync(this.root, key, false)) {
+        const written = thread.queue(file, key, bytes, offset);
+        if (written !== undefined) {
+          if (this.fsync) this.#unsyncedFiles.add(file);
+          return written;
+        }
+      }
+      settleWriteThread();
+      if (!refuseLinksBetweenSync(this.root, key, false)) throw new FormatError("MISSING_FILE", "writeAt needs an existing file", { path: key, field: "file" });
+      writeIntoFileSync(key, file, offset, bytes, durable);
+      if (!durable && this.fsync) this.#unsyncedFiles.add(file);
+      return;
+    }
+    settleWriteThread();
     if (!(await refuseLinksBetween(this.root, key, false))) throw new FormatError("MISSING_FILE", "writeAt needs an existing file", { path: key, field: "file" });
     let handle: FileHandle;
     try {
-      handle = await open(file, fsConstants.O_WRONLY | (fsConstants.O_NOFOLLOW ?? 0));
+      // Without waiting at a FIFO that has no reader (ENXIO), which is no file to write into.
+      handle = await open(file, fsConstants.O_WRONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0));
     } catch (error) {
       if (isMissing(error)) throw new FormatError("MISSING_FILE", "writeAt needs an existing file", { path: key, field: "file" });
+      if (errorCode(error) === "ENXIO") {
+        const info = await stat(file).catch(() => undefined);
+        throw new StorageError("IO_ERROR", "the key names something other than a regular file", { path: key, field: "key", expected: "a regular file", actual: info === undefined ? "not a regular file" : fileKind(info) });
+      }
       throw storageFailure(error, key, "open the file for writing");
     }
     try {

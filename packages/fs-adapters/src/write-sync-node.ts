@@ -3,14 +3,17 @@
  * errors as the thread-pool version in write-async-node.ts (links refused, parents created, a
  * temporary file written, flushed when durable, renamed over the target), without a thread-pool
  * round trip per system call (creating a 10 M-row carray writes 153 chunk files: about 900 of
- * them); and the in-place write of a key no reader follows yet (`put`'s `unreferenced`).
+ * them); the in-place write of a key no reader follows yet (`put`'s `unreferenced`); and
+ * `writeAt`.
  *
  * @module
  */
-import { mkdirSync, statSync } from "node:fs";
+import { lstatSync, mkdirSync, statSync } from "node:fs";
 import * as nodePath from "node:path";
-import { directoryFailure, directoryInTheWay, mayBeDirectoryInTheWay, refuseLinksBetweenSync, storageFailure, temporaryPathFor } from "./file-safety-node.js";
-import { InPlaceStepFailure, writeNewFileSync, writeThroughTemporarySync } from "./in-place-file-node.js";
+import { FormatError, StorageError, UsageError } from "@fmt/errors";
+import { directoryFailure, directoryInTheWay, isMissing, mayBeDirectoryInTheWay, refuseLinksBetweenSync, storageFailure, temporaryPathFor } from "./file-safety-node.js";
+import { InPlaceStepFailure, WriteAtFailure, writeAtSync, writeNewFileSync, writeThroughTemporarySync } from "./in-place-file-node.js";
+import { fileKind } from "./read-sync-node.js";
 
 /**
  * Writes `value` to `file` (the path of `key` under `root`) atomically: a temporary file in the
@@ -76,6 +79,49 @@ function writeNewFileAtKeySync(root: string, key: string, file: string, value: U
 export function inPlaceFailure(failure: InPlaceStepFailure, key: string, file: string): unknown {
   if (failure.step === "write") return storageFailure(failure.error, key, "write the file");
   return writeFailure(failure.error, key, file, failure.step === "create" ? "write the file" : "replace the file");
+}
+
+/**
+ * Writes `value` into the existing file of `key` (at `file`) at `offset`, flushed when `durable`,
+ * with the same errors as the thread-pool version of `FileSystemStore.writeAt`.
+ *
+ * @example
+ * ```ts
+ * writeIntoFileSync("data/__1__.bin", "/data/t.bcolz/data/__1__.bin", 0, header, false);
+ * ```
+ */
+export function writeIntoFileSync(key: string, file: string, offset: number, value: Uint8Array, durable: boolean): void {
+  try {
+    writeAtSync(file, offset, value, durable);
+  } catch (error) {
+    throw error instanceof WriteAtFailure ? writeAtError(error, key, file, offset) : error;
+  }
+}
+
+/**
+ * The store's typed error for a failed positional write of `key` (at `file`) at `offset`, on this
+ * thread or the write thread. @internal
+ *
+ * @example
+ * ```ts
+ * throw writeAtError(new WriteAtFailure("range", undefined, 100), "data/__1__.bin", file, 120);
+ * ```
+ */
+export function writeAtError(failure: WriteAtFailure, key: string, file: string, offset: number): unknown {
+  switch (failure.step) {
+    case "open":
+      if (isMissing(failure.error)) return new FormatError("MISSING_FILE", "writeAt needs an existing file", { path: key, field: "file" });
+      return storageFailure(failure.error, key, "open the file for writing");
+    case "kind": {
+      // A FIFO without a reader refuses the open (ENXIO) before it can be looked at through it.
+      const info = lstatSync(file, { throwIfNoEntry: false });
+      return new StorageError("IO_ERROR", "the key names something other than a regular file", { path: key, field: "key", expected: "a regular file", actual: info === undefined ? "not a regular file" : fileKind(info) });
+    }
+    case "range":
+      return new UsageError("OUT_OF_RANGE", "writeAt offset must lie within the file", { path: key, field: "offset", expected: `0..${failure.size}`, actual: offset });
+    case "write":
+      return storageFailure(failure.error, key, "write into the file");
+  }
 }
 
 /**

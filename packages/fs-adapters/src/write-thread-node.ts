@@ -18,10 +18,13 @@ import { fileURLToPath } from "node:url";
 import { getSystemErrorMap } from "node:util";
 import { Worker } from "node:worker_threads";
 import { StorageError, UsageError } from "@fmt/errors";
-import { InPlaceStepFailure } from "./in-place-file-node.js";
-import type { InPlaceStep } from "./in-place-file-node.js";
-import { inPlaceFailure } from "./write-sync-node.js";
-import { COUNTERS, DELAY, descriptor, DESCRIPTORS, F_ERRNO, F_OFFSET, F_PATH, F_STATUS, F_SYSCALL, F_VALUE, F_VALUE_AT, FIELDS, FINISHED, PROTOCOL, QUEUED, READY, STATUS, STOPPED, SYSCALLS } from "./write-thread-protocol-node.js";
+import { InPlaceStepFailure, WriteAtFailure } from "./in-place-file-node.js";
+import type { InPlaceStep, WriteAtStep } from "./in-place-file-node.js";
+import { inPlaceFailure, writeAtError } from "./write-sync-node.js";
+import {
+  COUNTERS, DELAY, descriptor, DESCRIPTORS, F_AT_HIGH, F_AT_LOW, F_ERRNO, F_KIND, F_OFFSET, F_PATH, F_STATUS, F_SYSCALL, F_VALUE, F_VALUE_AT, FIELDS, FINISHED, KIND, PROTOCOL, QUEUED, READY, STATUS,
+  STOPPED, SYSCALLS,
+} from "./write-thread-protocol-node.js";
 
 /**
  * Bytes of the shared ring of queued files: 20 chunks of 400 KB in flight; 4 and 16 MiB measured
@@ -38,11 +41,12 @@ export const AUTO_START_BYTES = 16 << 20;
 /** Longest the calling thread waits while the write thread finishes no file at all. */
 const STALL_MS = 60_000;
 
-/** A queued file: where its record starts in the ring, its key and path, its promise. */
+/** A queued file: where its record starts in the ring, its key and path, its offset (`writeAt`), its promise. */
 interface QueuedFile {
   start: number;
   key: string;
   file: string;
+  at: number | undefined;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -237,10 +241,11 @@ export class WriteThread {
   /**
    * Copies `file` (the path of the store's `key`) and `value` into the ring, waiting here for room
    * if the thread is behind, and resolves once the thread wrote the file; rejects with the error a
-   * put on this thread gives (`inPlaceFailure`). `undefined` when the thread stopped before it
-   * took the bytes: the caller writes them itself.
+   * put on this thread gives (`inPlaceFailure`). With `offset`, the value is written into the
+   * existing file at that offset instead (`writeAt`, its errors as `writeAtError` words them).
+   * `undefined` when the thread stopped before it took the bytes: the caller writes them itself.
    */
-  queue(file: string, key: string, value: Uint8Array): Promise<void> | undefined {
+  queue(file: string, key: string, value: Uint8Array, offset?: number): Promise<void> | undefined {
     if (this.#stopped !== undefined) return undefined;
     const name = encoder.encode(file);
     // The value keeps its alignment modulo 8 in the ring: V8 copies into shared memory word by
@@ -265,8 +270,13 @@ export class WriteThread {
     control[descriptor(n, F_VALUE_AT)] = valueAt;
     control[descriptor(n, F_VALUE)] = value.length;
     control[descriptor(n, F_STATUS)] = 0;
+    control[descriptor(n, F_KIND)] = offset === undefined ? KIND.newFile : KIND.writeAt;
+    if (offset !== undefined) {
+      control[descriptor(n, F_AT_LOW)] = offset % 2 ** 32;
+      control[descriptor(n, F_AT_HIGH)] = Math.floor(offset / 2 ** 32);
+    }
     if (this.#queued.length === 0) this.#progressAt = Date.now();
-    const written = new Promise<void>((resolve, reject) => this.#queued.push({ start: at, key, file, resolve, reject }));
+    const written = new Promise<void>((resolve, reject) => this.#queued.push({ start: at, key, file, at: offset, resolve, reject }));
     Atomics.store(control, QUEUED, this.#count);
     Atomics.notify(control, QUEUED);
     this.#watch();
@@ -335,7 +345,11 @@ export class WriteThread {
       try {
         // Telling a directory in the way from other failures looks at the file system, which
         // can fail too: that error is then the put's.
-        error = failure instanceof InPlaceStepFailure ? inPlaceFailure(failure, file.key, file.file) : failure.withPath(file.key);
+        error = failure instanceof InPlaceStepFailure
+          ? inPlaceFailure(failure, file.key, file.file)
+          : failure instanceof WriteAtFailure
+            ? writeAtError(failure, file.key, file.file, file.at ?? 0)
+            : failure.withPath(file.key);
       } catch (thrown) {
         error = thrown;
       }
@@ -380,19 +394,30 @@ export class WriteThread {
   }
 }
 
+const STATUS_STEP = new Map<number, InPlaceStep>([[STATUS.createFailed, "create"], [STATUS.replaceFailed, "replace"], [STATUS.writeFailed, "write"]]);
+const STATUS_AT_STEP = new Map<number, WriteAtStep>([[STATUS.atOpenFailed, "open"], [STATUS.atWriteFailed, "write"]]);
+
 /** Why finished file `n` failed (its system error rebuilt as Node reports one), or `undefined`. */
-function failureOf(control: Int32Array, n: number, path: string): InPlaceStepFailure | StorageError | undefined {
-  const status = control[descriptor(n, F_STATUS)];
+function failureOf(control: Int32Array, n: number, path: string): InPlaceStepFailure | WriteAtFailure | StorageError | undefined {
+  const status = control[descriptor(n, F_STATUS)]!;
   if (status === STATUS.written) return undefined;
-  const step: InPlaceStep | undefined = status === STATUS.createFailed ? "create" : status === STATUS.replaceFailed ? "replace" : status === STATUS.writeFailed ? "write" : undefined;
-  if (step === undefined) return new StorageError("IO_ERROR", "cannot write the file: the write thread failed", { field: "writeThread" });
+  if (status === STATUS.atNotAFile) return new WriteAtFailure("kind");
+  if (status === STATUS.atOutOfRange) return new WriteAtFailure("range", undefined, (control[descriptor(n, F_AT_LOW)]! >>> 0) + (control[descriptor(n, F_AT_HIGH)]! >>> 0) * 2 ** 32);
+  const step = STATUS_STEP.get(status);
+  const atStep = STATUS_AT_STEP.get(status);
+  if (step === undefined && atStep === undefined) return new StorageError("IO_ERROR", "cannot write the file: the write thread failed", { field: "writeThread" });
+  const error = systemError(control, n, path);
+  return step !== undefined ? new InPlaceStepFailure(step, error) : new WriteAtFailure(atStep!, error);
+}
+
+/** The system error recorded for finished file `n`, as Node reports one. */
+function systemError(control: Int32Array, n: number, path: string): Error {
   const errno = control[descriptor(n, F_ERRNO)]!;
   const syscall = SYSCALLS[control[descriptor(n, F_SYSCALL)]!] ?? "";
   const [code, description] = getSystemErrorMap().get(errno) ?? ["UNKNOWN", `errno ${errno}`];
   // As Node words it: calls on a path name it, calls on a descriptor (write, close, fsync) do not.
   const onPath = syscall === "open" || syscall === "unlink" || syscall === "rename";
-  const error = Object.assign(new Error(`${code}: ${description}, ${syscall}${onPath ? ` '${path}'` : ""}`), { errno, code, syscall }, onPath ? { path } : {});
-  return new InPlaceStepFailure(step, error);
+  return Object.assign(new Error(`${code}: ${description}, ${syscall}${onPath ? ` '${path}'` : ""}`), { errno, code, syscall }, onPath ? { path } : {});
 }
 
 function workerUrl(): URL {

@@ -24,11 +24,11 @@ export const COUNTERS = 8;
  * The version of this layout, which the write thread announces in {@link READY}: a worker script
  * from another build (the TypeScript sources run against an old `dist`) is refused, not misread.
  */
-export const PROTOCOL = 2;
+export const PROTOCOL = 3;
 /** Descriptors in the control array (a power of two): at most this many files queued at once. */
 export const DESCRIPTORS = 256;
 /** Int32 fields per descriptor. */
-export const FIELDS = 8;
+export const FIELDS = 16;
 
 /** Descriptor field: offset of the record (path, padding, value) in the ring. */
 export const F_OFFSET = 0;
@@ -44,6 +44,22 @@ export const F_STATUS = 4;
 export const F_ERRNO = 5;
 /** Descriptor field: index of the failed system call in {@link SYSCALLS}. */
 export const F_SYSCALL = 6;
+/** Descriptor field: what to do ({@link KIND}). */
+export const F_KIND = 7;
+/**
+ * Descriptor fields: a positional write's offset, low and high 32 bits (unsigned); when the
+ * offset lies past the end of the file, the write thread puts the file's size there.
+ */
+export const F_AT_LOW = 8;
+export const F_AT_HIGH = 9;
+
+/** What a queued record asks for. */
+export const KIND = {
+  /** A new file at the path with the value (a put of a key no reader follows yet). */
+  newFile: 0,
+  /** The value written into the existing file at the offset (`writeAt`). */
+  writeAt: 1,
+} as const;
 
 /** Outcomes of a queued file. */
 export const STATUS = {
@@ -53,10 +69,18 @@ export const STATUS = {
   writeFailed: 5,
   /** Anything but a system error (a bug): reported without details. */
   internal: 6,
+  /** `writeAt`: the file could not be opened. */
+  atOpenFailed: 7,
+  /** `writeAt`: something other than a regular file stands at the path. */
+  atNotAFile: 8,
+  /** `writeAt`: the offset lies past the end of the file (its size in `F_AT_LOW`, `F_AT_HIGH`). */
+  atOutOfRange: 9,
+  /** `writeAt`: writing failed. */
+  atWriteFailed: 10,
 } as const;
 
 /** The system calls an in-place write makes, by index (`F_SYSCALL`). */
-export const SYSCALLS = ["", "open", "write", "close", "unlink", "fsync", "rename"] as const;
+export const SYSCALLS = ["", "open", "write", "close", "unlink", "fsync", "rename", "fstat", "fdatasync"] as const;
 
 /**
  * Index of descriptor field `field` of queued file number `n`.

@@ -14,13 +14,16 @@
 import { isAbsolute } from "node:path";
 import { workerData } from "node:worker_threads";
 import { temporaryPathFor } from "./file-safety-node.js";
-import { InPlaceStepFailure, writeNewFileSync, writeThroughTemporarySync } from "./in-place-file-node.js";
-import { DELAY, descriptor, F_ERRNO, F_OFFSET, F_PATH, F_STATUS, F_SYSCALL, F_VALUE, F_VALUE_AT, FINISHED, PROTOCOL, QUEUED, READY, STATUS, STOPPED, SYSCALLS } from "./write-thread-protocol-node.js";
+import { InPlaceStepFailure, WriteAtFailure, writeAtSync, writeNewFileSync, writeThroughTemporarySync } from "./in-place-file-node.js";
+import {
+  DELAY, descriptor, F_AT_HIGH, F_AT_LOW, F_ERRNO, F_KIND, F_OFFSET, F_PATH, F_STATUS, F_SYSCALL, F_VALUE, F_VALUE_AT, FINISHED, KIND, PROTOCOL, QUEUED, READY, STATUS, STOPPED, SYSCALLS,
+} from "./write-thread-protocol-node.js";
 
 const { ring, control } = workerData as { ring: SharedArrayBuffer; control: Int32Array };
 const bytes = new Uint8Array(ring);
 const text = Buffer.from(ring);
 const STEP_STATUS = { create: STATUS.createFailed, replace: STATUS.replaceFailed, write: STATUS.writeFailed } as const;
+const AT_STEP_STATUS = { open: STATUS.atOpenFailed, kind: STATUS.atNotAFile, range: STATUS.atOutOfRange, write: STATUS.atWriteFailed } as const;
 
 /** Writes queued file `n`; its status. */
 function write(n: number): number {
@@ -32,19 +35,34 @@ function write(n: number): number {
   const valueAt = at + control[descriptor(n, F_VALUE_AT)]!;
   const value = bytes.subarray(valueAt, valueAt + control[descriptor(n, F_VALUE)]!);
   try {
-    if (writeNewFileSync(path, value, false) === "taken") writeThroughTemporarySync(path, temporaryPathFor(path), value, false);
+    if (control[descriptor(n, F_KIND)] === KIND.writeAt) {
+      writeAtSync(path, (control[descriptor(n, F_AT_LOW)]! >>> 0) + (control[descriptor(n, F_AT_HIGH)]! >>> 0) * 2 ** 32, value, false);
+    } else if (writeNewFileSync(path, value, false) === "taken") {
+      writeThroughTemporarySync(path, temporaryPathFor(path), value, false);
+    }
     return STATUS.written;
   } catch (error) {
-    if (error instanceof InPlaceStepFailure) {
-      const cause = error.error as { errno?: unknown; syscall?: unknown };
-      if (typeof cause.errno === "number") {
-        control[descriptor(n, F_ERRNO)] = cause.errno;
-        control[descriptor(n, F_SYSCALL)] = Math.max(0, SYSCALLS.indexOf(cause.syscall as (typeof SYSCALLS)[number]));
-        return STEP_STATUS[error.step];
+    if (error instanceof WriteAtFailure) {
+      if (error.step === "range") {
+        control[descriptor(n, F_AT_LOW)] = error.size % 2 ** 32;
+        control[descriptor(n, F_AT_HIGH)] = Math.floor(error.size / 2 ** 32);
+        return STATUS.atOutOfRange;
       }
+      if (error.step === "kind") return STATUS.atNotAFile;
+      return recordSystemError(n, error.error) ? AT_STEP_STATUS[error.step] : STATUS.internal;
     }
+    if (error instanceof InPlaceStepFailure && recordSystemError(n, error.error)) return STEP_STATUS[error.step];
     return STATUS.internal;
   }
+}
+
+/** Puts a system error's errno and call in descriptor `n`; `false` for anything else. */
+function recordSystemError(n: number, error: unknown): boolean {
+  const cause = error as { errno?: unknown; syscall?: unknown } | undefined;
+  if (typeof cause?.errno !== "number") return false;
+  control[descriptor(n, F_ERRNO)] = cause.errno;
+  control[descriptor(n, F_SYSCALL)] = Math.max(0, SYSCALLS.indexOf(cause.syscall as (typeof SYSCALLS)[number]));
+  return true;
 }
 
 try {

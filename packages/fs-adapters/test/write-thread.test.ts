@@ -1,8 +1,9 @@
-// FileSystemStore's write thread: in-place puts of new files (`unreferenced`, not durable) written
-// by the process's write thread while the caller goes on. The same bytes, errors and call order
+// FileSystemStore's write thread: in-place puts of new files and writes into them (`unreferenced`,
+// not durable) written by the process's write thread while the caller goes on. The same bytes, errors and call order
 // as on the calling thread; the bytes taken before `put` returns; a process stays alive until
 // its queued files are written.
 import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
 import { link, lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -239,12 +240,69 @@ describe("FileSystemStore with the write thread", () => {
     expect(isBcolzError(between) && between.code).toBe("UNSAFE_NAME");
   });
 
+  it("writes into existing files there (writeAt of a file no reader follows): the same bytes and errors as on the calling thread and with io: async", async () => {
+    const root = freshRoot();
+    const store = new FileSystemStore(root, { fsync: false });
+    const stores = [store, new FileSystemStore(root, { fsync: false, writeThread: false }), new FileSystemStore(root, { fsync: false, io: "async" })];
+    // Bytes: a new file, then writes at its end, inside it and at its start, queued without awaiting.
+    const expected = new Uint8Array(900_010);
+    const start = bytesAt(10, 3, 1);
+    const before = thread.queuedFiles;
+    const calls = [store.put("data/__1__.bin", start, NEW_FILE)];
+    expected.set(start);
+    for (const [at, size, seed] of [[10, 500_000, 2], [500_010, 400_000, 3], [7, 5, 4], [0, 2, 5]] as const) {
+      const value = bytesAt(size, seed, seed);
+      expected.set(value, at);
+      calls.push(store.writeAt("data/__1__.bin", at, value, NEW_FILE));
+      // The bytes were taken when writeAt returned.
+      value.fill(0xee);
+    }
+    await Promise.all(calls);
+    expect(thread.queuedFiles - before).toBe(5);
+    expect(await holds(join(root, "data", "__1__.bin"), expected)).toBe(true);
+
+    // Errors: a missing file, an offset past the end or negative, a directory and a FIFO at the name.
+    await mkdir(join(root, "data", "dir.bin"));
+    execFileSync("mkfifo", [join(root, "data", "fifo.bin")]);
+    const cases: [string, number][] = [["data/none.bin", 0], ["none/x.bin", 0], ["data/__1__.bin", 900_011], ["data/__1__.bin", -1], ["data/dir.bin", 0], ["data/fifo.bin", 0]];
+    for (const [key, at] of cases) {
+      const count = thread.queuedFiles;
+      const errors = await Promise.all(stores.map((s) => s.writeAt(key, at, Uint8Array.of(1), NEW_FILE).then(() => "written", (e: unknown) => (isBcolzError(e) ? [e.name, e.code, e.path, e.field, e.message] : e))));
+      expect(errors[0], `${key} at ${at}`).toEqual(errors[1]);
+      expect(errors[0], `${key} at ${at}`).toEqual(errors[2]);
+      expect(errors[0], `${key} at ${at}`).not.toBe("written");
+      // Queued unless refused here first (a missing parent, a negative offset).
+      expect(thread.queuedFiles - count).toBe(key.startsWith("none/") || at < 0 ? 0 : 1);
+    }
+    const fifo = await store.writeAt("data/fifo.bin", 0, Uint8Array.of(1), NEW_FILE).catch((e: unknown) => e);
+    expect(isBcolzError(fifo) && [fifo.code, fifo.actual]).toEqual(["IO_ERROR", "a FIFO"]);
+    const past = await store.writeAt("data/__1__.bin", 900_011, Uint8Array.of(1), NEW_FILE).catch((e: unknown) => e);
+    expect(isBcolzError(past) && [past.code, past.expected, past.actual]).toEqual(["OUT_OF_RANGE", "0..900010", 900_011]);
+    // Durable or referenced writes stay on the calling thread.
+    const count = thread.queuedFiles;
+    await store.writeAt("data/__1__.bin", 0, Uint8Array.of(1), { durable: false });
+    await new FileSystemStore(root).writeAt("data/__1__.bin", 0, Uint8Array.of(1), { unreferenced: true });
+    expect(thread.queuedFiles).toBe(count);
+  });
+
+  it("says its puts and writes take the bytes at once only while neither is replaced", () => {
+    class OwnWriteAt extends FileSystemStore {
+      override writeAt(key: string, offset: number, bytes: Uint8Array, options?: PutOptions): Promise<void> {
+        return super.writeAt(key, offset, bytes, options);
+      }
+    }
+    expect(new FileSystemStore(freshRoot()).putsAtOnce).toBe(true);
+    expect(new FileSystemStore(freshRoot(), { io: "async" }).putsAtOnce).toBe(false);
+    expect(new OwnWriteAt(freshRoot()).putsAtOnce).toBe(false);
+  });
+
   it("gives the same results as the calling thread for random sequences of calls made without awaiting", async () => {
     // "top" and "top/x" cannot both exist: whichever comes first wins, in call order.
     const keyArb = fc.constantFrom("data/__0.blp", "data/__1.blp", "d/e/__2.blp", "top", "top/x");
-    type Step = { op: "new" | "put"; key: string; size: number; offset: number } | { op: "get" | "delete"; key: string } | { op: "list" };
+    type Step = { op: "new" | "put"; key: string; size: number; offset: number } | { op: "at"; key: string; size: number; offset: number; at: number } | { op: "get" | "delete"; key: string } | { op: "list" };
     const stepArb: fc.Arbitrary<Step> = fc.oneof(
       { weight: 4, arbitrary: fc.record({ op: fc.constant("new" as const), key: keyArb, size: fc.oneof(fc.nat(64), fc.nat(300_000)), offset: fc.nat(7) }) },
+      { weight: 3, arbitrary: fc.record({ op: fc.constant("at" as const), key: keyArb, size: fc.oneof(fc.nat(64), fc.nat(300_000)), offset: fc.nat(7), at: fc.oneof(fc.nat(80), fc.nat(400_000)) }) },
       fc.record({ op: fc.constant("put" as const), key: keyArb, size: fc.nat(64), offset: fc.nat(7) }),
       fc.record({ op: fc.constantFrom("get" as const, "delete" as const), key: keyArb }),
       fc.record({ op: fc.constant("list" as const) }),
@@ -260,7 +318,11 @@ describe("FileSystemStore with the write thread", () => {
           await Promise.all(results);
           results.push(Promise.resolve(step.op === "list" ? await store.list("") : (await store.delete(step.key), "deleted")));
         } else if (step.op === "get") {
-          results.push(store.get(step.key).then((v) => (v === undefined ? undefined : Array.from(v.subarray(0, 16)).concat(v.length))));
+          results.push(store.get(step.key).then((v) => (v === undefined ? undefined : [createHash("sha1").update(v).digest("hex"), v.length])));
+        } else if (step.op === "at") {
+          const value = bytesAt(step.size, step.offset, i + 1);
+          results.push(store.writeAt(step.key, step.at, value, NEW_FILE).then(() => "ok", (e: unknown) => (isBcolzError(e) ? [e.code, e.path, e.message] : e)));
+          value.fill(0);
         } else if (step.op === "new" || step.op === "put") {
           const value = bytesAt(step.size, step.offset, i + 1);
           results.push(store.put(step.key, value, step.op === "new" ? NEW_FILE : { durable: false }).then(() => "ok", (e: unknown) => (isBcolzError(e) ? [e.code, e.path, e.message] : e)));
