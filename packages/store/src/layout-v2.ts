@@ -24,6 +24,7 @@ import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import { encodeMetadata, parseJournalV2, serializeJournalV2, serializeShapeV2, serializeSuperchunkMeta } from "@fmt/meta";
 import { joinKey, readText, withPath } from "./internal.js";
 import { PendingSuperchunk } from "./pending-superchunk.js";
+import { StreamedSuperchunk } from "./streamed-superchunk.js";
 import type { ChunkFetch, ChunkLayoutWriter, ChunkWriteOptions, InputBuffers, LayoutGeometry, StoredChunk } from "./layout.js";
 import { JOURNAL_FILE } from "./layout-v1.js";
 import { fits, overwrite, putImage, relocate, setEntry, slotBytes, write, writeHeader } from "./superchunk-file.js";
@@ -88,6 +89,14 @@ export class LayoutV2 implements ChunkLayoutWriter {
   #queue: Promise<unknown> = Promise.resolve();
   /** The image of the last superchunk this writer stored whole, for its next new one. */
   #spareImage: Uint8Array | undefined;
+  /** Write-side operations queued or running in {@link LayoutV2.#serial}. */
+  #running = 0;
+  /**
+   * Superchunks numbered from here on are not on the store, unless this writer created them (then
+   * they are in `#files`): what recovery leaves (§13.1, no superchunk beyond the last required
+   * one), kept as files are dropped. `undefined` before recovery.
+   */
+  #absentFrom: number | undefined;
 
   constructor(store: ReadableStore, geometry: LayoutGeometry, settings: V2Settings, journal: readonly [number, number][] | undefined) {
     this.#store = store;
@@ -117,9 +126,19 @@ export class LayoutV2 implements ChunkLayoutWriter {
     return this.#store as WritableStore;
   }
 
-  /** Chunks are placed in a superchunk after awaits (the file's state, one write at a time). */
+  /**
+   * On a store that takes written bytes at once and writes in place (`putsAtOnce` and `writeAt`),
+   * new superchunks are written as their chunks come ({@link StreamedSuperchunk}), and
+   * `writeChunk` takes a chunk's bytes before it returns: written into its slot at once when
+   * nothing else is queued, copied otherwise. Elsewhere chunks are placed after awaits.
+   */
   get writesAtOnce(): boolean {
-    return false;
+    return this.#streams;
+  }
+
+  get #streams(): boolean {
+    const store = this.#store as Partial<WritableStore>;
+    return store.putsAtOnce === true && store.writeAt !== undefined;
   }
 
   /** The settings (S, checksum, spare) the layout writes with. */
@@ -318,15 +337,19 @@ export class LayoutV2 implements ChunkLayoutWriter {
 
   /** Runs write-side work one operation at a time (slots, entries and headers of a file change together). */
   #serial<T>(work: () => Promise<T>): Promise<T> {
+    this.#running++;
     const run = this.#queue.then(work, work);
-    this.#queue = run.catch(() => undefined);
+    const done = (): void => {
+      this.#running--;
+    };
+    this.#queue = run.then(done, done);
     return run;
   }
 
   /** The writer's view of file `s`, loaded (or started empty) on first use. */
   async #file(s: number): Promise<WriterFile> {
     this.#files ??= new Map();
-    const known = this.#files.get(s);
+    const known = this.#files.get(s) ?? this.#absentFile(s);
     if (known !== undefined) return known;
     const store = this.store;
     const key = this.#fileKey(s);
@@ -357,21 +380,77 @@ export class LayoutV2 implements ChunkLayoutWriter {
 
   #emptyFile(s: number): WriterFile {
     const S = this.#settings.superchunksize;
+    const key = this.#fileKey(s);
+    const settings = {
+      capacity: S, firstChunk: (s - 1) * S, checksumId: this.#settings.checksumId, typesize: this.#settings.typesize,
+      chunkSize: this.#geometry.chunklen * this.#geometry.atomSize, sparePercent: this.#settings.spare,
+    };
     return {
-      s, key: this.#fileKey(s), firstChunk: (s - 1) * S, capacity: S, dataStart: 0, offsets: new Array<number>(S).fill(-1), metadataText: "",
+      s, key, firstChunk: (s - 1) * S, capacity: S, dataStart: 0, offsets: new Array<number>(S).fill(-1), metadataText: "",
       header: { version: 2, hasOffsets: true, hasMetadata: true, checksumId: this.#settings.checksumId, typesize: this.#settings.typesize, chunkSize: this.#geometry.chunklen * this.#geometry.atomSize, lastChunk: 0, nchunks: 0, metaSize: 0 },
-      pending: new PendingSuperchunk({
-        capacity: S, firstChunk: (s - 1) * S, checksumId: this.#settings.checksumId, typesize: this.#settings.typesize,
-        chunkSize: this.#geometry.chunklen * this.#geometry.atomSize, sparePercent: this.#settings.spare,
-      }, this.#takeSpareImage()),
+      ...(this.#streams ? { streamed: new StreamedSuperchunk(this.store, key, settings) } : { pending: new PendingSuperchunk(settings, this.#takeSpareImage()) }),
       live: 0, diskLive: 0, fileLength: 0, nbytes: new Map(),
     };
+  }
+
+  /** A new file for superchunk `s` when it is known not to be on the store (no need to look). */
+  #absentFile(s: number): WriterFile | undefined {
+    if (this.#absentFrom === undefined || s < this.#absentFrom) return undefined;
+    const file = this.#emptyFile(s);
+    (this.#files ??= new Map()).set(s, file);
+    return file;
+  }
+
+  /**
+   * Turns a streamed file into a pending one (its chunks read back), for what streaming does not
+   * do: a chunk out of order, a new image of one, fewer chunks than written. The file is then
+   * written whole, replacing what was streamed.
+   */
+  async #unstream(file: WriterFile): Promise<PendingSuperchunk> {
+    const streamed = file.streamed!;
+    await streamed.settled();
+    const pending = new PendingSuperchunk(streamed.settings, this.#takeSpareImage());
+    for (let i = 0; i < streamed.size; i++) {
+      const slot = streamed.slot(i)!;
+      pending.set(i, await this.#range(file.key, slot.offset, slot.cbytes));
+    }
+    file.pending = pending;
+    file.streamed = undefined;
+    return pending;
+  }
+
+  /**
+   * Writes chunk `i` of a streamed file into its next slot (the store takes the bytes at once);
+   * the file's first bytes follow once it is full. Resolves once the store wrote them.
+   */
+  #stream(file: WriterFile, chunk: Uint8Array): Promise<void> {
+    const streamed = file.streamed!;
+    const written = streamed.append(chunk);
+    if (streamed.size < this.#settings.superchunksize) return written;
+    this.#finishStreamed(file, streamed.size);
+    return streamed.settled();
+  }
+
+  /** Writes the first bytes of a streamed file with its `count` chunks; the writer's view of it from then on. */
+  #finishStreamed(file: WriterFile, count: number): void {
+    const streamed = file.streamed!;
+    const prefix = streamed.finish(count);
+    const index = parseIndex(prefix, file.key, { s: file.s, required: count, chunklen: this.#geometry.chunklen, atomsize: this.#geometry.atomSize, superchunksize: file.capacity });
+    const nbytes = new Map(Array.from({ length: count }, (_, i) => [i, streamed.slot(i)!.nbytes]));
+    this.#files!.set(file.s, { ...index, live: count, diskLive: count, fileLength: streamed.length, nbytes });
   }
 
   async #readWriting(g: number): Promise<StoredChunk> {
     const S = this.#settings.superchunksize;
     const file = await this.#file(Math.floor(g / S) + 1);
     const i = g % S;
+    if (file.streamed !== undefined) {
+      const slot = file.streamed.slot(i);
+      if (slot === undefined) throw new FormatError("MISSING_FILE", `chunk ${g} was never written`, { path: file.key, field: "file" });
+      await file.streamed.settled();
+      // A copy: a store may answer with a view of memory it changes with the next write.
+      return { index: g, key: file.key, chunk: (await this.#range(file.key, slot.offset, slot.cbytes)).slice() };
+    }
     if (file.pending !== undefined) {
       const chunk = file.pending.get(i);
       if (chunk === undefined) throw new FormatError("MISSING_FILE", `chunk ${g} was never written`, { path: file.key, field: "file" });
@@ -404,10 +483,23 @@ export class LayoutV2 implements ChunkLayoutWriter {
   }
 
   writeChunk(g: number, chunk: Uint8Array, options: ChunkWriteOptions): Promise<void> {
-    return this.#serial(async () => {
-      const S = this.#settings.superchunksize;
+    const S = this.#settings.superchunksize;
+    const i = g % S;
+    if (this.#streams) {
+      // The bytes are taken now (writesAtOnce): the next chunk of a streamed file goes into its
+      // slot at once when nothing is queued before it; anything else works on a copy.
+      const s = Math.floor(g / S) + 1;
+      const known = this.#running === 0 ? this.#files?.get(s) ?? this.#absentFile(s) : undefined;
+      if (!options.committed && known?.streamed?.accepts(i, chunk) === true) return this.#stream(known, chunk);
+      chunk = chunk.slice();
+    }
+    const taken = this.#serial(async (): Promise<{ written: Promise<void> } | undefined> => {
       const file = await this.#file(Math.floor(g / S) + 1);
-      const i = g % S;
+      if (file.streamed !== undefined) {
+        // Not waited for here: the next queued chunk goes on meanwhile.
+        if (file.streamed.accepts(i, chunk)) return { written: this.#stream(file, chunk) };
+        await this.#unstream(file);
+      }
       if (file.pending !== undefined) {
         // Laid out in the file's image at once (the caller reuses `chunk`'s memory once this resolves).
         file.pending.set(i, chunk);
@@ -431,7 +523,9 @@ export class LayoutV2 implements ChunkLayoutWriter {
         await relocate(this.store, file, i, chunk, g, false, this.#settings.spare);
       }
       await putImage(this.store, file);
+      return undefined;
     });
+    return taken.then((streaming) => streaming?.written);
   }
 
   writeChunksAtomically(chunks: ReadonlyMap<number, Uint8Array>): Promise<void> {
@@ -503,6 +597,20 @@ export class LayoutV2 implements ChunkLayoutWriter {
       const n = Math.ceil(length / this.#geometry.chunklen);
       for (const file of [...(this.#files?.values() ?? [])].sort((a, b) => a.s - b.s)) {
         const required = Math.max(0, Math.min(S, n - (file.s - 1) * S));
+        if (file.streamed !== undefined) {
+          if (required === 0) {
+            this.#files!.delete(file.s);
+            // Created on the store already: beyond the required superchunks, but not left behind.
+            if (file.streamed.length > 0) await this.store.delete(file.key);
+            continue;
+          }
+          if (required === file.streamed.size) {
+            this.#finishStreamed(file, required);
+            await file.streamed.settled();
+            continue;
+          }
+          await this.#unstream(file);
+        }
         if (file.pending !== undefined) {
           if (required > 0) await this.#materialize(file, required);
           else this.#files!.delete(file.s);
@@ -532,7 +640,9 @@ export class LayoutV2 implements ChunkLayoutWriter {
       if (last >= 1) {
         const file = await this.#file(last);
         const required = n - (last - 1) * S;
-        if (file.pending !== undefined) {
+        if (file.streamed !== undefined) {
+          if (required < file.streamed.size) (await this.#unstream(file)).dropFrom(required);
+        } else if (file.pending !== undefined) {
           file.pending.dropFrom(required);
         } else if (file.diskLive !== required) {
           await writeHeader(this.store, file, required, true);
@@ -544,6 +654,7 @@ export class LayoutV2 implements ChunkLayoutWriter {
         this.#indexes.delete(s);
         await this.store.delete(this.#fileKey(s));
       }
+      if (this.#absentFrom !== undefined) this.#absentFrom = Math.min(this.#absentFrom, last + 1);
     });
   }
 
@@ -592,12 +703,13 @@ export class LayoutV2 implements ChunkLayoutWriter {
       if (last >= 1) {
         const file = await this.#file(last);
         const required = n - (last - 1) * S;
-        if (file.pending === undefined && file.diskLive !== required) {
+        if (file.pending === undefined && file.streamed === undefined && file.diskLive !== required) {
           await writeHeader(this.store, file, required, true);
           await putImage(this.store, file, true);
         }
       }
       for (const s of [...existing].filter((s) => s > last).sort((a, b) => b - a)) await store.delete(this.#fileKey(s));
+      this.#absentFrom = last + 1;
     });
   }
 
@@ -613,7 +725,7 @@ export class LayoutV2 implements ChunkLayoutWriter {
       let reclaimed = 0;
       for (let s = 1; s <= Math.ceil(n / S); s++) {
         const file = await this.#file(s);
-        if (file.pending !== undefined) continue;
+        if (file.pending !== undefined || file.streamed !== undefined) continue;
         const required = Math.min(S, n - (s - 1) * S);
         const chunks: Uint8Array[] = [];
         for (let i = 0; i < required; i++) chunks.push((await this.#readWriting(file.firstChunk + i)).chunk.slice());
@@ -626,6 +738,8 @@ export class LayoutV2 implements ChunkLayoutWriter {
         reclaimed += file.fileLength - bytes.length;
         await this.store.put(file.key, bytes);
         this.#files!.delete(s);
+        // On the store, and no longer known here: looked up again when next written.
+        if (this.#absentFrom !== undefined && s >= this.#absentFrom) this.#absentFrom = s + 1;
         this.#indexes.delete(s);
       }
       return reclaimed;

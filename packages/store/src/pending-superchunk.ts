@@ -22,6 +22,27 @@ import { serializeSuperchunkMeta } from "@fmt/meta";
 
 /** Offsets table entry size. */
 const ENTRY = 8;
+
+/**
+ * The first bytes of a new superchunk file laid out with `settings` (header, `meta` — its padded
+ * metadata —, offsets table), whose chunks lie at `offsets` in index order and whose last chunk
+ * holds `lastNbytes` bytes; written into `into` when given (an image of the whole file).
+ *
+ * @example
+ * ```ts
+ * const prefix = superchunkPrefix(settings, meta, [1104, 300000], 524288);
+ * ```
+ */
+export function superchunkPrefix(settings: PendingSuperchunkSettings, meta: Uint8Array, offsets: readonly number[], lastNbytes: number, into?: Uint8Array): Uint8Array {
+  const out = into ?? new Uint8Array(BLPK_V2_HEADER_SIZE + meta.length + ENTRY * settings.capacity);
+  writeSuperchunkHeader({
+    hasOffsets: true, hasMetadata: true, checksumId: settings.checksumId, typesize: settings.typesize, chunkSize: settings.chunkSize, lastChunk: lastNbytes, nchunks: offsets.length,
+    metaSize: meta.length,
+  }, out);
+  out.set(meta, BLPK_V2_HEADER_SIZE);
+  out.set(writeOffsets(offsets, settings.capacity), BLPK_V2_HEADER_SIZE + meta.length);
+  return out;
+}
 /** The image's first allocation is at most this; it doubles when a file needs more. */
 const FIRST_IMAGE_LIMIT = 64 * 1024 * 1024;
 
@@ -158,11 +179,7 @@ export class PendingSuperchunk {
       });
     }
     const image = this.#image.subarray(0, this.#slotEnd(count - 1));
-    writeSuperchunkHeader({
-      hasOffsets: true, hasMetadata: true, checksumId: s.checksumId, typesize: s.typesize, chunkSize: s.chunkSize, lastChunk: lastNbytes, nchunks: count, metaSize: this.#meta.length,
-    }, image);
-    image.set(this.#meta, BLPK_V2_HEADER_SIZE);
-    image.set(writeOffsets(this.#offsets.slice(0, count), s.capacity), BLPK_V2_HEADER_SIZE + this.#meta.length);
+    superchunkPrefix(s, this.#meta, this.#offsets.slice(0, count), lastNbytes, image);
     return image;
   }
 

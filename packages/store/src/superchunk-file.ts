@@ -19,6 +19,7 @@
 import { BLPK_V2_HEADER_SIZE, checksumKind, computeChunkChecksum, readChunkHeader, spareRoom, writeSuperchunkHeader } from "@fmt/header";
 import type { WritableStore } from "@fmt/fs-adapters";
 import type { PendingSuperchunk } from "./pending-superchunk.js";
+import type { StreamedSuperchunk } from "./streamed-superchunk.js";
 import type { SuperchunkIndex } from "./superchunk-index.js";
 
 /**
@@ -39,6 +40,8 @@ const ZERO_HEADER = new Uint8Array(16);
 export interface WriterFile extends SuperchunkIndex {
   /** Not on the store yet: chunks gathered in memory, written whole (§13.2 step 4). */
   pending?: PendingSuperchunk;
+  /** New, and written as its chunks come; its first bytes not yet (§13.2 step 4). */
+  streamed?: StreamedSuperchunk;
   /** Entries in use (the header's nchunks once written). */
   live: number;
   /** The header's nchunks on the store. */

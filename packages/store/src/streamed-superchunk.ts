@@ -1,0 +1,160 @@
+/**
+ * {@link StreamedSuperchunk}: a new superchunk file that a format-2 writer writes as its chunks
+ * come, on a store that takes written bytes at once and writes them in place (`putsAtOnce` and
+ * `writeAt`: a `FileSystemStore` with `io: "sync"`, whose write thread then writes the file while
+ * the writer compresses the next chunk). The file is created at its final name with room for its
+ * header, metadata and offsets table; each chunk goes into its slot at the end (chunk, bound
+ * checksum, zeroed spare room) as it comes; the first bytes are written last, before the commit.
+ * Until the commit (`meta/shape`) the file lies beyond the required superchunks, which readers
+ * ignore and the next writer deletes (spec/v2.md §13.1, §13.2 step 4).
+ *
+ * The bytes written are the bytes `buildSuperchunk` gives for the same chunks, as a
+ * {@link PendingSuperchunk} would have put them whole: only chunks given in index order, each but
+ * the last full, are streamed; anything else turns the file back into a pending one.
+ *
+ * @example
+ * ```ts
+ * const file = new StreamedSuperchunk(store, "data/__1__.bin", settings);
+ * const written = file.append(chunk0); // the store took the bytes; `written` settles once stored
+ * const prefix = file.finish(1);       // header, metadata and offsets, written at offset 0
+ * await Promise.all([written, file.settled()]);
+ * ```
+ * @module
+ */
+import { BLPK_V2_HEADER_SIZE, checksumBinding, checksumKind, computeChunkChecksum, padMetadata, readChunkHeader, spareRoom } from "@fmt/header";
+import type { WritableStore } from "@fmt/fs-adapters";
+import { serializeSuperchunkMeta } from "@fmt/meta";
+import { superchunkPrefix } from "./pending-superchunk.js";
+import type { PendingSuperchunkSettings } from "./pending-superchunk.js";
+
+/** Offsets table entry size. */
+const ENTRY = 8;
+/** Slots are written in place, to a file no reader follows yet, flushed by the store's `sync` before the commit. */
+const IN_PLACE = { durable: false, unreferenced: true } as const;
+
+/**
+ * Where a streamed chunk lies in its file.
+ *
+ * @example
+ * ```ts
+ * const { offset, cbytes } = file.slot(3)!;
+ * ```
+ */
+export interface StreamedSlot {
+  /** Offset of the chunk in the file. */
+  offset: number;
+  /** Compressed bytes of the chunk. */
+  cbytes: number;
+  /** Uncompressed bytes of the chunk. */
+  nbytes: number;
+}
+
+/**
+ * A new superchunk file written chunk by chunk (see the module comment).
+ *
+ * @example
+ * ```ts
+ * if (file.accepts(i, chunk)) written = file.append(chunk);
+ * ```
+ */
+export class StreamedSuperchunk {
+  readonly #store: WritableStore;
+  readonly key: string;
+  readonly settings: PendingSuperchunkSettings;
+  readonly #meta: Uint8Array;
+  readonly #dataStart: number;
+  readonly #checksumSize: number;
+  readonly #slots: StreamedSlot[] = [];
+  /** The file's length so far (0: not created yet). */
+  #end = 0;
+  /** The stores' promises of the bytes written so far. */
+  #writes: Promise<void>[] = [];
+  /** Checksum and spare room of a slot, reused (the store takes the bytes at once): zeros after the checksum. */
+  #tail = new Uint8Array(0);
+
+  constructor(store: WritableStore, key: string, settings: PendingSuperchunkSettings) {
+    this.#store = store;
+    this.key = key;
+    this.settings = settings;
+    this.#meta = new TextEncoder().encode(padMetadata(serializeSuperchunkMeta({ capacity: settings.capacity, firstChunk: settings.firstChunk })));
+    this.#dataStart = BLPK_V2_HEADER_SIZE + this.#meta.length + ENTRY * settings.capacity;
+    this.#checksumSize = checksumKind(settings.checksumId).size;
+  }
+
+  /** How many chunks the file holds. */
+  get size(): number {
+    return this.#slots.length;
+  }
+
+  /** The file's length so far. */
+  get length(): number {
+    return this.#end;
+  }
+
+  /** Where chunk `i` lies, if written. */
+  slot(i: number): StreamedSlot | undefined {
+    return this.#slots[i];
+  }
+
+  /**
+   * Whether `chunk` can be written as local chunk `i` now: the next in index order, after a full
+   * chunk (the chunk-size rule: all but the last hold `chunkSize` bytes), and no larger than one.
+   */
+  accepts(i: number, chunk: Uint8Array): boolean {
+    const last = this.#slots[this.#slots.length - 1];
+    return i === this.#slots.length && i < this.settings.capacity && (last === undefined || last.nbytes === this.settings.chunkSize) && readChunkHeader(chunk).nbytes <= this.settings.chunkSize;
+  }
+
+  /**
+   * Writes `chunk` (a compressed Blosc chunk {@link StreamedSuperchunk.accepts} accepted) into
+   * the next slot. The store takes the bytes before this returns: the caller may reuse the
+   * chunk's memory at once. The promise settles once the store has written them.
+   */
+  append(chunk: Uint8Array): Promise<void> {
+    const s = this.settings;
+    const { cbytes, nbytes } = readChunkHeader(chunk);
+    const i = this.#slots.length;
+    const written: Promise<void>[] = [];
+    if (this.#end === 0) {
+      written.push(this.#store.put(this.key, new Uint8Array(this.#dataStart), IN_PLACE));
+      this.#end = this.#dataStart;
+    }
+    const at = this.#end;
+    const tailLength = this.#checksumSize + spareRoom(cbytes, s.chunkSize, s.sparePercent);
+    if (this.#tail.length < tailLength) this.#tail = new Uint8Array(Math.max(tailLength, 2 * this.#tail.length));
+    const tail = this.#tail.subarray(0, tailLength);
+    tail.set(computeChunkChecksum(s.checksumId, chunk.subarray(0, cbytes), checksumBinding({ hasMetadata: true }, i, s.firstChunk)));
+    written.push(this.#write(at, chunk.subarray(0, cbytes)), this.#write(at + cbytes, tail));
+    // The reused tail is zeros again after its checksum (the store copied it already).
+    tail.fill(0, 0, this.#checksumSize);
+    this.#slots.push({ offset: at, cbytes, nbytes });
+    this.#end = at + cbytes + tailLength;
+    const all = Promise.all(written).then(() => undefined);
+    this.#writes.push(all);
+    return all;
+  }
+
+  /**
+   * Writes the file's first bytes (header, metadata, offsets table) for its first `count` chunks
+   * (every one written so far) and returns them: what `parseIndex` reads. The store takes them at
+   * once; {@link StreamedSuperchunk.settled} waits for every write.
+   */
+  finish(count: number): Uint8Array {
+    if (count !== this.#slots.length || count === 0) throw new Error(`internal: a streamed superchunk of ${this.#slots.length} chunks finished with ${count}`);
+    const s = this.settings;
+    const prefix = superchunkPrefix(s, this.#meta, this.#slots.map((slot) => slot.offset), this.#slots[count - 1]!.nbytes);
+    this.#writes.push(this.#write(0, prefix));
+    return prefix;
+  }
+
+  /** Resolves once every write made so far is stored; rejects with the first failure. */
+  async settled(): Promise<void> {
+    const writes = this.#writes;
+    this.#writes = [];
+    await Promise.all(writes);
+  }
+
+  #write(offset: number, bytes: Uint8Array): Promise<void> {
+    return this.#store.writeAt!(this.key, offset, bytes, IN_PLACE);
+  }
+}
