@@ -157,14 +157,13 @@ export interface WritableStore extends ReadableStore {
    */
   put(key: string, value: Uint8Array, options?: PutOptions): Promise<void>;
   /**
-   * `true` when `put` (and `writeAt`, if the store has it) is done with `value` by the time it
-   * returns its promise (it writes or copies the bytes synchronously, before its first `await`):
-   * the caller may then change or reuse the value's memory at once, without waiting for the
-   * promise. Writers use it to store a chunk straight from the codec's memory. Absent or `false`
-   * (wrappers that do not know): `value` must stay unchanged until the promise settles. A subclass
-   * that overrides `put` or `writeAt` of a store that says `true` must say so again (the stores
-   * here answer `false` then), and a wrapper or Proxy that changes them must answer `putsAtOnce`
-   * itself.
+   * `true` when `put` is done with `value` by the time it returns its promise (it writes or
+   * copies the bytes synchronously, before its first `await`): the caller may then change or
+   * reuse the value's memory at once, without waiting for the promise. Writers use it to store
+   * a chunk straight from the codec's memory. Absent or `false` (wrappers that do not know):
+   * `value` must stay unchanged until the promise settles. A subclass that overrides `put` of a
+   * store that says `true` must say so again (the stores here answer `false` then), and a wrapper
+   * or Proxy that changes `put` must answer `putsAtOnce` itself.
    *
    * @example
    * ```ts
@@ -174,6 +173,20 @@ export interface WritableStore extends ReadableStore {
    * ```
    */
   readonly putsAtOnce?: boolean;
+  /**
+   * {@link WritableStore.putsAtOnce} for `writeAt`: `true` when `writeAt` is done with `bytes` by
+   * the time it returns its promise. Format-2 writers then write a new superchunk file slot by
+   * slot, straight from the codec's memory, instead of building it in memory and putting it
+   * whole. The same rules for subclasses and wrappers as for `putsAtOnce`.
+   *
+   * @example
+   * ```ts
+   * const pending = store.writeAt?.("data/__1__.bin", 1104, view);
+   * if (store.positionalWritesAtOnce === true) view.fill(0); // fine: the bytes were already taken
+   * await pending;
+   * ```
+   */
+  readonly positionalWritesAtOnce?: boolean;
   /**
    * Writes `bytes` into the existing value of `key` at `offset`, in place: `offset` may be at
    * most the value's length (writing at the end appends). Unlike `put` this is not atomic for
@@ -423,12 +436,21 @@ export function checkPutOptions(options: PutOptions | undefined): boolean {
 export class MemoryStore implements WritableStore {
   readonly #entries = new Map<string, Uint8Array>();
   /**
-   * `true`: this class's `put` and `writeAt` copy the value before they return (see
-   * {@link WritableStore.putsAtOnce}); `false` in a subclass that replaces either, unless it says
+   * `true`: this class's `put` copies the value before it returns (see
+   * {@link WritableStore.putsAtOnce}); `false` in a subclass that replaces `put`, unless it says
    * otherwise itself.
    */
   get putsAtOnce(): boolean {
-    return this.put === MemoryStore.prototype.put && this.writeAt === MemoryStore.prototype.writeAt;
+    return this.put === MemoryStore.prototype.put;
+  }
+
+  /**
+   * `true`: this class's `writeAt` copies the bytes before it returns (see
+   * {@link WritableStore.positionalWritesAtOnce}); `false` in a subclass that replaces `writeAt`,
+   * unless it says otherwise itself.
+   */
+  get positionalWritesAtOnce(): boolean {
+    return this.writeAt === MemoryStore.prototype.writeAt;
   }
 
   /** Optionally starts with the given entries (validated and copied). */

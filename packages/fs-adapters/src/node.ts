@@ -111,12 +111,21 @@ export class FileSystemStore implements WritableStore {
   #lastSync: Promise<void> = Promise.resolve();
 
   /**
-   * With `io: "sync"`, this class's `put` and `writeAt` take the bytes before they return (see
+   * With `io: "sync"`, this class's `put` writes the file before it returns (see
    * {@link WritableStore.putsAtOnce}); `false` with `io: "async"`, and in a subclass that replaces
-   * either unless it says otherwise itself.
+   * `put` unless it says otherwise itself.
    */
   get putsAtOnce(): boolean {
-    return this.io === "sync" && this.put === FileSystemStore.prototype.put && this.writeAt === FileSystemStore.prototype.writeAt;
+    return this.io === "sync" && this.put === FileSystemStore.prototype.put;
+  }
+
+  /**
+   * With `io: "sync"`, this class's `writeAt` takes the bytes before it returns (see
+   * {@link WritableStore.positionalWritesAtOnce}); `false` with `io: "async"`, and in a subclass
+   * that replaces `writeAt` unless it says otherwise itself.
+   */
+  get positionalWritesAtOnce(): boolean {
+    return this.io === "sync" && this.writeAt === FileSystemStore.prototype.writeAt;
   }
 
   /** Uses `root` (resolved to an absolute path; it need not exist yet) as the store root. */
@@ -488,7 +497,7 @@ export class FileSystemStore implements WritableStore {
    * Writes `bytes` into the existing file of `key` at `offset` (at most the file's size) with
    * positional writes, in place. With `durable` (the default) the file is flushed before this
    * resolves; with `{ durable: false }` the flush waits for {@link FileSystemStore.sync}. With
-   * `io: "sync"` the bytes are taken before this returns ({@link FileSystemStore.putsAtOnce}); with
+   * `io: "sync"` the bytes are taken before this returns ({@link FileSystemStore.positionalWritesAtOnce}); with
    * `{ durable: false, unreferenced: true }` (a file no reader follows yet) they go to the write
    * thread, as such puts do.
    */

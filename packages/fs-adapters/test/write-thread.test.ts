@@ -267,7 +267,7 @@ describe("FileSystemStore with the write thread", () => {
     const cases: [string, number][] = [["data/none.bin", 0], ["none/x.bin", 0], ["data/__1__.bin", 900_011], ["data/__1__.bin", -1], ["data/dir.bin", 0], ["data/fifo.bin", 0]];
     for (const [key, at] of cases) {
       const count = thread.queuedFiles;
-      const errors = await Promise.all(stores.map((s) => s.writeAt(key, at, Uint8Array.of(1), NEW_FILE).then(() => "written", (e: unknown) => (isBcolzError(e) ? [e.name, e.code, e.path, e.field, e.message] : e))));
+      const errors = await Promise.all(stores.map((s) => s.writeAt(key, at, Uint8Array.of(1), NEW_FILE).then(() => "written", (e: unknown) => (isBcolzError(e) ? [e.name, e.code, e.path, e.field, e.message, e.expected, e.actual] : e))));
       expect(errors[0], `${key} at ${at}`).toEqual(errors[1]);
       expect(errors[0], `${key} at ${at}`).toEqual(errors[2]);
       expect(errors[0], `${key} at ${at}`).not.toBe("written");
@@ -285,15 +285,16 @@ describe("FileSystemStore with the write thread", () => {
     expect(thread.queuedFiles).toBe(count);
   });
 
-  it("says its puts and writes take the bytes at once only while neither is replaced", () => {
+  it("says its positional writes take the bytes at once with io: sync, unless writeAt is replaced", () => {
     class OwnWriteAt extends FileSystemStore {
       override writeAt(key: string, offset: number, bytes: Uint8Array, options?: PutOptions): Promise<void> {
         return super.writeAt(key, offset, bytes, options);
       }
     }
-    expect(new FileSystemStore(freshRoot()).putsAtOnce).toBe(true);
-    expect(new FileSystemStore(freshRoot(), { io: "async" }).putsAtOnce).toBe(false);
-    expect(new OwnWriteAt(freshRoot()).putsAtOnce).toBe(false);
+    const flags = (store: FileSystemStore): boolean[] => [store.putsAtOnce, store.positionalWritesAtOnce];
+    expect(flags(new FileSystemStore(freshRoot()))).toEqual([true, true]);
+    expect(flags(new FileSystemStore(freshRoot(), { io: "async" }))).toEqual([false, false]);
+    expect(flags(new OwnWriteAt(freshRoot()))).toEqual([true, false]);
   });
 
   it("gives the same results as the calling thread for random sequences of calls made without awaiting", async () => {

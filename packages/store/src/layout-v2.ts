@@ -127,8 +127,9 @@ export class LayoutV2 implements ChunkLayoutWriter {
   }
 
   /**
-   * On a store that takes written bytes at once and writes in place (`putsAtOnce` and `writeAt`),
-   * new superchunks are written as their chunks come ({@link StreamedSuperchunk}), and
+   * On a store that takes written bytes at once and writes in place (`writeAt` and
+   * `positionalWritesAtOnce`), new superchunks are written as their chunks come
+   * ({@link StreamedSuperchunk}), and
    * `writeChunk` takes a chunk's bytes before it returns: written into its slot at once when
    * nothing else is queued, copied otherwise. Elsewhere chunks are placed after awaits.
    */
@@ -138,7 +139,7 @@ export class LayoutV2 implements ChunkLayoutWriter {
 
   get #streams(): boolean {
     const store = this.#store as Partial<WritableStore>;
-    return store.putsAtOnce === true && store.writeAt !== undefined;
+    return store.positionalWritesAtOnce === true && store.writeAt !== undefined;
   }
 
   /** The settings (S, checksum, spare) the layout writes with. */
@@ -349,6 +350,7 @@ export class LayoutV2 implements ChunkLayoutWriter {
   /** The writer's view of file `s`, loaded (or started empty) on first use. */
   async #file(s: number): Promise<WriterFile> {
     this.#files ??= new Map();
+    await this.#files.get(s)?.streamed?.finishing;
     const known = this.#files.get(s) ?? this.#absentFile(s);
     if (known !== undefined) return known;
     const store = this.store;
@@ -408,9 +410,10 @@ export class LayoutV2 implements ChunkLayoutWriter {
    */
   async #unstream(file: WriterFile): Promise<PendingSuperchunk> {
     const streamed = file.streamed!;
-    await streamed.settled();
+    // A failed write was reported to its caller; the slots below it are what the file holds.
+    await streamed.settled().catch(() => undefined);
     const pending = new PendingSuperchunk(streamed.settings, this.#takeSpareImage());
-    for (let i = 0; i < streamed.size; i++) {
+    for (let i = 0; i < streamed.intactSlots; i++) {
       const slot = streamed.slot(i)!;
       pending.set(i, await this.#range(file.key, slot.offset, slot.cbytes));
     }
@@ -420,24 +423,36 @@ export class LayoutV2 implements ChunkLayoutWriter {
   }
 
   /**
-   * Writes chunk `i` of a streamed file into its next slot (the store takes the bytes at once);
-   * the file's first bytes follow once it is full. Resolves once the store wrote them.
+   * Writes chunk `i` of a streamed file into its next slot now (the store takes the bytes at
+   * once), and the file's first bytes once it is full, as a whole-file writer puts a full file.
+   * Resolves once the store wrote them.
    */
   #stream(file: WriterFile, chunk: Uint8Array): Promise<void> {
     const streamed = file.streamed!;
     const written = streamed.append(chunk);
     if (streamed.size < this.#settings.superchunksize) return written;
-    this.#finishStreamed(file, streamed.size);
-    return streamed.settled();
+    return Promise.all([written, this.#finishStreamed(file, streamed.size)]).then(() => undefined);
   }
 
-  /** Writes the first bytes of a streamed file with its `count` chunks; the writer's view of it from then on. */
-  #finishStreamed(file: WriterFile, count: number): void {
+  /**
+   * Writes the first bytes of a streamed file with its `count` chunks (§13.2 step 4), and once
+   * every write of the file is stored, makes it an ordinary one for this writer. A failure leaves
+   * it streamed and failed: the next commit rebuilds it whole. Meanwhile the file takes no more
+   * chunks, and the work that looks it up (`#file`, the commit) waits for the outcome, while
+   * the chunks of the next file go on.
+   */
+  #finishStreamed(file: WriterFile, count: number): Promise<void> {
     const streamed = file.streamed!;
     const prefix = streamed.finish(count);
     const index = parseIndex(prefix, file.key, { s: file.s, required: count, chunklen: this.#geometry.chunklen, atomsize: this.#geometry.atomSize, superchunksize: file.capacity });
     const nbytes = new Map(Array.from({ length: count }, (_, i) => [i, streamed.slot(i)!.nbytes]));
-    this.#files!.set(file.s, { ...index, live: count, diskLive: count, fileLength: streamed.length, nbytes });
+    const finished: WriterFile = { ...index, live: count, diskLive: count, fileLength: streamed.length, nbytes };
+    const done = streamed.settled().then(() => {
+      // Unless the file was dropped meanwhile (a shrink deleted it).
+      if (this.#files?.get(file.s) === file) this.#files.set(file.s, finished);
+    });
+    streamed.finishing = done.catch(() => undefined);
+    return done;
   }
 
   async #readWriting(g: number): Promise<StoredChunk> {
@@ -447,7 +462,11 @@ export class LayoutV2 implements ChunkLayoutWriter {
     if (file.streamed !== undefined) {
       const slot = file.streamed.slot(i);
       if (slot === undefined) throw new FormatError("MISSING_FILE", `chunk ${g} was never written`, { path: file.key, field: "file" });
-      await file.streamed.settled();
+      const streamed = file.streamed;
+      // A failed write lost its slot and those after it; the slots below are on the store.
+      await streamed.settled().catch((error: unknown) => {
+        if (i >= streamed.intactSlots) throw error;
+      });
       // A copy: a store may answer with a view of memory it changes with the next write.
       return { index: g, key: file.key, chunk: (await this.#range(file.key, slot.offset, slot.cbytes)).slice() };
     }
@@ -595,6 +614,7 @@ export class LayoutV2 implements ChunkLayoutWriter {
     return this.#serial(async () => {
       const S = this.#settings.superchunksize;
       const n = Math.ceil(length / this.#geometry.chunklen);
+      await Promise.all([...(this.#files?.values() ?? [])].map((file) => file.streamed?.finishing ?? Promise.resolve()));
       for (const file of [...(this.#files?.values() ?? [])].sort((a, b) => a.s - b.s)) {
         const required = Math.max(0, Math.min(S, n - (file.s - 1) * S));
         if (file.streamed !== undefined) {
@@ -604,9 +624,8 @@ export class LayoutV2 implements ChunkLayoutWriter {
             if (file.streamed.length > 0) await this.store.delete(file.key);
             continue;
           }
-          if (required === file.streamed.size) {
-            this.#finishStreamed(file, required);
-            await file.streamed.settled();
+          if (required === file.streamed.size && !file.streamed.failed) {
+            await this.#finishStreamed(file, required);
             continue;
           }
           await this.#unstream(file);
@@ -641,7 +660,7 @@ export class LayoutV2 implements ChunkLayoutWriter {
         const file = await this.#file(last);
         const required = n - (last - 1) * S;
         if (file.streamed !== undefined) {
-          if (required < file.streamed.size) (await this.#unstream(file)).dropFrom(required);
+          if (required < file.streamed.size || file.streamed.failed) (await this.#unstream(file)).dropFrom(required);
         } else if (file.pending !== undefined) {
           file.pending.dropFrom(required);
         } else if (file.diskLive !== required) {

@@ -1,8 +1,8 @@
 /**
  * {@link StreamedSuperchunk}: a new superchunk file that a format-2 writer writes as its chunks
- * come, on a store that takes written bytes at once and writes them in place (`putsAtOnce` and
- * `writeAt`: a `FileSystemStore` with `io: "sync"`, whose write thread then writes the file while
- * the writer compresses the next chunk). The file is created at its final name with room for its
+ * come, on a store that takes written bytes at once and writes them in place (
+ * `writeAt`, `positionalWritesAtOnce`: a `FileSystemStore` with `io: "sync"`, whose write thread
+ * then writes the file while the writer compresses the next chunk). The file is created at its final name with room for its
  * header, metadata and offsets table; each chunk goes into its slot at the end (chunk, bound
  * checksum, zeroed spare room) as it comes; the first bytes are written last, before the commit.
  * Until the commit (`meta/shape`) the file lies beyond the required superchunks, which readers
@@ -67,8 +67,19 @@ export class StreamedSuperchunk {
   readonly #slots: StreamedSlot[] = [];
   /** The file's length so far (0: not created yet). */
   #end = 0;
-  /** The stores' promises of the bytes written so far. */
-  #writes: Promise<void>[] = [];
+  /** The stores' promises of the bytes written so far (never forgotten: a failure stays). */
+  readonly #writes: Promise<void>[] = [];
+  /**
+   * Set once a write failed: the error, and the first slot whose bytes may be missing (the
+   * capacity when only the first bytes failed). The file then takes no more chunks, and the
+   * writer rebuilds it whole from the slots below.
+   */
+  #failure: { error: unknown; slot: number } | undefined;
+  /**
+   * Set by the writer once the file's first bytes are written: settles (never rejects) when the
+   * file is done, or failed.
+   */
+  finishing: Promise<void> | undefined;
   /** Checksum and spare room of a slot, reused (the store takes the bytes at once): zeros after the checksum. */
   #tail = new Uint8Array(0);
 
@@ -96,13 +107,24 @@ export class StreamedSuperchunk {
     return this.#slots[i];
   }
 
+  /** Whether a write failed (known once its promise settled): the file takes no more chunks. */
+  get failed(): boolean {
+    return this.#failure !== undefined;
+  }
+
+  /** The slots written for sure once every write settled: all of them, or those below the first that failed. */
+  get intactSlots(): number {
+    return Math.min(this.#slots.length, this.#failure?.slot ?? Infinity);
+  }
+
   /**
    * Whether `chunk` can be written as local chunk `i` now: the next in index order, after a full
-   * chunk (the chunk-size rule: all but the last hold `chunkSize` bytes), and no larger than one.
+   * chunk (the chunk-size rule: all but the last hold `chunkSize` bytes), no larger than one, and
+   * no write failed.
    */
   accepts(i: number, chunk: Uint8Array): boolean {
     const last = this.#slots[this.#slots.length - 1];
-    return i === this.#slots.length && i < this.settings.capacity && (last === undefined || last.nbytes === this.settings.chunkSize) && readChunkHeader(chunk).nbytes <= this.settings.chunkSize;
+    return this.#failure === undefined && i === this.#slots.length && i < this.settings.capacity && (last === undefined || last.nbytes === this.settings.chunkSize) && readChunkHeader(chunk).nbytes <= this.settings.chunkSize;
   }
 
   /**
@@ -124,14 +146,14 @@ export class StreamedSuperchunk {
     if (this.#tail.length < tailLength) this.#tail = new Uint8Array(Math.max(tailLength, 2 * this.#tail.length));
     const tail = this.#tail.subarray(0, tailLength);
     tail.set(computeChunkChecksum(s.checksumId, chunk.subarray(0, cbytes), checksumBinding({ hasMetadata: true }, i, s.firstChunk)));
-    written.push(this.#write(at, chunk.subarray(0, cbytes)), this.#write(at + cbytes, tail));
+    written.push(this.#write(at, chunk.subarray(0, cbytes)));
+    // Without a checksum or spare room (checksum "none", spare 0) there is nothing after the chunk.
+    if (tailLength > 0) written.push(this.#write(at + cbytes, tail));
     // The reused tail is zeros again after its checksum (the store copied it already).
     tail.fill(0, 0, this.#checksumSize);
     this.#slots.push({ offset: at, cbytes, nbytes });
     this.#end = at + cbytes + tailLength;
-    const all = Promise.all(written).then(() => undefined);
-    this.#writes.push(all);
-    return all;
+    return this.#track(Promise.all(written).then(() => undefined), i);
   }
 
   /**
@@ -143,15 +165,25 @@ export class StreamedSuperchunk {
     if (count !== this.#slots.length || count === 0) throw new Error(`internal: a streamed superchunk of ${this.#slots.length} chunks finished with ${count}`);
     const s = this.settings;
     const prefix = superchunkPrefix(s, this.#meta, this.#slots.map((slot) => slot.offset), this.#slots[count - 1]!.nbytes);
-    this.#writes.push(this.#write(0, prefix));
+    void this.#track(this.#write(0, prefix), s.capacity);
     return prefix;
   }
 
-  /** Resolves once every write made so far is stored; rejects with the first failure. */
+  /** Resolves once every write made so far is stored; rejects with the first failure, every time. */
   async settled(): Promise<void> {
-    const writes = this.#writes;
-    this.#writes = [];
-    await Promise.all(writes);
+    await Promise.all(this.#writes);
+    if (this.#failure !== undefined) throw this.#failure.error;
+  }
+
+  /** Keeps `write` (the bytes of slot `slot`, or the first bytes) for {@link StreamedSuperchunk.settled}, noting a failure. */
+  #track(write: Promise<void>, slot: number): Promise<void> {
+    const kept = write.catch((error: unknown) => {
+      if (this.#failure === undefined || slot < this.#failure.slot) this.#failure = { error: this.#failure?.error ?? error, slot };
+      throw error;
+    });
+    // Kept for settled(), which reports the failure itself.
+    this.#writes.push(kept.catch(() => undefined));
+    return kept;
   }
 
   #write(offset: number, bytes: Uint8Array): Promise<void> {

@@ -7,12 +7,17 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import fc from "fast-check";
-import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
-import { FileSystemStore } from "@fmt/fs-adapters/node";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { MemoryStore } from "@fmt/fs-adapters";
+import type { PutOptions } from "@fmt/fs-adapters";
+import { FileSystemStore, startWriteThread } from "@fmt/fs-adapters/node";
 import { createCarray, openCarray } from "@fmt/store";
 import type { CArray } from "@fmt/store";
 
 const scratch = mkdtempSync(join(tmpdir(), "fmt-streamed-"));
+// The datasets here stay under the 16 MiB after which the stores start the write thread: started
+// here, so that the streamed slots go through it as a large create's do.
+beforeAll(startWriteThread);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 afterEach(() => {
   vi.restoreAllMocks();
@@ -81,6 +86,47 @@ async function apply(array: CArray, store: FileSystemStore, step: Step): Promise
   }
 }
 
+/**
+ * A MemoryStore that fails chosen positional writes into `data/`: the `failAt`-th from now (1:
+ * the next), or the next one at offset 0 (a file's first bytes) with `failFirstBytes`. It takes
+ * the bytes at once, as MemoryStore does.
+ */
+class FailingStore extends MemoryStore {
+  failAt = 0;
+  failFirstBytes = false;
+  override get positionalWritesAtOnce(): boolean {
+    return true;
+  }
+  override writeAt(key: string, offset: number, bytes: Uint8Array, options?: PutOptions): Promise<void> {
+    if (key.startsWith("data/")) {
+      const fail = (this.failAt > 0 && --this.failAt === 0) || (this.failFirstBytes && offset === 0);
+      if (fail) {
+        this.failFirstBytes = false;
+        return Promise.reject(new Error("injected write failure"));
+      }
+    }
+    return super.writeAt(key, offset, bytes, options);
+  }
+}
+
+/** The values of `n` rows from `from`: row r holds r. */
+function counting(n: number, from = 0): Float64Array {
+  return Float64Array.from({ length: n }, (_, i) => from + i);
+}
+
+/** Opens the dataset afresh: it must read whole, give rows 0 … length − 1, and take an append. */
+async function checkReopens(store: MemoryStore, lengths: number[]): Promise<number> {
+  const reader = await openCarray(store, "");
+  expect(lengths).toContain(reader.length);
+  expect(await reader.read()).toEqual(counting(reader.length));
+  const writer = await openCarray(store, "", { mode: "a" });
+  await writer.append(counting(5, writer.length));
+  await writer.close();
+  const after = await openCarray(store, "");
+  expect(await after.read()).toEqual(counting(reader.length + 5));
+  return reader.length;
+}
+
 describe("format-2 superchunks streamed as their chunks come", () => {
   it("leave the same bytes in every file as superchunks built whole, for random sequences of writes", async () => {
     await fc.assert(
@@ -96,7 +142,7 @@ describe("format-2 superchunks streamed as their chunks come", () => {
           const wholeRoot = join(scratch, `case-${counter++}`);
           const streamedStore = new FileSystemStore(streamedRoot, { fsync: false });
           const wholeStore = new FileSystemStore(wholeRoot, { fsync: false, io: "async" });
-          expect(streamedStore.putsAtOnce && !wholeStore.putsAtOnce).toBe(true);
+          expect(streamedStore.positionalWritesAtOnce && !wholeStore.positionalWritesAtOnce).toBe(true);
           const options = { dtype: "<f8", chunklen, formatVersion: 2 as const, superchunksize, spare, checksum };
           let streamed = await createCarray(streamedStore, "", rows(initial, 7), options);
           let whole = await createCarray(wholeStore, "", rows(initial, 7), options);
@@ -120,12 +166,40 @@ describe("format-2 superchunks streamed as their chunks come", () => {
     );
   });
 
+  it("a failed write of a file's first bytes is not committed: the next flush rebuilds the file", async () => {
+    const store = new FailingStore();
+    const array = await createCarray(store, "", counting(0), { dtype: "<f8", chunklen: 10, formatVersion: 2, superchunksize: 4 });
+    await array.append(counting(30));
+    store.failFirstBytes = true;
+    await expect(array.flush()).rejects.toThrow("injected write failure");
+    // Again, and at close: the file is written whole, never committed with its first bytes missing.
+    await array.flush();
+    await array.close();
+    expect(await checkReopens(store, [0, 30])).toBe(30);
+  });
+
+  it("a failed slot write fails its append, and a retried append and flush store the rows", async () => {
+    for (const failAt of [1, 2, 3, 5]) {
+      const store = new FailingStore();
+      const array = await createCarray(store, "", counting(0), { dtype: "<f8", chunklen: 10, formatVersion: 2, superchunksize: 8 });
+      await array.append(counting(20));
+      store.failAt = failAt;
+      await expect(array.append(counting(30, 20)), `write ${failAt}`).rejects.toThrow("injected write failure");
+      const kept = array.length;
+      await array.append(counting(50 - kept, kept));
+      await array.flush();
+      expect(await array.read()).toEqual(counting(50));
+      await array.close();
+      expect(await checkReopens(store, [50]), `write ${failAt}`).toBe(50);
+    }
+  });
+
   it("a create writes each new superchunk in place, slot by slot, and never puts it whole", async () => {
     const puts = vi.spyOn(FileSystemStore.prototype, "put");
     const writes = vi.spyOn(FileSystemStore.prototype, "writeAt");
     const root = join(scratch, `case-${counter++}`);
     const store = new FileSystemStore(root, { fsync: false });
-    expect(store.putsAtOnce).toBe(true);
+    expect(store.positionalWritesAtOnce).toBe(true);
     const values = rows(10_000, 3);
     const array = await createCarray(store, "", values, { dtype: "<f8", chunklen: 1000, formatVersion: 2, superchunksize: 4 });
     await array.close();
