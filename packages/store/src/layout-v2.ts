@@ -2,14 +2,11 @@
  * Format version 2 below the layout seam (spec/v2.md): chunks in superchunk files
  * `data/__s__.bin` behind an offsets table, checksums bound to the chunk's index, `meta/shape` as
  * the commit. Readers keep one checked {@link SuperchunkIndex} per file and coalesce neighbouring
- * slots into one range request; writers append slots, rewrite a chunk in place when it fits its
- * slot (through the journal when readers can see it) and relocate it when it does not, create new
- * superchunks whole, and write headers before the commit (§13).
- *
- * Positional writes use the store's `writeAt`; on stores without it (object stores) the writer
- * keeps the image of each file it changes and replaces the whole object, which is atomic there.
- * The writes that change one file (bytes, an offsets entry, the header, a slot) are in
- * superchunk-file.ts; this module decides which to make and when.
+ * slots into one range request (this module). The write side, {@link SuperchunkWriter}
+ * (superchunk-writer.ts), appends slots, rewrites a chunk in place when it fits its slot (through
+ * the journal when readers can see it) and relocates it when it does not, streams new superchunks
+ * or creates them whole, and writes headers before the commit (§13); the writes that change one
+ * file are in superchunk-file.ts.
  *
  * @example
  * ```ts
@@ -19,17 +16,13 @@
  * @module
  */
 import { FormatError } from "@fmt/errors";
-import { buildSuperchunk, checksumKind, computeChunkChecksum, crc32Offload, journalChunkFileName, readChunkHeader, superchunkFileName } from "@fmt/header";
+import { checksumKind, crc32Offload, journalChunkFileName, superchunkFileName } from "@fmt/header";
 import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
-import { encodeMetadata, parseJournalV2, serializeJournalV2, serializeShapeV2, serializeSuperchunkMeta } from "@fmt/meta";
-import { joinKey, readText, withPath } from "./internal.js";
-import { PendingSuperchunk } from "./pending-superchunk.js";
-import { StreamedSuperchunk } from "./streamed-superchunk.js";
+import { encodeMetadata, serializeShapeV2 } from "@fmt/meta";
+import { joinKey } from "./internal.js";
+import { SuperchunkWriter, writesAtOnce } from "./superchunk-writer.js";
 import type { ChunkFetch, ChunkLayoutWriter, ChunkWriteOptions, InputBuffers, LayoutGeometry, StoredChunk } from "./layout.js";
-import { JOURNAL_FILE } from "./layout-v1.js";
-import { fits, overwrite, putImage, relocate, setEntry, slotBytes, write, writeHeader } from "./superchunk-file.js";
-import type { WriterFile } from "./superchunk-file.js";
-import { chunkFromSlot, chunkOffset, loadSuperchunkIndex, offloadedCrc32, parseIndex, slotReadLength } from "./superchunk-index.js";
+import { chunkFromSlot, chunkOffset, loadSuperchunkIndex, offloadedCrc32, slotReadLength } from "./superchunk-index.js";
 import type { IndexExpectation, SuperchunkIndex } from "./superchunk-index.js";
 
 /**
@@ -84,19 +77,8 @@ export class LayoutV2 implements ChunkLayoutWriter {
   /** Global indices listed by an unfinished `.journal`: read from their `.next` file when it exists. */
   readonly #journal: ReadonlyMap<number, [number, number]>;
   readonly #indexes = new Map<number, Promise<SuperchunkIndex>>();
-  /** Present once the layout writes: the files as the writer keeps them. */
-  #files: Map<number, WriterFile> | undefined;
-  #queue: Promise<unknown> = Promise.resolve();
-  /** The image of the last superchunk this writer stored whole, for its next new one. */
-  #spareImage: Uint8Array | undefined;
-  /** Write-side operations queued or running in {@link LayoutV2.#serial}. */
-  #running = 0;
-  /**
-   * Superchunks numbered from here on are not on the store, unless this writer created them (then
-   * they are in `#files`): what recovery leaves (§13.1, no superchunk beyond the last required
-   * one), kept as files are dropped. `undefined` before recovery.
-   */
-  #absentFrom: number | undefined;
+  /** The write side, once the layout writes (any write method, or `recover`). */
+  #writer: SuperchunkWriter | undefined;
 
   constructor(store: ReadableStore, geometry: LayoutGeometry, settings: V2Settings, journal: readonly [number, number][] | undefined) {
     this.#store = store;
@@ -126,20 +108,9 @@ export class LayoutV2 implements ChunkLayoutWriter {
     return this.#store as WritableStore;
   }
 
-  /**
-   * On a store that takes written bytes at once and writes in place (`writeAt` and
-   * `positionalWritesAtOnce`), new superchunks are written as their chunks come
-   * ({@link StreamedSuperchunk}), and
-   * `writeChunk` takes a chunk's bytes before it returns: written into its slot at once when
-   * nothing else is queued, copied otherwise. Elsewhere chunks are placed after awaits.
-   */
+  /** See {@link SuperchunkWriter.writesAtOnce}. */
   get writesAtOnce(): boolean {
-    return this.#streams;
-  }
-
-  get #streams(): boolean {
-    const store = this.#store as Partial<WritableStore>;
-    return store.positionalWritesAtOnce === true && store.writeAt !== undefined;
+    return writesAtOnce(this.#store);
   }
 
   /** The settings (S, checksum, spare) the layout writes with. */
@@ -177,7 +148,7 @@ export class LayoutV2 implements ChunkLayoutWriter {
   }
 
   async read(g: number, buffer?: Uint8Array): Promise<StoredChunk> {
-    if (this.#files !== undefined) return this.#serial(() => this.#readWriting(g));
+    if (this.#writer?.active === true) return this.#writer.read(g);
     const S = this.#settings.superchunksize;
     const s = Math.floor(g / S) + 1;
     const i = g % S;
@@ -195,12 +166,12 @@ export class LayoutV2 implements ChunkLayoutWriter {
   }
 
   get rawRanges(): ((g: number, windows: readonly { offset: number; length: number }[]) => Promise<Uint8Array[] | undefined>) | undefined {
-    if (this.#files !== undefined || !this.#settings.verify || checksumKind(this.#settings.checksumId).size === 0) return undefined;
+    if (this.#writer?.active === true || !this.#settings.verify || checksumKind(this.#settings.checksumId).size === 0) return undefined;
     return (g, windows) => this.#rawRanges(g, windows);
   }
 
   async #rawRanges(g: number, windows: readonly { offset: number; length: number }[]): Promise<Uint8Array[] | undefined> {
-    if (this.#files !== undefined || this.#journal.has(g)) return undefined;
+    if (this.#writer?.active === true || this.#journal.has(g)) return undefined;
     const S = this.#settings.superchunksize;
     const index = await this.#index(Math.floor(g / S) + 1);
     const at = chunkOffset(index, g % S);
@@ -253,14 +224,14 @@ export class LayoutV2 implements ChunkLayoutWriter {
         if (ahead.includes(s) || s < current) continue;
         if (ahead.length >= lookahead) break;
         ahead.push(s);
-        if (this.#files === undefined) void this.#index(s).catch(() => undefined);
+        if (this.#writer?.active !== true) void this.#index(s).catch(() => undefined);
       }
     };
     for (let k = 0; k < indices.length; ) {
       warm(k);
       const g = indices[k]!;
       const single: ChunkFetch = { indices: [g], fetch: async () => [await this.read(g)] };
-      if (this.#files !== undefined || this.#journal.has(g)) {
+      if (this.#writer?.active === true || this.#journal.has(g)) {
         yield single;
         k++;
         continue;
@@ -334,316 +305,26 @@ export class LayoutV2 implements ChunkLayoutWriter {
     }
   }
 
-  // ---- writing ------------------------------------------------------------------------------
-
-  /** Runs write-side work one operation at a time (slots, entries and headers of a file change together). */
-  #serial<T>(work: () => Promise<T>): Promise<T> {
-    this.#running++;
-    const run = this.#queue.then(work, work);
-    const done = (): void => {
-      this.#running--;
-    };
-    this.#queue = run.then(done, done);
-    return run;
-  }
-
-  /** The writer's view of file `s`, loaded (or started empty) on first use. */
-  async #file(s: number): Promise<WriterFile> {
-    this.#files ??= new Map();
-    await this.#files.get(s)?.streamed?.finishing;
-    const known = this.#files.get(s) ?? this.#absentFile(s);
-    if (known !== undefined) return known;
-    const store = this.store;
-    const key = this.#fileKey(s);
-    const expected = this.#expectation(s);
-    let file: WriterFile;
-    const size = store.writeAt === undefined ? undefined : await (store.byteLength?.(key) ?? store.get(key).then((b) => b?.length));
-    if (store.writeAt !== undefined && size !== undefined) {
-      const index = await loadSuperchunkIndex(store, key, expected);
-      file = { ...index, live: index.header.nchunks, diskLive: index.header.nchunks, fileLength: size, nbytes: new Map() };
-    } else {
-      const image = store.writeAt === undefined ? await store.get(key) : undefined;
-      if (image !== undefined) {
-        const index = parseIndex(image, key, expected);
-        file = { ...index, live: index.header.nchunks, diskLive: index.header.nchunks, fileLength: image.length, image, nbytes: new Map() };
-      } else {
-        file = this.#emptyFile(s);
-      }
-    }
-    this.#files.set(s, file);
-    return file;
-  }
-
-  #takeSpareImage(): Uint8Array | undefined {
-    const spare = this.#spareImage;
-    this.#spareImage = undefined;
-    return spare;
-  }
-
-  #emptyFile(s: number): WriterFile {
-    const S = this.#settings.superchunksize;
-    const key = this.#fileKey(s);
-    const settings = {
-      capacity: S, firstChunk: (s - 1) * S, checksumId: this.#settings.checksumId, typesize: this.#settings.typesize,
-      chunkSize: this.#geometry.chunklen * this.#geometry.atomSize, sparePercent: this.#settings.spare,
-    };
-    return {
-      s, key, firstChunk: (s - 1) * S, capacity: S, dataStart: 0, offsets: new Array<number>(S).fill(-1), metadataText: "",
-      header: { version: 2, hasOffsets: true, hasMetadata: true, checksumId: this.#settings.checksumId, typesize: this.#settings.typesize, chunkSize: this.#geometry.chunklen * this.#geometry.atomSize, lastChunk: 0, nchunks: 0, metaSize: 0 },
-      ...(this.#streams ? { streamed: new StreamedSuperchunk(this.store, key, settings) } : { pending: new PendingSuperchunk(settings, this.#takeSpareImage()) }),
-      live: 0, diskLive: 0, fileLength: 0, nbytes: new Map(),
-    };
-  }
-
-  /** A new file for superchunk `s` when it is known not to be on the store (no need to look). */
-  #absentFile(s: number): WriterFile | undefined {
-    if (this.#absentFrom === undefined || s < this.#absentFrom) return undefined;
-    const file = this.#emptyFile(s);
-    (this.#files ??= new Map()).set(s, file);
-    return file;
-  }
-
-  /**
-   * Turns a streamed file into a pending one (its chunks read back), for what streaming does not
-   * do: a chunk out of order, a new image of one, fewer chunks than written. The file is then
-   * written whole, replacing what was streamed.
-   */
-  async #unstream(file: WriterFile): Promise<PendingSuperchunk> {
-    const streamed = file.streamed!;
-    // A failed write was reported to its caller; the slots below it are what the file holds.
-    await streamed.settled().catch(() => undefined);
-    const pending = new PendingSuperchunk(streamed.settings, this.#takeSpareImage());
-    for (let i = 0; i < streamed.intactSlots; i++) {
-      const slot = streamed.slot(i)!;
-      pending.set(i, await this.#range(file.key, slot.offset, slot.cbytes));
-    }
-    file.pending = pending;
-    file.streamed = undefined;
-    return pending;
-  }
-
-  /**
-   * Writes chunk `i` of a streamed file into its next slot now (the store takes the bytes at
-   * once), and the file's first bytes once it is full, as a whole-file writer puts a full file.
-   * Resolves once the store wrote them.
-   */
-  #stream(file: WriterFile, chunk: Uint8Array): Promise<void> {
-    const streamed = file.streamed!;
-    const written = streamed.append(chunk);
-    if (streamed.size < this.#settings.superchunksize) return written;
-    return Promise.all([written, this.#finishStreamed(file, streamed.size)]).then(() => undefined);
-  }
-
-  /**
-   * Writes the first bytes of a streamed file with its `count` chunks (§13.2 step 4), and once
-   * every write of the file is stored, makes it an ordinary one for this writer. A failure leaves
-   * it streamed and failed: the next commit rebuilds it whole. Meanwhile the file takes no more
-   * chunks, and the work that looks it up (`#file`, the commit) waits for the outcome, while
-   * the chunks of the next file go on.
-   */
-  #finishStreamed(file: WriterFile, count: number): Promise<void> {
-    const streamed = file.streamed!;
-    const prefix = streamed.finish(count);
-    const index = parseIndex(prefix, file.key, { s: file.s, required: count, chunklen: this.#geometry.chunklen, atomsize: this.#geometry.atomSize, superchunksize: file.capacity });
-    const nbytes = new Map(Array.from({ length: count }, (_, i) => [i, streamed.slot(i)!.nbytes]));
-    const finished: WriterFile = { ...index, live: count, diskLive: count, fileLength: streamed.length, nbytes };
-    const done = streamed.settled().then(() => {
-      // Unless the file was dropped meanwhile (a shrink deleted it).
-      if (this.#files?.get(file.s) === file) this.#files.set(file.s, finished);
+  /** The write side, made on first use. */
+  #writing(): SuperchunkWriter {
+    this.#writer ??= new SuperchunkWriter({
+      store: this.store, geometry: this.#geometry, settings: this.#settings,
+      fileKey: (s) => this.#fileKey(s), expectation: (s) => this.#expectation(s), range: (key, offset, length) => this.#range(key, offset, length),
+      forgetIndex: (s) => this.#indexes.delete(s),
     });
-    streamed.finishing = done.catch(() => undefined);
-    return done;
-  }
-
-  async #readWriting(g: number): Promise<StoredChunk> {
-    const S = this.#settings.superchunksize;
-    const file = await this.#file(Math.floor(g / S) + 1);
-    const i = g % S;
-    if (file.streamed !== undefined) {
-      const slot = file.streamed.slot(i);
-      if (slot === undefined) throw new FormatError("MISSING_FILE", `chunk ${g} was never written`, { path: file.key, field: "file" });
-      const streamed = file.streamed;
-      // A failed write lost its slot and those after it; the slots below are on the store.
-      await streamed.settled().catch((error: unknown) => {
-        if (i >= streamed.intactSlots) throw error;
-      });
-      // A copy: a store may answer with a view of memory it changes with the next write.
-      return { index: g, key: file.key, chunk: (await this.#range(file.key, slot.offset, slot.cbytes)).slice() };
-    }
-    if (file.pending !== undefined) {
-      const chunk = file.pending.get(i);
-      if (chunk === undefined) throw new FormatError("MISSING_FILE", `chunk ${g} was never written`, { path: file.key, field: "file" });
-      // A copy: the pending file's memory changes with the next write, maybe before the reader decodes.
-      return { index: g, key: file.key, chunk: chunk.slice() };
-    }
-    const at = chunkOffset(file, i, file.fileLength);
-    const length = Math.min(file.fileLength - at, slotReadLength(file, i, file.live));
-    const slot = file.image !== undefined ? file.image.subarray(at, at + length) : await this.#range(file.key, at, length);
-    // Entries written since the last header write are live for this writer already.
-    const view = file.live > file.header.nchunks ? { ...file, header: { ...file.header, nchunks: file.live } } : file;
-    return { index: g, key: file.key, chunk: chunkFromSlot(view, i, slot, this.#settings.verify) };
-  }
-
-  /** Writes a pending superchunk whole with its first `count` chunks (§13.2 step 4). */
-  async #materialize(file: WriterFile, count: number): Promise<void> {
-    const pending = file.pending!;
-    const bytes = pending.build(count);
-    await this.store.put(file.key, bytes, { durable: false });
-    const index = parseIndex(bytes, file.key, { s: file.s, required: count, chunklen: this.#geometry.chunklen, atomsize: this.#geometry.atomSize, superchunksize: file.capacity });
-    const nbytes = new Map(Array.from({ length: count }, (_, i) => [i, pending.nbytesOf(i)!]));
-    const next: WriterFile = { ...index, live: count, diskLive: count, fileLength: bytes.length, nbytes };
-    // Kept for stores without writeAt; a view of a much larger image would keep all of it alive.
-    if (this.store.writeAt === undefined) next.image = 4 * bytes.buffer.byteLength > 5 * bytes.length ? bytes.slice() : bytes;
-    // Otherwise the image is done with (the store kept its own copy): the next new superchunk of
-    // this writer lays out its chunks there, in pages already touched, instead of in a fresh
-    // image of up to 64 MiB per superchunk (page faults, and collections for the external memory).
-    else this.#spareImage = pending.releaseImage();
-    this.#files!.set(file.s, next);
+    return this.#writer;
   }
 
   writeChunk(g: number, chunk: Uint8Array, options: ChunkWriteOptions): Promise<void> {
-    const S = this.#settings.superchunksize;
-    const i = g % S;
-    if (this.#streams) {
-      // The bytes are taken now (writesAtOnce): the next chunk of a streamed file goes into its
-      // slot at once when nothing is queued before it; anything else works on a copy.
-      const s = Math.floor(g / S) + 1;
-      const known = this.#running === 0 ? this.#files?.get(s) ?? this.#absentFile(s) : undefined;
-      if (!options.committed && known?.streamed?.accepts(i, chunk) === true) return this.#stream(known, chunk);
-      chunk = chunk.slice();
-    }
-    const taken = this.#serial(async (): Promise<{ written: Promise<void> } | undefined> => {
-      const file = await this.#file(Math.floor(g / S) + 1);
-      if (file.streamed !== undefined) {
-        // Not waited for here: the next queued chunk goes on meanwhile.
-        if (file.streamed.accepts(i, chunk)) return { written: this.#stream(file, chunk) };
-        await this.#unstream(file);
-      }
-      if (file.pending !== undefined) {
-        // Laid out in the file's image at once (the caller reuses `chunk`'s memory once this resolves).
-        file.pending.set(i, chunk);
-        if (file.pending.size === S) await this.#materialize(file, S);
-        return;
-      }
-      if (options.committed && i < file.diskLive && file.offsets[i]! >= 0) {
-        await this.#atomically(new Map([[g, chunk]]));
-        return;
-      }
-      // Not visible to readers of the committed length: change it freely.
-      if (file.offsets[i]! < 0 || i >= file.live) {
-        const at = file.fileLength;
-        await write(this.store, file, at, slotBytes(file, chunk, g, this.#settings.spare));
-        await setEntry(this.store, file, i, at);
-        file.nbytes.set(i, readChunkHeader(chunk).nbytes);
-        file.live = Math.max(file.live, i + 1);
-      } else if (fits(file, i, chunk)) {
-        await overwrite(this.store, file, i, chunk, g);
-      } else {
-        await relocate(this.store, file, i, chunk, g, false, this.#settings.spare);
-      }
-      await putImage(this.store, file);
-      return undefined;
-    });
-    return taken.then((streaming) => streaming?.written);
+    return this.#writing().writeChunk(g, chunk, options);
   }
 
   writeChunksAtomically(chunks: ReadonlyMap<number, Uint8Array>): Promise<void> {
-    return this.#serial(() => this.#atomically(chunks));
-  }
-
-  /**
-   * One committed chunk that does not fit its slot: relocation, atomic by itself (§13.5).
-   * Otherwise: `.next` files, the journal as the commit, installation in place or by relocation,
-   * cleanup (§13.4).
-   */
-  async #atomically(chunks: ReadonlyMap<number, Uint8Array>): Promise<void> {
-    const S = this.#settings.superchunksize;
-    const store = this.store;
-    const entries = [...chunks].map(([g, chunk]) => ({ g, chunk, s: Math.floor(g / S) + 1, i: g % S }));
-    for (const e of entries) await this.#file(e.s);
-    if (entries.length === 1) {
-      const e = entries[0]!;
-      const file = this.#files!.get(e.s)!;
-      if (!fits(file, e.i, e.chunk)) {
-        await relocate(this.store, file, e.i, e.chunk, e.g, true, this.#settings.spare);
-        await putImage(this.store, file);
-        await this.#refreshLastChunk(file, e.i);
-        return;
-      }
-    }
-    for (const e of entries) {
-      const file = this.#files!.get(e.s)!;
-      const sum = computeChunkChecksum(file.header.checksumId, e.chunk, e.g);
-      const staged = new Uint8Array(e.chunk.length + sum.length);
-      staged.set(e.chunk);
-      staged.set(sum, e.chunk.length);
-      await store.put(joinKey(this.#geometry.path, journalChunkFileName(e.s, e.i)), staged, { durable: false });
-    }
-    await store.sync?.();
-    const journalKey = joinKey(this.#geometry.path, JOURNAL_FILE);
-    await store.put(journalKey, encodeMetadata(serializeJournalV2(entries.map((e) => [e.s, e.i] as [number, number]))));
-    await this.#install(entries);
-    await store.sync?.();
-    for (const e of entries) await store.delete(joinKey(this.#geometry.path, journalChunkFileName(e.s, e.i)));
-    await store.delete(journalKey);
-  }
-
-  async #install(entries: { g: number; chunk: Uint8Array; s: number; i: number }[]): Promise<void> {
-    const touched = new Set<WriterFile>();
-    for (const e of entries) {
-      const file = this.#files!.get(e.s)!;
-      if (fits(file, e.i, e.chunk)) await overwrite(this.store, file, e.i, e.chunk, e.g);
-      else await relocate(this.store, file, e.i, e.chunk, e.g, false, this.#settings.spare);
-      touched.add(file);
-    }
-    for (const file of touched) {
-      await putImage(this.store, file);
-      await this.#refreshLastChunk(file, ...entries.filter((e) => e.s === file.s).map((e) => e.i));
-    }
-  }
-
-  /** Keeps the header's last-chunk hint right when the last live chunk changed size. */
-  async #refreshLastChunk(file: WriterFile, ...changed: number[]): Promise<void> {
-    const last = file.diskLive - 1;
-    if (!changed.includes(last) || file.nbytes.get(last) === file.header.lastChunk) return;
-    await writeHeader(this.store, file, file.diskLive);
-    await putImage(this.store, file);
+    return this.#writing().writeChunksAtomically(chunks);
   }
 
   prepareCommit(length: number): Promise<void> {
-    return this.#serial(async () => {
-      const S = this.#settings.superchunksize;
-      const n = Math.ceil(length / this.#geometry.chunklen);
-      await Promise.all([...(this.#files?.values() ?? [])].map((file) => file.streamed?.finishing ?? Promise.resolve()));
-      for (const file of [...(this.#files?.values() ?? [])].sort((a, b) => a.s - b.s)) {
-        const required = Math.max(0, Math.min(S, n - (file.s - 1) * S));
-        if (file.streamed !== undefined) {
-          if (required === 0) {
-            this.#files!.delete(file.s);
-            // Created on the store already: beyond the required superchunks, but not left behind.
-            if (file.streamed.length > 0) await this.store.delete(file.key);
-            continue;
-          }
-          if (required === file.streamed.size && !file.streamed.failed) {
-            await this.#finishStreamed(file, required);
-            continue;
-          }
-          await this.#unstream(file);
-        }
-        if (file.pending !== undefined) {
-          if (required > 0) await this.#materialize(file, required);
-          else this.#files!.delete(file.s);
-          continue;
-        }
-        const lastChanged = file.nbytes.has(required - 1) && file.nbytes.get(required - 1) !== file.header.lastChunk;
-        if (required > 0 && (file.live !== file.diskLive || file.diskLive !== required || lastChanged)) {
-          for (let i = 0; i < required; i++) if (file.offsets[i]! < 0) throw new Error(`internal: chunk ${file.firstChunk + i} of ${file.key} was never written`);
-          await writeHeader(this.store, file, required);
-          await putImage(this.store, file);
-        }
-      }
-      await this.store.sync?.();
-    });
+    return this.#writing().prepareCommit(length);
   }
 
   async commitLength(shape: readonly number[]): Promise<void> {
@@ -652,116 +333,19 @@ export class LayoutV2 implements ChunkLayoutWriter {
   }
 
   dropChunksBeyond(length: number, fileCount: number): Promise<void> {
-    return this.#serial(async () => {
-      const S = this.#settings.superchunksize;
-      const n = Math.ceil(length / this.#geometry.chunklen);
-      const last = Math.ceil(n / S);
-      if (last >= 1) {
-        const file = await this.#file(last);
-        const required = n - (last - 1) * S;
-        if (file.streamed !== undefined) {
-          if (required < file.streamed.size || file.streamed.failed) (await this.#unstream(file)).dropFrom(required);
-        } else if (file.pending !== undefined) {
-          file.pending.dropFrom(required);
-        } else if (file.diskLive !== required) {
-          await writeHeader(this.store, file, required, true);
-          await putImage(this.store, file, true);
-        }
-      }
-      for (let s = Math.max(last + 1, Math.ceil(fileCount / S)); s > last; s--) {
-        this.#files?.delete(s);
-        this.#indexes.delete(s);
-        await this.store.delete(this.#fileKey(s));
-      }
-      if (this.#absentFrom !== undefined) this.#absentFrom = Math.min(this.#absentFrom, last + 1);
-    });
+    return this.#writing().dropChunksBeyond(length, fileCount);
   }
 
   /**
    * Opening for writing (§13.1): finishes an interrupted journaled update, removes staged and
-   * compaction leftovers, and brings the files back to what the committed length describes (the
-   * last required superchunk's nchunks, no superchunk beyond it).
+   * compaction leftovers, and brings the files back to what the committed length describes.
    */
   recover(): Promise<void> {
-    return this.#serial(async () => {
-      const store = this.store;
-      const base = this.#geometry.path;
-      const journalKey = joinKey(base, JOURNAL_FILE);
-      const text = await readText(store, journalKey);
-      if (text !== undefined) {
-        const pairs = withPath(journalKey, () => parseJournalV2(text, journalKey));
-        const entries: { g: number; chunk: Uint8Array; s: number; i: number }[] = [];
-        for (const [s, i] of pairs) {
-          const next = await store.get(joinKey(base, journalChunkFileName(s, i)));
-          if (next === undefined) continue;
-          const file = await this.#file(s);
-          const g = (s - 1) * this.#settings.superchunksize + i;
-          const chunk = chunkFromSlot(file, i, next, true, joinKey(base, journalChunkFileName(s, i)));
-          entries.push({ g, chunk: chunk.slice(), s, i });
-        }
-        await this.#install(entries);
-        await store.sync?.();
-        for (const [s, i] of pairs) await store.delete(joinKey(base, journalChunkFileName(s, i)));
-        await store.delete(journalKey);
-      }
-      const S = this.#settings.superchunksize;
-      const n = Math.ceil(this.#geometry.length() / this.#geometry.chunklen);
-      const last = Math.ceil(n / S);
-      const existing = new Set<number>();
-      if (store.list !== undefined) {
-        const prefix = joinKey(base, "data/");
-        for (const key of await store.list(prefix)) {
-          const rest = key.slice(prefix.length);
-          if (/^__\d+__\.bin\.(\d+\.next|compact)$/.test(rest)) await store.delete(key);
-          const m = /^__(\d+)__\.bin$/.exec(rest);
-          if (m !== null) existing.add(Number(m[1]));
-        }
-      } else {
-        for (let s = last + 1; (await store.get(this.#fileKey(s))) !== undefined; s++) existing.add(s);
-      }
-      if (last >= 1) {
-        const file = await this.#file(last);
-        const required = n - (last - 1) * S;
-        if (file.pending === undefined && file.streamed === undefined && file.diskLive !== required) {
-          await writeHeader(this.store, file, required, true);
-          await putImage(this.store, file, true);
-        }
-      }
-      for (const s of [...existing].filter((s) => s > last).sort((a, b) => b - a)) await store.delete(this.#fileKey(s));
-      this.#absentFrom = last + 1;
-    });
+    return this.#writing().recover();
   }
 
-  /**
-   * Rewrites every superchunk holding dead space with its required chunks in index order, fresh
-   * slots and no dead space (§13.6), each by one atomic replacement. Resolves to the bytes
-   * reclaimed.
-   */
+  /** Rewrites every superchunk holding dead space (§13.6); resolves to the bytes reclaimed. */
   compact(): Promise<number> {
-    return this.#serial(async () => {
-      const S = this.#settings.superchunksize;
-      const n = Math.ceil(this.#geometry.length() / this.#geometry.chunklen);
-      let reclaimed = 0;
-      for (let s = 1; s <= Math.ceil(n / S); s++) {
-        const file = await this.#file(s);
-        if (file.pending !== undefined || file.streamed !== undefined) continue;
-        const required = Math.min(S, n - (s - 1) * S);
-        const chunks: Uint8Array[] = [];
-        for (let i = 0; i < required; i++) chunks.push((await this.#readWriting(file.firstChunk + i)).chunk.slice());
-        const metadata = serializeSuperchunkMeta({ capacity: file.capacity, firstChunk: file.firstChunk });
-        const bytes = buildSuperchunk({
-          chunks, checksumId: file.header.checksumId, typesize: file.header.typesize, chunkSize: file.header.chunkSize, metadata, capacity: file.capacity,
-          sparePercent: this.#settings.spare, firstChunk: file.firstChunk,
-        });
-        if (bytes.length >= file.fileLength) continue;
-        reclaimed += file.fileLength - bytes.length;
-        await this.store.put(file.key, bytes);
-        this.#files!.delete(s);
-        // On the store, and no longer known here: looked up again when next written.
-        if (this.#absentFrom !== undefined && s >= this.#absentFrom) this.#absentFrom = s + 1;
-        this.#indexes.delete(s);
-      }
-      return reclaimed;
-    });
+    return this.#writing().compact();
   }
 }
