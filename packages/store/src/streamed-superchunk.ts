@@ -165,7 +165,8 @@ export class StreamedSuperchunk {
     if (count !== this.#slots.length || count === 0) throw new Error(`internal: a streamed superchunk of ${this.#slots.length} chunks finished with ${count}`);
     const s = this.settings;
     const prefix = superchunkPrefix(s, this.#meta, this.#slots.map((slot) => slot.offset), this.#slots[count - 1]!.nbytes);
-    void this.#track(this.#write(0, prefix), s.capacity);
+    // Its failure is reported by settled(), which the writer awaits before it commits.
+    this.#track(this.#write(0, prefix), s.capacity).catch(() => undefined);
     return prefix;
   }
 
@@ -178,7 +179,9 @@ export class StreamedSuperchunk {
   /** Keeps `write` (the bytes of slot `slot`, or the first bytes) for {@link StreamedSuperchunk.settled}, noting a failure. */
   #track(write: Promise<void>, slot: number): Promise<void> {
     const kept = write.catch((error: unknown) => {
-      if (this.#failure === undefined || slot < this.#failure.slot) this.#failure = { error: this.#failure?.error ?? error, slot };
+      // The lowest failed slot's error: the root cause (a missing slot makes later writes past
+      // the end of the file fail too).
+      if (this.#failure === undefined || slot < this.#failure.slot) this.#failure = { error, slot };
       throw error;
     });
     // Kept for settled(), which reports the failure itself.

@@ -86,13 +86,11 @@ export class SuperchunkWriter {
    * one), kept as files are dropped. `undefined` before recovery.
    */
   #absentFrom: number | undefined;
-  readonly #streams: boolean;
   /** Set once this writer looked at a file: readers then go through {@link SuperchunkWriter.read}. */
   #active = false;
 
   constructor(context: WriterContext) {
     this.#context = context;
-    this.#streams = writesAtOnce(context.store);
   }
 
   /**
@@ -104,6 +102,11 @@ export class SuperchunkWriter {
    */
   get writesAtOnce(): boolean {
     return this.#streams;
+  }
+
+  // Asked each time, as LayoutV2.writesAtOnce does: both answer alike whenever asked.
+  get #streams(): boolean {
+    return writesAtOnce(this.#context.store);
   }
 
   /**
@@ -194,7 +197,9 @@ export class SuperchunkWriter {
    */
   async #unstream(file: WriterFile): Promise<PendingSuperchunk> {
     const streamed = file.streamed!;
-    // A failed write was reported to its caller; the slots below it are what the file holds.
+    // A failed write was reported to its caller (and its write rolled back: the slots from the
+    // failed one on lie beyond the length the carray keeps); the slots below it are what the
+    // file holds.
     await streamed.settled().catch(() => undefined);
     const pending = new PendingSuperchunk(streamed.settings, this.#takeSpareImage());
     for (let i = 0; i < streamed.intactSlots; i++) {
@@ -215,7 +220,14 @@ export class SuperchunkWriter {
     const streamed = file.streamed!;
     const written = streamed.append(chunk);
     if (streamed.size < this.#context.settings.superchunksize) return written;
-    return Promise.all([written, this.#finishStreamed(file, streamed.size)]).then(() => undefined);
+    let finished: Promise<void>;
+    try {
+      finished = this.#finishStreamed(file, streamed.size);
+    } catch (error) {
+      // Reported with `written`, never left without a handler.
+      finished = Promise.reject(error);
+    }
+    return Promise.all([written, finished]).then(() => undefined);
   }
 
   /**
@@ -304,6 +316,9 @@ export class SuperchunkWriter {
         await this.#unstream(file);
       }
       if (file.pending !== undefined) {
+        // A partial chunk is the last of its file: chunks above it are stale (left by a write
+        // that failed and was rolled back), and would break the chunk-size rule.
+        if (readChunkHeader(chunk).nbytes < file.header.chunkSize) file.pending.dropFrom(i + 1);
         // Laid out in the file's image at once (the caller reuses `chunk`'s memory once this resolves).
         file.pending.set(i, chunk);
         if (file.pending.size === S) await this.#materialize(file, S);

@@ -89,23 +89,30 @@ async function apply(array: CArray, store: FileSystemStore, step: Step): Promise
 /**
  * A MemoryStore that fails chosen positional writes into `data/`: the `failAt`-th from now (1:
  * the next), or the next one at offset 0 (a file's first bytes) with `failFirstBytes`. It takes
- * the bytes at once, as MemoryStore does.
+ * the bytes at once, as MemoryStore does; with `late`, it answers a few milliseconds later, as
+ * the write thread does.
  */
 class FailingStore extends MemoryStore {
   failAt = 0;
   failFirstBytes = false;
+  constructor(readonly late = false) {
+    super();
+  }
   override get positionalWritesAtOnce(): boolean {
     return true;
   }
   override writeAt(key: string, offset: number, bytes: Uint8Array, options?: PutOptions): Promise<void> {
-    if (key.startsWith("data/")) {
-      const fail = (this.failAt > 0 && --this.failAt === 0) || (this.failFirstBytes && offset === 0);
-      if (fail) {
-        this.failFirstBytes = false;
-        return Promise.reject(new Error("injected write failure"));
-      }
+    let answer: Promise<void>;
+    if (key.startsWith("data/") && ((this.failAt > 0 && --this.failAt === 0) || (this.failFirstBytes && offset === 0))) {
+      if (offset === 0) this.failFirstBytes = false;
+      answer = Promise.reject(new Error("injected write failure"));
+    } else {
+      answer = super.writeAt(key, offset, bytes, options);
     }
-    return super.writeAt(key, offset, bytes, options);
+    if (!this.late) return answer;
+    return new Promise((resolve, reject) => {
+      answer.then(() => setTimeout(resolve, 2), (error: unknown) => setTimeout(() => reject(error), 2));
+    });
   }
 }
 
@@ -166,21 +173,43 @@ describe("format-2 superchunks streamed as their chunks come", () => {
     );
   });
 
-  it("a failed write of a file's first bytes is not committed: the next flush rebuilds the file", async () => {
-    const store = new FailingStore();
+  it.each([false, true])("a failed write of a file's first bytes is not committed: the next flush rebuilds the file (answers late: %s)", async (late) => {
+    const store = new FailingStore(late);
     const array = await createCarray(store, "", counting(0), { dtype: "<f8", chunklen: 10, formatVersion: 2, superchunksize: 4 });
     await array.append(counting(30));
     store.failFirstBytes = true;
     await expect(array.flush()).rejects.toThrow("injected write failure");
-    // Again, and at close: the file is written whole, never committed with its first bytes missing.
+    // An append, a flush and a close after it: the file is written whole, never committed with
+    // its first bytes missing.
+    await array.append(counting(5, array.length));
     await array.flush();
     await array.close();
-    expect(await checkReopens(store, [0, 30])).toBe(30);
+    expect(await checkReopens(store, [35])).toBe(35);
   });
 
-  it("a failed slot write fails its append, and a retried append and flush store the rows", async () => {
+  it.each([false, true])("a full file whose first bytes fail while the next chunks go on: the append fails, then appends and flushes work (answers late: %s)", async (late) => {
+    const store = new FailingStore(late);
+    // Two chunks of two rows per file: an append of 3 rows to 9 (none committed yet) fills the
+    // file of chunks 4 and 5, whose first bytes then fail; the append is rolled back to 9 rows,
+    // whose last chunk (row 8) the flush writes as a partial chunk 4: chunk 5 must go.
+    const array = await createCarray(store, "", counting(0), { dtype: "<f8", chunklen: 2, formatVersion: 2, superchunksize: 2 });
+    await array.append(counting(9));
+    store.failFirstBytes = true;
+    await expect(array.append(counting(3, 9))).rejects.toThrow("injected write failure");
+    const kept = array.length;
+    expect(kept).toBe(9);
+    await array.flush();
+    expect(await (await openCarray(store, "")).read()).toEqual(counting(9));
+    await array.append(counting(20 - kept, kept));
+    await array.flush();
+    expect(await array.read()).toEqual(counting(20));
+    await array.close();
+    expect(await checkReopens(store, [20])).toBe(20);
+  });
+
+  it.each([false, true])("a failed slot write fails its append, and a retried append and flush store the rows (answers late: %s)", async (late) => {
     for (const failAt of [1, 2, 3, 5]) {
-      const store = new FailingStore();
+      const store = new FailingStore(late);
       const array = await createCarray(store, "", counting(0), { dtype: "<f8", chunklen: 10, formatVersion: 2, superchunksize: 8 });
       await array.append(counting(20));
       store.failAt = failAt;
