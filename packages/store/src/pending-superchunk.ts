@@ -24,6 +24,34 @@ import { serializeSuperchunkMeta } from "@fmt/meta";
 const ENTRY = 8;
 
 /**
+ * What a new superchunk file laid out with `settings` begins with: its padded metadata, where slot
+ * 0 starts (after the header, the metadata and the whole offsets table), and the checksum size.
+ * {@link PendingSuperchunk} and the writer that streams a file slot by slot share it.
+ *
+ * @example
+ * ```ts
+ * const { meta, dataStart, checksumSize } = newSuperchunkLayout(settings);
+ * ```
+ */
+export function newSuperchunkLayout(settings: PendingSuperchunkSettings): { meta: Uint8Array; dataStart: number; checksumSize: number } {
+  const meta = new TextEncoder().encode(padMetadata(serializeSuperchunkMeta({ capacity: settings.capacity, firstChunk: settings.firstChunk })));
+  return { meta, dataStart: BLPK_V2_HEADER_SIZE + meta.length + ENTRY * settings.capacity, checksumSize: checksumKind(settings.checksumId).size };
+}
+
+/**
+ * The checksum of local chunk `i` (its `cbytes` bytes) in a new superchunk file laid out with
+ * `settings`, bound to its global index (spec/v2.md §6).
+ *
+ * @example
+ * ```ts
+ * image.set(slotChecksum(settings, chunk, 0), at + chunk.length);
+ * ```
+ */
+export function slotChecksum(settings: PendingSuperchunkSettings, chunk: Uint8Array, i: number): Uint8Array {
+  return computeChunkChecksum(settings.checksumId, chunk, checksumBinding({ hasMetadata: true }, i, settings.firstChunk));
+}
+
+/**
  * The first bytes of a new superchunk file laid out with `settings` (header, `meta` — its padded
  * metadata —, offsets table), whose chunks lie at `offsets` in index order and whose last chunk
  * holds `lastNbytes` bytes; written into `into` when given (an image of the whole file).
@@ -105,9 +133,7 @@ export class PendingSuperchunk {
   constructor(settings: PendingSuperchunkSettings, spare?: Uint8Array) {
     this.#settings = settings;
     this.#spare = spare;
-    this.#meta = new TextEncoder().encode(padMetadata(serializeSuperchunkMeta({ capacity: settings.capacity, firstChunk: settings.firstChunk })));
-    this.#dataStart = BLPK_V2_HEADER_SIZE + this.#meta.length + ENTRY * settings.capacity;
-    this.#checksumSize = checksumKind(settings.checksumId).size;
+    ({ meta: this.#meta, dataStart: this.#dataStart, checksumSize: this.#checksumSize } = newSuperchunkLayout(settings));
   }
 
   /** How many chunks the file holds. */
@@ -191,7 +217,7 @@ export class PendingSuperchunk {
     this.#reserve(at + slot);
     const image = this.#image;
     image.set(chunk, at);
-    image.set(computeChunkChecksum(s.checksumId, chunk, checksumBinding({ hasMetadata: true }, i, s.firstChunk)), at + chunk.length);
+    image.set(slotChecksum(s, chunk, i), at + chunk.length);
     // A new image of the last chunk may be shorter than the one it replaces: spare room is zeros.
     image.fill(0, at + chunk.length + this.#checksumSize, at + slot);
     this.#offsets.push(at);

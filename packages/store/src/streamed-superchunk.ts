@@ -21,14 +21,11 @@
  * ```
  * @module
  */
-import { BLPK_V2_HEADER_SIZE, checksumBinding, checksumKind, computeChunkChecksum, padMetadata, readChunkHeader, spareRoom } from "@fmt/header";
+import { readChunkHeader, spareRoom } from "@fmt/header";
 import type { WritableStore } from "@fmt/fs-adapters";
-import { serializeSuperchunkMeta } from "@fmt/meta";
-import { superchunkPrefix } from "./pending-superchunk.js";
+import { newSuperchunkLayout, slotChecksum, superchunkPrefix } from "./pending-superchunk.js";
 import type { PendingSuperchunkSettings } from "./pending-superchunk.js";
 
-/** Offsets table entry size. */
-const ENTRY = 8;
 /** Slots are written in place, to a file no reader follows yet, flushed by the store's `sync` before the commit. */
 const IN_PLACE = { durable: false, unreferenced: true } as const;
 
@@ -87,9 +84,7 @@ export class StreamedSuperchunk {
     this.#store = store;
     this.key = key;
     this.settings = settings;
-    this.#meta = new TextEncoder().encode(padMetadata(serializeSuperchunkMeta({ capacity: settings.capacity, firstChunk: settings.firstChunk })));
-    this.#dataStart = BLPK_V2_HEADER_SIZE + this.#meta.length + ENTRY * settings.capacity;
-    this.#checksumSize = checksumKind(settings.checksumId).size;
+    ({ meta: this.#meta, dataStart: this.#dataStart, checksumSize: this.#checksumSize } = newSuperchunkLayout(settings));
   }
 
   /** How many chunks the file holds. */
@@ -145,7 +140,7 @@ export class StreamedSuperchunk {
     const tailLength = this.#checksumSize + spareRoom(cbytes, s.chunkSize, s.sparePercent);
     if (this.#tail.length < tailLength) this.#tail = new Uint8Array(Math.max(tailLength, 2 * this.#tail.length));
     const tail = this.#tail.subarray(0, tailLength);
-    tail.set(computeChunkChecksum(s.checksumId, chunk.subarray(0, cbytes), checksumBinding({ hasMetadata: true }, i, s.firstChunk)));
+    tail.set(slotChecksum(s, chunk.subarray(0, cbytes), i));
     written.push(this.#write(at, chunk.subarray(0, cbytes)));
     // Without a checksum or spare room (checksum "none", spare 0) there is nothing after the chunk.
     if (tailLength > 0) written.push(this.#write(at + cbytes, tail));

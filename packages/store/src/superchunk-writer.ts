@@ -101,11 +101,7 @@ export class SuperchunkWriter {
    * are placed after awaits.
    */
   get writesAtOnce(): boolean {
-    return this.#streams;
-  }
-
-  // Asked each time, as LayoutV2.writesAtOnce does: both answer alike whenever asked.
-  get #streams(): boolean {
+    // Asked each time, as LayoutV2.writesAtOnce does: both answer alike whenever asked.
     return writesAtOnce(this.#context.store);
   }
 
@@ -176,7 +172,7 @@ export class SuperchunkWriter {
     return {
       s, key, firstChunk: (s - 1) * S, capacity: S, dataStart: 0, offsets: new Array<number>(S).fill(-1), metadataText: "",
       header: { version: 2, hasOffsets: true, hasMetadata: true, checksumId: this.#context.settings.checksumId, typesize: this.#context.settings.typesize, chunkSize: this.#context.geometry.chunklen * this.#context.geometry.atomSize, lastChunk: 0, nchunks: 0, metaSize: 0 },
-      ...(this.#streams ? { streamed: new StreamedSuperchunk(this.#context.store, key, settings) } : { pending: new PendingSuperchunk(settings, this.#takeSpareImage()) }),
+      ...(this.writesAtOnce ? { streamed: new StreamedSuperchunk(this.#context.store, key, settings) } : { pending: new PendingSuperchunk(settings, this.#takeSpareImage()) }),
       live: 0, diskLive: 0, fileLength: 0, nbytes: new Map(),
     };
   }
@@ -300,7 +296,7 @@ export class SuperchunkWriter {
   writeChunk(g: number, chunk: Uint8Array, options: ChunkWriteOptions): Promise<void> {
     const S = this.#context.settings.superchunksize;
     const i = g % S;
-    if (this.#streams) {
+    if (this.writesAtOnce) {
       // The bytes are taken now (writesAtOnce): the next chunk of a streamed file goes into its
       // slot at once when nothing is queued before it; anything else works on a copy.
       const s = Math.floor(g / S) + 1;
