@@ -552,10 +552,16 @@ export class FileSystemStore implements WritableStore {
       }
       if (durable) await handle.datasync();
     } catch (error) {
+      await handle.close().catch(() => undefined);
       if (error instanceof UsageError || error instanceof StorageError) throw error;
       throw storageFailure(error, key, "write into the file");
-    } finally {
-      await handle.close().catch(() => undefined);
+    }
+    try {
+      // A file system may report a failed write only at the close (NFS, a quota met by delayed
+      // allocation): the bytes are then not known to be stored, as on the calling thread.
+      await handle.close();
+    } catch (error) {
+      throw storageFailure(error, key, "write into the file");
     }
     if (!durable && this.fsync) this.#unsyncedFiles.add(file);
   }
