@@ -355,20 +355,22 @@ function checkCount(value: unknown, field: string): number {
 }
 
 /**
- * Where a buffer that file reads land in should start in its memory: 48 bytes in. A large
- * allocation's bytes start 16 bytes past a page boundary (glibc's mmap chunks), and the kernel
- * copies from the page cache (pages at file offsets that are multiples of 4096) about three times
- * slower into a destination 8 to 24 bytes past the source's offset in its page (measured on AMD
- * EPYC: a carray's 153 chunk files read whole in 42–45 ms against 10–14 ms); 48 bytes further
- * the copy runs at full speed, on a cache line. Used by `FileSystemStore` and `@fmt/store`'s
- * input buffers. @internal
+ * Where a buffer that file reads land in should start in its memory: 2,032 bytes in, half a page
+ * from where the file's bytes sit in theirs. The kernel copies from the page cache (pages at file
+ * offsets that are multiples of 4096), and the copy slows down the closer the destination sits
+ * past the source's offset in its page (measured on AMD EPYC, 62 MB of chunk files read into
+ * WebAssembly memory: 8–16 bytes past 11.4–12.2 ms, 48 bytes 7.6–7.9, 128 bytes 7.2–7.4, half a
+ * page 6.7–6.9). A large allocation's bytes start 16 bytes past a page boundary (glibc's mmap
+ * chunks), so a buffer this far in starts exactly half a page in; a WebAssembly memory's pages
+ * start on a boundary, so its slots start 2,032 bytes in. Used by `FileSystemStore` and
+ * `@fmt/store`'s input buffers. @internal
  *
  * @example
  * ```ts
  * const buffer = new Uint8Array(new ArrayBuffer(size + READ_BUFFER_OFFSET), READ_BUFFER_OFFSET, size);
  * ```
  */
-export const READ_BUFFER_OFFSET = 48;
+export const READ_BUFFER_OFFSET = 2032;
 
 /**
  * Reads a byte range from any store: through `getRange` when the store has it, otherwise

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BcolzError, UsageError, isBcolzError } from "@fmt/errors";
+import { READ_BUFFER_OFFSET } from "@fmt/fs-adapters";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { storageFailure } from "../src/file-safety-node.js";
 
@@ -200,23 +201,24 @@ describe("remembered key paths", () => {
 });
 
 describe("read destinations", () => {
-  it.each(["sync", "async"] as const)("start 48 bytes into their memory, whole files and ranges alike (io %s)", async (io) => {
-    // Off the 16-byte offset of a fresh large allocation, which the kernel's copy from the page
-    // cache handles several times slower.
+  it.each(["sync", "async"] as const)("start READ_BUFFER_OFFSET (2,032) bytes into their memory, whole files and ranges alike (io %s)", async (io) => {
+    // Half a page from the file's bytes in theirs, off the 16-byte offset of a fresh large
+    // allocation, which the kernel's copy from the page cache handles several times slower.
+    expect(READ_BUFFER_OFFSET).toBe(2032);
     const root = await freshDir();
     const store = new FileSystemStore(root, { io });
     const data = new Uint8Array(300_000).map((_, i) => (i * 31) & 255);
     await store.put("data/__0.blp", data);
     const whole = (await store.get("data/__0.blp"))!;
-    expect(whole.byteOffset).toBe(48);
+    expect(whole.byteOffset).toBe(READ_BUFFER_OFFSET);
     expect(whole).toEqual(data);
     const part = (await store.getRange("data/__0.blp", { offset: 4096, length: 200_000 }))!;
-    expect(part.byteOffset).toBe(48);
+    expect(part.byteOffset).toBe(READ_BUFFER_OFFSET);
     expect(part).toEqual(data.subarray(4096, 204_096));
     // Nothing before a result but zeros (no stale memory behind its buffer).
-    for (const bytes of [whole, part]) expect(new Uint8Array(bytes.buffer, 0, 48).every((b) => b === 0)).toBe(true);
+    for (const bytes of [whole, part]) expect(new Uint8Array(bytes.buffer, 0, READ_BUFFER_OFFSET).every((b) => b === 0)).toBe(true);
     const windows = (await store.getRanges("data/__0.blp", [{ offset: 0, length: 100_000 }, { offset: 299_990, length: 30 }]))!;
-    expect(windows[0]!.byteOffset).toBe(48);
+    expect(windows[0]!.byteOffset).toBe(READ_BUFFER_OFFSET);
     expect(windows[0]).toEqual(data.subarray(0, 100_000));
     expect(windows[1]).toEqual(data.subarray(299_990));
   });

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ByteRange, ReadableStore } from "@fmt/fs-adapters";
+import { READ_BUFFER_OFFSET } from "@fmt/fs-adapters";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { setDecodeBackend } from "@fmt/blosc";
 import { createCarray, createCtable, openCarray, openCtable } from "@fmt/store";
@@ -31,9 +32,9 @@ describe("format-1 passes read chunk files into the decoder's memory", () => {
     expect(sameValues((await a.read()) as Float64Array, values)).toBe(true);
     expect(lent.length).toBe(CHUNKS + 1);
     const memory = lent[0]!.buffer;
-    // One memory for every file (ordinary lent buffers are one ArrayBuffer each), each slot 48
-    // bytes past a page boundary, where reads from the page cache run fastest.
-    expect(lent.every((b) => b.buffer === memory && b.byteOffset % 4096 === 48)).toBe(true);
+    // One memory for every file (ordinary lent buffers are one ArrayBuffer each), each slot
+    // READ_BUFFER_OFFSET bytes past a page boundary, where reads from the page cache run fastest.
+    expect(lent.every((b) => b.buffer === memory && b.byteOffset % 4096 === READ_BUFFER_OFFSET)).toBe(true);
     expect(new Set(lent.map((b) => b.byteOffset)).size).toBeGreaterThan(1);
     lent.length = 0;
     expect(Math.abs(Number(await a.sum()) - expectedSum)).toBeLessThan(1e-6 * Math.abs(expectedSum) + 1e-6);
@@ -115,8 +116,8 @@ describe("format-1 passes read chunk files into the decoder's memory", () => {
     try {
       const { store, lent } = recording(new FileSystemStore(join(dir, "ints-5.bcolz")));
       expect(sameValues((await (await openCarray(store, "")).read()) as Int32Array, ints)).toBe(true);
-      // Ordinary lent buffers: each 48 bytes into an ArrayBuffer of its own.
-      expect(lent.every((b) => b.byteOffset === 48 && b.buffer.byteLength === b.length + 48)).toBe(true);
+      // Ordinary lent buffers: each READ_BUFFER_OFFSET bytes into an ArrayBuffer of its own.
+      expect(lent.every((b) => b.byteOffset === READ_BUFFER_OFFSET && b.buffer.byteLength === b.length + READ_BUFFER_OFFSET)).toBe(true);
     } finally {
       setDecodeBackend("auto");
     }
