@@ -4,7 +4,8 @@
 import { execFileSync } from "node:child_process";
 import { mkdtemp, mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BcolzError, UsageError, isBcolzError } from "@fmt/errors";
 import { READ_BUFFER_OFFSET } from "@fmt/fs-adapters";
@@ -183,6 +184,21 @@ describe("keys that merely start with two dots are inside the root (item 8)", ()
 });
 
 describe("remembered key paths", () => {
+  it("are the resolved path of the key below the root, for any valid key and root (property)", () => {
+    // pathOf joins a valid key to the root without resolving it on POSIX: the same path
+    // path.resolve gives, for keys of any characters but "/", "\\" and NUL, any root spelling.
+    const segment = fc.string({ unit: fc.constantFrom("a", "Z", "0", ".", " ", ":", "_", "-", "é", "☃", "~"), minLength: 1, maxLength: 6 }).filter((x) => x !== "." && x !== "..");
+    const keyArb = fc.array(segment, { minLength: 1, maxLength: 4 }).map((segments) => segments.join("/"));
+    const rootArb = fc.constantFrom("/", "/tmp", "/tmp/", "/tmp//x/../y", "relative/dir", "./r/", "/a b/c:d");
+    fc.assert(
+      fc.property(rootArb, keyArb, (root, key) => {
+        const store = new FileSystemStore(root);
+        expect(store.pathOf(key)).toBe(resolve(root, ...key.split("/")));
+      }),
+      { seed: 2026, numRuns: 500 },
+    );
+  });
+
   it("resolve the same as fresh ones past the remembered count, and unsafe keys keep failing", async () => {
     const root = await freshDir();
     const store = new FileSystemStore(root);
