@@ -11,6 +11,8 @@
 # (src/wasm/kernels.generated.ts). With --check the module is rebuilt into a temporary directory
 # and the run fails if either committed file differs (CI runs this).
 #
+# C code shared between modules lives in tools/wasm/include (on the include path).
+#
 # Needs clang and wasm-ld with the wasm32 target (Debian/Ubuntu: clang-14 + lld-14). The flags are
 # fixed and the binary carries no debug, name or producers sections, so the same compiler version
 # produces byte-identical output. Override the compiler with CLANG=/path/to/clang.
@@ -34,6 +36,7 @@ trap 'rm -rf "$out"' EXIT
 
 flags=(
   --target=wasm32 -O3 -msimd128 -mbulk-memory -ffreestanding -nostdlib
+  -I "$root/tools/wasm/include"
   -Wall -Wextra -Wno-unused-parameter
   -Wl,--no-entry -Wl,--strip-all -Wl,-z,stack-size=65536
 )

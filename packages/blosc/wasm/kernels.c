@@ -8,6 +8,7 @@
  */
 #include "common.h"
 #include "lz_tables.h"
+#include "adler32.h"
 
 u32 HASH_TABLE[1 << MAX_HASH_LOG];
 u16 CHAIN_TABLE[1 << 16];
@@ -320,3 +321,11 @@ double sum_f64_like_numpy(const double *a, u32 n, double start) {
   for (u32 at = 8192; at < n; at += 8192) chunk += pairwise_f64(a + at, n - at < 8192 ? n - at : 8192);
   return start + chunk;
 }
+
+/*
+ * Adler-32 of n bytes at p (in this memory), continuing from `previous`: the checksum of a
+ * format-2 chunk read into this memory or encoded here, computed where it lies instead of being
+ * copied into @fmt/header's checksum module first (a chunk's worth of bytes per chunk).
+ */
+EXPORT(adler32)
+u32 adler32(const u8 *p, u32 n, u32 previous) { return fmt_adler32(p, n, previous); }

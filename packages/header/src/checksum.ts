@@ -34,10 +34,40 @@ const ADLER_NMAX = 5552;
  */
 export function adler32(bytes: Uint8Array, previous = 1): number {
   if (bytes.length >= MIN_WASM_ADLER_BYTES) {
-    const sum = adler32Wasm(bytes, previous);
+    const sum = inPlaceChecksums?.("adler32", bytes, previous) ?? adler32Wasm(bytes, previous);
     if (sum !== undefined) return sum;
   }
   return adler32Js(bytes, previous);
+}
+
+/**
+ * Computes a checksum of bytes where they lie when they are in memory that has checksum kernels
+ * of its own, or answers `undefined` (the bytes are then copied into this package's module).
+ * The same sums as {@link adler32}.
+ *
+ * @example
+ * ```ts
+ * const provider: InPlaceChecksums = (name, bytes, previous) => undefined; // never in place
+ * ```
+ */
+export type InPlaceChecksums = (name: "adler32", bytes: Uint8Array, previous: number) => number | undefined;
+
+let inPlaceChecksums: InPlaceChecksums | undefined;
+
+/**
+ * Lets {@link adler32} compute sums in the memory the bytes lie in: `@fmt/blosc` installs its
+ * kernels here, so that a format-2 chunk read into (or encoded in) the decoder's WebAssembly
+ * memory is checksummed there instead of being copied 64 KiB at a time into this package's
+ * module. `undefined` removes the provider.
+ *
+ * @example
+ * ```ts
+ * useInPlaceChecksums((name, bytes, previous) => myKernels.adler32Here(bytes, previous));
+ * useInPlaceChecksums(undefined);
+ * ```
+ */
+export function useInPlaceChecksums(provider: InPlaceChecksums | undefined): void {
+  inPlaceChecksums = provider;
 }
 
 /**

@@ -18,8 +18,8 @@
  */
 import { FormatError, UsageError } from "@fmt/errors";
 
-export { adler32, crc32, useCrc32 } from "./checksum.js";
-export type { Crc32Function } from "./checksum.js";
+export { adler32, crc32, useCrc32, useInPlaceChecksums } from "./checksum.js";
+export type { Crc32Function, InPlaceChecksums } from "./checksum.js";
 export { crc32Offload, useCrc32Offload } from "./checksum-offload.js";
 export type { Crc32Answer, Crc32Offload } from "./checksum-offload.js";
 // Format version 2 (spec/v2.md): superchunk header, checksums, layout, dataset rules, verification, range plan.

@@ -36,6 +36,7 @@ export interface KernelExports {
     nsplits: number, codec: number, filter: number, dst: number, scratch: number,
   ): number;
   decode_chunk(src: number, srclen: number, first: number, end: number, dst: number, dstcap: number, scratch: number): number;
+  adler32(p: number, n: number, previous: number): number;
   decode_block_range(
     src: number, srclen: number, bstart: number, bsize: number, typesize: number, nsplits: number,
     codec: number, filter: number, p0: number, p1: number, dst: number, scratch: number,

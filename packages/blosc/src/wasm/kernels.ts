@@ -13,10 +13,25 @@
  * @module
  */
 import { FormatError, UsageError } from "@fmt/errors";
-import { BLOSC_HEADER_SIZE as BLOSC_CHUNK_HEADER } from "@fmt/header";
+import { BLOSC_HEADER_SIZE as BLOSC_CHUNK_HEADER, useInPlaceChecksums } from "@fmt/header";
 import { ERR_CODEC, ERR_SRC_TRUNCATED, blockCodec, checkTypesize, kernelError, readI32, sharedShift, streamBound } from "./kernel-abi.js";
 import type { KernelExports } from "./kernel-abi.js";
 import type { DecodeChunkOptions, EncodeBlockOptions, WasmCodecName, ZstdArena } from "./types.js";
+
+/**
+ * The instance whose memory each buffer is, for checksums of bytes that lie there (registered as
+ * views of the memory are taken; a grown memory's old buffer is detached and drops out).
+ */
+const kernelsByMemory = new WeakMap<ArrayBufferLike, WasmKernels>();
+let inPlaceChecksumsInstalled = false;
+
+/**
+ * The provider @fmt/header asks before copying bytes into its own checksum module: bytes read
+ * into, or encoded in, a kernels instance's memory (format-2 chunks) are checksummed there.
+ */
+function adler32InPlace(name: "adler32", bytes: Uint8Array, previous: number): number | undefined {
+  return name === "adler32" ? kernelsByMemory.get(bytes.buffer)?.adler32Here(bytes, previous) : undefined;
+}
 
 /**
  * Typed wrapper over one instance of the kernels module. Every method copies its input into the
@@ -45,8 +60,37 @@ export class WasmKernels {
   // A `WebAssembly.Instance`, typed by what is used (see KernelExports.memory).
   constructor(instance: { readonly exports: object }) {
     this.#exports = instance.exports as unknown as KernelExports;
-    this.#heap = new Uint8Array(this.#exports.memory.buffer);
+    this.#heap = this.#viewOfMemory();
     this.#sharedMemory = !(this.#heap.buffer instanceof ArrayBuffer);
+  }
+
+  /**
+   * A view of the module's whole memory as it is now (growing it replaces the buffer), which is
+   * also registered as this instance's for checksums computed in place (adler32InPlace).
+   */
+  #viewOfMemory(): Uint8Array {
+    const buffer = this.#exports.memory.buffer;
+    kernelsByMemory.set(buffer, this);
+    if (!inPlaceChecksumsInstalled) {
+      inPlaceChecksumsInstalled = true;
+      useInPlaceChecksums(adler32InPlace);
+    }
+    return new Uint8Array(buffer);
+  }
+
+  /**
+   * Adler-32 of `bytes` continuing from `previous`, computed where they lie when they are in this
+   * instance's memory (a chunk read into it or encoded in it); `undefined` otherwise.
+   *
+   * @example
+   * ```ts
+   * const sum = kernels.adler32Here(kernels.decodeTransient(chunk, plan.header), 1);
+   * ```
+   */
+  adler32Here(bytes: Uint8Array, previous: number): number | undefined {
+    const ex = this.#exports;
+    if (bytes.buffer !== ex.memory.buffer) return undefined;
+    return ex.adler32(bytes.byteOffset, bytes.length, previous) >>> 0;
   }
 
   /** How far past an 8-byte boundary the arena's side of a copy with `view` should sit. */
@@ -85,7 +129,7 @@ export class WasmKernels {
     ex.reset();
     this.#inputsStart = start;
     this.#inputsBytes = bytes;
-    if (this.#heap.buffer !== ex.memory.buffer) this.#heap = new Uint8Array(ex.memory.buffer);
+    if (this.#heap.buffer !== ex.memory.buffer) this.#heap = this.#viewOfMemory();
     return this.#heap.subarray(start, start + bytes);
   }
 
@@ -130,7 +174,7 @@ export class WasmKernels {
       }
       return p;
     });
-    if (this.#heap.buffer !== ex.memory.buffer) this.#heap = new Uint8Array(ex.memory.buffer);
+    if (this.#heap.buffer !== ex.memory.buffer) this.#heap = this.#viewOfMemory();
     return ptrs;
   }
 
@@ -618,7 +662,7 @@ export class WasmKernels {
       throw new FormatError("SIZE_LIMIT", "WebAssembly memory cannot grow to hold the chunk", { path, field: "wasm.memory", actual: srclen + 3 * length });
     }
     let heap = this.#heap;
-    if (heap.buffer !== ex.memory.buffer) heap = this.#heap = new Uint8Array(ex.memory.buffer);
+    if (heap.buffer !== ex.memory.buffer) heap = this.#heap = this.#viewOfMemory();
     if (!inPlace) heap.set(srclen === chunk.length ? chunk : chunk.subarray(0, srclen), ps);
     const r = ex.decode_chunk(ps, srclen, first, end, pd, length, pscratch);
     if (r === ERR_CODEC) throw new UsageError("INVALID_ARGUMENT", "codec not available in WebAssembly", { path, field: "blosc.flags", expected: "blosclz or lz4" });
