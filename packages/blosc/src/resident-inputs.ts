@@ -50,7 +50,7 @@ const PAGE = 4096;
  *
  * @example
  * ```ts
- * const options: ResidentInputsOptions = { slotBytes: 540672, slots: 6, chunkBytes: 524288, slotOffset: 48 };
+ * const options: ResidentInputsOptions = { slotBytes: 540672, slots: 6, chunkBytes: 524288, slotOffset: 2032 };
  * ```
  */
 export interface ResidentInputsOptions {

@@ -74,4 +74,22 @@ describe("Adler-32 in a kernels instance's memory", () => {
     expect(adler32(large.subarray(0, 1 << 16))).toBe(before);
     expect(here).toHaveBeenCalledTimes(1);
   });
+
+  it("keeps a provider installed before it for bytes it does not hold", async () => {
+    // A fresh module graph: this @fmt/header has no provider until the application's, then
+    // @fmt/blosc's first kernels install theirs in front of it.
+    vi.resetModules();
+    const header = await import("@fmt/header");
+    const wasm = await import("../src/wasm/index.js");
+    const seen: number[] = [];
+    expect(header.useInPlaceChecksums((name, bytes) => (seen.push(bytes.length), 12345))).toBeUndefined();
+    const k = wasm.loadWasmKernels()!;
+    const inputs = k.reserveInputs(1 << 16, 1 << 20);
+    inputs.fill(9, 0, 4096);
+    expect(header.adler32(inputs.subarray(0, 4096))).toBe(zlibAdler32(new Uint8Array(4096).fill(9)));
+    expect(header.adler32(new Uint8Array(5000))).toBe(12345);
+    expect(seen).toEqual([5000]);
+    header.useInPlaceChecksums(undefined);
+    vi.resetModules();
+  });
 });

@@ -355,15 +355,16 @@ function checkCount(value: unknown, field: string): number {
 }
 
 /**
- * Where a buffer that file reads land in should start in its memory: 2,032 bytes in, half a page
- * from where the file's bytes sit in theirs. The kernel copies from the page cache (pages at file
- * offsets that are multiples of 4096), and the copy slows down the closer the destination sits
- * past the source's offset in its page (measured on AMD EPYC, 62 MB of chunk files read into
- * WebAssembly memory: 8–16 bytes past 11.4–12.2 ms, 48 bytes 7.6–7.9, 128 bytes 7.2–7.4, half a
- * page 6.7–6.9). A large allocation's bytes start 16 bytes past a page boundary (glibc's mmap
- * chunks), so a buffer this far in starts exactly half a page in; a WebAssembly memory's pages
- * start on a boundary, so its slots start 2,032 bytes in. Used by `FileSystemStore` and
- * `@fmt/store`'s input buffers. @internal
+ * Where a buffer that file reads land in should start in its memory: 2,032 bytes in, about half
+ * a page from where a whole file's bytes sit in theirs (page-aligned in the page cache). The
+ * kernel's copy from the page cache slows down the closer the destination sits past the source's
+ * offset in its page (measured on AMD EPYC, 62 MB of chunk files read into WebAssembly memory at
+ * these offsets past a page boundary: 8–16 bytes 11.4–12.2 ms, 48 bytes 7.6–7.9, 128 bytes
+ * 7.2–7.4, 256 bytes 6.9–7.2, 2,048 bytes 6.7–6.9). A large allocation's bytes start 16 bytes
+ * past a page boundary (glibc's mmap chunks), so a buffer this far in starts half a page in; a
+ * WebAssembly memory's slots start 2,032 bytes past one. A range read from a file offset that is
+ * not page-aligned lands elsewhere relative to its source, as it did before. Used by
+ * `FileSystemStore` and `@fmt/store`'s input buffers. @internal
  *
  * @example
  * ```ts

@@ -105,6 +105,7 @@ export class FileSystemStore implements WritableStore {
   // Resolved paths of the keys seen last (pathOf), and the root they were resolved under.
   readonly #paths = new Map<string, string>();
   #pathsRoot = "";
+  #resolvedRoot = "";
   /** Files renamed into place by non-durable puts since the last sync, and their directories. */
   #unsyncedFiles = new Set<string>();
   #unsyncedDirectories = new Set<string>();
@@ -166,9 +167,11 @@ export class FileSystemStore implements WritableStore {
     // A pure function of the key (the root never changes), remembered for the keys seen last: a
     // single-row read costs a few microseconds, and checking and resolving its key was 5 % of it.
     if (this.#pathsRoot !== this.root) {
-      // `root` is read-only to TypeScript only: a changed root forgets the old paths.
+      // `root` is read-only to TypeScript only: a changed root forgets the old paths, and is
+      // resolved as the constructor resolves it (keys are joined to it below).
       this.#paths.clear();
       this.#pathsRoot = this.root;
+      this.#resolvedRoot = nodePath.resolve(this.root);
     }
     const known = this.#paths.get(key);
     if (known !== undefined) return known;
@@ -178,11 +181,12 @@ export class FileSystemStore implements WritableStore {
       // A valid key has no empty, "." or ".." segment and no backslash, and the root is resolved:
       // on POSIX the two joined are the resolved path, and below the root (a fifth of the
       // per-file cost of reading a new store's chunk files went to resolving and checking).
-      full = this.root.endsWith("/") ? this.root + key : `${this.root}/${key}`;
+      const root = this.#resolvedRoot;
+      full = root.endsWith("/") ? root + key : `${root}/${key}`;
     } else {
       // Elsewhere a segment can still leave the root ("C:" names a drive on Windows).
-      full = nodePath.resolve(this.root, ...key.split("/"));
-      const relative = nodePath.relative(this.root, full);
+      full = nodePath.resolve(this.#resolvedRoot, ...key.split("/"));
+      const relative = nodePath.relative(this.#resolvedRoot, full);
       const climbs = relative === ".." || relative.startsWith(`..${nodePath.sep}`);
       if (relative === "" || climbs || nodePath.isAbsolute(relative)) {
         throw new UsageError("UNSAFE_NAME", "store key resolves outside the store root", { path: key, field: "key", actual: key });

@@ -191,9 +191,12 @@ describe("remembered key paths", () => {
     const keyArb = fc.array(segment, { minLength: 1, maxLength: 4 }).map((segments) => segments.join("/"));
     const rootArb = fc.constantFrom("/", "/tmp", "/tmp/", "/tmp//x/../y", "relative/dir", "./r/", "/a b/c:d");
     fc.assert(
-      fc.property(rootArb, keyArb, (root, key) => {
+      fc.property(rootArb, rootArb, keyArb, (root, later, key) => {
         const store = new FileSystemStore(root);
         expect(store.pathOf(key)).toBe(resolve(root, ...key.split("/")));
+        // `root` is read-only to TypeScript only; a root changed later is resolved as well.
+        (store as { root: string }).root = later;
+        expect(store.pathOf(key)).toBe(resolve(later, ...key.split("/")));
       }),
       { seed: 2026, numRuns: 500 },
     );

@@ -58,16 +58,19 @@ let inPlaceChecksums: InPlaceChecksums | undefined;
  * Lets {@link adler32} compute sums in the memory the bytes lie in: `@fmt/blosc` installs its
  * kernels here, so that a format-2 chunk read into (or encoded in) the decoder's WebAssembly
  * memory is checksummed there instead of being copied 64 KiB at a time into this package's
- * module. `undefined` removes the provider.
+ * module. There is one provider at a time: this returns the one it replaces, for the new one to
+ * ask about bytes it does not hold (as `@fmt/blosc` does). `undefined` removes the provider.
  *
  * @example
  * ```ts
- * useInPlaceChecksums((name, bytes, previous) => myKernels.adler32Here(bytes, previous));
+ * const previous = useInPlaceChecksums((name, bytes, sum) => myKernels.adler32Here(bytes, sum) ?? previous?.(name, bytes, sum));
  * useInPlaceChecksums(undefined);
  * ```
  */
-export function useInPlaceChecksums(provider: InPlaceChecksums | undefined): void {
+export function useInPlaceChecksums(provider: InPlaceChecksums | undefined): InPlaceChecksums | undefined {
+  const replaced = inPlaceChecksums;
   inPlaceChecksums = provider;
+  return replaced;
 }
 
 /**

@@ -14,6 +14,7 @@
  */
 import { FormatError, UsageError } from "@fmt/errors";
 import { BLOSC_HEADER_SIZE as BLOSC_CHUNK_HEADER, useInPlaceChecksums } from "@fmt/header";
+import type { InPlaceChecksums } from "@fmt/header";
 import { ERR_CODEC, ERR_SRC_TRUNCATED, blockCodec, checkTypesize, kernelError, readI32, sharedShift, streamBound } from "./kernel-abi.js";
 import type { KernelExports } from "./kernel-abi.js";
 import type { DecodeChunkOptions, EncodeBlockOptions, WasmCodecName, ZstdArena } from "./types.js";
@@ -24,13 +25,17 @@ import type { DecodeChunkOptions, EncodeBlockOptions, WasmCodecName, ZstdArena }
  */
 const kernelsByMemory = new WeakMap<ArrayBufferLike, WasmKernels>();
 let inPlaceChecksumsInstalled = false;
+// The provider installed before this module's (another copy of @fmt/blosc, an application's).
+let providerBefore: InPlaceChecksums | undefined;
 
 /**
  * The provider @fmt/header asks before copying bytes into its own checksum module: bytes read
- * into, or encoded in, a kernels instance's memory (format-2 chunks) are checksummed there.
+ * into, or encoded in, a kernels instance's memory (format-2 chunks) are checksummed there; other
+ * bytes go to the provider installed before.
  */
 function adler32InPlace(name: "adler32", bytes: Uint8Array, previous: number): number | undefined {
-  return name === "adler32" ? kernelsByMemory.get(bytes.buffer)?.adler32Here(bytes, previous) : undefined;
+  const here = name === "adler32" ? kernelsByMemory.get(bytes.buffer)?.adler32Here(bytes, previous) : undefined;
+  return here ?? providerBefore?.(name, bytes, previous);
 }
 
 /**
@@ -73,7 +78,7 @@ export class WasmKernels {
     kernelsByMemory.set(buffer, this);
     if (!inPlaceChecksumsInstalled) {
       inPlaceChecksumsInstalled = true;
-      useInPlaceChecksums(adler32InPlace);
+      providerBefore = useInPlaceChecksums(adler32InPlace);
     }
     return new Uint8Array(buffer);
   }
