@@ -21,10 +21,16 @@
  * ```
  * @module
  */
+import { FormatError } from "@fmt/errors";
 import { readChunkHeader, spareRoom } from "@fmt/header";
 import type { WritableStore } from "@fmt/fs-adapters";
 import { newSuperchunkLayout, slotChecksum, superchunkPrefix } from "./pending-superchunk.js";
 import type { PendingSuperchunkSettings } from "./pending-superchunk.js";
+
+/** Lowercase hex of `bytes`. */
+function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
 
 /** Slots are written in place, to a file no reader follows yet, flushed by the store's `sync` before the commit. */
 const IN_PLACE = { durable: false, unreferenced: true } as const;
@@ -44,6 +50,8 @@ export interface StreamedSlot {
   cbytes: number;
   /** Uncompressed bytes of the chunk. */
   nbytes: number;
+  /** The chunk's bound checksum as written after it (empty with checksum "none"). */
+  checksum: Uint8Array;
 }
 
 /**
@@ -140,15 +148,38 @@ export class StreamedSuperchunk {
     const tailLength = this.#checksumSize + spareRoom(cbytes, s.chunkSize, s.sparePercent);
     if (this.#tail.length < tailLength) this.#tail = new Uint8Array(Math.max(tailLength, 2 * this.#tail.length));
     const tail = this.#tail.subarray(0, tailLength);
-    tail.set(slotChecksum(s, chunk.subarray(0, cbytes), i));
+    const checksum = slotChecksum(s, chunk.subarray(0, cbytes), i);
+    tail.set(checksum);
     written.push(this.#write(at, chunk.subarray(0, cbytes)));
     // Without a checksum or spare room (checksum "none", spare 0) there is nothing after the chunk.
     if (tailLength > 0) written.push(this.#write(at + cbytes, tail));
     // The reused tail is zeros again after its checksum (the store copied it already).
     tail.fill(0, 0, this.#checksumSize);
-    this.#slots.push({ offset: at, cbytes, nbytes });
+    this.#slots.push({ offset: at, cbytes, nbytes, checksum });
     this.#end = at + cbytes + tailLength;
     return this.#track(Promise.all(written).then(() => undefined), i);
+  }
+
+  /**
+   * `bytes`, read back from slot `i` (chunk `index` of the array), once they match the checksum
+   * computed when the chunk was written: the writer decodes them, or rebuilds the file whole from
+   * them with checksums of its own, so bytes the store answers wrongly would otherwise pass as
+   * the chunk. Nothing is checked with checksum "none".
+   *
+   * @throws FormatError CHECKSUM_MISMATCH, field `chunk[<index>].checksum`.
+   */
+  checked(i: number, bytes: Uint8Array, index: number): Uint8Array {
+    const stored = this.#slots[i]!.checksum;
+    if (stored.length === 0) return bytes;
+    const computed = slotChecksum(this.settings, bytes, i);
+    let same = computed.length === stored.length;
+    for (let k = 0; same && k < computed.length; k++) same = computed[k] === stored[k];
+    if (!same) {
+      throw new FormatError("CHECKSUM_MISMATCH", `chunk ${index}: the bytes read back from its slot differ from the bytes written there`, {
+        path: this.key, field: `chunk[${index}].checksum`, expected: hex(stored), actual: hex(computed),
+      });
+    }
+    return bytes;
   }
 
   /**

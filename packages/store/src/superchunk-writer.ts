@@ -200,7 +200,8 @@ export class SuperchunkWriter {
     const pending = new PendingSuperchunk(streamed.settings, this.#takeSpareImage());
     for (let i = 0; i < streamed.intactSlots; i++) {
       const slot = streamed.slot(i)!;
-      pending.set(i, await this.#context.range(file.key, slot.offset, slot.cbytes));
+      const index = (file.s - 1) * this.#context.settings.superchunksize + i;
+      pending.set(i, streamed.checked(i, await this.#context.range(file.key, slot.offset, slot.cbytes), index));
     }
     file.pending = pending;
     file.streamed = undefined;
@@ -260,7 +261,8 @@ export class SuperchunkWriter {
         if (i >= streamed.intactSlots) throw error;
       });
       // A copy: a store may answer with a view of memory it changes with the next write.
-      return { index: g, key: file.key, chunk: (await this.#context.range(file.key, slot.offset, slot.cbytes)).slice() };
+      const chunk = (await this.#context.range(file.key, slot.offset, slot.cbytes)).slice();
+      return { index: g, key: file.key, chunk: streamed.checked(i, chunk, g) };
     }
     if (file.pending !== undefined) {
       const chunk = file.pending.get(i);

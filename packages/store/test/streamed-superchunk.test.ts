@@ -241,4 +241,25 @@ describe("format-2 superchunks streamed as their chunks come", () => {
     expect(writes.mock.calls.filter(([key]) => key.startsWith("data/")).length).toBe(2 * 10 + 3);
     expect(await (await openCarray(new FileSystemStore(root), "")).read()).toEqual(values);
   });
+
+  it.each(["read while writing", "rebuilt whole"] as const)("a chunk read back from its slot is checked against the checksum computed when it was written (%s)", async (path) => {
+    const store = new FailingStore();
+    const array = await createCarray(store, "", counting(0), { dtype: "<f8", chunklen: 10, formatVersion: 2, superchunksize: 4 });
+    await array.append(counting(25)); // chunks 0 and 1 streamed into data/__1__.bin, 5 rows pending
+    // Below the carray, one byte of chunk 1's compressed bytes changes (a store that answers
+    // other bytes than it was given, a disk that lost them): chunk 1 is the second Blosc header
+    // of 80 bytes in the file.
+    const file = (await store.get("data/__1__.bin"))!;
+    const starts: number[] = [];
+    for (let at = 0; at + 16 <= file.length; at++) {
+      if (file[at] === 2 && file[at + 3] === 8 && new DataView(file.buffer, file.byteOffset + at + 4, 4).getUint32(0, true) === 80) starts.push(at);
+    }
+    expect(starts.length).toBeGreaterThanOrEqual(2);
+    const cbytes = new DataView(file.buffer, file.byteOffset + starts[1]! + 12, 4).getUint32(0, true);
+    await MemoryStore.prototype.writeAt.call(store, "data/__1__.bin", starts[1]! + cbytes - 1, Uint8Array.of(file[starts[1]! + cbytes - 1]! ^ 0x5a));
+    // Reading chunk 1 while it is being written, or rebuilding the file from its slots (a new
+    // image of chunk 0 turns the streamed file into one built whole): both refuse the bytes.
+    const refused = path === "read while writing" ? array.get(12) : array.set(3, -1);
+    await expect(refused).rejects.toMatchObject({ code: "CHECKSUM_MISMATCH", path: "data/__1__.bin", field: "chunk[1].checksum" });
+  });
 });
