@@ -185,6 +185,9 @@ export interface ChunkLayoutWriter extends ChunkLayout {
    * copies them. Several calls may be in flight; a layout whose files depend on the order chunks
    * come in (format 2 places new chunks as they come) takes them in the order of the calls,
    * queued before its first await.
+   * A rejected call may take uncommitted chunks written after it down with it (format 2: a
+   * streamed superchunk keeps only its slots below the first failed write): the caller rolls its
+   * length back to before the failed chunk, as the carray writer does when an operation fails.
    */
   writeChunk(g: number, chunk: Uint8Array, options: ChunkWriteOptions): Promise<void>;
   /**
