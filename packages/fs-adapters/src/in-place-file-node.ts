@@ -116,8 +116,9 @@ export function writeThroughTemporarySync(file: string, temp: string, value: Uin
 /**
  * Open flags of a positional write: an existing file, never a symbolic link's target; without
  * waiting at a FIFO that has no reader (ENXIO instead, reported as something other than a file).
+ * Also `FileSystemStore.writeAt`'s with `io: "async"`.
  */
-const WRITE_AT_FLAGS = fsConstants.O_WRONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0);
+export const WRITE_AT_FLAGS = fsConstants.O_WRONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0);
 
 /**
  * The step of a positional write that failed: opening the file, finding something other than a

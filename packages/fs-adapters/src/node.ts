@@ -12,7 +12,6 @@
  */
 
 import { hostname } from "node:os";
-import { constants as fsConstants } from "node:fs";
 import { mkdir, open, readdir, stat, unlink } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import * as nodePath from "node:path";
@@ -23,9 +22,10 @@ import { isMissing, refuseLinksBetween, refuseLinksBetweenSync, removeTemporaryF
 import { SYNC_PARALLELISM, syncDirectory, syncFile } from "./flush-node.js";
 import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./index.js";
 import { openRegularFile, readAt } from "./read-async-node.js";
-import { fileKind, readFileChecked, readRangesChecked } from "./read-sync-node.js";
+import { readFileChecked, readRangesChecked } from "./read-sync-node.js";
 import { writeFileAtomically } from "./write-async-node.js";
-import { makeParentsSync, writeFileAtomicallySync, writeFileInPlaceSync, writeIntoFileSync } from "./write-sync-node.js";
+import { makeParentsSync, writeAtError, writeFileAtomicallySync, writeFileInPlaceSync, writeIntoFileSync } from "./write-sync-node.js";
+import { WRITE_AT_FLAGS, WriteAtFailure } from "./in-place-file-node.js";
 import { readyWriteThread, settleWriteThread } from "./write-thread-node.js";
 import type { ByteRange, PutOptions, WritableStore } from "./index.js";
 
@@ -540,24 +540,17 @@ export class FileSystemStore implements WritableStore {
     }
     settleWriteThread();
     if (!(await refuseLinksBetween(this.root, key, false))) throw new FormatError("MISSING_FILE", "writeAt needs an existing file", { path: key, field: "file" });
+    // The calling thread's steps and error wording (writeAtSync, writeAtError), through the pool.
     let handle: FileHandle;
     try {
-      // Without waiting at a FIFO that has no reader (ENXIO), which is no file to write into.
-      handle = await open(file, fsConstants.O_WRONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0));
+      handle = await open(file, WRITE_AT_FLAGS);
     } catch (error) {
-      if (isMissing(error)) throw new FormatError("MISSING_FILE", "writeAt needs an existing file", { path: key, field: "file" });
-      if (errorCode(error) === "ENXIO") {
-        const info = await stat(file).catch(() => undefined);
-        throw new StorageError("IO_ERROR", "the key names something other than a regular file", { path: key, field: "key", expected: "a regular file", actual: info === undefined ? "not a regular file" : fileKind(info) });
-      }
-      throw storageFailure(error, key, "open the file for writing");
+      throw writeAtError(new WriteAtFailure(errorCode(error) === "ENXIO" ? "kind" : "open", error), key, file, offset);
     }
     try {
       const info = await handle.stat();
-      if (!info.isFile()) throw new StorageError("IO_ERROR", "the key names something other than a regular file", { path: key, field: "key", expected: "a regular file", actual: fileKind(info) });
-      if (!Number.isSafeInteger(offset) || offset < 0 || offset > info.size) {
-        throw new UsageError("OUT_OF_RANGE", "writeAt offset must lie within the file", { path: key, field: "offset", expected: `0..${info.size}`, actual: offset });
-      }
+      if (!info.isFile()) throw writeAtError(new WriteAtFailure("kind"), key, file, offset);
+      if (!Number.isSafeInteger(offset) || offset < 0 || offset > info.size) throw writeAtError(new WriteAtFailure("range", undefined, info.size), key, file, offset);
       let written = 0;
       while (written < bytes.length) {
         const { bytesWritten } = await handle.write(bytes, written, bytes.length - written, offset + written);
@@ -567,14 +560,14 @@ export class FileSystemStore implements WritableStore {
     } catch (error) {
       await handle.close().catch(() => undefined);
       if (error instanceof UsageError || error instanceof StorageError) throw error;
-      throw storageFailure(error, key, "write into the file");
+      throw writeAtError(new WriteAtFailure("write", error), key, file, offset);
     }
     try {
       // A file system may report a failed write only at the close (NFS, a quota met by delayed
       // allocation): the bytes are then not known to be stored, as on the calling thread.
       await handle.close();
     } catch (error) {
-      throw storageFailure(error, key, "write into the file");
+      throw writeAtError(new WriteAtFailure("write", error), key, file, offset);
     }
     if (!durable && this.fsync) this.#unsyncedFiles.add(file);
   }

@@ -48,7 +48,20 @@ export function newSuperchunkLayout(settings: PendingSuperchunkSettings): { meta
  * ```
  */
 export function slotChecksum(settings: PendingSuperchunkSettings, chunk: Uint8Array, i: number): Uint8Array {
-  return computeChunkChecksum(settings.checksumId, chunk, checksumBinding({ hasMetadata: true }, i, settings.firstChunk));
+  return computeChunkChecksum(settings.checksumId, chunk, slotBinding(settings, i));
+}
+
+/**
+ * What the checksum of local chunk `i` is bound to in a new superchunk file laid out with
+ * `settings` (its global index, spec/v2.md §6), for `verifyChunkChecksum` of `@fmt/header`.
+ *
+ * @example
+ * ```ts
+ * verifyChunkChecksum(settings.checksumId, chunk, stored, { index: 7, bind: slotBinding(settings, 3) });
+ * ```
+ */
+export function slotBinding(settings: PendingSuperchunkSettings, i: number): number | undefined {
+  return checksumBinding({ hasMetadata: true }, i, settings.firstChunk);
 }
 
 /**

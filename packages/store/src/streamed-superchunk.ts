@@ -21,16 +21,10 @@
  * ```
  * @module
  */
-import { FormatError } from "@fmt/errors";
-import { readChunkHeader, spareRoom } from "@fmt/header";
+import { readChunkHeader, spareRoom, verifyChunkChecksum } from "@fmt/header";
 import type { WritableStore } from "@fmt/fs-adapters";
-import { newSuperchunkLayout, slotChecksum, superchunkPrefix } from "./pending-superchunk.js";
+import { newSuperchunkLayout, slotBinding, slotChecksum, superchunkPrefix } from "./pending-superchunk.js";
 import type { PendingSuperchunkSettings } from "./pending-superchunk.js";
-
-/** Lowercase hex of `bytes`. */
-function hex(bytes: Uint8Array): string {
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 /** Slots are written in place, to a file no reader follows yet, flushed by the store's `sync` before the commit. */
 const IN_PLACE = { durable: false, unreferenced: true } as const;
@@ -170,15 +164,7 @@ export class StreamedSuperchunk {
    */
   checked(i: number, bytes: Uint8Array, index: number): Uint8Array {
     const stored = this.#slots[i]!.checksum;
-    if (stored.length === 0) return bytes;
-    const computed = slotChecksum(this.settings, bytes, i);
-    let same = computed.length === stored.length;
-    for (let k = 0; same && k < computed.length; k++) same = computed[k] === stored[k];
-    if (!same) {
-      throw new FormatError("CHECKSUM_MISMATCH", `chunk ${index}: the bytes read back from its slot differ from the bytes written there`, {
-        path: this.key, field: `chunk[${index}].checksum`, expected: hex(stored), actual: hex(computed),
-      });
-    }
+    if (stored.length > 0) verifyChunkChecksum(this.settings.checksumId, bytes, stored, { path: this.key, index, bind: slotBinding(this.settings, i) });
     return bytes;
   }
 
