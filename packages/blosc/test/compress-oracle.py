@@ -3,14 +3,15 @@
 Usage: /usr/bin/python3 compress-oracle.py jobs.json workdir
 
 jobs.json is {"jobs": [...]}; each job is one of
-  {"op": "compress", "id", "data": "<file in workdir>" | "zeros": n, "typesize", "clevel", "shuffle", "cname", "blocksize"}
-      -> {"id", "header": hex of the 16 header bytes, "cbytes"}
+  {"op": "compress", "id", "data": "<file in workdir>" | "zeros": n, "typesize", "clevel", "shuffle", "cname", "blocksize", "full"?}
+      -> {"id", "header": hex of the 16 header bytes, "cbytes", "chunk"?: base64 of the whole chunk when "full"}
   {"op": "decompress", "id", "chunk": "<file>", "expected": "<file>"}
       -> {"id", "ok": bool, "error"?: str}
 The results are printed as one JSON object {"version", "results": [...]} on the last line.
 c-blosc is called through ctypes with the *_ctx entry points (no global state, no environment
 variables), because python-blosc refuses typesize > 255, which c-blosc itself accepts.
 """
+import base64
 import ctypes
 import json
 import os
@@ -41,7 +42,10 @@ def do_compress(job, workdir):
                                len(data) + 16, job["cname"].encode(), job.get("blocksize", 0), 1)
     if n <= 0:
         raise SystemExit(f"job {job['id']}: blosc_compress_ctx returned {n}")
-    return {"id": job["id"], "header": dest.raw[:16].hex(), "cbytes": n}
+    result = {"id": job["id"], "header": dest.raw[:16].hex(), "cbytes": n}
+    if job.get("full"):
+        result["chunk"] = base64.b64encode(dest.raw[:n]).decode()
+    return result
 
 
 def do_decompress(job, workdir):

@@ -21,13 +21,15 @@ export interface CompressJob {
   blocksize?: number;
   /** `data` is all zeros: Python makes it instead of reading a file. */
   zeros?: boolean;
+  /** Return c-blosc's whole chunk (`chunk`), not only its header and size. */
+  full?: boolean;
 }
 export interface DecompressJob {
   op: "decompress";
   chunk: Uint8Array;
   expected: Uint8Array;
 }
-export interface CompressResult { id: number; header: string; cbytes: number }
+export interface CompressResult { id: number; header: string; cbytes: number; /** base64, when the job asked for `full` */ chunk?: string }
 export interface DecompressResult { id: number; ok: boolean; error?: string }
 
 /** Run jobs through real c-blosc in one Python process; results come back in job order. */
@@ -49,7 +51,7 @@ export function runCblosc(jobs: (CompressJob | DecompressJob)[]): { version: str
     };
     const wire = jobs.map((job, id) =>
       job.op === "compress"
-        ? { op: job.op, id, ...(job.zeros === true ? { zeros: job.data.length } : { data: fileOf(job.data) }), typesize: job.typesize, clevel: job.clevel, shuffle: job.shuffle, cname: job.cname, blocksize: job.blocksize ?? 0 }
+        ? { op: job.op, id, ...(job.zeros === true ? { zeros: job.data.length } : { data: fileOf(job.data) }), typesize: job.typesize, clevel: job.clevel, shuffle: job.shuffle, cname: job.cname, blocksize: job.blocksize ?? 0, full: job.full === true }
         : { op: job.op, id, chunk: fileOf(job.chunk), expected: fileOf(job.expected) },
     );
     writeFileSync(join(dir, "jobs.json"), JSON.stringify({ jobs: wire }));

@@ -104,18 +104,28 @@ const LZ4_MAX_DISTANCE = 65535;
 /** Knuth's multiplicative constant (2654435761) as a signed 32-bit integer for Math.imul. */
 const HASH_MULTIPLIER = -1640531535;
 
-/** Mixes the fifth byte into the fast compressor's hash, as LZ4 does on 64-bit targets. */
-const HASH_MULTIPLIER_5 = 0x27d4eb2f;
+/**
+ * LZ4's 5-byte hash above 64 KiB is `((the 8 bytes at p) << 24) * 889523592379 >> 52` in 64-bit
+ * arithmetic: bits 28..39 of (the 5 bytes at p) × 889523592379 mod 2^40. The prime in two
+ * 20-bit halves keeps every partial product exact in a double.
+ */
+const PRIME5_LOW = 889523592379 % 1048576;
+const PRIME5_HIGH = Math.floor(889523592379 / 1048576);
 
 /** LZ4 switches table layout (and hash width) for inputs of 64 KiB + 11 bytes and more. */
 const LZ4_64K_LIMIT = 65536 + 11;
 
-/** Hash of the 4 bytes at `p`, plus the fifth when `mix5` is non-zero (the caller guarantees they exist). */
-function hash5(src: Uint8Array, p: number, shift: number, mix5: number): number {
-  return (Math.imul(read32(src, p), HASH_MULTIPLIER) ^ Math.imul(src[p + 4]!, mix5)) >>> shift;
+/** LZ4's hash of position `p`: 13 bits of 4 bytes below 64 KiB + 11 (`small`), 12 bits of 5 bytes above. */
+function hashAt(src: Uint8Array, p: number, small: boolean): number {
+  const low = read32(src, p) >>> 0;
+  if (small) return Math.imul(low, HASH_MULTIPLIER) >>> 19;
+  const xl = low & 0xfffff;
+  const xh = (low >>> 20) | (src[p + 4]! << 12);
+  const product = xl * PRIME5_LOW + ((xh * PRIME5_LOW + xl * PRIME5_HIGH) % 1048576) * 1048576;
+  return Math.floor((product % 1099511627776) / 268435456);
 }
 
-const fastTable = new Int32Array(1 << 14);
+const fastTable = new Int32Array(1 << 13);
 const hcHead = new Int32Array(1 << 15);
 const hcChain = new Uint16Array(1 << 16);
 
@@ -126,11 +136,13 @@ function read32(src: Uint8Array, p: number): number {
 /**
  * Append one sequence (literals `src[anchor..ip)`, then a match of `len` bytes at `offset`, or no
  * match when `len` is 0) at `op`. Returns the new output position, or -1 when it would not fit.
+ * Fitting exactly is LZ4's rule too: the 6 bytes more it wants free after a match when `dst` is
+ * below its worst-case bound are needed anyway by the block's last literals (at least 5, and a token).
  */
 function writeSequence(src: Uint8Array, anchor: number, ip: number, dst: Uint8Array, op: number, offset: number, len: number): number {
   const lits = ip - anchor;
   const ml = len - 4;
-  const need = 1 + lits + (lits >= 15 ? ((lits - 15) / 255 | 0) + 1 : 0) + (len > 0 ? 2 + (ml >= 15 ? ((ml - 15) / 255 | 0) + 1 : 0) : 0);
+  const need = 1 + lits + ((lits + 240) / 255 | 0) + (len > 0 ? 2 + ((ml + 240) / 255 | 0) : 0);
   if (op + need > dst.length) return -1;
   const tokenPos = op++;
   let token: number;
@@ -171,13 +183,15 @@ function writeSequence(src: Uint8Array, anchor: number, ip: number, dst: Uint8Ar
 }
 
 /**
- * Compress `src` as one raw LZ4 block (the "fast" compressor, as Blosc's `lz4` codec uses it).
+ * Compress `src` as one raw LZ4 block with the algorithm of LZ4's own fast compressor
+ * (`LZ4_compress_fast` of LZ4 1.9, which c-blosc calls for Blosc's `lz4` codec): the same bytes as
+ * c-blosc writes, and as the WebAssembly kernels' encoder.
  *
- * Greedy matching over a one-entry hash table (4-byte sequences up to 64 KiB, 5-byte above, as
- * LZ4 does on 64-bit targets) with LZ4's skip acceleration:
- * after every 64 failed probes the step grows by one, scaled by `acceleration`. The block obeys
- * LZ4's end rules (last match starts >= 12 bytes before the end, last 5 bytes are literals), so
- * the reference safe decoder in c-blosc accepts it.
+ * Greedy matching over a one-entry hash table (4-byte sequences below 64 KiB + 11 bytes, 5-byte
+ * above, as LZ4 does on 64-bit targets) with LZ4's skip acceleration: after every 64 failed probes
+ * the step grows by one, scaled by `acceleration`. The block obeys LZ4's end rules (last match
+ * starts >= 12 bytes before the end, last 5 bytes are literals), so the reference safe decoder in
+ * c-blosc accepts it.
  *
  * @param src - the bytes of one split or block.
  * @param dst - output space; the Blosc writer passes `neblock` bytes.
@@ -199,31 +213,30 @@ export function encodeLz4(src: Uint8Array, dst: Uint8Array, acceleration: number
   const mfLimit = n - MFLIMIT; // last position where a match may start
   const matchLimit = n - LAST_LITERALS; // matches end at or before this
   if (n >= MFLIMIT + 1) {
-    // Like LZ4 itself on 64-bit targets: 4-byte hash and 2^13 slots for blocks up to 64 KiB,
-    // 5-byte hash and 2^12 slots above (the two settings real lz4 ratios come from).
     const small = n < LZ4_64K_LIMIT;
-    const mix5 = small ? 0 : HASH_MULTIPLIER_5;
-    const hashLog = small ? 13 : 12;
-    const shift = 32 - hashLog;
     const table = fastTable;
-    table.fill(-1, 0, 1 << hashLog);
-    table[hash5(src, 0, shift, mix5)] = 0;
+    // Zeroed, as LZ4's: an empty slot offers position 0, a real candidate.
+    table.fill(0, 0, 1 << (small ? 13 : 12));
+    table[hashAt(src, 0, small)] = 0;
     let ip = 1;
-    let probes = accel << 6;
-    let fresh = true; // LZ4 probes the byte right after a miss once before accelerating
-    outer: while (ip <= mfLimit) {
-      const seq = read32(src, ip);
-      const h = (Math.imul(seq, HASH_MULTIPLIER) ^ Math.imul(src[ip + 4]!, mix5)) >>> shift;
-      let ref = table[h]!;
-      table[h] = ip;
-      if (ref < 0 || ip - ref > LZ4_MAX_DISTANCE || read32(src, ref) !== seq) {
-        const step = probes++ >> 6;
-        ip += fresh ? 1 : step;
-        fresh = false;
-        continue;
+    let forwardHash = hashAt(src, 1, small);
+    outer: for (;;) {
+      let ref: number;
+      let probes = accel << 6;
+      let step = 1; // the byte right after a miss is probed before accelerating
+      let forward = ip;
+      for (;;) {
+        const h = forwardHash;
+        ip = forward;
+        forward += step;
+        step = probes++ >> 6;
+        // LZ4 stops once the next probe would lie past n - 11.
+        if (forward > mfLimit + 1) break outer;
+        ref = table[h]!;
+        forwardHash = hashAt(src, forward, small);
+        table[h] = ip;
+        if ((small || ip - ref <= LZ4_MAX_DISTANCE) && read32(src, ref) === read32(src, ip)) break;
       }
-      probes = accel << 6;
-      fresh = true;
       // Extend backwards over pending literals.
       while (ip > anchor && ref > 0 && src[ip - 1] === src[ref - 1]) {
         ip--;
@@ -237,14 +250,14 @@ export function encodeLz4(src: Uint8Array, dst: Uint8Array, acceleration: number
         ip += len;
         anchor = ip;
         if (ip > mfLimit) break outer;
-        table[hash5(src, ip - 2, shift, mix5)] = ip - 2;
+        table[hashAt(src, ip - 2, small)] = ip - 2;
         // A match right at the new position continues without literals.
-        const s = read32(src, ip);
-        const h2 = (Math.imul(s, HASH_MULTIPLIER) ^ Math.imul(src[ip + 4]!, mix5)) >>> shift;
-        ref = table[h2]!;
-        table[h2] = ip;
-        if (ref >= 0 && ip - ref <= LZ4_MAX_DISTANCE && read32(src, ref) === s) continue;
+        const h = hashAt(src, ip, small);
+        ref = table[h]!;
+        table[h] = ip;
+        if ((small || ip - ref <= LZ4_MAX_DISTANCE) && read32(src, ref) === read32(src, ip)) continue;
         ip++;
+        forwardHash = hashAt(src, ip, small);
         break;
       }
     }

@@ -1,0 +1,119 @@
+// Blosc's lz4 codec comes out of compress() byte for byte as real c-blosc 1.21 writes it: both
+// backends run the algorithm of LZ4's own fast compressor (LZ4_compress_fast, which c-blosc calls)
+// and give each stream the room c-blosc gives it, so the same splits are stored raw too.
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
+import { compress, setCodecBackend } from "../src/index.js";
+import { BENCH_KINDS, benchData, prng, runCblosc, type CompressJob } from "./compress-oracle.js";
+
+/**
+ * Random bytes where, at a share of the positions, a run of 4 to 35 bytes is copied from up to
+ * `reach` bytes back (LZ4 can reach 65,535): matches of every length and distance, some too far.
+ */
+function mixedBytes(nbytes: number, seed: number, repeatShare: number, reach = 70_000): Uint8Array {
+  const rand = prng(seed);
+  const out = new Uint8Array(nbytes);
+  let i = 0;
+  while (i < nbytes) {
+    if (i > 64 && rand() < repeatShare) {
+      const from = i - 1 - Math.floor(rand() * Math.min(i - 1, reach));
+      const end = Math.min(nbytes, i + 4 + Math.floor(rand() * 32));
+      for (let p = from; i < end; ) out[i++] = out[p++]!;
+    } else {
+      out[i++] = Math.floor(rand() * 256);
+    }
+  }
+  return out;
+}
+
+/** The chunk c-blosc returned for each job, compared with ours under both backends. */
+function expectSameAsCblosc(jobs: CompressJob[], label: (i: number) => string): void {
+  const { version, results } = runCblosc(jobs.map((job) => ({ ...job, full: true })));
+  expect(version).toMatch(/^1\.21\./);
+  const differing: string[] = [];
+  for (const backend of ["wasm", "js"] as const) {
+    setCodecBackend(backend);
+    jobs.forEach((job, i) => {
+      const theirs = Buffer.from(results[i]!.chunk!, "base64");
+      const ours = Buffer.from(compress(job.data, job));
+      if (!ours.equals(theirs)) differing.push(`${backend}: ${label(i)}: ours ${ours.length} B, c-blosc ${theirs.length} B`);
+    });
+  }
+  expect(differing).toEqual([]);
+}
+
+describe("lz4 chunks equal c-blosc 1.21's, byte for byte", () => {
+  afterEach(() => setCodecBackend("auto"));
+
+  it("benchmark-like data, every clevel and shuffle, automatic blocksize (16-64 KiB streams)", () => {
+    const jobs: CompressJob[] = [];
+    const labels: string[] = [];
+    for (const kind of BENCH_KINDS) {
+      const { data, typesize } = benchData(kind, 256 * 1024, 11);
+      for (const shuffle of [0, 1, 2] as const) {
+        for (let clevel = 1; clevel <= 9; clevel++) {
+          jobs.push({ op: "compress", data, typesize, clevel, shuffle, cname: "lz4" });
+          labels.push(`${kind} shuffle ${shuffle} clevel ${clevel}`);
+        }
+      }
+    }
+    expectSameAsCblosc(jobs, (i) => labels[i]!);
+  });
+
+  it("streams of 64 KiB + 11 bytes and more (LZ4's 5-byte hash), unsplit blocks up to 1 MiB", () => {
+    const jobs: CompressJob[] = [];
+    const labels: string[] = [];
+    for (const [blocksize, share] of [[65536, 0.5], [65547, 0.7], [131072, 0.9], [1 << 20, 0.6]] as const) {
+      const data = mixedBytes(1 << 20, blocksize, share);
+      for (const clevel of [1, 5, 9]) {
+        // typesize 1: one stream per block, as long as the block.
+        jobs.push({ op: "compress", data, typesize: 1, clevel, shuffle: 0, cname: "lz4", blocksize });
+        labels.push(`blocksize ${blocksize} repeats ${share} clevel ${clevel}`);
+      }
+    }
+    expectSameAsCblosc(jobs, (i) => labels[i]!);
+  });
+
+  it("streams that come out a few bytes either side of their split's size, and chunks c-blosc stores memcpyed", () => {
+    // 128 KiB of typesize 1 in two 64 KiB blocks of one stream each. The first is random bytes
+    // holding one run of `run` bytes copied from 300 bytes before `at`: its stream is about
+    // 65,798 - run bytes long, so runs of 258..268 cross the split's size (stored raw) byte by
+    // byte, and the places move the last literals' length through its 255-byte steps (an
+    // encoder that wants one byte too many for them stores run 262 at 504 raw). The second block
+    // compresses well, or not at all (then the chunk may be stored memcpyed).
+    const jobs: CompressJob[] = [];
+    const labels: string[] = [];
+    const rand = prng(77);
+    const random = Uint8Array.from({ length: 65536 }, () => Math.floor(rand() * 256));
+    for (let at = 300; at < 300 + 255; at += 17) {
+      for (let run = 258; run <= 268; run++) {
+        for (const second of at === 300 ? (["zeros", "random"] as const) : (["zeros"] as const)) {
+          const data = new Uint8Array(131072);
+          data.set(random);
+          data.copyWithin(at, at - 300, at - 300 + run);
+          if (second === "random") data.set(random.slice().reverse(), 65536);
+          jobs.push({ op: "compress", data, typesize: 1, clevel: 9, shuffle: 0, cname: "lz4", blocksize: 65536 });
+          labels.push(`run ${run} at ${at}, second block ${second}`);
+        }
+      }
+    }
+    expectSameAsCblosc(jobs, (i) => labels[i]!);
+  });
+
+  it("any data, typesize, shuffle, clevel and blocksize (property, seed 20261129)", () => {
+    const config = fc.record({
+      nbytes: fc.integer({ min: 1, max: 300_000 }),
+      seed: fc.integer({ min: 1, max: 1 << 30 }),
+      repeatShare: fc.double({ min: 0, max: 1, noNaN: true }),
+      typesize: fc.constantFrom(1, 2, 4, 8, 16, 3, 12),
+      shuffle: fc.constantFrom(0 as const, 1 as const, 2 as const),
+      clevel: fc.integer({ min: 1, max: 9 }),
+      blocksize: fc.constantFrom(0, 0, 4096, 32768, 100_000, 262_144),
+    });
+    const cases = fc.sample(config, { seed: 20261129, numRuns: 120 });
+    const jobs = cases.map((c): CompressJob => ({
+      op: "compress", data: mixedBytes(c.nbytes, c.seed, c.repeatShare), typesize: c.typesize, clevel: c.clevel, shuffle: c.shuffle, cname: "lz4", blocksize: c.blocksize,
+    }));
+    expectSameAsCblosc(jobs, (i) => JSON.stringify(cases[i]));
+  });
+});
