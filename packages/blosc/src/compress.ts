@@ -81,9 +81,10 @@ export interface CompressOptions {
 /**
  * Which implementation runs the shuffles and the blosclz/lz4/lz4hc encoders: `"wasm"` the
  * WebAssembly SIMD kernels for all of them (an error where they cannot load), `"js"` TypeScript
- * only, `"auto"` (the default) the kernels for the shuffles and blosclz, TypeScript for lz4 and
- * lz4hc (closer to real LZ4's ratios), and TypeScript throughout where the kernels cannot load.
- * All produce chunks that decode to the same bytes; the compressed bytes may differ.
+ * only, `"auto"` (the default) the kernels for the shuffles, blosclz and lz4, TypeScript for lz4hc
+ * (closer to real LZ4's ratios), and TypeScript throughout where the kernels cannot load.
+ * All produce chunks that decode to the same bytes; lz4 chunks are the same bytes on every
+ * backend (c-blosc 1.21's), other codecs' compressed bytes may differ.
  *
  * @example
  * ```ts
@@ -97,7 +98,7 @@ const CODEC_NAMES: readonly CodecName[] = ["blosclz", "lz4", "lz4hc", "snappy", 
 const HIGH_RATIO_CODECS: ReadonlySet<CodecName> = new Set<CodecName>(["lz4hc", "zlib", "zstd"]);
 /**
  * Codecs whose WebAssembly stream encoder `"auto"` uses. The WebAssembly lz4 encoder runs the
- * same algorithm as the TypeScript one (identical blocks, real-LZ4 ratios), only faster. The
+ * same algorithm as the TypeScript one (LZ4's fast compressor: c-blosc's blocks), only faster. The
  * WebAssembly lz4hc encoder is faster but compresses some unshuffled data worse than real lz4hc,
  * while the TypeScript one stays within 1%; `"wasm"` uses all three, `"auto"` keeps lz4hc on
  * TypeScript until that encoder catches up.
