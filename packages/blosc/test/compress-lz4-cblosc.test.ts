@@ -1,10 +1,18 @@
 // Blosc's lz4 codec comes out of compress() byte for byte as real c-blosc 1.21 writes it: both
-// backends run the algorithm of LZ4's own fast compressor (LZ4_compress_fast, which c-blosc calls)
-// and give each stream the room c-blosc gives it, so the same splits are stored raw too.
+// backends run the algorithm of LZ4's own fast compressor (LZ4_compress_fast, which c-blosc calls),
+// a stream is kept only when it comes out shorter than its split and fits the room the chunk has
+// left (the kernels ask for one byte less than the split, c-blosc for the split and then stores
+// an equal-length stream raw: the same outcome), so the same splits are stored raw too. The
+// stream encoders are also compared with liblz4 itself, at capacities around their output.
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
+import { seedFrom } from "../../../tools/test-seed.js";
+import { encodeLz4 } from "../src/codecs/lz4.js";
 import { compress, setCodecBackend } from "../src/index.js";
-import { BENCH_KINDS, benchData, prng, runCblosc, type CompressJob } from "./compress-oracle.js";
+import { loadWasmKernels } from "../src/wasm/index.js";
+import { BENCH_KINDS, benchData, prng, runCblosc, type CompressJob, type Lz4Job } from "./compress-oracle.js";
+
+const SEED = seedFrom("LZ4_CBLOSC_SEED");
 
 /**
  * Random bytes where, at a share of the positions, a run of 4 to 35 bytes is copied from up to
@@ -28,7 +36,7 @@ function mixedBytes(nbytes: number, seed: number, repeatShare: number, reach = 7
 
 /** The chunk c-blosc returned for each job, compared with ours under both backends. */
 function expectSameAsCblosc(jobs: CompressJob[], label: (i: number) => string): void {
-  const { version, results } = runCblosc(jobs.map((job) => ({ ...job, full: true })));
+  const { version, lz4, results } = runCblosc(jobs.map((job) => ({ ...job, full: true })));
   expect(version).toMatch(/^1\.21\./);
   const differing: string[] = [];
   for (const backend of ["wasm", "js"] as const) {
@@ -39,7 +47,7 @@ function expectSameAsCblosc(jobs: CompressJob[], label: (i: number) => string): 
       if (!ours.equals(theirs)) differing.push(`${backend}: ${label(i)}: ours ${ours.length} B, c-blosc ${theirs.length} B`);
     });
   }
-  expect(differing).toEqual([]);
+  expect(differing, `c-blosc ${version}: ${lz4}`).toEqual([]);
 }
 
 describe("lz4 chunks equal c-blosc 1.21's, byte for byte", () => {
@@ -63,7 +71,7 @@ describe("lz4 chunks equal c-blosc 1.21's, byte for byte", () => {
   it("streams of 64 KiB + 11 bytes and more (LZ4's 5-byte hash), unsplit blocks up to 1 MiB", () => {
     const jobs: CompressJob[] = [];
     const labels: string[] = [];
-    for (const [blocksize, share] of [[65536, 0.5], [65547, 0.7], [131072, 0.9], [1 << 20, 0.6]] as const) {
+    for (const [blocksize, share] of [[65536, 0.5], [65546, 0.6], [65547, 0.7], [131072, 0.9], [1 << 20, 0.6]] as const) {
       const data = mixedBytes(1 << 20, blocksize, share);
       for (const clevel of [1, 5, 9]) {
         // typesize 1: one stream per block, as long as the block.
@@ -97,10 +105,21 @@ describe("lz4 chunks equal c-blosc 1.21's, byte for byte", () => {
         }
       }
     }
+    // The room the chunk has left, not the split, limits the last block's stream: an
+    // incompressible first block (stored raw) leaves the second 65,520 bytes for its stream,
+    // which runs of 270..290 bytes move across that limit.
+    for (let run = 270; run <= 290; run++) {
+      const data = new Uint8Array(131072);
+      data.set(random);
+      data.set(random.slice().reverse(), 65536);
+      data.copyWithin(65536 + 474, 65536 + 474 - 300, 65536 + 474 - 300 + run);
+      jobs.push({ op: "compress", data, typesize: 1, clevel: 9, shuffle: 0, cname: "lz4", blocksize: 65536 });
+      labels.push(`second block's run ${run} at 474, first block random`);
+    }
     expectSameAsCblosc(jobs, (i) => labels[i]!);
   });
 
-  it("any data, typesize, shuffle, clevel and blocksize (property, seed 20261129)", () => {
+  it("any data, typesize, shuffle, clevel and blocksize (property)", () => {
     const config = fc.record({
       nbytes: fc.integer({ min: 1, max: 300_000 }),
       seed: fc.integer({ min: 1, max: 1 << 30 }),
@@ -110,10 +129,48 @@ describe("lz4 chunks equal c-blosc 1.21's, byte for byte", () => {
       clevel: fc.integer({ min: 1, max: 9 }),
       blocksize: fc.constantFrom(0, 0, 4096, 32768, 100_000, 262_144),
     });
-    const cases = fc.sample(config, { seed: 20261129, numRuns: 120 });
+    const cases = fc.sample(config, { seed: SEED, numRuns: 120 });
     const jobs = cases.map((c): CompressJob => ({
       op: "compress", data: mixedBytes(c.nbytes, c.seed, c.repeatShare), typesize: c.typesize, clevel: c.clevel, shuffle: c.shuffle, cname: "lz4", blocksize: c.blocksize,
     }));
     expectSameAsCblosc(jobs, (i) => JSON.stringify(cases[i]));
+  });
+});
+
+describe("the lz4 stream encoders equal liblz4's LZ4_compress_fast", () => {
+  it("every length 0..300 and around 64 KiB + 11, distances of 65,535 and 65,536, at capacities around the output and LZ4's bound", () => {
+    const kernels = loadWasmKernels()!;
+    const inputs: { data: Uint8Array; acceleration: number; label: string }[] = [];
+    for (let n = 0; n <= 300; n++) inputs.push({ data: mixedBytes(n, SEED + n, 0.3, 40), acceleration: 1 + (n % 3), label: `n ${n}` });
+    for (let n = 65540; n <= 65552; n++) inputs.push({ data: mixedBytes(n, SEED + n, 0.5), acceleration: 1, label: `n ${n}` });
+    for (const distance of [65534, 65535, 65536, 65537]) {
+      // Random bytes but for one run copied from exactly `distance` back (reachable up to 65,535).
+      const data = mixedBytes(140_000, SEED + distance, 0);
+      data.copyWithin(100_000, 100_000 - distance, 100_000 - distance + 64);
+      inputs.push({ data, acceleration: 1, label: `a run ${distance} back` });
+    }
+    const jobs: Lz4Job[] = [];
+    const labels: string[] = [];
+    for (const { data, acceleration, label } of inputs) {
+      const bound = data.length + Math.floor(data.length / 255) + 16;
+      const full = encodeLz4(data, new Uint8Array(bound), acceleration);
+      for (const capacity of new Set([full - 2, full - 1, full, full + 1, bound - 1, bound].filter((c) => c >= 0))) {
+        jobs.push({ op: "lz4", data, acceleration, capacity });
+        labels.push(`${label}, acceleration ${acceleration}, capacity ${capacity}`);
+      }
+    }
+    const { lz4, results } = runCblosc(jobs);
+    const differing: string[] = [];
+    jobs.forEach((job, i) => {
+      const theirs = Buffer.from(results[i]!.stream, "base64");
+      const room = new Uint8Array(job.capacity);
+      const jsLength = encodeLz4(job.data, room, job.acceleration);
+      const jsStream = Buffer.from(room.subarray(0, jsLength));
+      // undefined: the block did not fit, where LZ4 returns 0 (an empty stream here).
+      const wasmStream = Buffer.from(kernels.encodeStream("lz4", job.data, job.acceleration, job.capacity) ?? new Uint8Array(0));
+      if (!jsStream.equals(theirs)) differing.push(`js: ${labels[i]}: ${jsStream.length} B, liblz4 ${theirs.length} B`);
+      if (!wasmStream.equals(theirs)) differing.push(`wasm: ${labels[i]}: ${wasmStream.length} B, liblz4 ${theirs.length} B`);
+    });
+    expect(differing, lz4).toEqual([]);
   });
 });

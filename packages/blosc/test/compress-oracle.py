@@ -7,7 +7,10 @@ jobs.json is {"jobs": [...]}; each job is one of
       -> {"id", "header": hex of the 16 header bytes, "cbytes", "chunk"?: base64 of the whole chunk when "full"}
   {"op": "decompress", "id", "chunk": "<file>", "expected": "<file>"}
       -> {"id", "ok": bool, "error"?: str}
-The results are printed as one JSON object {"version", "results": [...]} on the last line.
+  {"op": "lz4", "id", "data": "<file>", "acceleration", "capacity"}
+      -> {"id", "stream": base64 of LZ4_compress_fast's block ("" when it returned 0)}
+The results are printed as one JSON object {"version", "lz4": the LZ4 library libblosc uses and
+the version of liblz4.so.1, "results": [...]} on the last line.
 c-blosc is called through ctypes with the *_ctx entry points (no global state, no environment
 variables), because python-blosc refuses typesize > 255, which c-blosc itself accepts.
 """
@@ -27,6 +30,17 @@ lib.blosc_decompress_ctx.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_
 lib.blosc_cbuffer_sizes.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t),
                                     ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_size_t)]
 lib.blosc_get_version_string.restype = ctypes.c_char_p
+lib.blosc_get_complib_info.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p)]
+# The LZ4 that libblosc1 links (a dependency of the package), for raw LZ4 blocks.
+lz4 = ctypes.CDLL("liblz4.so.1")
+lz4.LZ4_compress_fast.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int, ctypes.c_int]
+lz4.LZ4_versionString.restype = ctypes.c_char_p
+
+
+def lz4_versions():
+    complib, version = ctypes.c_char_p(), ctypes.c_char_p()
+    lib.blosc_get_complib_info(b"lz4", ctypes.byref(complib), ctypes.byref(version))
+    return f"libblosc uses {complib.value.decode()} {version.value.decode()}; liblz4.so.1 is {lz4.LZ4_versionString().decode()}"
 
 
 def read(workdir, name):
@@ -65,6 +79,15 @@ def do_decompress(job, workdir):
     return {"id": job["id"], "ok": True}
 
 
+def do_lz4(job, workdir):
+    data = read(workdir, job["data"])
+    dest = ctypes.create_string_buffer(max(1, job["capacity"]))
+    n = lz4.LZ4_compress_fast(data, dest, len(data), job["capacity"], job["acceleration"])
+    if n < 0:
+        raise SystemExit(f"job {job['id']}: LZ4_compress_fast returned {n}")
+    return {"id": job["id"], "stream": base64.b64encode(dest.raw[:n]).decode()}
+
+
 def main():
     with open(sys.argv[1]) as f:
         jobs = json.load(f)["jobs"]
@@ -75,9 +98,11 @@ def main():
             results.append(do_compress(job, workdir))
         elif job["op"] == "decompress":
             results.append(do_decompress(job, workdir))
+        elif job["op"] == "lz4":
+            results.append(do_lz4(job, workdir))
         else:
             raise SystemExit(f"unknown op {job['op']}")
-    print(json.dumps({"version": lib.blosc_get_version_string().decode(), "results": results}))
+    print(json.dumps({"version": lib.blosc_get_version_string().decode(), "lz4": lz4_versions(), "results": results}))
 
 
 main()

@@ -29,13 +29,26 @@ export interface DecompressJob {
   chunk: Uint8Array;
   expected: Uint8Array;
 }
+/** One raw LZ4 block from liblz4's `LZ4_compress_fast` (the LZ4 c-blosc links). */
+export interface Lz4Job {
+  op: "lz4";
+  data: Uint8Array;
+  acceleration: number;
+  /** dstCapacity: LZ4 returns 0 when the block does not fit. */
+  capacity: number;
+}
+export interface Lz4Result { id: number; /** base64; "" when LZ4 returned 0 */ stream: string }
 export interface CompressResult { id: number; header: string; cbytes: number; /** base64, when the job asked for `full` */ chunk?: string }
 export interface DecompressResult { id: number; ok: boolean; error?: string }
 
-/** Run jobs through real c-blosc in one Python process; results come back in job order. */
-export function runCblosc(jobs: CompressJob[]): { version: string; results: CompressResult[] };
-export function runCblosc(jobs: DecompressJob[]): { version: string; results: DecompressResult[] };
-export function runCblosc(jobs: (CompressJob | DecompressJob)[]): { version: string; results: (CompressResult | DecompressResult)[] } {
+/**
+ * Run jobs through real c-blosc (and the liblz4 it links) in one Python process; results come
+ * back in job order, with c-blosc's version and a line naming the LZ4 library in use.
+ */
+export function runCblosc(jobs: CompressJob[]): { version: string; lz4: string; results: CompressResult[] };
+export function runCblosc(jobs: DecompressJob[]): { version: string; lz4: string; results: DecompressResult[] };
+export function runCblosc(jobs: Lz4Job[]): { version: string; lz4: string; results: Lz4Result[] };
+export function runCblosc(jobs: (CompressJob | DecompressJob | Lz4Job)[]): { version: string; lz4: string; results: (CompressResult | DecompressResult | Lz4Result)[] } {
   const dir = mkdtempSync(join(tmpdir(), "blosc-compress-oracle-"));
   try {
     // Identical inputs (common in the header tests) are written once.
@@ -52,11 +65,13 @@ export function runCblosc(jobs: (CompressJob | DecompressJob)[]): { version: str
     const wire = jobs.map((job, id) =>
       job.op === "compress"
         ? { op: job.op, id, ...(job.zeros === true ? { zeros: job.data.length } : { data: fileOf(job.data) }), typesize: job.typesize, clevel: job.clevel, shuffle: job.shuffle, cname: job.cname, blocksize: job.blocksize ?? 0, full: job.full === true }
-        : { op: job.op, id, chunk: fileOf(job.chunk), expected: fileOf(job.expected) },
+        : job.op === "lz4"
+          ? { op: job.op, id, data: fileOf(job.data), acceleration: job.acceleration, capacity: job.capacity }
+          : { op: job.op, id, chunk: fileOf(job.chunk), expected: fileOf(job.expected) },
     );
     writeFileSync(join(dir, "jobs.json"), JSON.stringify({ jobs: wire }));
     const out = execFileSync("/usr/bin/python3", [SCRIPT, join(dir, "jobs.json"), dir], { encoding: "utf8", maxBuffer: 64 << 20 });
-    return JSON.parse(out.trim().split("\n").pop()!) as { version: string; results: (CompressResult | DecompressResult)[] };
+    return JSON.parse(out.trim().split("\n").pop()!) as { version: string; lz4: string; results: (CompressResult | DecompressResult | Lz4Result)[] };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -106,11 +106,14 @@ const HASH_MULTIPLIER = -1640531535;
 
 /**
  * LZ4's 5-byte hash above 64 KiB is `((the 8 bytes at p) << 24) * 889523592379 >> 52` in 64-bit
- * arithmetic: bits 28..39 of (the 5 bytes at p) × 889523592379 mod 2^40. The prime in two
- * 20-bit halves keeps every partial product exact in a double.
+ * arithmetic: bits 28..39 of x × 889523592379 mod 2^40, x the 5 bytes at p. With the prime as
+ * 207 × 2^32 + PRIME5_LOW and x as low + 2^32 × b4, bits 0..31 are Math.imul(low, PRIME5_LOW),
+ * and bits 32..39 the low byte of (the high word of low × PRIME5_LOW) + low × 207 + b4 ×
+ * PRIME5_LOW. That high word is the double product's, rounded after the low word is taken off:
+ * the double is off by less than 2^8, far below the 2^32 that separates candidates.
  */
-const PRIME5_LOW = 889523592379 % 1048576;
-const PRIME5_HIGH = Math.floor(889523592379 / 1048576);
+const PRIME5_LOW = 465362107;
+const PRIME5_HIGH = 207;
 
 /** LZ4 switches table layout (and hash width) for inputs of 64 KiB + 11 bytes and more. */
 const LZ4_64K_LIMIT = 65536 + 11;
@@ -119,10 +122,10 @@ const LZ4_64K_LIMIT = 65536 + 11;
 function hashAt(src: Uint8Array, p: number, small: boolean): number {
   const low = read32(src, p) >>> 0;
   if (small) return Math.imul(low, HASH_MULTIPLIER) >>> 19;
-  const xl = low & 0xfffff;
-  const xh = (low >>> 20) | (src[p + 4]! << 12);
-  const product = xl * PRIME5_LOW + ((xh * PRIME5_LOW + xl * PRIME5_HIGH) % 1048576) * 1048576;
-  return Math.floor((product % 1099511627776) / 268435456);
+  const lowWord = Math.imul(low, PRIME5_LOW) >>> 0;
+  const highWord = Math.round((low * PRIME5_LOW - lowWord) / 4294967296);
+  const bits32to39 = (highWord + Math.imul(low, PRIME5_HIGH) + Math.imul(src[p + 4]!, PRIME5_LOW)) & 0xff;
+  return (bits32to39 << 4) | (lowWord >>> 28);
 }
 
 const fastTable = new Int32Array(1 << 13);
