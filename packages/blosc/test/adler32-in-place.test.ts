@@ -54,6 +54,22 @@ describe("Adler-32 in a kernels instance's memory", () => {
     );
   });
 
+  it("agrees with zlib on all-0xff bytes across run boundaries, from any running value", () => {
+    // The largest column sums, `before` lanes and weighted totals the kernel can meet.
+    const k = kernels(false);
+    const inputs = k.reserveInputs(200_003, 1 << 20);
+    for (const length of [5535, 5536, 5537, 11_071, 11_072, 11_073, 200_003]) {
+      const view = inputs.subarray(3, 3 + length);
+      view.fill(0xff);
+      expect(k.adler32Here(view, 1), `${length} bytes`).toBe(zlibAdler32(view));
+      for (const previous of [0xfff0fff0, 0xffffffff]) {
+        // An unreduced running value continues as its reduced sums would.
+        const reduced = (((previous >>> 16) % 65521) << 16 | ((previous & 0xffff) % 65521)) >>> 0;
+        expect(k.adler32Here(view, previous), `${length} bytes from ${previous.toString(16)}`).toBe(continued(view, reduced));
+      }
+    }
+  });
+
   it("answers nothing for bytes outside its memory, and @fmt/header then sums them itself", () => {
     const k = kernels(false);
     k.reserveInputs(1 << 16, 1 << 20);

@@ -138,23 +138,28 @@ describe("lz4 chunks equal c-blosc 1.21's, byte for byte", () => {
 });
 
 describe("the lz4 stream encoders equal liblz4's LZ4_compress_fast", () => {
-  it("every length 0..300 and around 64 KiB + 11, distances of 65,535 and 65,536, at capacities around the output and LZ4's bound", () => {
+  it("every length 0..300 and around 64 KiB + 11, runs 65,534..65,537 bytes back, at capacities around the output and LZ4's bound", () => {
     const kernels = loadWasmKernels()!;
     const inputs: { data: Uint8Array; acceleration: number; label: string }[] = [];
     for (let n = 0; n <= 300; n++) inputs.push({ data: mixedBytes(n, SEED + n, 0.3, 40), acceleration: 1 + (n % 3), label: `n ${n}` });
     for (let n = 65540; n <= 65552; n++) inputs.push({ data: mixedBytes(n, SEED + n, 0.5), acceleration: 1, label: `n ${n}` });
     for (const distance of [65534, 65535, 65536, 65537]) {
-      // Random bytes but for one run copied from exactly `distance` back (reachable up to 65,535).
-      const data = mixedBytes(140_000, SEED + distance, 0);
-      data.copyWithin(100_000, 100_000 - distance, 100_000 - distance + 64);
+      // Zeros, 64 random bytes at 1,000 (a match of zeros ends there, so LZ4 enters 1,000 in its
+      // table), zeros, and the same 64 bytes `distance` later: found only up to 65,535.
+      const rand = prng(SEED + distance);
+      const data = new Uint8Array(1000 + distance + 64 + 1000);
+      for (let i = 0; i < 64; i++) data[1000 + i] = 1 + Math.floor(rand() * 255);
+      data.copyWithin(1000 + distance, 1000, 1064);
       inputs.push({ data, acceleration: 1, label: `a run ${distance} back` });
     }
     const jobs: Lz4Job[] = [];
     const labels: string[] = [];
+    const atBoundJob = new Map<string, number>();
     for (const { data, acceleration, label } of inputs) {
       const bound = data.length + Math.floor(data.length / 255) + 16;
       const full = encodeLz4(data, new Uint8Array(bound), acceleration);
       for (const capacity of new Set([full - 2, full - 1, full, full + 1, bound - 1, bound].filter((c) => c >= 0))) {
+        if (capacity === bound) atBoundJob.set(label, jobs.length);
         jobs.push({ op: "lz4", data, acceleration, capacity });
         labels.push(`${label}, acceleration ${acceleration}, capacity ${capacity}`);
       }
@@ -172,5 +177,8 @@ describe("the lz4 stream encoders equal liblz4's LZ4_compress_fast", () => {
       if (!wasmStream.equals(theirs)) differing.push(`wasm: ${labels[i]}: ${wasmStream.length} B, liblz4 ${theirs.length} B`);
     });
     expect(differing, lz4).toEqual([]);
+    // The far runs really test the reach: liblz4 itself matches the run 65,535 back, not 65,536.
+    const atBound = (label: string): number => Buffer.from(results[atBoundJob.get(label)!]!.stream, "base64").length;
+    expect(atBound("a run 65535 back")).toBeLessThan(atBound("a run 65536 back"));
   });
 });
