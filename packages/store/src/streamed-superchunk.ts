@@ -155,16 +155,16 @@ export class StreamedSuperchunk {
   }
 
   /**
-   * `bytes`, read back from slot `i` (chunk `index` of the array), once they match the checksum
+   * `bytes`, read back from slot `i` (chunk `firstChunk + i` of the array), once they match the checksum
    * computed when the chunk was written: the writer decodes them, or rebuilds the file whole from
    * them with checksums of its own, so bytes the store answers wrongly would otherwise pass as
    * the chunk. Nothing is checked with checksum "none".
    *
    * @throws FormatError CHECKSUM_MISMATCH, field `chunk[<index>].checksum`.
    */
-  checked(i: number, bytes: Uint8Array, index: number): Uint8Array {
+  checked(i: number, bytes: Uint8Array): Uint8Array {
     const stored = this.#slots[i]!.checksum;
-    if (stored.length > 0) verifyChunkChecksum(this.settings.checksumId, bytes, stored, { path: this.key, index, bind: slotBinding(this.settings, i) });
+    if (stored.length > 0) verifyChunkChecksum(this.settings.checksumId, bytes, stored, { path: this.key, index: this.settings.firstChunk + i, bind: slotBinding(this.settings, i) });
     return bytes;
   }
 

@@ -200,8 +200,7 @@ export class SuperchunkWriter {
     const pending = new PendingSuperchunk(streamed.settings, this.#takeSpareImage());
     for (let i = 0; i < streamed.intactSlots; i++) {
       const slot = streamed.slot(i)!;
-      const index = (file.s - 1) * this.#context.settings.superchunksize + i;
-      pending.set(i, streamed.checked(i, await this.#context.range(file.key, slot.offset, slot.cbytes), index));
+      pending.set(i, streamed.checked(i, await this.#context.range(file.key, slot.offset, slot.cbytes)));
     }
     file.pending = pending;
     file.streamed = undefined;
@@ -262,7 +261,7 @@ export class SuperchunkWriter {
       });
       // A copy: a store may answer with a view of memory it changes with the next write.
       const chunk = (await this.#context.range(file.key, slot.offset, slot.cbytes)).slice();
-      return { index: g, key: file.key, chunk: streamed.checked(i, chunk, g) };
+      return { index: g, key: file.key, chunk: streamed.checked(i, chunk) };
     }
     if (file.pending !== undefined) {
       const chunk = file.pending.get(i);
