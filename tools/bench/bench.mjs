@@ -5,6 +5,7 @@
 // Run through `pnpm bench` (which builds @fmt/blosc first): this file imports the package's dist.
 import { readFileSync, writeFileSync, mkdirSync, rmSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
+import { cpuSnapshot, describeMachine, otherCores, otherCoresNow } from "./lib/machine-load.mjs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -145,6 +146,9 @@ async function main() {
   const { default: NumcodecsBlosc } = await import("numcodecs/blosc");
   const numcodecsVersion = JSON.parse(readFileSync(join(HERE, "node_modules/numcodecs/package.json"), "utf8")).version;
 
+  // Before any child starts: a child's CPU time counts as this process's only once it has exited.
+  const othersBefore = await otherCoresNow(1000);
+  const cpuAtStart = cpuSnapshot();
   const native = startNative(join(HERE, "native.py"), python, nativeEnv());
   const pools = new Map();
   const rows = [];
@@ -197,13 +201,12 @@ async function main() {
 
   const minutes = (performance.now() - started) / 60000;
   const loadAfter = loadavg()[0];
+  const machine = describeMachine({ othersBefore, othersDuring: otherCores(cpuAtStart, cpuSnapshot()), loadBefore, loadAfter, cores: cpus().length });
   const header = [
     `# Blosc benchmark (${mode} run)`,
     "",
     `- ${new Date().toISOString()}, ${minutes.toFixed(1)} min; Node ${process.version}; ${cpus().length} × ${cpus()[0]?.model ?? "?"}; ` +
-      `1-min load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after` +
-      // The run itself keeps about one core busy, hence the higher bar afterwards.
-      (loadBefore > cpus().length / 2 || loadAfter > cpus().length ? " (**busy machine: numbers are not trustworthy**)" : ""),
+      machine.text,
     `- native: c-blosc ${bloscVersion} via python3-blosc; numcodecs ${numcodecsVersion} (c-blosc in WebAssembly); ` +
       `@fmt/blosc: ${ours.loaded ? ["decompress", "decompressInto", "compress"].filter((k) => ours[k]).join(", ") || "nothing usable" : `not loaded (${ours.error})`}` +
       `${ours.pool ? `, pool ${ours.pool.name}` : ", no worker pool"}`,

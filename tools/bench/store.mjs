@@ -8,7 +8,7 @@
 // Run through `pnpm bench:store` (which builds @fmt/store first): this file imports the dists.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
-import { BUSY_OTHER_CORES, cpuSnapshot, otherCores, otherCoresNow } from "./lib/machine-load.mjs";
+import { cpuSnapshot, describeMachine, otherCores, otherCoresNow } from "./lib/machine-load.mjs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -314,22 +314,14 @@ async function main() {
 
   const minutes = (performance.now() - started) / 60000;
   const loadAfter = loadavg()[0];
-  const othersDuring = otherCores(cpuAtStart, cpuSnapshot());
-  // Without /proc (not Linux), the load averages, which count the benchmark's own threads too.
-  const busy = othersBefore === undefined || othersDuring === undefined
-    ? loadBefore > cpus().length / 2 || loadAfter > cpus().length
-    : othersBefore > BUSY_OTHER_CORES || othersDuring > BUSY_OTHER_CORES;
-  const othersText = othersDuring === undefined
-    ? ""
-    : `other processes kept ${othersBefore?.toFixed(2) ?? "?"} cores busy in the second before and ${othersDuring.toFixed(2)} on average during the run (CPU time outside this benchmark's processes; busy above ${BUSY_OTHER_CORES}); `;
+  const machine = describeMachine({ othersBefore, othersDuring: otherCores(cpuAtStart, cpuSnapshot()), loadBefore, loadAfter, cores: cpus().length });
   const header = [
     `# Store benchmark (${mode} run)`,
     "",
     `- goals: ${GOALS_SOURCE} (create, read-all, sum, column read, take ≤ 1.0× the native floor; where ≤ 1.0× the numexpr floor; gets ≤ 0.5×; ` +
       `the same for format 2; read-all ≤ ${PEER_GOALS.readall}× and gets ≤ ${PEER_GOALS.get}× zarrita.js; HTTP and S3 read-all ≥ 0.5× the local speed; scale linear, iterBlocks RSS bounded)`,
     `- ${new Date().toISOString()}, ${minutes.toFixed(1)} min; Node ${process.version}; ${cpus().length} × ${cpus()[0]?.model ?? "?"}; ` +
-      othersText + `1-min load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after (the benchmark's own threads included)` +
-      (busy ? " (**busy machine: numbers are not trustworthy**)" : " (idle machine)"),
+      machine.text,
     `- our side's malloc: ${malloc}; the native side runs as started`,
     `- native floor: c-blosc ${versions.blosc ?? "?"} (python-blosc ${versions.python_blosc ?? "?"}, 1 thread) + numpy ${versions.numpy ?? "?"} under ${python}; ` +
       `${versions.numexpr ? `numexpr ${versions.numexpr} (1 thread)` : "numexpr missing"}; ${versions.zarr ? `zarr ${versions.zarr} writes the zarr copy` : "zarr missing"}; ` +

@@ -65,3 +65,22 @@ export async function otherCoresNow(ms = 1000) {
   await new Promise((resolve) => setTimeout(resolve, ms));
   return otherCores(before, cpuSnapshot());
 }
+
+/**
+ * The header's words on the machine and whether the run counts as busy: by {@link otherCores}
+ * when both figures exist, else by the load averages (busy above half the cores before or all of
+ * them after, since the run's own threads count there).
+ *
+ * @example
+ * const { busy, text } = describeMachine({ othersBefore: 0, othersDuring: 0.02, loadBefore: 1.2, loadAfter: 2.4, cores: 2 });
+ */
+export function describeMachine({ othersBefore, othersDuring, loadBefore, loadAfter, cores }) {
+  const measured = othersBefore !== undefined && othersDuring !== undefined;
+  const busy = measured ? othersBefore > BUSY_OTHER_CORES || othersDuring > BUSY_OTHER_CORES : loadBefore > cores / 2 || loadAfter > cores;
+  const others = measured
+    ? `other processes kept ${othersBefore.toFixed(2)} cores busy in the second before and ${othersDuring.toFixed(2)} on average during the run ` +
+      `(CPU time outside this benchmark's processes; busy above ${BUSY_OTHER_CORES}); `
+    : "";
+  const load = `1-min load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after (the benchmark's own threads included)`;
+  return { busy, text: others + load + (busy ? " (**busy machine: numbers are not trustworthy**)" : " (idle machine)") };
+}

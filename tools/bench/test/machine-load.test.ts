@@ -4,10 +4,11 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error -- plain JavaScript module without type declarations
-import { BUSY_OTHER_CORES, cpuSnapshot, otherCores } from "../lib/machine-load.mjs";
+import { BUSY_OTHER_CORES, cpuSnapshot, describeMachine, otherCores } from "../lib/machine-load.mjs";
 
 type Snapshot = { busy: number; ours: number; at: number };
 const snapshot = cpuSnapshot as () => Snapshot | undefined;
+const describe_ = describeMachine as (facts: { othersBefore?: number; othersDuring?: number; loadBefore: number; loadAfter: number; cores: number }) => { busy: boolean; text: string };
 const others = otherCores as (before: Snapshot | undefined, after: Snapshot | undefined) => number | undefined;
 
 /** Keeps this thread busy for `ms` milliseconds. */
@@ -55,5 +56,24 @@ describe.runIf(existsSync("/proc/stat"))("otherCores", () => {
     } finally {
       child.kill();
     }
+  });
+});
+
+describe("describeMachine", () => {
+  it("judges by other processes' CPU time when it was measured, the load averages only printed", () => {
+    const idle = describe_({ othersBefore: 0.01, othersDuring: 0.25, loadBefore: 1.3, loadAfter: 2.6, cores: 2 });
+    expect(idle.busy).toBe(false);
+    expect(idle.text).toContain("(idle machine)");
+    expect(idle.text).toContain("1-min load average 1.3 before, 2.6 after");
+    expect(describe_({ othersBefore: 0.26, othersDuring: 0, loadBefore: 0, loadAfter: 0, cores: 2 }).busy).toBe(true);
+    const busy = describe_({ othersBefore: 0, othersDuring: 0.3, loadBefore: 0, loadAfter: 0, cores: 2 });
+    expect(busy.busy).toBe(true);
+    expect(busy.text).toContain("busy machine: numbers are not trustworthy");
+  });
+
+  it("falls back to the load averages without /proc", () => {
+    expect(describe_({ loadBefore: 1.0, loadAfter: 2.0, cores: 2 }).busy).toBe(false);
+    expect(describe_({ loadBefore: 1.1, loadAfter: 0, cores: 2 }).busy).toBe(true);
+    expect(describe_({ othersBefore: 0, loadBefore: 0, loadAfter: 2.1, cores: 2 }).busy).toBe(true);
   });
 });
