@@ -494,15 +494,26 @@ class RowNumbers {
     this.#endLoose();
     const out = new Array<number>(this.#length);
     let at = 0;
-    for (const part of this.#parts) {
-      if ("rows" in part) {
-        const rows = part.rows;
-        for (let k = 0; k < rows.length; k++) out[at++] = rows[k]!;
-      } else {
-        const { first, positions } = part;
-        for (let k = 0; k < positions.length; k++) out[at++] = first + positions[k]!;
-      }
-    }
+    for (const part of this.#parts) at = "rows" in part ? copyRows(out, at, part.rows) : copyPositions(out, at, part.first, part.positions);
     return out;
   }
+}
+
+// The copying loops are functions of their own, called once per part, rather than loops inside
+// toArray, which runs once per query: V8 then compiles them as functions, and keeps that code
+// across collections. A loop in a function called once is only optimized mid-run (on-stack
+// replacement), and a full collection between two queries dropped that code, so every query
+// after one copied its half a million rows in baseline code: `profile.mjs whererows 30 --gc`
+// (a collection before each run, as the store bench does) 22.5–23.0 → 19.3–19.5 ms.
+
+/** Writes `rows` into `out` from `at`; returns where the next part goes. */
+function copyRows(out: number[], at: number, rows: Float64Array): number {
+  for (let k = 0; k < rows.length; k++) out[at++] = rows[k]!;
+  return at;
+}
+
+/** Writes `first + p` for each of `positions` into `out` from `at`; returns where the next part goes. */
+function copyPositions(out: number[], at: number, first: number, positions: Uint32Array): number {
+  for (let k = 0; k < positions.length; k++) out[at++] = first + positions[k]!;
+  return at;
 }
