@@ -5,7 +5,7 @@
 // Run through `pnpm bench` (which builds @fmt/blosc first): this file imports the package's dist.
 import { readFileSync, writeFileSync, mkdirSync, rmSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
-import { cpuSnapshot, describeMachine, otherCores, otherCoresNow } from "./lib/machine-load.mjs";
+import { BUSY_OTHER_CORES, cpuSnapshot, describeMachine, otherCores, otherCoresNow } from "./lib/machine-load.mjs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -155,7 +155,7 @@ async function main() {
   let bloscVersion = "?";
   const started = performance.now();
   const loadBefore = loadavg()[0];
-  if (loadBefore > cpus().length / 2) log(`load average is ${loadBefore.toFixed(1)} on ${cpus().length} cores: timings will be disturbed`);
+  if (othersBefore !== undefined && othersBefore > BUSY_OTHER_CORES) log(`other processes keep ${othersBefore.toFixed(2)} cores busy: timings will be disturbed`);
   try {
     const gen = await native.request({ cmd: "gen", dir: DATA_DIR, names: plan.datasets });
     if (!gen.ok) throw new Error(`dataset generation failed: ${gen.error}`);
@@ -220,7 +220,7 @@ async function main() {
   const markdown = `${header}\n${markdownTable(rows)}\n\n${markdownTargets(evaluateTargets(rows))}\n`;
   process.stdout.write(markdown);
   writeFileSync(join(DATA_DIR, "latest.md"), markdown);
-  writeFileSync(join(DATA_DIR, "latest.json"), `${JSON.stringify({ mode, timing, rows }, null, 2)}\n`);
+  writeFileSync(join(DATA_DIR, "latest.json"), `${JSON.stringify({ mode, timing, machine, rows }, null, 2)}\n`);
   log(`wrote ${join(DATA_DIR, "latest.md")} and latest.json`);
 }
 

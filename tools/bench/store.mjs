@@ -8,7 +8,7 @@
 // Run through `pnpm bench:store` (which builds @fmt/store first): this file imports the dists.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
-import { cpuSnapshot, describeMachine, otherCores, otherCoresNow } from "./lib/machine-load.mjs";
+import { cpuSnapshot, describeMachine, LoadWindows, otherCores, otherCoresNow } from "./lib/machine-load.mjs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -162,6 +162,9 @@ async function main() {
   // Before any child starts: a child's CPU time counts as this process's only once it has exited.
   const othersBefore = await otherCoresNow(1000);
   const cpuAtStart = cpuSnapshot();
+  // One window per operation (children that still run counted as ours): a burst of other work
+  // shows in its window even when the whole run's average hides it.
+  const windows = new LoadWindows();
   const native = startNative(join(HERE, "store_native.py"), python, nativeEnv());
   const started = performance.now();
   const loadBefore = loadavg()[0];
@@ -240,7 +243,7 @@ async function main() {
         sides.push(oursSide(ours2, lib.loaded ? "convert() missing" : "@fmt/store not built"));
       }
       log(`${key}: ${names.join(", ")}, ${sizes.runs} interleaved rounds`);
-      const cells = await interleaved(sides, sizes.runs);
+      const cells = await windows.around(key, () => interleaved(sides, sizes.runs));
       const floor = needFloor ? cells.shift() : na("not run");
       v1[key] = { floor };
       v2[key] = { floor };
@@ -258,12 +261,13 @@ async function main() {
     if (run.has("v2")) rows.push(...keep(storeRows(v2, labels, { section: "v2", on: `format 2 (${checksum})` })));
 
     // The JavaScript peer: zarrita.js on a zarr v2 copy of the same values.
-    if (run.has("peer")) {
+    if (run.has("peer")) await windows.around("peer", async () => {
       zarrInfo = await native.request({ cmd: "zarr", dir: root });
       const peerGets = indices.slice(0, sizes.peerGets);
-      let readallCell = na("not run");
-      let getsCell = na("not run");
-      let oursGets = na("not run");
+      // Every branch below sets them.
+      let readallCell;
+      let getsCell;
+      let oursGets;
       const z = zarrInfo.ok && zarrInfo.na === undefined ? await zarritaOperations(zarrDirOf(root)) : undefined;
       if (!zarrInfo.ok) readallCell = getsCell = fail(`writing the zarr copy: ${zarrInfo.error}`);
       else if (zarrInfo.na !== undefined) readallCell = getsCell = na(zarrInfo.na);
@@ -283,7 +287,7 @@ async function main() {
         makeRow({ section: "peer", key: "peer-readall", label: "open + read the whole carray", on: "format 1", ours: v1.readall?.ours, reference: readallCell, referenceName: REFERENCES.zarrita, goal: PEER_GOALS.readall }),
         makeRow({ section: "peer", key: "peer-get", label: `${peerGets.length.toLocaleString("en")} random single-element gets`, on: "format 1", ours: oursGets, reference: getsCell, referenceName: REFERENCES.zarrita, goal: PEER_GOALS.get }),
       );
-    }
+    });
 
     // Remote stores: read-all over HTTP and S3 beside local files, in one child process.
     if (run.has("remote")) {
@@ -291,7 +295,7 @@ async function main() {
       const names = [[datasetDirs(root, 1).carray, "format 1"]];
       if (ours2 && !ours2.error) names.push([datasetDirs(root, 2, checksum).carray, `format 2 (${checksum})`]);
       const base = (p) => p.slice(root.length + 1);
-      const remote = lib.loaded ? await measureRemote(root, names.map(([p]) => base(p)), sizes.runs) : undefined;
+      const remote = lib.loaded ? await windows.around("remote", () => measureRemote(root, names.map(([p]) => base(p)), sizes.runs)) : undefined;
       for (const [path, format] of names) {
         const r = remote?.[base(path)] ?? { local: na("@fmt/store not built"), http: na("@fmt/store not built"), s3: na("@fmt/store not built") };
         for (const [kind, name] of [["http", "HTTP (static server)"], ["s3", "S3 (s3rver)"]]) {
@@ -302,7 +306,7 @@ async function main() {
       }
     }
 
-    if (run.has("scale")) scale = await measureScale({ native, lib: lib.loaded ? lib : undefined, root, sizes: sizes.scale, runs: sizes.runs, seed: SEED, log });
+    if (run.has("scale")) scale = await windows.around("scale", () => measureScale({ native, lib: lib.loaded ? lib : undefined, root, sizes: sizes.scale, runs: sizes.runs, seed: SEED, log }));
   } finally {
     // The create rows' directories (every side's) go only now, once, whatever happened: removed
     // between rows, their inodes would slow the file creations of the next create row (see
@@ -314,7 +318,7 @@ async function main() {
 
   const minutes = (performance.now() - started) / 60000;
   const loadAfter = loadavg()[0];
-  const machine = describeMachine({ othersBefore, othersDuring: otherCores(cpuAtStart, cpuSnapshot()), loadBefore, loadAfter, cores: cpus().length });
+  const machine = describeMachine({ othersBefore, othersDuring: otherCores(cpuAtStart, cpuSnapshot()), busiest: windows.busiest(), loadBefore, loadAfter, cores: cpus().length });
   const header = [
     `# Store benchmark (${mode} run)`,
     "",
@@ -362,7 +366,7 @@ async function main() {
   const markdown = parts.join("\n");
   process.stdout.write(markdown);
   writeFileSync(join(root, "latest.md"), markdown);
-  writeFileSync(join(root, "latest.json"), `${JSON.stringify({ mode, sizes, malloc, facts, versions, zarr: zarrInfo, rows, scale: scaleTable, rss }, null, 2)}\n`);
+  writeFileSync(join(root, "latest.json"), `${JSON.stringify({ mode, sizes, malloc, machine: { ...machine, windows: windows.list }, facts, versions, zarr: zarrInfo, rows, scale: scaleTable, rss }, null, 2)}\n`);
   log(`wrote ${join(root, "latest.md")} and latest.json`);
 }
 
