@@ -76,6 +76,35 @@ describe("FileSystemStore with the write thread", () => {
     expect(await readdir(join(root, "data"))).toHaveLength(sizes.length);
   });
 
+  it("writes values held in shared memory (a shared WebAssembly memory) and in Buffers, at every alignment", async () => {
+    const root = freshRoot();
+    const store = new FileSystemStore(root, { fsync: false });
+    const before = thread.queuedFiles;
+    const memory = new WebAssembly.Memory({ initial: 16, maximum: 16, shared: true });
+    const shared = new Uint8Array(memory.buffer);
+    const written: Uint8Array[] = [];
+    const puts: Promise<void>[] = [];
+    for (let i = 0; i < 16; i++) {
+      const size = [1, 9, 4097, 65_543][i % 4]!;
+      const source = bytesAt(size, 0, 77 + i);
+      written.push(source.slice());
+      let value: Uint8Array;
+      if (i < 8) {
+        // At offsets 0–7 past a page, so every alignment modulo 8 is copied from shared memory.
+        const at = i * 65_536 + i;
+        shared.set(source, at);
+        value = shared.subarray(at, at + size);
+      } else {
+        value = Buffer.from(source.buffer, source.byteOffset, source.length);
+      }
+      puts.push(store.put(`data/__${i}.blp`, value, NEW_FILE));
+      value.fill(0xee);
+    }
+    await Promise.all(puts);
+    expect(thread.queuedFiles - before).toBe(16);
+    for (let i = 0; i < 16; i++) expect(await holds(join(root, "data", `__${i}.blp`), written[i]!), `file ${i}`).toBe(true);
+  });
+
   it("goes round its ring and waits for room: 40 MiB queued without awaiting", async () => {
     const root = freshRoot();
     const store = new FileSystemStore(root, { fsync: false });
