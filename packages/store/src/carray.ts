@@ -13,6 +13,7 @@ import { extremeOf, iterBlocksOf, PRECHECK_BYTES, readSteppedOf, sumOf } from ".
 import type { ScanContext } from "./carray-scan.js";
 import { checkTakeIndices, checkTypedOut, swapInPlace } from "./carray-take.js";
 import { AttrStore } from "./attr-store.js";
+import { resultBytes } from "./result-memory.js";
 import { CarrayWriter } from "./carray-writer.js";
 import type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-encode.js";
 import type { ChunkLayoutWriter } from "./layout.js";
@@ -436,7 +437,7 @@ export class CArray {
     // buffer, allocated after a large young array, made V8 collect garbage at once ("external
     // memory pressure": a scavenge, then a mark-compact) in every large read.
     await this.#precheck(size, stop);
-    const out = new Uint8Array(size);
+    const out = resultBytes(size);
     if (size > 0) await this.#reader.readInto(out, start, stop);
     return out;
   }

@@ -247,6 +247,30 @@ describe("take", () => {
   });
 });
 
+describe("large results", () => {
+  it("from 32 MiB on, are views of a buffer whose allocation ends on a 2 MiB multiple, with the same values; smaller ones fill their buffer", async () => {
+    const rows = (32 << 20) / 8 + 3;
+    const values = Float64Array.from({ length: rows }, (_, i) => i * 0.5 - 7);
+    for (const dtype of ["<f8", ">f8"]) {
+      const a = await createCarray(new MemoryStore(), "", values, { dtype, chunklen: 1 << 16 });
+      const whole = (await a.read()) as Float64Array;
+      expect(whole.length).toBe(rows);
+      expect(Buffer.compare(Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength), Buffer.from(values.buffer))).toBe(0);
+      const bytes = await a.readBytes();
+      expect(bytes.byteOffset).toBe(0);
+      // glibc adds 32 bytes (result-memory.ts): the mapping is then a whole number of huge pages.
+      expect((bytes.buffer.byteLength + 32) % (2 << 20)).toBe(0);
+      expect(bytes.buffer.byteLength - bytes.length).toBeLessThan(2 << 20);
+      expect(new Uint8Array(bytes.buffer, bytes.length).every((b) => b === 0)).toBe(true);
+      // 8 bytes under 32 MiB: an ordinary result.
+      const under = await a.readBytes(0, rows - 4);
+      expect(under.buffer.byteLength).toBe(under.length);
+      expect(under.length).toBe((32 << 20) - 8);
+      await a.close();
+    }
+  });
+});
+
 describe("readInto", () => {
   it("fills a caller's typed array with the same values as read, also for big-endian dtypes", async () => {
     const values = walk(2500, 6);
