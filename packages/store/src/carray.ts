@@ -423,6 +423,8 @@ export class CArray {
    * Raw bytes of rows `[start, stop)` in C order and stored byte order. Both bounds must be
    * integers with `0 ≤ start ≤ stop ≤ length` (else `UsageError` `OUT_OF_RANGE`); only the chunk
    * files that hold those rows are read, and partial chunks decode only the Blosc blocks needed.
+   * A result of 32 MiB or more views the start of a buffer up to 2 MiB longer (`byteOffset` 0),
+   * allocated so that Linux can back it with huge pages (result-memory.ts); so does `read`'s.
    *
    * @example
    * ```ts
