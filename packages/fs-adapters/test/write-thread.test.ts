@@ -86,7 +86,7 @@ describe("FileSystemStore with the write thread", () => {
     const puts: Promise<void>[] = [];
     for (let i = 0; i < 16; i++) {
       const size = [1, 9, 4097, 65_543][i % 4]!;
-      const source = bytesAt(size, 0, 77 + i);
+      const source = bytesAt(size, i % 8, 77 + i);
       written.push(source.slice());
       let value: Uint8Array;
       if (i < 8) {
@@ -95,6 +95,7 @@ describe("FileSystemStore with the write thread", () => {
         shared.set(source, at);
         value = shared.subarray(at, at + size);
       } else {
+        // A Buffer at each offset 0–7 of its memory.
         value = Buffer.from(source.buffer, source.byteOffset, source.length);
       }
       puts.push(store.put(`data/__${i}.blp`, value, NEW_FILE));
