@@ -423,8 +423,10 @@ export class CArray {
    * Raw bytes of rows `[start, stop)` in C order and stored byte order. Both bounds must be
    * integers with `0 ≤ start ≤ stop ≤ length` (else `UsageError` `OUT_OF_RANGE`); only the chunk
    * files that hold those rows are read, and partial chunks decode only the Blosc blocks needed.
-   * A result of 32 MiB or more views the start of a buffer up to 2 MiB longer (`byteOffset` 0),
-   * allocated so that Linux can back it with huge pages (result-memory.ts); so does `read`'s.
+   * A result of 32 MiB or more views the start of a buffer less than 2 MiB longer (`byteOffset`
+   * 0, an odd `buffer.byteLength`), allocated so that Linux can back it with huge pages
+   * (result-memory.ts): use the result's `byteLength`, not its buffer's. `read` and
+   * `CTable.readColumn` return views of that buffer too, unless they swap bytes or convert.
    *
    * @example
    * ```ts
@@ -439,7 +441,7 @@ export class CArray {
     // buffer, allocated after a large young array, made V8 collect garbage at once ("external
     // memory pressure": a scavenge, then a mark-compact) in every large read.
     await this.#precheck(size, stop);
-    const out = resultBytes(size);
+    const out = resultBytes(size, this.#maxReadBytes);
     if (size > 0) await this.#reader.readInto(out, start, stop);
     return out;
   }
@@ -521,7 +523,8 @@ export class CArray {
    * Decoded values of the rows selected like Python's `a[start:stop:step]`: negative bounds
    * count from the end, bounds are clamped to the array, `step` must be a positive integer
    * (default 1). Multidimensional rows are flattened (C order). See {@link Values} for the
-   * JavaScript type used per dtype.
+   * JavaScript type used per dtype; a typed result of 32 MiB or more may view the start of a
+   * longer buffer (see {@link CArray.readBytes}).
    *
    * @example
    * ```ts

@@ -133,7 +133,8 @@ export class CTable {
   }
 
   /**
-   * Decoded values of one column, sliced like {@link CArray.read}.
+   * Decoded values of one column, sliced like {@link CArray.read} (whose note on results of 32 MiB
+   * and more applies).
    *
    * @example
    * ```ts

@@ -10,6 +10,7 @@ import { MemoryStore } from "@fmt/fs-adapters";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
 import type { ByteRange, ReadableStore } from "@fmt/fs-adapters";
 import { createCarray, createCtable, openCarray, openCtable } from "@fmt/store";
+import { glibcMappingBytes, resultBufferBytes, ROUNDED_FROM_BYTES } from "../src/result-memory.js";
 
 /** A store that counts the requests and bytes that reach `inner`. */
 class CountingStore implements ReadableStore {
@@ -248,26 +249,52 @@ describe("take", () => {
 });
 
 describe("large results", () => {
-  it("from 32 MiB on, are views of a buffer whose allocation ends on a 2 MiB multiple, with the same values; smaller ones fill their buffer", async () => {
-    const rows = (32 << 20) / 8 + 3;
-    const values = Float64Array.from({ length: rows }, (_, i) => i * 0.5 - 7);
+  it("glibc's mapping for a rounded result is a whole number of 2 MiB pages, less than 2 MiB over the result", () => {
+    // The model checked against glibc 2.36 (strace of Node's mmap calls): 80,000,000 bytes map 80,003,072.
+    expect(glibcMappingBytes(80_000_000)).toBe(80_003_072);
+    expect(glibcMappingBytes((2 << 20) * 20 - 33)).toBe((2 << 20) * 20);
+    expect(glibcMappingBytes((2 << 20) * 20 - 23)).toBe((2 << 20) * 20 + 4096);
+    fc.assert(
+      fc.property(fc.integer({ min: ROUNDED_FROM_BYTES, max: 2 ** 31 - 1 }), (size) => {
+        const mapped = glibcMappingBytes(resultBufferBytes(size));
+        expect(mapped % (2 << 20)).toBe(0);
+        expect(resultBufferBytes(size) - size).toBeLessThan(2 << 20);
+        expect(resultBufferBytes(size) - size).toBeGreaterThanOrEqual(0);
+        expect(resultBufferBytes(size) % 2).toBe(1);
+      }),
+      { seed: 2026, numRuns: 500 },
+    );
+    // Under the threshold, or where rounding would pass the caller's limit: exact.
+    expect(resultBufferBytes(ROUNDED_FROM_BYTES - 1)).toBe(ROUNDED_FROM_BYTES - 1);
+    expect(resultBufferBytes(ROUNDED_FROM_BYTES, ROUNDED_FROM_BYTES + 1000)).toBe(ROUNDED_FROM_BYTES);
+    expect(resultBufferBytes(ROUNDED_FROM_BYTES, ROUNDED_FROM_BYTES + (2 << 20))).toBe(ROUNDED_FROM_BYTES + (2 << 20) - 33);
+  });
+
+  it("from 32 MiB on, are views of the start of a longer buffer with the same values; smaller ones fill theirs", async () => {
+    const rows = ROUNDED_FROM_BYTES / 8;
+    const values = Float64Array.from({ length: rows + 3 }, (_, i) => i * 0.5 - 7);
     for (const dtype of ["<f8", ">f8"]) {
       const a = await createCarray(new MemoryStore(), "", values, { dtype, chunklen: 1 << 16 });
       const whole = (await a.read()) as Float64Array;
-      expect(whole.length).toBe(rows);
+      expect(whole.length).toBe(rows + 3);
       expect(Buffer.compare(Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength), Buffer.from(values.buffer))).toBe(0);
-      const bytes = await a.readBytes();
-      expect(bytes.byteOffset).toBe(0);
-      // glibc adds 32 bytes (result-memory.ts): the mapping is then a whole number of huge pages.
-      expect((bytes.buffer.byteLength + 32) % (2 << 20)).toBe(0);
-      expect(bytes.buffer.byteLength - bytes.length).toBeLessThan(2 << 20);
-      expect(new Uint8Array(bytes.buffer, bytes.length).every((b) => b === 0)).toBe(true);
-      // 8 bytes under 32 MiB: an ordinary result.
-      const under = await a.readBytes(0, rows - 4);
+      // Exactly 32 MiB is rounded; 8 bytes less is not.
+      const exact = await a.readBytes(0, rows);
+      expect(exact.byteOffset).toBe(0);
+      expect(exact.buffer.byteLength).toBe(resultBufferBytes(exact.length));
+      expect(new Uint8Array(exact.buffer, exact.length).every((b) => b === 0)).toBe(true);
+      if (dtype === "<f8") expect(() => new Float64Array(exact.buffer)).toThrow(RangeError);
+      const under = await a.readBytes(0, rows - 1);
       expect(under.buffer.byteLength).toBe(under.length);
-      expect(under.length).toBe((32 << 20) - 8);
       await a.close();
     }
+    // A maxReadBytes between the result and its rounded size: an exact buffer.
+    const store = new MemoryStore();
+    await (await createCarray(store, "", values, { dtype: "<f8", chunklen: 1 << 16 })).close();
+    const limited = await openCarray(store, "", { maxReadBytes: values.byteLength + 8 });
+    const bytes = await limited.readBytes();
+    expect(bytes.buffer.byteLength).toBe(values.byteLength);
+    expect(Buffer.compare(Buffer.from(bytes), Buffer.from(values.buffer))).toBe(0);
   });
 });
 
