@@ -277,16 +277,17 @@ function modelRange(value: Uint8Array, range: ByteRange): Uint8Array {
   return value.slice(range.offset, range.offset + range.length);
 }
 
-async function runAgainstModel(store: WritableStore, ops: Op[]): Promise<void> {
+// `writer` (by default `store`) makes the puts and deletes, `store` every read.
+async function runAgainstModel(store: WritableStore, ops: Op[], writer: WritableStore = store): Promise<void> {
   const model = new Map<string, Uint8Array>();
   for (const step of ops) {
     switch (step.op) {
       case "put":
-        await store.put(step.key, step.value);
+        await writer.put(step.key, step.value);
         model.set(step.key, step.value.slice());
         break;
       case "delete":
-        await store.delete(step.key);
+        await writer.delete(step.key);
         model.delete(step.key);
         break;
       case "get":
@@ -331,6 +332,37 @@ describe("stores behave like a Map (property)", () => {
   it.each(["sync", "async"] as const)("FileSystemStore, io %s", async (io) => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { maxLength: 40 }), async (ops) => runAgainstModel(new FileSystemStore(await freshDir(), { io }), ops)),
+      { numRuns: 60 },
+    );
+  });
+
+  // Without fsync a synchronous put waits on no I/O: reads, puts through another store of the
+  // same root and further reads run in one turn of the event loop. A store that kept anything of
+  // a file across calls (a descriptor, its size) would answer a read here with the old file:
+  // tools/bench/README.md, "Issue 16, step by step (2026-11-30, second morning session)".
+  it("FileSystemStore, io sync, no fsync, writes through a second store on the same root", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArb, { maxLength: 40 }), async (ops) => {
+        const dir = await freshDir();
+        await runAgainstModel(new FileSystemStore(dir, { fsync: false }), ops, new FileSystemStore(dir, { fsync: false }));
+      }),
+      { numRuns: 60 },
+    );
+    // Two keys, no list (a directory walk waits on I/O and so ends the turn): every range read
+    // after a put or delete of its key in the same run is one a kept descriptor would answer.
+    const twoKeys = fc.constantFrom("f0", "d0/f1");
+    const sameTurnOp: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({ op: fc.constant("put" as const), key: twoKeys, value: fc.uint8Array({ minLength: 1, maxLength: 10 }) }),
+      fc.record({ op: fc.constant("delete" as const), key: twoKeys }),
+      fc.record({ op: fc.constant("getRange" as const), key: twoKeys, range: rangeArb }),
+      fc.record({ op: fc.constant("getRanges" as const), key: twoKeys, ranges: fc.array(rangeArb, { minLength: 1, maxLength: 3 }) }),
+      fc.record({ op: fc.constant("getInto" as const), key: twoKeys, range: rangeArb, room: fc.nat(12) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(sameTurnOp, { maxLength: 30 }), async (ops) => {
+        const dir = await freshDir();
+        await runAgainstModel(new FileSystemStore(dir, { fsync: false }), ops, new FileSystemStore(dir, { fsync: false }));
+      }),
       { numRuns: 60 },
     );
   });
