@@ -376,22 +376,16 @@ describe("stores behave like a Map (property)", () => {
     fc.record({ op: fc.constant("getInto" as const), key: twoKeys, range: fc.option(rangeArb, { nil: undefined }), room: fc.nat(12) }),
   );
 
-  it("FileSystemStore, io sync: reads see files another process replaced or deleted, in the same turn too", async () => {
+  const sameTurnWriters: [string, (dir: string) => Writer][] = [
+    ["files another process replaced or deleted", writerBehindTheBack],
+    // Without fsync a synchronous put waits on no I/O either (a delete still does).
+    ["writes through a second FileSystemStore of the same root", (dir) => new FileSystemStore(dir, { fsync: false })],
+  ];
+  it.each(sameTurnWriters)("FileSystemStore, io sync: reads see %s, in the same turn too", async (_, writerFor) => {
     await fc.assert(
       fc.asyncProperty(fc.array(sameTurnOp, { maxLength: 30 }), async (ops) => {
         const dir = await freshDir();
-        await runAgainstModel(new FileSystemStore(dir), ops, writerBehindTheBack(dir));
-      }),
-      { numRuns: 200 },
-    );
-  });
-
-  it("FileSystemStore, io sync: reads see writes through a second FileSystemStore of the same root", async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(sameTurnOp, { maxLength: 30 }), async (ops) => {
-        const dir = await freshDir();
-        // Without fsync a synchronous put waits on no I/O either (a delete still does).
-        await runAgainstModel(new FileSystemStore(dir), ops, new FileSystemStore(dir, { fsync: false }));
+        await runAgainstModel(new FileSystemStore(dir), ops, writerFor(dir));
       }),
       { numRuns: 200 },
     );
