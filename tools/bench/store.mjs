@@ -3,7 +3,8 @@
 // @fmt/store (format 1 and a format-2 copy) beside the native floor (python3 + numpy +
 // python3-blosc, and numexpr for where) on the same files, beside zarrita.js on a zarr v2 copy of
 // the same values, over HTTP and S3 beside local files, and at 1 M / 10 M / 100 M rows with the
-// memory of iterBlocks. See README.md, "Store benchmark".
+// memory of iterBlocks; and, where a bcolz 1.2.1 can be imported (store_bcolz.py), our format-1
+// operations beside real bcolz, issue 16's second comparison. See README.md, "Store benchmark".
 //
 // Run through `pnpm bench:store` (which builds @fmt/store first): this file imports the dists.
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -21,7 +22,7 @@ import { V2_CHECKSUM, V2_CHECKSUMS, datasetDirs, loadStore, makeV2Copies, ourOpe
 import { zarrDirOf, zarritaOperations } from "./lib/store-peer.mjs";
 import { measureRemote } from "./lib/store-remote.mjs";
 import {
-  GOALS_SOURCE, PEER_GOALS, REFERENCES, REMOTE_GOAL, STORE_OPERATIONS,
+  BCOLZ_GOALS, GOALS_SOURCE, PEER_GOALS, REFERENCES, bcolzRows, REMOTE_GOAL, STORE_OPERATIONS,
   goalSummary, makeRow, median, rssMarkdownTable, rssRow, scaleMarkdownTable, scaleRows, storeMarkdownTable, storeRows,
 } from "./lib/store-report.mjs";
 import { measureScale } from "./lib/store-scale.mjs";
@@ -53,7 +54,8 @@ const HELP = `Usage: pnpm bench:store [-- options]   (or: node tools/bench/store
 
 Prints Markdown to stdout (progress to stderr) and writes it to DIR/latest.md, the raw numbers to
 DIR/latest.json. Environment: BENCH_PYTHON (default /usr/bin/python3) must have blosc and numpy
-(numexpr and zarr for their rows).`;
+(numexpr and zarr for their rows); BENCH_BCOLZ names a bcolz 1.2.1 source tree built in place
+(default tools/bench/.data/bcolz-1.2.1, made by tools/bench/build-bcolz.sh) for the bcolz rows.`;
 
 const log = (...parts) => console.error("[bench:store]", ...parts);
 const firstLine = (error) => String(error?.message ?? error).split("\n")[0];
@@ -166,6 +168,8 @@ async function main() {
   // shows in its window even when the whole run's average hides it.
   const windows = new LoadWindows();
   const native = startNative(join(HERE, "store_native.py"), python, nativeEnv());
+  // Real bcolz in a process of its own (its extension bundles its own c-blosc).
+  const bcolz = run.has("v1") ? startNative(join(HERE, "store_bcolz.py"), python, { ...nativeEnv(), BENCH_BCOLZ: process.env.BENCH_BCOLZ ?? join(HERE, ".data", "bcolz-1.2.1") }) : undefined;
   const started = performance.now();
   const loadBefore = loadavg()[0];
   const v1 = {};
@@ -175,6 +179,8 @@ async function main() {
   const rows = [];
   let facts;
   let versions;
+  let bcolzInfo;
+  const bcolzCells = {};
   let zarrInfo;
   let scale;
   try {
@@ -183,6 +189,9 @@ async function main() {
     if (!facts.ok) throw new Error(`dataset generation failed: ${facts.error}`);
     log(facts.reused ? "reusing the datasets on disk" : "wrote the datasets");
     versions = await native.request({ cmd: "versions" });
+    bcolzInfo = bcolz ? await bcolz.request({ cmd: "versions" }) : { ok: true, na: "not run (format 1 not measured)" };
+    if (!bcolzInfo.ok) bcolzInfo = { ok: true, na: bcolzInfo.error };
+    if (bcolzInfo.na) log(`bcolz rows: n/a (${bcolzInfo.na})`);
 
     const source = readTyped(join(root, "carray-source.f8"));
     const column = readTyped(join(root, "ctable-f64.bin"));
@@ -242,6 +251,14 @@ async function main() {
         names.push("ours, format 2");
         sides.push(oursSide(ours2, lib.loaded ? "convert() missing" : "@fmt/store not built"));
       }
+      // bcolz takes its turn in the same rounds (take is judged against its gets).
+      const withBcolz = run.has("v1") && key in BCOLZ_GOALS && key !== "take";
+      if (withBcolz && bcolzInfo.na) bcolzCells[key] = na("bcolz unavailable: see the header");
+      else if (withBcolz) {
+        names.push("bcolz 1.2.1");
+        const request = { op: key, dir: root, ...(key === "get" ? { indices } : {}), ...(key === "where" ? { expression: where.one.expression } : {}) };
+        sides.push((spec, last) => measureFloor(bcolz, { ...request, ...spec }, last ? check.floor : undefined));
+      }
       log(`${key}: ${names.join(", ")}, ${sizes.runs} interleaved rounds`);
       const cells = await windows.around(key, () => interleaved(sides, sizes.runs));
       const floor = needFloor ? cells.shift() : na("not run");
@@ -249,6 +266,7 @@ async function main() {
       v2[key] = { floor };
       if (v1Wanted) v1[key].ours = cells.shift();
       if (run.has("v2")) v2[key].ours = cells.shift();
+      if (withBcolz && !bcolzInfo.na) bcolzCells[key] = cells.shift();
     }
 
     const labels = {
@@ -259,6 +277,10 @@ async function main() {
     const keep = (list) => list.filter((r) => only.includes(r.key));
     if (run.has("v1")) rows.push(...keep(storeRows(v1, labels, { section: "v1", on: "format 1" })));
     if (run.has("v2")) rows.push(...keep(storeRows(v2, labels, { section: "v2", on: `format 2 (${checksum})` })));
+    if (run.has("v1")) {
+      const ours = Object.fromEntries(Object.keys(BCOLZ_GOALS).map((k) => [k, v1[k]?.ours]));
+      rows.push(...bcolzRows(ours, bcolzCells, labels).filter((r) => only.includes(r.key.slice("bcolz-".length))));
+    }
 
     // The JavaScript peer: zarrita.js on a zarr v2 copy of the same values.
     if (run.has("peer")) await windows.around("peer", async () => {
@@ -314,6 +336,10 @@ async function main() {
     for (const remove of removeCreated) remove();
     await native.request({ cmd: "remove_created" }).catch(() => undefined);
     await native.close();
+    if (bcolz) {
+      await bcolz.request({ cmd: "remove_created" }).catch(() => undefined);
+      await bcolz.close();
+    }
   }
 
   const minutes = (performance.now() - started) / 60000;
@@ -322,19 +348,21 @@ async function main() {
   const header = [
     `# Store benchmark (${mode} run)`,
     "",
-    `- goals: ${GOALS_SOURCE} (create, read-all, sum, column read, take ≤ 1.0× the native floor; where ≤ 1.0× the numexpr floor; gets ≤ 0.5×; ` +
-      `the same for format 2; read-all ≤ ${PEER_GOALS.readall}× and gets ≤ ${PEER_GOALS.get}× zarrita.js; HTTP and S3 read-all ≥ 0.5× the local speed; scale linear, iterBlocks RSS bounded)`,
+    `- goals: ${GOALS_SOURCE} (create, read-all, sum, column read, take ≤ 1.0× the native floor; where ≤ 1.0× the numexpr floor; gets ≤ 0.5×; the same for format 2; ` +
+      `against bcolz 1.2.1 (format 1): create ≤ ${BCOLZ_GOALS.create.toFixed(1)}×, read-all and column ≤ ${BCOLZ_GOALS.readall}×, sum ≤ ${BCOLZ_GOALS.sum}×, gets ≤ ${BCOLZ_GOALS.get}×, where count ≤ ${BCOLZ_GOALS.where}×, take ≤ ${BCOLZ_GOALS.take}× its gets; ` +
+      `read-all ≤ ${PEER_GOALS.readall}× and gets ≤ ${PEER_GOALS.get}× zarrita.js; HTTP and S3 read-all ≥ 0.5× the local speed; scale linear, iterBlocks RSS bounded)`,
     `- ${new Date().toISOString()}, ${minutes.toFixed(1)} min; Node ${process.version}; ${cpus().length} × ${cpus()[0]?.model ?? "?"}; ` +
       machine.text,
     `- our side's malloc: ${malloc}; the native side runs as started`,
     `- native floor: c-blosc ${versions.blosc ?? "?"} (python-blosc ${versions.python_blosc ?? "?"}, 1 thread) + numpy ${versions.numpy ?? "?"} under ${python}; ` +
       `${versions.numexpr ? `numexpr ${versions.numexpr} (1 thread)` : "numexpr missing"}; ${versions.zarr ? `zarr ${versions.zarr} writes the zarr copy` : "zarr missing"}; ` +
       `zarrita.js ${zarrInfo?.zarrita ?? "not run"}`,
+    `- bcolz: ${bcolzInfo?.na ? `n/a (${bcolzInfo.na})` : `bcolz ${bcolzInfo?.bcolz} with its own c-blosc ${bcolzInfo?.blosc} (1 thread, numexpr 1 thread) + numpy ${bcolzInfo?.numpy} under ${python}, in a process of its own, taking its turn in the same rounds`}`,
     `- datasets (bcolz 1.2.1 layout and defaults: lz4, clevel 5, shuffle, written by c-blosc): ` +
       `${sizes.carrayRows.toLocaleString("en")}-row f8 random walk, chunklen 65536; ` +
       `${sizes.ctableRows.toLocaleString("en")}-row ctable i64/f64/i32, chunklens ${facts?.chunklens ? Object.values(facts.chunklens).join("/") : "?"}; q90 = ${facts?.q90 ?? "?"}; ` +
       `format 2 = convert() copies with ${checksum} checksums`,
-    `- median of ${sizes.runs} timed run${sizes.runs === 1 ? "" : "s"} per side; the floor and our formats take turns, one run each per round, after three untimed warm-up runs per side before the first round (files in the page cache)`,
+    `- median of ${sizes.runs} timed run${sizes.runs === 1 ? "" : "s"} per side; the floor, our formats and bcolz take turns, one run each per round, after three untimed warm-up runs per side before the first round (files in the page cache)`,
     "",
   ].join("\n");
 
@@ -366,7 +394,7 @@ async function main() {
   const markdown = parts.join("\n");
   process.stdout.write(markdown);
   writeFileSync(join(root, "latest.md"), markdown);
-  writeFileSync(join(root, "latest.json"), `${JSON.stringify({ mode, sizes, malloc, machine: { ...machine, windows: windows.list }, facts, versions, zarr: zarrInfo, rows, scale: scaleTable, rss }, null, 2)}\n`);
+  writeFileSync(join(root, "latest.json"), `${JSON.stringify({ mode, sizes, malloc, machine: { ...machine, windows: windows.list }, facts, versions, bcolz: bcolzInfo, zarr: zarrInfo, rows, scale: scaleTable, rss }, null, 2)}\n`);
   log(`wrote ${join(root, "latest.md")} and latest.json`);
 }
 

@@ -91,7 +91,8 @@ function sameDigest(got, expected) {
 }
 
 /**
- * `{ [operation]: { ours(result), floor(nativeResult) } }`.
+ * `{ [operation]: { ours(result), floor(reply) } }`: `floor` checks the replies of store_native.py
+ * and of store_bcolz.py.
  * @param {{root: string, source: Float64Array, column: Float64Array, indices: number[], where: ReturnType<typeof whereQueries>, native: object}} ctx
  */
 export function resultChecks(ctx) {
@@ -116,7 +117,7 @@ export function resultChecks(ctx) {
         if (!reply.ok) return reply.error;
         return reply.equal ? undefined : `c-blosc + numpy read back something else: ${reply.reason}`;
       },
-      floor: (r) => (r.roundTrips ? undefined : "native create did not round-trip"),
+      floor: (r) => (r.roundTrips ? undefined : "the create did not read back as the source"),
     },
     readall: {
       ours: (values) => (sameFloat64(values, source) ? undefined : "values differ from the source array"),

@@ -13,6 +13,7 @@ export const REFERENCES = {
   numexpr: "numexpr floor (c-blosc + numexpr)",
   zarrita: "zarrita.js on the zarr v2 copy",
   local: "ours, local files, same child",
+  bcolz: "bcolz 1.2.1 (1 thread)",
 };
 
 /**
@@ -36,6 +37,35 @@ export const STORE_OPERATIONS = [
   { key: "where2", label: "where((f64 > q90) & (i32 < 0)) count", reference: "numexpr", goal: 1.0 },
   { key: "where2rows", label: "where((f64 > q90) & (i32 < 0)) matching row numbers", reference: "numexpr", goal: 1.0 },
 ];
+
+/**
+ * Issue 16's comparison with real bcolz 1.2.1 (one thread, the same format-1 files, the same run):
+ * the largest ours ÷ bcolz accepted. `take` is judged against bcolz's single gets of the same
+ * indices; `where` is the count.
+ */
+export const BCOLZ_GOALS = { create: 1.0, readall: 0.7, column: 0.7, sum: 0.8, get: 0.5, where: 0.5, take: 0.1 };
+/** What bcolz runs for each operation it is measured on (store_bcolz.py); `take` reuses `get`. */
+export const BCOLZ_CALLS = {
+  create: "bcolz.carray(source, rootdir=…, chunklen=65536) + flush()",
+  readall: "bcolz.open(…)[:]",
+  sum: "carray.sum()",
+  column: 'ctable["f64"][:]',
+  get: "carray[i] for each index",
+  where: "ctable.eval(expression).sum()",
+};
+
+/**
+ * Our format-1 rows against bcolz 1.2.1: `ours` maps an operation key to our cell, `bcolz` to
+ * bcolz's (missing → n/a); `labels` overrides the operations' labels by key.
+ */
+export function bcolzRows(ours, bcolz, labels = {}) {
+  const label = (key) => labels[key] ?? STORE_OPERATIONS.find((o) => o.key === key)?.label ?? key;
+  return Object.entries(BCOLZ_GOALS).map(([key, goal]) => {
+    const against = key === "take" ? "get" : key;
+    const call = key === "take" ? `bcolz's ${BCOLZ_CALLS.get}` : BCOLZ_CALLS[key];
+    return makeRow({ section: "bcolz", key: `bcolz-${key}`, label: `${label(key)} (bcolz: ${call})`, on: "format 1", ours: ours[key], reference: bcolz[against], referenceName: REFERENCES.bcolz, goal });
+  });
+}
 
 /** Goals of the JavaScript peer (ours ÷ zarrita.js) and of the remote stores (remote ÷ local). */
 export const PEER_GOALS = { readall: 0.25, get: 0.1 };

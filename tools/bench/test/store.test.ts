@@ -13,8 +13,8 @@ import { fail, na, ok } from "../lib/report.mjs";
 // @ts-expect-error -- plain JavaScript module without type declarations
 import { rowsDigest, whereQueries } from "../lib/store-checks.mjs";
 import {
-  GOALS_SOURCE, PEER_GOALS, REMOTE_GOAL, RSS_GOAL_MIB, SCALE_GOAL, STORE_OPERATIONS,
-  formatGoal, formatRatio, goalSummary, judge, makeRow, median, rssMarkdownTable, rssRow, scaleMarkdownTable, scaleRows, storeMarkdownTable, storeRows,
+  BCOLZ_GOALS, GOALS_SOURCE, PEER_GOALS, REMOTE_GOAL, RSS_GOAL_MIB, SCALE_GOAL, STORE_OPERATIONS,
+  bcolzRows, formatGoal, formatRatio, goalSummary, judge, makeRow, median, rssMarkdownTable, rssRow, scaleMarkdownTable, scaleRows, storeMarkdownTable, storeRows,
   // @ts-expect-error -- plain JavaScript module without type declarations
 } from "../lib/store-report.mjs";
 
@@ -85,6 +85,28 @@ describe("storeRows and judge", () => {
     expect(takeLine.split(" | ")[5]).toBe("n/a");
     const judged = (STORE_OPERATIONS as { goal: number | undefined }[]).filter((o) => o.goal !== undefined).length;
     expect(goalSummary(rows)).toBe(`0 of ${judged} goals MET (${judged - 1} NOT EVALUATED)`);
+  });
+
+  it("judges our format-1 times against real bcolz with the issue's second set of goals, take against bcolz's gets", () => {
+    const ours = { create: ok(50), readall: ok(35), column: ok(20), sum: ok(24), get: ok(700), where: ok(15), take: ok(20) };
+    const bcolz = { create: ok(50), readall: ok(50), column: ok(28), sum: ok(29), get: ok(1500), where: ok(29) };
+    const rows = bcolzRows(ours, bcolz) as (Row & { label: string; referenceName: string })[];
+    expect(rows.map((r) => r.key)).toEqual(Object.keys(BCOLZ_GOALS).map((k) => `bcolz-${k}`));
+    const verdict = (key: string): string => rows.find((r) => r.key === `bcolz-${key}`)!.verdict;
+    expect(verdict("create")).toBe("MET"); // 1.0 at 1.0
+    expect(verdict("readall")).toBe("MET"); // 0.7 at 0.7
+    expect(verdict("column")).toBe("NOT MET"); // 0.714 over 0.7
+    expect(verdict("sum")).toBe("NOT MET"); // 0.83 over 0.8
+    expect(verdict("get")).toBe("MET"); // 0.47
+    expect(verdict("where")).toBe("NOT MET"); // 0.52 over 0.5
+    const take = rows.find((r) => r.key === "bcolz-take")!;
+    expect(take.reference.value).toBe(1500);
+    expect(take.ratio.value).toBe(20 / 1500);
+    expect(take.label).toContain("bcolz's carray[i] for each index");
+    expect(rows.every((r) => r.referenceName === "bcolz 1.2.1 (1 thread)" && r.section === "bcolz")).toBe(true);
+    const missing = bcolzRows(ours, { readall: ok(50), sum: na("bcolz 1.2.1 not importable") }) as Row[];
+    expect(missing.filter((r) => r.verdict === "NOT EVALUATED")).toHaveLength(Object.keys(BCOLZ_GOALS).length - 1);
+    expect(missing.find((r) => r.key === "bcolz-readall")!.verdict).toBe("MET");
   });
 
   it("formats goals and small quotients readably", () => {
@@ -170,10 +192,10 @@ describe("store.mjs --quick", () => {
     const time = /^(\d+(\.\d+)?|n\/a( \(.*\))?)$/;
     const ratio = /^(\d+\.\d\d×|0\.0*\d\d?×|n\/a)$/;
 
-    // The goals table: format 1 and 2 against the floors, zarrita, HTTP and S3 (v1 and v2), each
-    // remote row with its server-floor row.
+    // The goals table: format 1 and 2 against the floors, format 1 against bcolz (n/a where it
+    // cannot be imported), zarrita, HTTP and S3 (v1 and v2), each remote row with its server-floor row.
     const main = tableAt(lines.findIndex((l) => l.startsWith("| operation | ours on |")));
-    expect(main).toHaveLength(2 * STORE_OPERATIONS.length + 2 + 4 + 4);
+    expect(main).toHaveLength(2 * STORE_OPERATIONS.length + Object.keys(BCOLZ_GOALS).length + 2 + 4 + 4);
     for (const cells of main) {
       expect(cells, cells.join(" | ")).toHaveLength(8);
       expect(cells[2], cells[0]).toMatch(time);
@@ -189,6 +211,7 @@ describe("store.mjs --quick", () => {
     for (const cells of main.filter((c) => c[3]!.startsWith("native floor"))) expect(cells[4], cells[0]).toMatch(/^\d+(\.\d+)?$/);
     expect(main.map((c) => c[1])).toContain("format 2 (adler32)");
     expect(main.filter((c) => c[3]!.startsWith("zarrita"))).toHaveLength(2);
+    expect(main.filter((c) => c[3] === "bcolz 1.2.1 (1 thread)")).toHaveLength(Object.keys(BCOLZ_GOALS).length);
     expect(main.filter((c) => /^open \+ read the whole carray over (HTTP|S3)/.test(c[0]!))).toHaveLength(4);
     expect(main.filter((c) => /^fetch every file of the carray over (HTTP|S3)/.test(c[0]!))).toHaveLength(4);
 

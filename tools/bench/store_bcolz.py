@@ -1,0 +1,169 @@
+#!/usr/bin/python3
+"""Real bcolz 1.2.1 beside the store benchmark: the comparison issue 16 names besides the floor.
+
+Run by store.mjs as a long-lived child (one JSON request per line on stdin, one JSON reply per
+line on stdout, as store_native.py), only when a bcolz 1.2.1 can be imported: a source tree built
+in place by `tools/bench/build-bcolz.sh` (BENCH_BCOLZ names it; by default
+tools/bench/.data/bcolz-1.2.1), or an installed bcolz. bcolz runs with one thread (Blosc and
+numexpr), as in the issue. Each operation is what a bcolz user writes for it, on the benchmark's
+format-1 files:
+
+  create   bcolz.carray(source, rootdir=..., chunklen=65536, cparams lz4/5/shuffle) + flush()
+  readall  bcolz.open(carray, mode="r")[:]
+  sum      carray.sum() on an open carray
+  column   ctable["f64"][:] on an open ctable
+  get      carray[i] for each index, on an open carray
+  take     carray[indices] (fancy indexing) on an open carray
+  where    the count of rows matching the expression: ctable.eval(expression).sum(), the fastest
+           count bcolz offers (where() yields every row to Python)
+
+bcolz 1.2.1 predates numpy 1.24, which removed the aliases `np.float`, `np.int`, `np.bool`, …; they
+are put back (as the builtins they stood for) before bcolz is imported. Every operation returns
+its result, which store.mjs checks like the floor's before it shows a time.
+"""
+
+import json
+import os
+import shutil
+import sys
+import time
+
+import numpy as np
+
+for _name, _value in (("float", float), ("int", int), ("bool", bool), ("object", object), ("str", str), ("long", int), ("unicode", str), ("complex", complex)):
+    if _name not in np.__dict__:
+        setattr(np, _name, _value)
+
+_source = os.environ.get("BENCH_BCOLZ")
+if _source:
+    sys.path.insert(0, _source)
+try:
+    import bcolz
+
+    BCOLZ_ERROR = None if bcolz.__version__ == "1.2.1" else f"bcolz {bcolz.__version__} found, 1.2.1 wanted"
+except Exception as error:  # pragma: no cover - depends on the machine
+    bcolz = None
+    BCOLZ_ERROR = f"bcolz 1.2.1 not importable ({type(error).__name__}: {error}); build it with tools/bench/build-bcolz.sh"
+
+WARMUPS = 3
+CREATED = []
+
+
+def median(values):
+    ordered = sorted(values)
+    n = len(ordered)
+    return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+
+
+def timed(fn, runs, warmups, before=None):
+    """As store_native.py's: `warmups` untimed runs, then `runs` timed ones."""
+    result = None
+    for _ in range(warmups):
+        if before:
+            before()
+        result = fn()
+    times = []
+    for _ in range(runs):
+        if before:
+            before()
+        t0 = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t0)
+    return result, times
+
+
+def empty_files(directory):
+    # As store_native.py: the previous run's files are emptied, all directories removed at the end.
+    for parent, _, files in os.walk(directory):
+        for name in files:
+            os.truncate(os.path.join(parent, name), 0)
+
+
+def cmd_run(req):
+    if bcolz is None or BCOLZ_ERROR is not None:
+        return {"ok": True, "na": BCOLZ_ERROR}
+    op, runs, warmups = req["op"], req["runs"], req.get("warmups", WARMUPS)
+    root = req["dir"]
+    carray_dir = os.path.join(root, "carray.bcolz")
+    table_dir = os.path.join(root, "ctable.bcolz")
+    if op == "create":
+        source = np.fromfile(os.path.join(root, "carray-source.f8"), dtype="<f8")
+        cparams = bcolz.cparams(clevel=5, shuffle=bcolz.SHUFFLE, cname="lz4")
+        target = {}
+
+        def fresh_directory():
+            if CREATED:
+                empty_files(CREATED[-1])
+            target["out"] = os.path.join(root, "bcolz-created-%d.bcolz" % len(CREATED))
+            shutil.rmtree(target["out"], ignore_errors=True)
+            CREATED.append(target["out"])
+
+        def create():
+            a = bcolz.carray(source, rootdir=target["out"], mode="w", chunklen=65536, cparams=cparams)
+            a.flush()
+
+        _, times = timed(create, runs, warmups, before=fresh_directory)
+        back = bcolz.open(target["out"], mode="r")[:]
+        result = {"roundTrips": bool(np.array_equal(back, source))}
+    elif op == "readall":
+        values, times = timed(lambda: bcolz.open(carray_dir, mode="r")[:], runs, warmups)
+        result = {"sum": float(values.sum()), "first": float(values[0]), "last": float(values[-1])}
+    elif op == "sum":
+        a = bcolz.open(carray_dir, mode="r")
+        total, times = timed(lambda: float(a.sum()), runs, warmups)
+        result = {"sum": total}
+    elif op == "column":
+        t = bcolz.open(table_dir, mode="r")
+        values, times = timed(lambda: t["f64"][:], runs, warmups)
+        result = {"sum": float(values.sum()), "first": float(values[0]), "last": float(values[-1])}
+    elif op == "get":
+        a = bcolz.open(carray_dir, mode="r")
+        indices = req["indices"]
+        values, times = timed(lambda: [float(a[i]) for i in indices], runs, warmups)
+        result = {"values": values}
+    elif op == "take":
+        a = bcolz.open(carray_dir, mode="r")
+        idx = np.asarray(req["indices"], dtype=np.int64)
+        values, times = timed(lambda: a[idx], runs, warmups)
+        result = {"values": values.tolist()}
+    elif op == "where":
+        t = bcolz.open(table_dir, mode="r")
+        count, times = timed(lambda: int(t.eval(req["expression"]).sum()), runs, warmups)
+        result = {"count": count}
+    else:
+        return {"ok": False, "error": f"unknown op {op}"}
+    return {"ok": True, "median": median(times), "times": times, "result": result}
+
+
+def cmd_versions(req):
+    if bcolz is None:
+        return {"ok": True, "na": BCOLZ_ERROR}
+    return {"ok": True, "bcolz": bcolz.__version__, "blosc": bcolz.blosc_version()[0], "numpy": np.__version__, "na": BCOLZ_ERROR}
+
+
+def cmd_remove_created(req):
+    for path in CREATED:
+        shutil.rmtree(path, ignore_errors=True)
+    removed = len(CREATED)
+    CREATED.clear()
+    return {"ok": True, "removed": removed}
+
+
+def main():
+    if bcolz is not None:
+        bcolz.set_nthreads(1)  # Blosc and numexpr, one thread each
+    handlers = {"run": cmd_run, "versions": cmd_versions, "remove_created": cmd_remove_created}
+    for line in sys.stdin:
+        req = json.loads(line)
+        if req.get("cmd") == "quit":
+            break
+        try:
+            reply = handlers[req["cmd"]](req)
+        except Exception as error:  # reported to the caller, which prints FAIL
+            reply = {"ok": False, "error": f"{type(error).__name__}: {error}"}
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
