@@ -10,7 +10,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { cpuSnapshot, describeMachine, LoadWindows, otherCores, otherCoresNow } from "./lib/machine-load.mjs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
@@ -122,7 +122,8 @@ async function measureFloor(native, request, check = () => undefined) {
   if (!reply.ok) return fail(reply.error);
   if (reply.na !== undefined) return na(reply.na);
   const problem = check(reply.result);
-  return problem === undefined ? Object.assign(ok(reply.median * 1000), { times: reply.times }) : fail(problem);
+  // bcolz's replies also carry each run's minor page faults (kept in latest.json).
+  return problem === undefined ? Object.assign(ok(reply.median * 1000), { times: reply.times }, reply.faults ? { faults: reply.faults } : {}) : fail(problem);
 }
 
 /**
@@ -135,6 +136,7 @@ async function measureFloor(native, request, check = () => undefined) {
  */
 async function interleaved(sides, runs) {
   const times = sides.map(() => []);
+  const faults = sides.map(() => []);
   const final = sides.map(() => undefined);
   for (let round = 0; round < runs; round++) {
     for (let s = 0; s < sides.length; s++) {
@@ -143,10 +145,13 @@ async function interleaved(sides, runs) {
       const spec = round === 0 ? { runs: 1 } : { runs: 1, warmups: 0 };
       const cell = await sides[s](spec, round === runs - 1);
       if (cell.value === undefined) final[s] = cell;
-      else times[s].push(...cell.times);
+      else {
+        times[s].push(...cell.times);
+        faults[s].push(...(cell.faults ?? []));
+      }
     }
   }
-  return final.map((cell, s) => cell ?? Object.assign(ok(median(times[s]) * 1000), { times: times[s] }));
+  return final.map((cell, s) => cell ?? Object.assign(ok(median(times[s]) * 1000), { times: times[s] }, faults[s].length ? { faults: faults[s] } : {}));
 }
 
 /** "10 M" for whole millions, else "300,000". */
@@ -169,7 +174,9 @@ async function main() {
   const windows = new LoadWindows();
   const native = startNative(join(HERE, "store_native.py"), python, nativeEnv());
   // Real bcolz in a process of its own (its extension bundles its own c-blosc).
-  const bcolz = run.has("v1") ? startNative(join(HERE, "store_bcolz.py"), python, { ...nativeEnv(), BENCH_BCOLZ: process.env.BENCH_BCOLZ ?? join(HERE, ".data", "bcolz-1.2.1") }) : undefined;
+  // BENCH_BCOLZ relative to where the command was typed (pnpm runs this file from tools/bench).
+  const bcolzDir = process.env.BENCH_BCOLZ ? resolve(process.env.INIT_CWD ?? process.cwd(), process.env.BENCH_BCOLZ) : join(HERE, ".data", "bcolz-1.2.1");
+  const bcolz = run.has("v1") ? startNative(join(HERE, "store_bcolz.py"), python, { ...nativeEnv(), BENCH_BCOLZ: bcolzDir }) : undefined;
   const started = performance.now();
   const loadBefore = loadavg()[0];
   const v1 = {};
@@ -189,7 +196,7 @@ async function main() {
     if (!facts.ok) throw new Error(`dataset generation failed: ${facts.error}`);
     log(facts.reused ? "reusing the datasets on disk" : "wrote the datasets");
     versions = await native.request({ cmd: "versions" });
-    bcolzInfo = bcolz ? await bcolz.request({ cmd: "versions" }) : { ok: true, na: "not run (format 1 not measured)" };
+    bcolzInfo = bcolz ? await bcolz.request({ cmd: "versions" }).catch((error) => ({ ok: false, error: firstLine(error) })) : { ok: true, na: "not run (format 1 not measured)" };
     if (!bcolzInfo.ok) bcolzInfo = { ok: true, na: bcolzInfo.error };
     if (bcolzInfo.na) log(`bcolz rows: n/a (${bcolzInfo.na})`);
 
@@ -268,6 +275,8 @@ async function main() {
       if (run.has("v2")) v2[key].ours = cells.shift();
       if (withBcolz && !bcolzInfo.na) bcolzCells[key] = cells.shift();
     }
+    // Our take is judged against bcolz's gets, which only a run with `get` measures.
+    if (only.includes("take") && !only.includes("get") && bcolzCells.get === undefined) bcolzCells.get = na("bcolz's gets not measured: add get to --only");
 
     const labels = {
       create: `create the ${rowCount(sizes.carrayRows)}-row f8 carray on disk from a Float64Array (no fsync, as the floor)`,
@@ -349,7 +358,7 @@ async function main() {
     `# Store benchmark (${mode} run)`,
     "",
     `- goals: ${GOALS_SOURCE} (create, read-all, sum, column read, take ≤ 1.0× the native floor; where ≤ 1.0× the numexpr floor; gets ≤ 0.5×; the same for format 2; ` +
-      `against bcolz 1.2.1 (format 1): create ≤ ${BCOLZ_GOALS.create.toFixed(1)}×, read-all and column ≤ ${BCOLZ_GOALS.readall}×, sum ≤ ${BCOLZ_GOALS.sum}×, gets ≤ ${BCOLZ_GOALS.get}×, where count ≤ ${BCOLZ_GOALS.where}×, take ≤ ${BCOLZ_GOALS.take}× its gets; ` +
+      `against bcolz 1.2.1 (format 1): create ≤ ${BCOLZ_GOALS.create.toFixed(1)}×, read-all ≤ ${BCOLZ_GOALS.readall}×, column ≤ ${BCOLZ_GOALS.column}×, sum ≤ ${BCOLZ_GOALS.sum}×, gets ≤ ${BCOLZ_GOALS.get}×, where count ≤ ${BCOLZ_GOALS.where}×, take ≤ ${BCOLZ_GOALS.take}× its gets; ` +
       `read-all ≤ ${PEER_GOALS.readall}× and gets ≤ ${PEER_GOALS.get}× zarrita.js; HTTP and S3 read-all ≥ 0.5× the local speed; scale linear, iterBlocks RSS bounded)`,
     `- ${new Date().toISOString()}, ${minutes.toFixed(1)} min; Node ${process.version}; ${cpus().length} × ${cpus()[0]?.model ?? "?"}; ` +
       machine.text,
@@ -357,7 +366,9 @@ async function main() {
     `- native floor: c-blosc ${versions.blosc ?? "?"} (python-blosc ${versions.python_blosc ?? "?"}, 1 thread) + numpy ${versions.numpy ?? "?"} under ${python}; ` +
       `${versions.numexpr ? `numexpr ${versions.numexpr} (1 thread)` : "numexpr missing"}; ${versions.zarr ? `zarr ${versions.zarr} writes the zarr copy` : "zarr missing"}; ` +
       `zarrita.js ${zarrInfo?.zarrita ?? "not run"}`,
-    `- bcolz: ${bcolzInfo?.na ? `n/a (${bcolzInfo.na})` : `bcolz ${bcolzInfo?.bcolz} with its own c-blosc ${bcolzInfo?.blosc} (1 thread, numexpr 1 thread) + numpy ${bcolzInfo?.numpy} under ${python}, in a process of its own, taking its turn in the same rounds`}`,
+    `- bcolz: ${bcolzInfo?.na ? `n/a (${bcolzInfo.na})` : `bcolz ${bcolzInfo?.bcolz} from ${bcolzDir} with its own c-blosc ${bcolzInfo?.blosc} (1 thread), ` +
+      `${bcolzInfo?.numexpr ? `numexpr ${bcolzInfo.numexpr} (${bcolzInfo.numexprThreads ?? "?"} thread${bcolzInfo.numexprThreads === 1 ? "" : "s"})` : "no numexpr"}, numpy ${bcolzInfo?.numpy} under ${python}, ` +
+      `glibc's malloc thresholds ${bcolzInfo?.mallocFixed ? "fixed at 32 / 64 MiB (see store_bcolz.py)" : "as started"}; in a process of its own, taking its turn in the same rounds`}`,
     `- datasets (bcolz 1.2.1 layout and defaults: lz4, clevel 5, shuffle, written by c-blosc): ` +
       `${sizes.carrayRows.toLocaleString("en")}-row f8 random walk, chunklen 65536; ` +
       `${sizes.ctableRows.toLocaleString("en")}-row ctable i64/f64/i32, chunklens ${facts?.chunklens ? Object.values(facts.chunklens).join("/") : "?"}; q90 = ${facts?.q90 ?? "?"}; ` +

@@ -371,13 +371,13 @@ def cmd_run(req):
         result = {"roundTrips": check}
     elif op == "readall":
         values, times = timed(lambda: read_all(carray), runs)
-        result = {"sum": float(values.sum()), "first": float(values[0]), "last": float(values[-1])}
+        result = {"length": int(len(values)), "sum": float(values.sum()), "first": float(values[0]), "last": float(values[-1])}
     elif op == "sum":
         total, times = timed(lambda: op_sum(carray), runs)
         result = {"sum": total}
     elif op == "column":
         values, times = timed(lambda: read_all(column), runs)
-        result = {"sum": float(values.sum()), "first": float(values[0]), "last": float(values[-1])}
+        result = {"length": int(len(values)), "sum": float(values.sum()), "first": float(values[0]), "last": float(values[-1])}
     elif op == "get":
         values, times = timed(lambda: op_get(carray, req["indices"]), runs)
         result = {"values": values}

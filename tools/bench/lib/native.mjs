@@ -1,6 +1,7 @@
 // Client for native.py: a long-lived /usr/bin/python3 child speaking one JSON object per line.
 // Requests are strictly sequential, so each reply answers the oldest pending request.
 import { spawn } from "node:child_process";
+import { basename } from "node:path";
 import { createInterface } from "node:readline";
 
 /**
@@ -8,8 +9,9 @@ import { createInterface } from "node:readline";
  * @param {string} scriptPath
  * @param {string} python interpreter with blosc and numpy (Debian's /usr/bin/python3)
  * @param {NodeJS.ProcessEnv} [env] its environment (default: this process's)
+ * @param {string} [name] what errors call the child (default: the script's file name)
  */
-export function startNative(scriptPath, python, env = process.env) {
+export function startNative(scriptPath, python, env = process.env, name = basename(scriptPath)) {
   const child = spawn(python, [scriptPath], { stdio: ["pipe", "pipe", "inherit"], env });
   const waiting = [];
   let exitError;
@@ -18,14 +20,14 @@ export function startNative(scriptPath, python, env = process.env) {
     while (waiting.length) waiting.shift().reject(error);
   };
   child.on("error", (error) => fail(new Error(`cannot start ${python}: ${error.message}`)));
-  child.on("exit", (code, signal) => fail(new Error(`native.py exited (code ${code}, signal ${signal})`)));
+  child.on("exit", (code, signal) => fail(new Error(`${name} exited (code ${code}, signal ${signal})`)));
   createInterface({ input: child.stdout }).on("line", (line) => {
     const next = waiting.shift();
     if (!next) return;
     try {
       next.resolve(JSON.parse(line));
     } catch {
-      next.reject(new Error(`native.py printed something that is not JSON: ${line.slice(0, 200)}`));
+      next.reject(new Error(`${name} printed something that is not JSON: ${line.slice(0, 200)}`));
     }
   });
   return {

@@ -46,7 +46,7 @@ export const STORE_OPERATIONS = [
 export const BCOLZ_GOALS = { create: 1.0, readall: 0.7, column: 0.7, sum: 0.8, get: 0.5, where: 0.5, take: 0.1 };
 /** What bcolz runs for each operation it is measured on (store_bcolz.py); `take` reuses `get`. */
 export const BCOLZ_CALLS = {
-  create: "bcolz.carray(source, rootdir=…, chunklen=65536) + flush()",
+  create: "bcolz.carray(source, rootdir=…, chunklen=65536, cparams lz4 / 5 / shuffle) + flush()",
   readall: "bcolz.open(…)[:]",
   sum: "carray.sum()",
   column: 'ctable["f64"][:]',
