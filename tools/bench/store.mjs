@@ -122,7 +122,7 @@ async function measureFloor(native, request, check = () => undefined) {
   if (!reply.ok) return fail(reply.error);
   if (reply.na !== undefined) return na(reply.na);
   const problem = check(reply.result);
-  // bcolz's replies also carry each run's minor page faults (kept in latest.json).
+  // The replies also carry each timed run's minor page faults (kept in latest.json).
   return problem === undefined ? Object.assign(ok(reply.median * 1000), { times: reply.times }, reply.faults ? { faults: reply.faults } : {}) : fail(problem);
 }
 

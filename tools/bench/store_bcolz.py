@@ -32,14 +32,12 @@ Every operation returns its result, which store.mjs checks like the floor's befo
 """
 
 import ctypes
-import json
 import os
-import resource
-import shutil
 import sys
-import time
 
 import numpy as np
+
+from bench_child import WARMUPS, CreatedDirectories, median, serve, timed
 
 for _name, _value in (("float", float), ("int", int), ("bool", bool), ("object", object), ("str", str), ("long", int), ("unicode", str), ("complex", complex)):
     if _name not in np.__dict__:
@@ -56,8 +54,7 @@ except Exception as error:  # pragma: no cover - depends on the machine
     bcolz = None
     BCOLZ_ERROR = f"bcolz 1.2.1 not importable from {_source or 'the installed packages'} ({type(error).__name__}: {error}); build it with tools/bench/build-bcolz.sh"
 
-WARMUPS = 3
-CREATED = []
+CREATED = CreatedDirectories("bcolz")
 M_TRIM_THRESHOLD = -1
 M_MMAP_THRESHOLD = -3
 
@@ -74,48 +71,10 @@ def fix_malloc_thresholds():
 MALLOC_FIXED = fix_malloc_thresholds()
 
 
-def median(values):
-    ordered = sorted(values)
-    n = len(ordered)
-    return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
-
-
-def minor_faults():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-
-
-def timed(fn, runs, warmups, before=None):
-    """As store_native.py's: `warmups` untimed runs, then `runs` timed ones; also the minor page
-    faults of each timed run."""
-    result = None
-    for _ in range(warmups):
-        if before:
-            before()
-        result = fn()
-    times = []
-    faults = []
-    for _ in range(runs):
-        if before:
-            before()
-        f0 = minor_faults()
-        t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
-        faults.append(minor_faults() - f0)
-    return result, times, faults
-
-
-def empty_files(directory):
-    # As store_native.py: the previous run's files are emptied, all directories removed at the end.
-    for parent, _, files in os.walk(directory):
-        for name in files:
-            os.truncate(os.path.join(parent, name), 0)
-
-
 def cmd_run(req):
     if bcolz is None or BCOLZ_ERROR is not None:
         return {"ok": True, "na": BCOLZ_ERROR}
-    op, runs, warmups = req["op"], req["runs"], req.get("warmups", WARMUPS)
+    op, runs = req["op"], (req["runs"], req.get("warmups", WARMUPS))
     root = req["dir"]
     carray_dir = os.path.join(root, "carray.bcolz")
     table_dir = os.path.join(root, "ctable.bcolz")
@@ -125,40 +84,37 @@ def cmd_run(req):
         target = {}
 
         def fresh_directory():
-            if CREATED:
-                empty_files(CREATED[-1])
-            target["out"] = os.path.join(root, "bcolz-created-%d.bcolz" % len(CREATED))
-            shutil.rmtree(target["out"], ignore_errors=True)
-            CREATED.append(target["out"])
+            # Every run writes into a directory of its own (see bench_child.CreatedDirectories).
+            target["out"] = CREATED.fresh(root)
 
         def create():
             a = bcolz.carray(source, rootdir=target["out"], mode="w", chunklen=65536, cparams=cparams)
             a.flush()
 
-        _, times, faults = timed(create, runs, warmups, before=fresh_directory)
+        _, times, faults = timed(create, runs, before=fresh_directory)
         back = bcolz.open(target["out"], mode="r")[:]
         result = {"roundTrips": bool(np.array_equal(back, source))}
     elif op == "readall":
-        values, times, faults = timed(lambda: bcolz.open(carray_dir, mode="r")[:], runs, warmups)
+        values, times, faults = timed(lambda: bcolz.open(carray_dir, mode="r")[:], runs)
         result = {"length": int(len(values)), "sum": float(values.sum()), "first": float(values[0]), "last": float(values[-1])}
     elif op == "sum":
         a = bcolz.open(carray_dir, mode="r")
-        total, times, faults = timed(lambda: float(a.sum()), runs, warmups)
+        total, times, faults = timed(lambda: float(a.sum()), runs)
         result = {"sum": total}
     elif op == "column":
         t = bcolz.open(table_dir, mode="r")
-        values, times, faults = timed(lambda: t["f64"][:], runs, warmups)
+        values, times, faults = timed(lambda: t["f64"][:], runs)
         result = {"length": int(len(values)), "sum": float(values.sum()), "first": float(values[0]), "last": float(values[-1])}
     elif op == "get":
         a = bcolz.open(carray_dir, mode="r")
         indices = req["indices"]
-        values, times, faults = timed(lambda: [float(a[i]) for i in indices], runs, warmups)
+        values, times, faults = timed(lambda: [float(a[i]) for i in indices], runs)
         result = {"values": values}
     elif op == "where":
         if not bcolz.numexpr_here:
             return {"ok": True, "na": "bcolz found no numexpr: its eval would run in Python"}
         t = bcolz.open(table_dir, mode="r")
-        count, times, faults = timed(lambda: int(t.eval(req["expression"]).sum()), runs, warmups)
+        count, times, faults = timed(lambda: int(t.eval(req["expression"]).sum()), runs)
         result = {"count": count}
     else:
         return {"ok": False, "error": f"unknown op {op}"}
@@ -177,28 +133,10 @@ def cmd_versions(req):
     return out
 
 
-def cmd_remove_created(req):
-    for path in CREATED:
-        shutil.rmtree(path, ignore_errors=True)
-    removed = len(CREATED)
-    CREATED.clear()
-    return {"ok": True, "removed": removed}
-
-
 def main():
     if bcolz is not None:
         bcolz.set_nthreads(1)  # Blosc and numexpr, one thread each
-    handlers = {"run": cmd_run, "versions": cmd_versions, "remove_created": cmd_remove_created}
-    for line in sys.stdin:
-        req = json.loads(line)
-        if req.get("cmd") == "quit":
-            break
-        try:
-            reply = handlers[req["cmd"]](req)
-        except Exception as error:  # reported to the caller, which prints FAIL
-            reply = {"ok": False, "error": f"{type(error).__name__}: {error}"}
-        sys.stdout.write(json.dumps(reply) + "\n")
-        sys.stdout.flush()
+    serve({"run": cmd_run, "versions": cmd_versions, "remove_created": CREATED.remove_all})
 
 
 if __name__ == "__main__":

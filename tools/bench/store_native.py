@@ -29,13 +29,13 @@ time.perf_counter() around the work only.
 import json
 import os
 import shutil
-import sys
-import time
 
 import hashlib
 
 import blosc
 import numpy as np
+
+from bench_child import WARMUPS, CreatedDirectories, median, serve, timed
 
 try:  # optional: the where rows read n/a without it
     import numexpr
@@ -234,35 +234,6 @@ def rows_digest(rows):
     return {"count": int(len(rows)), "sum": int(rows.sum()), "sha256": hashlib.sha256(rows.tobytes()).hexdigest()}
 
 
-def median(values):
-    ordered = sorted(values)
-    n = len(ordered)
-    return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
-
-
-WARMUPS = 3
-
-
-def timed(fn, runs, before=None):
-    """WARMUPS untimed warm-ups (page cache; store.mjs's side: JIT, transparent huge pages), then
-    `runs` timed repetitions. `runs` may be a pair (runs, warmups): store.mjs interleaves single
-    runs of both sides and warms up only before the first."""
-    runs, warmups = runs if isinstance(runs, tuple) else (runs, WARMUPS)
-    result = None
-    for _ in range(warmups):
-        if before:
-            before()
-        result = fn()
-    times = []
-    for _ in range(runs):
-        if before:
-            before()
-        t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
-    return result, times
-
-
 # ------------------------------------------------------------------------------------------------
 # requests
 
@@ -321,29 +292,7 @@ def cmd_gen(req):
     return {"ok": True, "reused": False, **facts}
 
 
-# The directories the create runs wrote, removed once at the end of the bench (cmd_remove_created):
-# a removal between runs frees ~160 inodes, and ext4 without a journal (the root file system of
-# the VM this was measured on) avoids reusing inodes freed within the last minute (six while
-# their inode table block is dirty) when it allocates new ones, scanning past each of them in
-# every open(O_CREAT) of the next runs, whichever side runs them. The previous run's files are
-# emptied instead (truncated to 0 bytes: their unwritten pages are dropped, as a removal drops
-# them, so that the kernel does not spend the row writing gigabytes back to disk). tools/bench/README.md,
-# "Issue 16, step by step (2026-11-28, late morning)".
-CREATED = []
-
-
-def empty_files(directory):
-    for parent, _, files in os.walk(directory):
-        for name in files:
-            os.truncate(os.path.join(parent, name), 0)
-
-
-def cmd_remove_created(req):
-    for path in CREATED:
-        shutil.rmtree(path, ignore_errors=True)
-    removed = len(CREATED)
-    CREATED.clear()
-    return {"ok": True, "removed": removed}
+CREATED = CreatedDirectories("native")
 
 
 def cmd_run(req):
@@ -357,43 +306,38 @@ def cmd_run(req):
         target = {}
 
         def fresh_directory():
-            # Every run writes into a directory of its own; all are removed by cmd_remove_created
-            # at the end of the bench, the previous run's files emptied now (see CREATED).
-            if CREATED:
-                empty_files(CREATED[-1])
-            target["out"] = os.path.join(root, "native-created-%d.bcolz" % len(CREATED))
-            shutil.rmtree(target["out"], ignore_errors=True)
-            CREATED.append(target["out"])
+            # Every run writes into a directory of its own (see bench_child.CreatedDirectories).
+            target["out"] = CREATED.fresh(root)
 
-        _, times = timed(lambda: write_carray(target["out"], source, 65536), runs, before=fresh_directory)
+        _, times, faults = timed(lambda: write_carray(target["out"], source, 65536), runs, before=fresh_directory)
         # Correct if it reads back as the source.
         check = bool(np.array_equal(read_all(target["out"]), source))
         result = {"roundTrips": check}
     elif op == "readall":
-        values, times = timed(lambda: read_all(carray), runs)
+        values, times, faults = timed(lambda: read_all(carray), runs)
         result = {"length": int(len(values)), "sum": float(values.sum()), "first": float(values[0]), "last": float(values[-1])}
     elif op == "sum":
-        total, times = timed(lambda: op_sum(carray), runs)
+        total, times, faults = timed(lambda: op_sum(carray), runs)
         result = {"sum": total}
     elif op == "column":
-        values, times = timed(lambda: read_all(column), runs)
+        values, times, faults = timed(lambda: read_all(column), runs)
         result = {"length": int(len(values)), "sum": float(values.sum()), "first": float(values[0]), "last": float(values[-1])}
     elif op == "get":
-        values, times = timed(lambda: op_get(carray, req["indices"]), runs)
+        values, times, faults = timed(lambda: op_get(carray, req["indices"]), runs)
         result = {"values": values}
     elif op == "take":
-        values, times = timed(lambda: op_take(carray, req["indices"]), runs)
+        values, times, faults = timed(lambda: op_take(carray, req["indices"]), runs)
         result = {"values": values.tolist()}
     elif op in ("where", "whererows", "where2", "where2rows"):
         if numexpr is None:
             return {"ok": True, "na": NUMEXPR_ERROR}
         table = os.path.join(root, "ctable.bcolz")
         as_ = "count" if op in ("where", "where2") else "rows"
-        value, times = timed(lambda: op_where(table, req["expression"], req["columns"], as_), runs)
+        value, times, faults = timed(lambda: op_where(table, req["expression"], req["columns"], as_), runs)
         result = {"count": value} if as_ == "count" else rows_digest(value)
     else:
         return {"ok": False, "error": f"unknown op {op}"}
-    return {"ok": True, "median": median(times), "times": times, "result": result}
+    return {"ok": True, "median": median(times), "times": times, "faults": faults, "result": result}
 
 
 def cmd_check_dir(req):
@@ -499,17 +443,7 @@ def main():
     blosc.set_nthreads(1)
     if numexpr is not None:
         numexpr.set_num_threads(1)  # one thread, like c-blosc here
-    handlers = {"gen": cmd_gen, "run": cmd_run, "check_dir": cmd_check_dir, "versions": cmd_versions, "zarr": cmd_zarr, "gen_scale": cmd_gen_scale, "remove_created": cmd_remove_created}
-    for line in sys.stdin:
-        req = json.loads(line)
-        if req.get("cmd") == "quit":
-            break
-        try:
-            reply = handlers[req["cmd"]](req)
-        except Exception as error:  # reported to the caller, which prints FAIL
-            reply = {"ok": False, "error": f"{type(error).__name__}: {error}"}
-        sys.stdout.write(json.dumps(reply) + "\n")
-        sys.stdout.flush()
+    serve({"gen": cmd_gen, "run": cmd_run, "check_dir": cmd_check_dir, "versions": cmd_versions, "zarr": cmd_zarr, "gen_scale": cmd_gen_scale, "remove_created": CREATED.remove_all})
 
 
 if __name__ == "__main__":
