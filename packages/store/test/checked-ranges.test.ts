@@ -1,6 +1,6 @@
 // Format-2 single-row reads through segment checksums (src/checked-ranges.ts): after a read has
 // checked a chunk whole, later rows of it read only byte pieces, and only bytes whose segments
-// have the checked CRC-32s are ever decoded.
+// have the checked sums are ever decoded.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BcolzError } from "@fmt/errors";
