@@ -1,7 +1,7 @@
 /**
  * Single-row reads of format-2 chunks that do not read the chunk whole every time. Format 2
  * checks a checksum over each whole chunk (spec/v2.md §6), so a row costs reading and checksumming
- * its whole chunk. Once a read has checked a chunk whole, the reader remembers an Adler-32 of each
+ * its whole chunk. Once a read has checked a chunk whole, the reader remembers a checksum of each
  * {@link SEGMENT}-byte segment of it ({@link chunkSumsOf}, from the bytes that matched the stored
  * checksum); a later row of that chunk reads only the byte ranges it needs (rounded out to whole
  * segments) and uses them when every segment has its remembered sum ({@link readCheckedRanges}),
@@ -9,30 +9,35 @@
  * differ are never decoded: the caller reads and checks the chunk whole again, which reports a
  * damaged chunk as before.
  *
- * Why Adler-32: it is the format's default chunk checksum, detects every single-bit change as
- * CRC-32 does (§6, "What is guaranteed"), and runs in WebAssembly SIMD at ~12 GB/s where Node's
- * zlib CRC-32 runs at ~3 GB/s. A format-2 single-row read checks seven or eight segments; with
- * CRC-32 they took 8 % of it (`perf`), and 2,000 such reads took 6–10 % longer
- * (tools/bench/README.md, "Issue 16, step by step (2026-11-30, third morning session)").
+ * Which checksum ({@link SegmentSums}, the layout's choice): Adler-32 in files whose chunks carry
+ * Adler-32 (the format's default), CRC-32 in all others. A change confined to one segment that
+ * Adler-32 misses there also leaves the whole chunk's Adler-32 unchanged (the sums weigh bytes by
+ * their distance from the end), so segments are never checked more weakly than the file checks
+ * its chunks; CRC-32 catches more (every error of up to three bits and every burst of up to 32
+ * within a segment), and files that ask for it or for a hash keep it. Adler-32 runs in WebAssembly
+ * SIMD at ~12 GB/s where Node's zlib CRC-32 runs at ~3 GB/s: a format-2 single-row read checks
+ * seven or eight segments, which took 8 % of it with CRC-32 (`perf`), and 2,000 such reads of an
+ * Adler-32 file took 7–11 % longer (tools/bench/README.md, "Issue 16, step by step (2026-11-30,
+ * third morning session)").
  *
  * @example
  * ```ts
- * const known = chunkSumsOf(verifiedChunk);
+ * const known = chunkSumsOf(verifiedChunk, "adler32");
  * const parts = await readCheckedRanges(known, pieces, (windows) => layout.rawRanges!(7, windows));
  * ```
  * @module
  */
 import { FormatError } from "@fmt/errors";
-import { adler32 } from "@fmt/header";
+import { adler32, crc32 } from "@fmt/header";
 import type { LoadedChunk } from "./carray-read-types.js";
 import type { ChunkCache } from "./chunk-cache.js";
-import type { ChunkLayout } from "./layout.js";
+import type { ChunkLayout, SegmentSums } from "./layout.js";
 
 /** Bytes per remembered sum: a few kilobytes, as single-row reads of format 1 read (~11 KB). */
 export const SEGMENT = 2048;
 
 /**
- * A checked chunk's length (`cbytes`) and the Adler-32 of each of its {@link SEGMENT}-byte segments
+ * A checked chunk's length (`cbytes`), which checksum (`kind`), and that checksum of each of its {@link SEGMENT}-byte segments
  * (the last one shorter).
  *
  * @example
@@ -42,8 +47,11 @@ export const SEGMENT = 2048;
  */
 export interface ChunkSums {
   readonly cbytes: number;
+  readonly kind: SegmentSums;
   readonly sums: Uint32Array;
 }
+
+const SEGMENT_SUM: { readonly [kind in SegmentSums]: (bytes: Uint8Array) => number } = { adler32: (bytes) => adler32(bytes), crc32: (bytes) => crc32(bytes) };
 
 /** A byte range of a chunk. */
 interface Window {
@@ -52,18 +60,19 @@ interface Window {
 }
 
 /**
- * The segment checksums of `chunk` (a Blosc chunk cut at `cbytes`) whose bytes the caller has
- * checked: its stored checksum matched.
+ * The `kind` checksums of the segments of `chunk` (a Blosc chunk cut at `cbytes`) whose bytes the
+ * caller has checked: its stored checksum matched.
  *
  * @example
  * ```ts
- * const known = chunkSumsOf(loaded.chunk);
+ * const known = chunkSumsOf(loaded.chunk, layout.segmentSums ?? "crc32");
  * ```
  */
-export function chunkSumsOf(chunk: Uint8Array): ChunkSums {
+export function chunkSumsOf(chunk: Uint8Array, kind: SegmentSums): ChunkSums {
+  const sum = SEGMENT_SUM[kind];
   const sums = new Uint32Array(Math.ceil(chunk.length / SEGMENT));
-  for (let k = 0; k < sums.length; k++) sums[k] = adler32(chunk.subarray(k * SEGMENT, (k + 1) * SEGMENT));
-  return { cbytes: chunk.length, sums };
+  for (let k = 0; k < sums.length; k++) sums[k] = sum(chunk.subarray(k * SEGMENT, (k + 1) * SEGMENT));
+  return { cbytes: chunk.length, kind, sums };
 }
 
 /**
@@ -98,12 +107,13 @@ export async function readCheckedRanges(
   }
   const got = await read(windows);
   if (got === undefined) return undefined;
+  const sum = SEGMENT_SUM[known.kind];
   for (let n = 0; n < windows.length; n++) {
     const w = windows[n]!;
     const bytes = got[n];
     if (bytes === undefined || bytes.length < w.length) return "differ";
     for (let at = 0; at < w.length; at += SEGMENT) {
-      if (adler32(bytes.subarray(at, Math.min(w.length, at + SEGMENT))) !== known.sums[(w.offset + at) / SEGMENT]) return "differ";
+      if (sum(bytes.subarray(at, Math.min(w.length, at + SEGMENT))) !== known.sums[(w.offset + at) / SEGMENT]) return "differ";
     }
   }
   return pieces.map((p) => {
@@ -128,7 +138,7 @@ export async function readCheckedRanges(
 export function learnChunkSums(cache: ChunkCache, layout: ChunkLayout, index: number, loaded: LoadedChunk): void {
   if (layout.rawRanges === undefined) return;
   cache.forgetStreams(index);
-  cache.putChunkSums(index, loaded.storedNbytes === loaded.nbytes && cache.keepsChunkSums(loaded.chunk.length) ? chunkSumsOf(loaded.chunk) : undefined);
+  cache.putChunkSums(index, loaded.storedNbytes === loaded.nbytes && cache.keepsChunkSums(loaded.chunk.length) ? chunkSumsOf(loaded.chunk, layout.segmentSums ?? "crc32") : undefined);
 }
 
 /**

@@ -295,7 +295,7 @@ export class ChunkCache {
    *
    * @example
    * ```ts
-   * cache.putChunkSums(7, chunkSumsOf(chunk));
+   * cache.putChunkSums(7, chunkSumsOf(chunk, "crc32"));
    * ```
    */
   putChunkSums(index: number, sums: ChunkSums | undefined): void {
@@ -321,7 +321,7 @@ export class ChunkCache {
    *
    * @example
    * ```ts
-   * if (cache.keepsChunkSums(chunk.length)) cache.putChunkSums(7, chunkSumsOf(chunk));
+   * if (cache.keepsChunkSums(chunk.length)) cache.putChunkSums(7, chunkSumsOf(chunk, "crc32"));
    * ```
    */
   keepsChunkSums(cbytes: number): boolean {

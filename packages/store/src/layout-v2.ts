@@ -21,7 +21,7 @@ import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import { encodeMetadata, serializeShapeV2 } from "@fmt/meta";
 import { joinKey } from "./internal.js";
 import { SuperchunkWriter, writesAtOnce } from "./superchunk-writer.js";
-import type { ChunkFetch, ChunkLayoutWriter, ChunkWriteOptions, InputBuffers, LayoutGeometry, StoredChunk } from "./layout.js";
+import type { ChunkFetch, ChunkLayoutWriter, ChunkWriteOptions, InputBuffers, LayoutGeometry, SegmentSums, StoredChunk } from "./layout.js";
 import { chunkFromSlot, chunkOffset, loadSuperchunkIndex, offloadedCrc32, slotReadLength } from "./superchunk-index.js";
 import type { IndexExpectation, SuperchunkIndex } from "./superchunk-index.js";
 
@@ -163,6 +163,11 @@ export class LayoutV2 implements ChunkLayoutWriter {
       const again = await this.#index(s, true);
       return this.#readIndexed(again, i, g, buffer);
     }
+  }
+
+  /** Adler-32 for files checked with Adler-32, CRC-32 for the others (see `ChunkLayout.segmentSums`). */
+  get segmentSums(): SegmentSums {
+    return checksumKind(this.#settings.checksumId).name === "adler32" ? "adler32" : "crc32";
   }
 
   get rawRanges(): ((g: number, windows: readonly { offset: number; length: number }[]) => Promise<Uint8Array[] | undefined>) | undefined {

@@ -108,6 +108,17 @@ export interface ChunkWriteOptions {
 }
 
 /**
+ * The checksums single-row reads remember per segment of a checked chunk (see
+ * {@link ChunkLayout.segmentSums}).
+ *
+ * @example
+ * ```ts
+ * const kind: SegmentSums = "adler32";
+ * ```
+ */
+export type SegmentSums = "adler32" | "crc32";
+
+/**
  * Where a carray's chunks live, for reading.
  *
  * @example
@@ -158,6 +169,12 @@ export interface ChunkLayout {
    * check checksums (none stored, or the caller opted out) or this handle writes.
    */
   readonly rawRanges?: ((g: number, windows: readonly { offset: number; length: number }[]) => Promise<Uint8Array[] | undefined>) | undefined;
+  /**
+   * The checksum a reader remembers for each segment of a checked chunk, to check the
+   * {@link rawRanges} it reads again (checked-ranges.ts): the file's own when it is Adler-32,
+   * CRC-32 otherwise, so that no segment is checked more weakly than the file checks its chunks.
+   */
+  readonly segmentSums?: SegmentSums;
   /** Forgets what the layout learnt about files (after a write through another handle). */
   forget(): void;
 }

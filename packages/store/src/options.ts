@@ -59,7 +59,8 @@ export interface OpenOptions {
    * not fill it). Least recently used entries go first; every write through this array
    * invalidates what it changes. `0` turns the cache off. Default 4 MiB. Writes made through
    * another handle or process are not seen: reopen the array to see them. Format 2 adds, in up
-   * to a quarter more, CRC-32s of 2 KiB segments of chunks that single-row reads checked whole,
+   * to a quarter more, checksums of 2 KiB segments of chunks that single-row reads checked whole
+   * (Adler-32 where the file checks its chunks with Adler-32, CRC-32 otherwise),
    * so that later rows of those chunks read a few segments instead of the whole chunk (bytes
    * that differ from the checked ones are never decoded; see spec/v2.md §6). Apart from it, the
    * readers of a thread keep up to 24 MiB of input buffers that their bulk reads gave back, until

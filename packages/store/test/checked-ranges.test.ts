@@ -1,6 +1,7 @@
 // Format-2 single-row reads through segment checksums (src/checked-ranges.ts): after a read has
 // checked a chunk whole, later rows of it read only byte pieces, and only bytes whose segments
 // have the checked sums are ever decoded.
+import { crc32 as zlibCrc32, deflateSync } from "node:zlib";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BcolzError } from "@fmt/errors";
@@ -9,6 +10,7 @@ import type { ByteRange, ReadableStore } from "@fmt/fs-adapters";
 import { createCarray, openCarray } from "@fmt/store";
 import { ChunkCache } from "../src/chunk-cache.js";
 import { SEGMENT, chunkSumsOf, readCheckedRanges } from "../src/checked-ranges.js";
+import { LayoutV2 } from "../src/layout-v2.js";
 
 /** A store that records the ranges read from data files (no getRanges: one getRange per window). */
 class RangeCountingStore implements ReadableStore {
@@ -43,22 +45,55 @@ function near(n: number, seed: number): Float64Array {
 const CHUNKLEN = 16384; // 128 KiB chunks: more than the 64 KiB cache below keeps
 const OPTIONS = { dtype: "<f8", chunklen: CHUNKLEN, formatVersion: 2, checksum: "crc32", superchunksize: 8 } as const;
 
-async function dataset(): Promise<{ inner: MemoryStore; values: Float64Array }> {
+async function dataset(checksum: "crc32" | "adler32" = "crc32"): Promise<{ inner: MemoryStore; values: Float64Array }> {
   const values = near(10 * CHUNKLEN, 11);
   const inner = new MemoryStore();
-  await (await createCarray(inner, "a", values, OPTIONS)).close();
+  await (await createCarray(inner, "a", values, { ...OPTIONS, checksum })).close();
   return { inner, values };
 }
 
+/** zlib's own Adler-32 of `bytes`: the trailer of a zlib stream (RFC 1950), big-endian. */
+function zlibAdler32(bytes: Uint8Array): number {
+  const stream = deflateSync(bytes, { level: 0 });
+  return new DataView(stream.buffer, stream.byteOffset + stream.length - 4, 4).getUint32(0, false);
+}
+const ORACLE = { adler32: zlibAdler32, crc32: (bytes: Uint8Array) => zlibCrc32(bytes) >>> 0 } as const;
+const KINDS = ["adler32", "crc32"] as const;
+
+describe("the segment checksum a format-2 file gets", () => {
+  it("is Adler-32 where its chunks carry Adler-32, CRC-32 for CRC-32, a hash or none", () => {
+    const layout = (checksumId: number) => new LayoutV2(new MemoryStore(), { path: "", chunklen: 2, atomSize: 8, length: () => 0 }, { superchunksize: 8, checksumId, spare: 10, typesize: 8, verify: true }, undefined);
+    // Ids of spec/v2.md: 0 none, 1 adler32, 2 crc32, 3 md5 … 8 sha512.
+    expect([0, 1, 2, 3, 6, 8].map((id) => layout(id).segmentSums)).toEqual(["crc32", "adler32", "crc32", "crc32", "crc32", "crc32"]);
+  });
+});
+
+describe("chunkSumsOf", () => {
+  it.each(KINDS)("remembers zlib's %s of every segment, the last one short", (kind) => {
+    fc.assert(
+      // size "max": fast-check's default size keeps arrays to a dozen bytes, inside one segment.
+      fc.property(fc.uint8Array({ minLength: 1, maxLength: 5 * SEGMENT + 7, size: "max" }), (chunk) => {
+        const known = chunkSumsOf(chunk, kind);
+        expect(known.kind).toBe(kind);
+        expect(known.cbytes).toBe(chunk.length);
+        expect([...known.sums]).toEqual(Array.from({ length: Math.ceil(chunk.length / SEGMENT) }, (_, k) => ORACLE[kind](chunk.subarray(k * SEGMENT, (k + 1) * SEGMENT))));
+      }),
+      { endOnFailure: true },
+    );
+  });
+});
+
 describe("readCheckedRanges", () => {
-  it("gives the pieces of the checked bytes, and refuses bytes that differ", async () => {
+  it.each(KINDS)("gives the pieces of the checked bytes, and refuses bytes that differ (%s)", async (kind) => {
     await fc.assert(
       fc.asyncProperty(
-        fc.uint8Array({ minLength: 1, maxLength: 5 * SEGMENT }),
+        // Chunks of up to five segments (fast-check's default size stays inside one).
+        fc.uint8Array({ minLength: 1, maxLength: 5 * SEGMENT, size: "max" }),
         fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 3000 })), { minLength: 1, maxLength: 6 }),
         fc.nat(),
-        async (chunk, raw, flipAt) => {
-          const known = chunkSumsOf(chunk);
+        fc.nat(),
+        async (chunk, raw, flipAt, other) => {
+          const known = chunkSumsOf(chunk, kind);
           const pieces = raw.map(([o, l]) => {
             const offset = o % chunk.length;
             return { offset, length: Math.min(l, chunk.length - offset) };
@@ -68,22 +103,36 @@ describe("readCheckedRanges", () => {
             const got = await readCheckedRanges(known, pieces, read(chunk));
             expect(got).not.toBe("differ");
             (got as Uint8Array[]).forEach((bytes, n) => expect([...bytes]).toEqual([...chunk.subarray(pieces[n]!.offset, pieces[n]!.offset + pieces[n]!.length)]));
-            // One byte changed inside a window read (segments are read whole): refused.
+            // One byte changed anywhere in what a window reads (its piece rounded out to whole
+            // segments, the chunk's short tail included): refused.
             const w = pieces[flipAt % pieces.length]!;
-            const segmentStart = Math.floor(w.offset / SEGMENT) * SEGMENT;
-            const at = segmentStart + (flipAt % Math.min(SEGMENT, chunk.length - segmentStart));
+            const start = Math.floor(w.offset / SEGMENT) * SEGMENT;
+            const end = Math.min(chunk.length, Math.ceil((w.offset + w.length) / SEGMENT) * SEGMENT);
+            const at = start + (other % (end - start));
             const changed = chunk.slice();
             changed[at]! ^= 1 + (flipAt % 255);
             expect(await readCheckedRanges(known, pieces, read(changed))).toBe("differ");
+            // Two different bytes of one segment swapped: refused too.
+            const segment = Math.floor(at / SEGMENT) * SEGMENT;
+            const partner = segment + ((at - segment + 1 + (flipAt % SEGMENT)) % Math.min(SEGMENT, chunk.length - segment));
+            if (chunk[partner] !== chunk[at]) {
+              const swapped = chunk.slice();
+              swapped[at] = chunk[partner]!;
+              swapped[partner] = chunk[at]!;
+              expect(await readCheckedRanges(known, pieces, read(swapped))).toBe("differ");
+            }
           }
         },
       ),
+      // A failure is reported as found (seed and path replay it): shrinking chunks of several
+      // kilobytes through an async property took minutes.
+      { endOnFailure: true },
     );
   });
 
   it("refuses a short read, passes on a missing one, and leaves pieces outside the chunk alone", async () => {
     const chunk = new Uint8Array(3 * SEGMENT + 5).map((_, i) => i * 31);
-    const known = chunkSumsOf(chunk);
+    const known = chunkSumsOf(chunk, "adler32");
     const pieces = [{ offset: SEGMENT + 3, length: 10 }];
     expect(await readCheckedRanges(known, pieces, async (ws) => ws.map((w) => chunk.slice(w.offset, w.offset + w.length - 1)))).toBe("differ");
     expect(await readCheckedRanges(known, pieces, async () => undefined)).toBeUndefined();
@@ -100,7 +149,7 @@ describe("readCheckedRanges", () => {
 describe("ChunkCache segment checksums", () => {
   it("are kept in a quarter of the budget, the oldest forgotten first, and dropped with their chunk", () => {
     const cache = new ChunkCache(4096); // 1,024 bytes of checksums
-    const sums = (n: number) => ({ cbytes: n * SEGMENT, sums: new Uint32Array(n) }); // 4n + 128 bytes
+    const sums = (n: number) => ({ cbytes: n * SEGMENT, kind: "crc32" as const, sums: new Uint32Array(n) }); // 4n + 128 bytes
     cache.putChunkSums(0, sums(100)); // 528
     cache.putChunkSums(1, sums(100)); // 1,056 in all: chunk 0 goes
     expect(cache.chunkSums(0)).toBeUndefined();
@@ -123,8 +172,8 @@ describe("ChunkCache segment checksums", () => {
 });
 
 describe("format 2: single rows of a checked chunk", () => {
-  it("read a few segments instead of the chunk, and give the stored values", async () => {
-    const { inner, values } = await dataset();
+  it.each(KINDS)("read a few segments instead of the chunk, and give the stored values (%s file)", async (checksum) => {
+    const { inner, values } = await dataset(checksum);
     const store = new RangeCountingStore(inner);
     const a = await openCarray(store, "a", { cacheBytes: 64 * 1024 });
     const k = 3;
@@ -152,8 +201,8 @@ describe("format 2: single rows of a checked chunk", () => {
     }
   });
 
-  it("never decode bytes changed after the check: the chunk is checked whole again", async () => {
-    const { inner, values } = await dataset();
+  it.each(KINDS)("never decode bytes changed after the check: the chunk is checked whole again (%s file)", async (checksum) => {
+    const { inner, values } = await dataset(checksum);
     const store = new RangeCountingStore(inner);
     const a = await openCarray(store, "a", { cacheBytes: 64 * 1024 });
     const row = 9000;
