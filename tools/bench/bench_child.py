@@ -51,6 +51,13 @@ def timed(fn, runs, before=None):
     return result, times, faults
 
 
+def empty_files(directory):
+    """Truncates every file below `directory` to 0 bytes (see CreatedDirectories)."""
+    for parent, _, files in os.walk(directory):
+        for name in files:
+            os.truncate(os.path.join(parent, name), 0)
+
+
 class CreatedDirectories:
     """The directories the create runs wrote, removed once at the end of the bench (`remove_all`).
 
@@ -70,9 +77,7 @@ class CreatedDirectories:
     def fresh(self, root):
         """A new directory path under `root` for the next run; the previous run's files emptied."""
         if self.paths:
-            for parent, _, files in os.walk(self.paths[-1]):
-                for name in files:
-                    os.truncate(os.path.join(parent, name), 0)
+            empty_files(self.paths[-1])
         path = os.path.join(root, "%s-created-%d.bcolz" % (self.prefix, len(self.paths)))
         shutil.rmtree(path, ignore_errors=True)
         self.paths.append(path)

@@ -70,7 +70,7 @@ const operations = {
   },
 };
 // Untimed before each run: create writes into an empty directory. Unlike the bench (a new
-// directory per run, see store_native.py's CREATED) the same one is removed and made again, so on
+// directory per run, see bench_child.py's CreatedDirectories) the same one is removed and made again, so on
 // ext4 without a journal the opens of a run scan past the inodes the removal freed; set
 // PROFILE_CREATED_DIR to a directory on tmpfs (/dev/shm/…) to leave the file system out.
 const before = () => {

@@ -341,7 +341,7 @@ async function main() {
   } finally {
     // The create rows' directories (every side's) go only now, once, whatever happened: removed
     // between rows, their inodes would slow the file creations of the next create row (see
-    // store_native.py's CREATED).
+    // bench_child.py's CreatedDirectories).
     for (const remove of removeCreated) remove();
     await native.request({ cmd: "remove_created" }).catch(() => undefined);
     await native.close();

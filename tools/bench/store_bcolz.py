@@ -37,7 +37,9 @@ import sys
 
 import numpy as np
 
-from bench_child import WARMUPS, CreatedDirectories, median, serve, timed
+# bench_child.py sits beside this file (also when sys.path leaves the script's directory out).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_child import WARMUPS, CreatedDirectories, median, serve, timed  # noqa: E402
 
 for _name, _value in (("float", float), ("int", int), ("bool", bool), ("object", object), ("str", str), ("long", int), ("unicode", str), ("complex", complex)):
     if _name not in np.__dict__:

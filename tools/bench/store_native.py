@@ -29,13 +29,16 @@ time.perf_counter() around the work only.
 import json
 import os
 import shutil
+import sys
 
 import hashlib
 
 import blosc
 import numpy as np
 
-from bench_child import WARMUPS, CreatedDirectories, median, serve, timed
+# bench_child.py sits beside this file (also when sys.path leaves the script's directory out).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_child import WARMUPS, CreatedDirectories, empty_files, median, serve, timed  # noqa: E402,F401 (empty_files: phases.mjs)
 
 try:  # optional: the where rows read n/a without it
     import numexpr

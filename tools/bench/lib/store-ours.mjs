@@ -153,7 +153,7 @@ export function ourOperations(lib, data) {
   // Every create run writes into a directory of its own, removed only by `cleanup` at the end of
   // the bench, the previous run's files emptied before the next run, as store_native.py does: a
   // removal between runs leaves freed inodes that ext4 without a journal avoids reusing for a
-  // minute or more, scanning past them in every later open(O_CREAT) (see store_native.py's CREATED).
+  // minute or more, scanning past them in every later open(O_CREAT) (see bench_child.py's CreatedDirectories).
   const createdDirs = [];
   /** create into a fresh directory; `storeOptions` of the FileSystemStore (fsync or not). */
   let pool;
