@@ -37,8 +37,8 @@ import type { ChunkLayout, SegmentSums } from "./layout.js";
 export const SEGMENT = 2048;
 
 /**
- * A checked chunk's length (`cbytes`), which checksum (`kind`), and that checksum of each of its {@link SEGMENT}-byte segments
- * (the last one shorter).
+ * A checked chunk's length (`cbytes`), which checksum its segments get (`kind`), and that checksum
+ * of each of its {@link SEGMENT}-byte segments (the last one shorter).
  *
  * @example
  * ```ts
@@ -51,6 +51,7 @@ export interface ChunkSums {
   readonly sums: Uint32Array;
 }
 
+// Fresh sums, starting from each checksum's empty value.
 const SEGMENT_SUM: { readonly [kind in SegmentSums]: (bytes: Uint8Array) => number } = { adler32: (bytes) => adler32(bytes), crc32: (bytes) => crc32(bytes) };
 
 /** A byte range of a chunk. */
