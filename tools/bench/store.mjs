@@ -118,7 +118,8 @@ async function measureOurs(op, runs, check = () => undefined) {
 }
 
 async function measureFloor(native, request, check = () => undefined) {
-  const reply = await native.request({ cmd: "run", ...request });
+  // A child that died answers with a FAIL cell, not the end of the bench.
+  const reply = await native.request({ cmd: "run", ...request }).catch((error) => ({ ok: false, error: firstLine(error) }));
   if (!reply.ok) return fail(reply.error);
   if (reply.na !== undefined) return na(reply.na);
   const problem = check(reply.result);
