@@ -109,6 +109,7 @@ import json, os, shutil, sys, time
 sys.path.insert(0, ${JSON.stringify(HERE)})
 import numpy as np
 import store_native as sn
+from bench_child import empty_files
 sn.blosc.set_nthreads(1)
 spent = {"codec": 0.0, "open": 0.0, "io_close": 0.0}
 real_open, real_blosc = open, sn.blosc
@@ -133,7 +134,7 @@ src = np.fromfile(os.path.join(${JSON.stringify(DATA)}, "carray-source.f8"), dty
 rows, made = [], []
 for i in range(${runs} + 2):
     if ${JSON.stringify(op)} == "create":
-        if made: sn.empty_files(made[-1])
+        if made: empty_files(made[-1])
         out = os.path.join(${JSON.stringify(dir)}, "phases-native-%d.bcolz" % i)
         shutil.rmtree(out, ignore_errors=True); made.append(out)
     for k in spent: spent[k] = 0.0

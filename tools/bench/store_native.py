@@ -38,7 +38,7 @@ import numpy as np
 
 # bench_child.py sits beside this file (also when sys.path leaves the script's directory out).
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_child import WARMUPS, CreatedDirectories, empty_files, median, serve, timed  # noqa: E402,F401 (empty_files: phases.mjs)
+from bench_child import WARMUPS, CreatedDirectories, median, serve, timed  # noqa: E402
 
 try:  # optional: the where rows read n/a without it
     import numexpr

@@ -52,7 +52,7 @@ export interface ChunkSums {
 }
 
 // Fresh sums, starting from each checksum's empty value.
-const SEGMENT_SUM: { readonly [kind in SegmentSums]: (bytes: Uint8Array) => number } = { adler32: (bytes) => adler32(bytes), crc32: (bytes) => crc32(bytes) };
+const SEGMENT_SUM: { readonly [kind in SegmentSums]: (bytes: Uint8Array) => number } = { adler32, crc32 };
 
 /** A byte range of a chunk. */
 interface Window {
