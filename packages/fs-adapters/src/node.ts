@@ -12,15 +12,16 @@
  */
 
 import { hostname } from "node:os";
-import { mkdir, open, readdir, stat, unlink } from "node:fs/promises";
+import { mkdir, open, stat, unlink } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import * as nodePath from "node:path";
 import { ConflictError, FormatError, StorageError, UsageError } from "@fmt/errors";
 import { DEFAULT_MAX_VALUE_BYTES } from "./file-system-options.js";
 import type { FileSystemStoreOptions } from "./file-system-options.js";
-import { isMissing, refuseLinksBetween, refuseLinksBetweenSync, removeTemporaryFiles, storageFailure, systemErrorCode as errorCode, TEMP_PATTERN } from "./file-safety-node.js";
+import { isMissing, refuseLinksBetween, refuseLinksBetweenSync, removeTemporaryFiles, storageFailure, systemErrorCode as errorCode } from "./file-safety-node.js";
 import { SYNC_PARALLELISM, syncDirectory, syncFile } from "./flush-node.js";
 import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./index.js";
+import { walk, walkSync } from "./list-node.js";
 import { openRegularFile, readAt } from "./read-async-node.js";
 import { readFileChecked, readRangesChecked } from "./read-sync-node.js";
 import { writeFileAtomically } from "./write-async-node.js";
@@ -56,7 +57,9 @@ const KNOWN_PATHS = 4096;
  *   costs one entry, and a writer that deletes every listed key of a tree removes links, never
  *   files outside the root. A missing root gives `[]`. Temporary files of unfinished `put`s
  *   (`*.fmt-tmp-<16 hex>`) are not listed. The directory of the prefix itself is reached like
- *   any read path (links there are followed).
+ *   any read path (links there are followed). With `io: "sync"` the walk happens in the call, so
+ *   a put called after `list` is never seen by it, and a file that stood before is (even while a
+ *   later in-place put replaces it).
  * - `put` creates parent directories, writes a uniquely named temporary file next to the target,
  *   flushes it to disk (fsync) and renames it over the target, then flushes the directory, so
  *   readers see the old or the new content, never a partial one, and the new content survives a
@@ -287,30 +290,14 @@ export class FileSystemStore implements WritableStore {
     const cut = prefix.lastIndexOf("/");
     const dirKey = cut < 0 ? "" : prefix.slice(0, cut);
     const keys: string[] = [];
-    await this.#walk(dirKey === "" ? this.root : this.pathOf(dirKey), dirKey, prefix, keys);
+    const dir = dirKey === "" ? this.root : this.pathOf(dirKey);
+    // With io "sync" the walk happens in the call, like get's read: a put called after list (and
+    // not awaited) cannot run between list's call and its readdir. An in-place put removes the
+    // old file before the write thread creates the new one, so a walk running later on the
+    // thread pool could find neither.
+    if (this.io === "sync") walkSync(dir, dirKey, prefix, keys);
+    else await walk(dir, dirKey, prefix, keys);
     return keys.sort();
-  }
-
-  // Entry types come from the directory itself (lstat semantics): a link is never descended,
-  // so a link to "/" or a link cycle costs one entry, and deleting what list returned removes
-  // links, never what they point to.
-  async #walk(dir: string, dirKey: string, prefix: string, out: string[]): Promise<void> {
-    let entries;
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch (error) {
-      if (isMissing(error)) return;
-      throw storageFailure(error, dirKey === "" ? "." : dirKey, "list the directory");
-    }
-    for (const entry of entries) {
-      const name = entry.name;
-      if (TEMP_PATTERN.test(name)) continue;
-      const key = dirKey === "" ? name : `${dirKey}/${name}`;
-      // Skip subtrees that cannot contain a match: the key must extend the prefix or vice versa.
-      if (!key.startsWith(prefix) && !prefix.startsWith(`${key}/`)) continue;
-      if (entry.isDirectory()) await this.#walk(nodePath.join(dir, name), key, prefix, out);
-      else if (key.startsWith(prefix)) out.push(key);
-    }
   }
 
   /**
@@ -591,3 +578,4 @@ export class FileSystemStore implements WritableStore {
     }
   }
 }
+

@@ -4,8 +4,8 @@
 // its queued files are written.
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { rmSync, writeFileSync } from "node:fs";
-import { link, lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { closeSync, constants, openSync, rmSync, writeFileSync } from "node:fs";
+import { link, lstat, mkdir, mkdtemp, open as openAsync, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import type { FileHandle, open } from "node:fs/promises";
 import { createRequire, syncBuiltinESMExports } from "node:module";
 import { tmpdir } from "node:os";
@@ -35,6 +35,18 @@ afterAll(async () => {
 let counter = 0;
 function freshRoot(): string {
   return join(scratch, `case-${counter++}`);
+}
+
+/** Opens the FIFO's writer end (without blocking) once a reader has it open; tries for 10 s. */
+function openWhenRead(fifo: string): number {
+  for (let tries = 0; ; tries++) {
+    try {
+      return openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENXIO" || tries === 10_000) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+    }
+  }
 }
 
 /** `length` bytes starting `offset` bytes into a larger array (any alignment), filled from `seed`. */
@@ -191,6 +203,31 @@ describe("FileSystemStore with the write thread", () => {
     expect(await listed).toEqual(["data/__0.blp"]);
     expect([...(await afterAtomic)!]).toEqual([5, 6]);
     expect(await gone).toBeUndefined();
+  });
+
+  it("lists in the call with io: sync: a put called after list, not awaited, is not seen, even when the thread pool is busy", async () => {
+    // The CI once saw list miss a file that an in-place put (after it, not awaited) was replacing:
+    // the walk ran later on the thread pool, between the unlink and the new file. Here every
+    // pool thread is held on the open of a FIFO, so a walk on the pool runs only after the puts.
+    for (const writeThread of [false, true]) {
+      const root = freshRoot();
+      const store = new FileSystemStore(root, { fsync: false, writeThread });
+      await store.put("data/__0.blp", new Uint8Array([1]), NEW_FILE);
+      const fifo = join(root, "hold");
+      execFileSync("mkfifo", [fifo]);
+      const poolThreads = Math.max(4, Number(process.env["UV_THREADPOOL_SIZE"] ?? 4));
+      const held = Array.from({ length: poolThreads }, () => openAsync(fifo, "r").then((handle) => handle.close()));
+      const listed = store.list("data/");
+      const replaced = store.put("data/__0.blp", new Uint8Array([2]), NEW_FILE);
+      const added = store.put("data/__1.blp", new Uint8Array([3]), writeThread ? NEW_FILE : { durable: false });
+      await Promise.all([replaced, added]);
+      // The writer end opens once a reader waits on the FIFO; kept open until every reader is through.
+      const writer = openWhenRead(fifo);
+      await Promise.all(held);
+      closeSync(writer);
+      expect(await listed, `writeThread ${writeThread}`).toEqual(["data/__0.blp"]);
+      expect(await store.list("data/")).toEqual(["data/__0.blp", "data/__1.blp"]);
+    }
   });
 
   it("writes larger values, durable puts and io: async ones on the calling thread, in order with the queue", async () => {
