@@ -11,6 +11,7 @@
  * @packageDocumentation
  */
 
+import { statSync, unlinkSync } from "node:fs";
 import { hostname } from "node:os";
 import { mkdir, open, stat, unlink } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
@@ -559,10 +560,13 @@ export class FileSystemStore implements WritableStore {
     if (!durable && this.fsync) this.#unsyncedFiles.add(file);
   }
 
-  /** Unlinks the file of `key`; a missing file is ignored, directories are kept. */
+  /** Unlinks the file of `key` (with `io: "sync"` in the call); a missing file is ignored, directories are kept. */
   async delete(key: string): Promise<void> {
     settleWriteThread();
     const file = this.pathOf(key);
+    // With io "sync" in the call, like list: a put of the key called after delete (and not
+    // awaited) must find the file gone, never be unlinked later by this delete.
+    if (this.io === "sync") return deleteFileSync(this.root, key, file);
     // A missing parent (or one that is a file) means there is nothing to delete.
     if (!(await refuseLinksBetween(this.root, key, false))) return;
     try {
@@ -579,3 +583,23 @@ export class FileSystemStore implements WritableStore {
   }
 }
 
+// FileSystemStore.delete on the calling thread, the same rules.
+function deleteFileSync(root: string, key: string, file: string): void {
+  if (!refuseLinksBetweenSync(root, key, false)) return;
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if (isMissing(error)) return;
+    // macOS reports EPERM for unlink on a directory; a directory is not a key.
+    if (errorCode(error) === "EPERM" && isDirectorySync(file)) return;
+    throw storageFailure(error, key, "delete the file");
+  }
+}
+
+function isDirectorySync(file: string): boolean {
+  try {
+    return statSync(file, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
+}

@@ -195,17 +195,16 @@ describe("FileSystemStore with the write thread", () => {
     const atomically = store.put("data/__0.blp", new Uint8Array([5, 6]));
     const afterAtomic = store.get("data/__0.blp");
     const second = store.put("data/__1.blp", new Uint8Array([7]), NEW_FILE);
-    // delete goes through the thread pool (as ever): awaited before the read that checks it.
-    await store.delete("data/__1.blp");
+    const deleted = store.delete("data/__1.blp");
     const gone = store.get("data/__1.blp");
-    await Promise.all([first, replaced, atomically, second]);
+    await Promise.all([first, replaced, atomically, second, deleted]);
     expect([...(await got)!]).toEqual([1, 2, 3]);
     expect(await listed).toEqual(["data/__0.blp"]);
     expect([...(await afterAtomic)!]).toEqual([5, 6]);
     expect(await gone).toBeUndefined();
   });
 
-  it("lists in the call with io: sync: a put called after list, not awaited, is not seen, even when the thread pool is busy", async () => {
+  it("lists and deletes in the call with io: sync: a put called after list or delete, not awaited, is not seen by it nor undone, even when the thread pool is busy", async () => {
     // The CI once saw list miss a file that an in-place put (after it, not awaited) was replacing:
     // the walk ran later on the thread pool, between the unlink and the new file. Here every
     // pool thread is held on the open of a FIFO, so a walk on the pool runs only after the puts.
@@ -227,6 +226,16 @@ describe("FileSystemStore with the write thread", () => {
       closeSync(writer);
       expect(await listed, `writeThread ${writeThread}`).toEqual(["data/__0.blp"]);
       expect(await store.list("data/")).toEqual(["data/__0.blp", "data/__1.blp"]);
+      // A delete and then a put of the same key, neither awaited: the put's file stays.
+      const heldAgain = Array.from({ length: poolThreads }, () => openAsync(fifo, "r").then((handle) => handle.close()));
+      const deleted = store.delete("data/__1.blp");
+      const putBack = store.put("data/__1.blp", new Uint8Array([4]), writeThread ? NEW_FILE : { durable: false });
+      await putBack;
+      const writerAgain = openWhenRead(fifo);
+      await Promise.all(heldAgain);
+      closeSync(writerAgain);
+      await deleted;
+      expect([...(await store.get("data/__1.blp"))!], `writeThread ${writeThread}`).toEqual([4]);
     }
   });
 
