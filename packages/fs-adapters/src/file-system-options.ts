@@ -34,11 +34,13 @@ export interface FileSystemStoreOptions {
    */
   maxValueBytes?: number;
   /**
-   * How `get`, `getRange` and `put` do their file work: `"sync"` (default) on the calling
-   * thread, `"async"` through libuv's thread pool. A synchronous read of a cached chunk file takes microseconds; an
-   * asynchronous one costs four thread-pool round trips (open, fstat, read, close), five to seven
-   * times the read itself for chunk files (see tools/bench/README.md). Choose `"async"` when the
-   * files are on a slow or network file system and the event loop must never wait for a disk.
+   * How `get`, `getRange`, `put`, `list`, `byteLength` and `delete` do their file work: `"sync"`
+   * (default) on the calling thread, in the call (so a call not awaited still keeps its place
+   * before the calls made after it), `"async"` through libuv's thread pool. A synchronous read
+   * of a cached chunk file takes microseconds; an asynchronous one costs four thread-pool round
+   * trips (open, fstat, read, close), five to seven times the read itself for chunk files (see
+   * tools/bench/README.md). Choose `"async"` when the files are on a slow or network file system
+   * and the event loop must never wait for a disk (nor for the listing of a large tree).
    * Writes follow the same choice: `put` on the calling thread (temporary file, write, rename as
    * system calls in a row) or through the thread pool.
    */

@@ -24,7 +24,7 @@ import { SYNC_PARALLELISM, syncDirectory, syncFile } from "./flush-node.js";
 import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./index.js";
 import { walk, walkSync } from "./list-node.js";
 import { openRegularFile, readAt } from "./read-async-node.js";
-import { readFileChecked, readRangesChecked } from "./read-sync-node.js";
+import { readFileChecked, readRangesChecked, regularFileSize } from "./read-sync-node.js";
 import { writeFileAtomically } from "./write-async-node.js";
 import { makeParentsSync, writeAtError, writeFileAtomicallySync, writeFileInPlaceSync, writeIntoFileSync } from "./write-sync-node.js";
 import { WRITE_AT_FLAGS, WriteAtFailure } from "./in-place-file-node.js";
@@ -68,8 +68,8 @@ const KNOWN_PATHS = 4096;
  *   {@link FileSystemStore.sync}, which flushes each such file and each touched directory once
  *   (the replacement is as atomic for readers either way). If a file stands where a directory is
  *   needed, or a directory where the file should go, it throws `ConflictError` `ALREADY_EXISTS`.
- * - `delete` unlinks the file; a missing file (or a directory) is not an error. Directories are
- *   kept even when they become empty. A key that is itself a symbolic link loses the link, never
+ * - `delete` unlinks the file (with `io: "sync"` in the call); a missing file (or a directory) is
+ *   not an error. Directories are kept even when they become empty. A key that is itself a symbolic link loses the link, never
  *   the file it points to.
  * - {@link FileSystemStore.removeStaleTemporaries} deletes the temporary files killed writers
  *   left; writers call it once they hold a dataset's lock.
@@ -113,6 +113,9 @@ export class FileSystemStore implements WritableStore {
   /** Files renamed into place by non-durable puts since the last sync, and their directories. */
   #unsyncedFiles = new Set<string>();
   #unsyncedDirectories = new Set<string>();
+  // What a failed sync had taken: the next sync flushes it too.
+  #failedFiles = new Set<string>();
+  #failedDirectories = new Set<string>();
   #lastSync: Promise<void> = Promise.resolve();
 
   /**
@@ -361,18 +364,25 @@ export class FileSystemStore implements WritableStore {
   async sync(): Promise<void> {
     settleWriteThread();
     if (!this.fsync) return;
-    // One sync at a time, each flushing what is pending when it starts: a sync that resolves has
-    // seen every earlier put flushed, even those an overlapping sync had taken (or failed on).
-    const run = this.#lastSync.catch(() => undefined).then(() => this.#flushPending());
-    this.#lastSync = run;
-    await run;
-  }
-
-  async #flushPending(): Promise<void> {
+    // What is pending is taken in the call (every queued file is written by now): a put called
+    // after sync and not awaited stays pending for the next sync. Taken later, its file could be
+    // flushed before the write thread wrote it (or found missing and skipped), and then dropped.
     const files = [...this.#unsyncedFiles];
     const directories = [...this.#unsyncedDirectories];
     this.#unsyncedFiles.clear();
     this.#unsyncedDirectories.clear();
+    // One sync at a time: a sync that resolves has seen every earlier put flushed, even those an
+    // overlapping sync had taken (or failed on: a failed run's files go to the next run).
+    const run = this.#lastSync.catch(() => undefined).then(() => this.#flush(files, directories));
+    this.#lastSync = run;
+    await run;
+  }
+
+  async #flush(taken: string[], takenDirectories: string[]): Promise<void> {
+    const files = [...new Set([...this.#failedFiles, ...taken])];
+    const directories = [...new Set([...this.#failedDirectories, ...takenDirectories])];
+    this.#failedFiles.clear();
+    this.#failedDirectories.clear();
     try {
       let next = 0;
       const worker = async (): Promise<void> => {
@@ -382,8 +392,8 @@ export class FileSystemStore implements WritableStore {
       for (const dir of directories) await syncDirectory(dir);
     } catch (error) {
       // Nothing is known to be durable: keep everything for the next attempt.
-      for (const f of files) this.#unsyncedFiles.add(f);
-      for (const d of directories) this.#unsyncedDirectories.add(d);
+      for (const f of files) this.#failedFiles.add(f);
+      for (const d of directories) this.#failedDirectories.add(d);
       throw error;
     }
   }
@@ -485,9 +495,10 @@ export class FileSystemStore implements WritableStore {
     return { pid: process.pid, hostname: hostname() };
   }
 
-  /** The size of the file of `key`; `undefined` if missing (or a directory). */
+  /** The size of the file of `key` (with `io: "sync"` looked at in the call); `undefined` if missing (or a directory). */
   async byteLength(key: string): Promise<number | undefined> {
     settleWriteThread();
+    if (this.io === "sync") return regularFileSize(this.pathOf(key), key);
     const opened = await openRegularFile(this.pathOf(key), key);
     if (opened === undefined) return undefined;
     await opened.handle.close().catch(() => undefined);

@@ -104,6 +104,19 @@ export function readRangesChecked(file: string, key: string, ranges: (size: numb
   });
 }
 
+/**
+ * The size of the regular file `file` (checked as {@link readFileChecked} checks it), read
+ * synchronously; `undefined` when it is missing or a directory.
+ *
+ * @example
+ * ```ts
+ * const size = regularFileSize(path, "data/__0.blp");
+ * ```
+ */
+export function regularFileSize(file: string, key: string): number | undefined {
+  return withRegularFile(file, key, (_fd, size) => size);
+}
+
 // Opens `file` for reading, checks it is a regular file and runs `read` with its descriptor and
 // size; `undefined` when it is missing or a directory. The descriptor is always closed.
 function withRegularFile<T>(file: string, key: string, read: (fd: number, size: number) => T): T | undefined {

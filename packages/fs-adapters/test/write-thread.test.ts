@@ -37,7 +37,28 @@ function freshRoot(): string {
   return join(scratch, `case-${counter++}`);
 }
 
-/** Opens the FIFO's writer end (without blocking) once a reader has it open; tries for 10 s. */
+/**
+ * Runs `inside` while every thread of libuv's pool waits on the open of a FIFO under `dir`, so
+ * file work sent to the pool in there runs only after it; the pool is released in any case.
+ * Nothing `inside` awaits may need the pool (a durable put's flush would wait forever).
+ */
+async function whilePoolHeld<T>(dir: string, inside: () => Promise<T>): Promise<T> {
+  const fifo = join(dir, `hold-${counter++}`);
+  execFileSync("mkfifo", [fifo]);
+  const poolThreads = Math.max(4, Number(process.env["UV_THREADPOOL_SIZE"]) || 4);
+  const held = Array.from({ length: poolThreads }, () => openAsync(fifo, "r").then((handle) => handle.close()));
+  try {
+    return await inside();
+  } finally {
+    // The writer end opens once a reader waits on the FIFO; kept open until every reader is through.
+    const writer = openWhenRead(fifo);
+    await Promise.all(held);
+    closeSync(writer);
+    rmSync(fifo);
+  }
+}
+
+/** Opens the FIFO's writer end (without blocking) once a reader has it open; gives up after 10,000 tries 1 ms apart. */
 function openWhenRead(fifo: string): number {
   for (let tries = 0; ; tries++) {
     try {
@@ -204,38 +225,31 @@ describe("FileSystemStore with the write thread", () => {
     expect(await gone).toBeUndefined();
   });
 
-  it("lists and deletes in the call with io: sync: a put called after list or delete, not awaited, is not seen by it nor undone, even when the thread pool is busy", async () => {
+  it("lists, sizes and deletes in the call with io: sync: a put called after them, not awaited, is not seen by them nor undone, even when the thread pool is busy", async () => {
     // The CI once saw list miss a file that an in-place put (after it, not awaited) was replacing:
     // the walk ran later on the thread pool, between the unlink and the new file. Here every
-    // pool thread is held on the open of a FIFO, so a walk on the pool runs only after the puts.
+    // pool thread is held, so anything on the pool runs only after the puts.
     for (const writeThread of [false, true]) {
       const root = freshRoot();
       const store = new FileSystemStore(root, { fsync: false, writeThread });
+      const newFile = writeThread ? NEW_FILE : { durable: false };
       await store.put("data/__0.blp", new Uint8Array([1]), NEW_FILE);
-      const fifo = join(root, "hold");
-      execFileSync("mkfifo", [fifo]);
-      const poolThreads = Math.max(4, Number(process.env["UV_THREADPOOL_SIZE"] ?? 4));
-      const held = Array.from({ length: poolThreads }, () => openAsync(fifo, "r").then((handle) => handle.close()));
-      const listed = store.list("data/");
-      const replaced = store.put("data/__0.blp", new Uint8Array([2]), NEW_FILE);
-      const added = store.put("data/__1.blp", new Uint8Array([3]), writeThread ? NEW_FILE : { durable: false });
-      await Promise.all([replaced, added]);
-      // The writer end opens once a reader waits on the FIFO; kept open until every reader is through.
-      const writer = openWhenRead(fifo);
-      await Promise.all(held);
-      closeSync(writer);
+      const [listed, sized] = await whilePoolHeld(root, async () => {
+        const calls = [store.list("data/"), store.byteLength("data/__0.blp")] as const;
+        await Promise.all([store.put("data/__0.blp", new Uint8Array([2, 2]), NEW_FILE), store.put("data/__1.blp", new Uint8Array([3]), newFile)]);
+        return calls;
+      });
       expect(await listed, `writeThread ${writeThread}`).toEqual(["data/__0.blp"]);
+      expect(await sized, `writeThread ${writeThread}`).toBe(1);
       expect(await store.list("data/")).toEqual(["data/__0.blp", "data/__1.blp"]);
       // A delete and then a put of the same key, neither awaited: the put's file stays.
-      const heldAgain = Array.from({ length: poolThreads }, () => openAsync(fifo, "r").then((handle) => handle.close()));
-      const deleted = store.delete("data/__1.blp");
-      const putBack = store.put("data/__1.blp", new Uint8Array([4]), writeThread ? NEW_FILE : { durable: false });
-      await putBack;
-      const writerAgain = openWhenRead(fifo);
-      await Promise.all(heldAgain);
-      closeSync(writerAgain);
+      const [deleted] = await whilePoolHeld(root, async () => {
+        const calls = [store.delete("data/__1.blp")] as const;
+        await store.put("data/__1.blp", new Uint8Array([4]), newFile);
+        return calls;
+      });
       await deleted;
-      expect([...(await store.get("data/__1.blp"))!], `writeThread ${writeThread}`).toEqual([4]);
+      expect(await store.get("data/__1.blp"), `writeThread ${writeThread}`).toEqual(Uint8Array.of(4));
     }
   });
 
