@@ -9,6 +9,7 @@
  * @packageDocumentation
  */
 import { readdirSync } from "node:fs";
+import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
 import * as nodePath from "node:path";
 import { isMissing, storageFailure, TEMP_PATTERN } from "./file-safety-node.js";
@@ -28,15 +29,9 @@ export async function walk(dir: string, dirKey: string, prefix: string, out: str
   try {
     entries = await readdir(dir, { withFileTypes: true });
   } catch (error) {
-    if (isMissing(error)) return;
-    throw storageFailure(error, dirKey === "" ? "." : dirKey, "list the directory");
+    return refuseUnlessMissing(error, dirKey);
   }
-  for (const entry of entries) {
-    const key = listedKey(entry.name, dirKey, prefix);
-    if (key === undefined) continue;
-    if (entry.isDirectory()) await walk(nodePath.join(dir, entry.name), key, prefix, out);
-    else if (key.startsWith(prefix)) out.push(key);
-  }
+  for (const [subdirectory, key] of splitEntries(entries, dir, dirKey, prefix, out)) await walk(subdirectory, key, prefix, out);
 }
 
 /**
@@ -54,15 +49,28 @@ export function walkSync(dir: string, dirKey: string, prefix: string, out: strin
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch (error) {
-    if (isMissing(error)) return;
-    throw storageFailure(error, dirKey === "" ? "." : dirKey, "list the directory");
+    return refuseUnlessMissing(error, dirKey);
   }
+  for (const [subdirectory, key] of splitEntries(entries, dir, dirKey, prefix, out)) walkSync(subdirectory, key, prefix, out);
+}
+
+// A directory that cannot be read: nothing when it is missing, else the store's error.
+function refuseUnlessMissing(error: unknown, dirKey: string): void {
+  if (isMissing(error)) return;
+  throw storageFailure(error, dirKey === "" ? "." : dirKey, "list the directory");
+}
+
+// Appends the matching files and links of one directory's entries to `out`, and returns the
+// subdirectories still to walk (path and key).
+function splitEntries(entries: Dirent[], dir: string, dirKey: string, prefix: string, out: string[]): [string, string][] {
+  const subdirectories: [string, string][] = [];
   for (const entry of entries) {
     const key = listedKey(entry.name, dirKey, prefix);
     if (key === undefined) continue;
-    if (entry.isDirectory()) walkSync(nodePath.join(dir, entry.name), key, prefix, out);
+    if (entry.isDirectory()) subdirectories.push([nodePath.join(dir, entry.name), key]);
     else if (key.startsWith(prefix)) out.push(key);
   }
+  return subdirectories;
 }
 
 // The key of a directory entry, or undefined when the walk skips it: a temporary file of an

@@ -327,6 +327,51 @@ describe("list never walks into links", () => {
   }, 20_000);
 });
 
+describe.each(["sync", "async"] as const)("list and delete keep their rules on either path (io %s: in the call or on the thread pool)", (io) => {
+  it("list: temporary files hidden, links named and never walked, the prefix cut inside names, a missing root empty, a link loop IO_ERROR", async () => {
+    const root = await freshDir();
+    const outside = await freshDir();
+    await writeFile(join(outside, "x"), "1");
+    await mkdir(join(root, "data", "deep"), { recursive: true });
+    await writeFile(join(root, "data", "__0.blp"), "0");
+    await writeFile(join(root, "data", "__0.blp.fmt-tmp-0123456789abcdef"), "partial");
+    await writeFile(join(root, "data", "deep", "__1.blp"), "1");
+    await writeFile(join(root, "database"), "d");
+    await writeFile(join(root, "meta"), "m");
+    await symlink(root, join(root, "data", "back"));
+    await symlink("/", join(root, "slash"));
+    await symlink(outside, join(root, "linked"));
+    await symlink(join(outside, "missing"), join(root, "dangling"));
+    await symlink("b", join(root, "a"));
+    await symlink("a", join(root, "b"));
+    const store = new FileSystemStore(root, { io });
+    expect(await store.list("")).toEqual(["a", "b", "dangling", "data/__0.blp", "data/back", "data/deep/__1.blp", "database", "linked", "meta", "slash"]);
+    expect(await store.list("data/")).toEqual(["data/__0.blp", "data/back", "data/deep/__1.blp"]);
+    expect(await store.list("data")).toEqual(["data/__0.blp", "data/back", "data/deep/__1.blp", "database"]);
+    expect(await store.list("data/de")).toEqual(["data/deep/__1.blp"]);
+    expect(await store.list("none/")).toEqual([]);
+    expect(await new FileSystemStore(join(root, "no-such-dir"), { io }).list("")).toEqual([]);
+    const loop = await rejection(store.list("a/"), "IO_ERROR");
+    expect([loop.path, loop.actual]).toEqual(["a", "ELOOP"]);
+  });
+
+  it("delete: the file goes, a missing key, a missing parent, a parent that is a file and a directory are no error, a link goes and its target stays", async () => {
+    const root = await freshDir();
+    const outside = await freshDir();
+    await writeFile(join(outside, "victim"), "precious");
+    await mkdir(join(root, "data", "dir"), { recursive: true });
+    await writeFile(join(root, "data", "__0.blp"), "0");
+    await symlink(join(outside, "victim"), join(root, "data", "link"));
+    await symlink(outside, join(root, "linked"));
+    const store = new FileSystemStore(root, { io });
+    for (const key of ["data/__0.blp", "data/__9.blp", "none/__0.blp", "data/__0.blp/below", "data/dir", "data/link"]) await store.delete(key);
+    expect((await readdir(join(root, "data"))).sort()).toEqual(["dir"]);
+    expect(await readFile(join(outside, "victim"), "utf8")).toBe("precious");
+    await rejection(store.delete("linked/victim"), "UNSAFE_NAME");
+    expect(await readFile(join(outside, "victim"), "utf8")).toBe("precious");
+  });
+});
+
 describe("removeStaleTemporaries", () => {
   it("deletes the temporary files of killed writers below the path, and nothing else", async () => {
     const root = await freshDir();
