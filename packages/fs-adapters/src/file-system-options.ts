@@ -34,9 +34,10 @@ export interface FileSystemStoreOptions {
    */
   maxValueBytes?: number;
   /**
-   * How `get`, `getRange`, `put`, `list`, `byteLength` and `delete` do their file work: `"sync"`
-   * (default) on the calling thread, in the call (so a call not awaited still keeps its place
-   * before the calls made after it), `"async"` through libuv's thread pool. A synchronous read
+   * How reads (`get`, `getRange`, `getRanges`, `getInto`), writes (`put`, `writeAt`), `list`,
+   * `byteLength` and `delete` do their file work: `"sync"` (default) on the calling thread, in the
+   * call (so a call not awaited still keeps its place before the calls made after it; the write
+   * thread's puts take their place in its queue), `"async"` through libuv's thread pool. A synchronous read
    * of a cached chunk file takes microseconds; an asynchronous one costs four thread-pool round
    * trips (open, fstat, read, close), five to seven times the read itself for chunk files (see
    * tools/bench/README.md). Choose `"async"` when the files are on a slow or network file system

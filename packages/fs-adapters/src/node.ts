@@ -69,8 +69,8 @@ const KNOWN_PATHS = 4096;
  *   (the replacement is as atomic for readers either way). If a file stands where a directory is
  *   needed, or a directory where the file should go, it throws `ConflictError` `ALREADY_EXISTS`.
  * - `delete` unlinks the file (with `io: "sync"` in the call); a missing file (or a directory) is
- *   not an error. Directories are kept even when they become empty. A key that is itself a symbolic link loses the link, never
- *   the file it points to.
+ *   not an error. Directories are kept even when they become empty. A key that is itself a
+ *   symbolic link loses the link, never the file it points to.
  * - {@link FileSystemStore.removeStaleTemporaries} deletes the temporary files killed writers
  *   left; writers call it once they hold a dataset's lock.
  *
@@ -341,6 +341,7 @@ export class FileSystemStore implements WritableStore {
     if (durable) {
       // An earlier non-durable put of this key is covered now; its directory entry is too.
       this.#unsyncedFiles.delete(file);
+      this.#failedFiles.delete(file);
       await syncDirectory(dir);
       return;
     }
@@ -350,9 +351,12 @@ export class FileSystemStore implements WritableStore {
   }
 
   /**
-   * Flushes to disk every file stored by a non-durable `put` since the last sync (each once,
-   * a few in parallel), then each directory those files were renamed into (each once). Files
-   * deleted meanwhile are skipped. Afterwards those puts are as durable as default ones.
+   * Flushes to disk every file stored by a non-durable `put` called before this sync and not yet
+   * flushed (each once, a few in parallel), then each directory those files were renamed into
+   * (each once). Files deleted meanwhile are skipped. Afterwards those puts are as durable as
+   * default ones. A put called after `sync`, even one not awaited, waits for the next sync; so
+   * does every file of a sync that failed. With `io: "async"` await the puts before `sync`: a put
+   * still under way when `sync` is called is left to the next one.
    *
    * @example
    * ```ts
@@ -388,7 +392,11 @@ export class FileSystemStore implements WritableStore {
       const worker = async (): Promise<void> => {
         while (next < files.length) await syncFile(files[next++]!);
       };
-      await Promise.all(Array.from({ length: Math.min(SYNC_PARALLELISM, files.length) }, worker));
+      // Every worker settles before this run ends (a failure included), so the next sync never
+      // starts while flushes of this one are still in flight.
+      const outcomes = await Promise.allSettled(Array.from({ length: Math.min(SYNC_PARALLELISM, files.length) }, worker));
+      const failed = outcomes.find((outcome) => outcome.status === "rejected");
+      if (failed !== undefined) throw failed.reason;
       for (const dir of directories) await syncDirectory(dir);
     } catch (error) {
       // Nothing is known to be durable: keep everything for the next attempt.

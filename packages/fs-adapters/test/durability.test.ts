@@ -10,6 +10,8 @@ import type { PutOptions } from "@fmt/fs-adapters";
 // Every file handle opened by the store is wrapped so that its flushes can be counted, per
 // path: the durability API is about how many fsyncs happen and on what, not about timing.
 const flushes: { path: string; kind: "sync" | "datasync" }[] = [];
+// Paths whose next fdatasync fails (EIO), once each.
+const failingFlushes = new Set<string>();
 vi.mock("node:fs/promises", async (importOriginal) => {
   const actual = await importOriginal<typeof import("node:fs/promises")>();
   const open = async (...args: Parameters<typeof actual.open>) => {
@@ -23,6 +25,7 @@ vi.mock("node:fs/promises", async (importOriginal) => {
       flushes.push({ path, kind: "sync" });
     };
     handle.datasync = async () => {
+      if (failingFlushes.delete(path)) throw Object.assign(new Error(`EIO: i/o error, fdatasync`), { code: "EIO", syscall: "fdatasync" });
       await datasync();
       flushes.push({ path, kind: "datasync" });
     };
@@ -126,23 +129,6 @@ describe("FileSystemStore durability", () => {
     await first;
   });
 
-  it("a put called after sync and not awaited stays pending for the next sync, even one the write thread writes", async () => {
-    // sync takes what is pending in the call: taken later, the write thread's file could be
-    // flushed before it was written (or skipped as missing) and then never flushed again.
-    await startWriteThread();
-    const root = freshRoot();
-    for (const writeThread of [true, false]) {
-      const key = `data/__${writeThread ? 1 : 2}.blp`;
-      const writer = new FileSystemStore(root, { writeThread });
-      const synced = writer.sync();
-      const put = writer.put(key, new Uint8Array(1000).fill(7), { unreferenced: true, durable: false });
-      await Promise.all([synced, put]);
-      flushes.length = 0;
-      await writer.sync();
-      expect(flushedPaths(), `writeThread ${writeThread}`).toEqual([join(root, "data"), join(root, key)]);
-    }
-  });
-
   it("with fsync: false nothing is ever flushed, and every write is still readable", async () => {
     const root = freshRoot();
     const store = new FileSystemStore(root, { fsync: false });
@@ -244,5 +230,45 @@ describe("MemoryStore durability", () => {
     expect([...(await store.get("k"))!]).toEqual([1]);
     const error = await store.put("k", new Uint8Array([2]), { durable: 1 } as unknown as PutOptions).catch((e: unknown) => e);
     expect(isBcolzError(error) && error.code).toBe("INVALID_ARGUMENT");
+  });
+});
+
+// Last in the file: these start the process's write thread, which would take the in-place puts
+// of the tests above off the calling thread.
+describe("FileSystemStore sync and the calls around it", () => {
+  it("a put called after sync and not awaited stays pending for the next sync, even one the write thread writes", async () => {
+    // sync takes what is pending in the call: taken later, the write thread's file could be
+    // flushed before it was written (or skipped as missing) and then never flushed again.
+    await startWriteThread();
+    const root = freshRoot();
+    for (const writeThread of [true, false]) {
+      const key = `data/__${writeThread ? 1 : 2}.blp`;
+      const writer = new FileSystemStore(root, { writeThread });
+      const synced = writer.sync();
+      const put = writer.put(key, new Uint8Array(1000).fill(7), { unreferenced: true, durable: false });
+      await Promise.all([synced, put]);
+      flushes.length = 0;
+      await writer.sync();
+      expect(flushedPaths(), `writeThread ${writeThread}`).toEqual([join(root, "data"), join(root, key)]);
+    }
+  });
+
+  it("a failed sync's files are flushed by the next sync, even one called before the failure; a third finds nothing left", async () => {
+    const root = freshRoot();
+    const store = new FileSystemStore(root, { writeThread: false });
+    for (const key of ["a", "b", "c", "d"]) await store.put(key, new Uint8Array([1]), { durable: false });
+    failingFlushes.add(join(root, "b"));
+    const first = store.sync().then(() => "resolved", (error: unknown) => (isBcolzError(error) ? [error.code, (error.cause as NodeJS.ErrnoException).code] : error));
+    const put = store.put("e", new Uint8Array([2]), { durable: false });
+    const second = store.sync();
+    await put;
+    expect(await first).toEqual(["IO_ERROR", "EIO"]);
+    await second;
+    // b's flush failed; a, c and d may have been flushed by the first run too: the second flushes them all again, and e.
+    expect(new Set(flushedPaths())).toEqual(new Set([root, ...["a", "b", "c", "d", "e"].map((k) => join(root, k))]));
+    expect(flushes.filter((f) => f.path === join(root, "b"))).toHaveLength(1);
+    flushes.length = 0;
+    await store.sync();
+    expect(flushes).toEqual([]);
   });
 });

@@ -53,7 +53,7 @@ async function snapshot(dir: string): Promise<Record<string, string>> {
 const bytes = (...values: number[]) => new Uint8Array(values);
 
 describe.each(["sync", "async"] as const)("special files are refused without reading or blocking (item 3), io %s", (io) => {
-  it("a FIFO gives IO_ERROR from get and getRange instead of waiting for a writer", async () => {
+  it("a FIFO gives IO_ERROR from get, getRange and byteLength instead of waiting for a writer", async () => {
     const root = await freshDir();
     await mkdir(join(root, "meta"));
     execFileSync("mkfifo", [join(root, "meta", "sizes")]);
@@ -62,6 +62,8 @@ describe.each(["sync", "async"] as const)("special files are refused without rea
     expect(error.path).toBe("meta/sizes");
     expect(error.actual).toBe("a FIFO");
     await rejection(store.getRange("meta/sizes", { offset: 0, length: 16 }), "IO_ERROR");
+    const sized = await rejection(store.byteLength("meta/sizes"), "IO_ERROR");
+    expect([sized.path, sized.actual]).toEqual(["meta/sizes", "a FIFO"]);
   }, 20_000);
 
   it("a link to a character device gives IO_ERROR, not the device's bytes", async () => {
@@ -89,6 +91,12 @@ describe.each(["sync", "async"] as const)("special files are refused without rea
     const store = new FileSystemStore(root, { io });
     expect(await store.get("meta/sizes")).toBeUndefined();
     expect(await store.getRange("meta/sizes", { offset: 0, length: 1 })).toBeUndefined();
+    expect(await store.byteLength("meta/sizes")).toBeUndefined();
+    // And byteLength of a missing file, a file under a file, a file.
+    await writeFile(join(root, "meta", "sizes", "file"), "123");
+    expect(await store.byteLength("meta/none")).toBeUndefined();
+    expect(await store.byteLength("meta/sizes/file/below")).toBeUndefined();
+    expect(await store.byteLength("meta/sizes/file")).toBe(3);
   });
 
   it("get refuses a file over maxValueBytes with SIZE_LIMIT and reads one at the limit", async () => {

@@ -39,34 +39,28 @@ function freshRoot(): string {
 
 /**
  * Runs `inside` while every thread of libuv's pool waits on the open of a FIFO under `dir`, so
- * file work sent to the pool in there runs only after it; the pool is released in any case.
- * Nothing `inside` awaits may need the pool (a durable put's flush would wait forever).
+ * file work sent to the pool in there runs only after it; the pool is released in any case, and
+ * after 20 s at the latest. Nothing `inside` awaits may need the pool (a durable put's flush).
  */
 async function whilePoolHeld<T>(dir: string, inside: () => Promise<T>): Promise<T> {
   const fifo = join(dir, `hold-${counter++}`);
   execFileSync("mkfifo", [fifo]);
   const poolThreads = Math.max(4, Number(process.env["UV_THREADPOOL_SIZE"]) || 4);
   const held = Array.from({ length: poolThreads }, () => openAsync(fifo, "r").then((handle) => handle.close()));
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("whilePoolHeld: the calls inside waited 20 s (do they need the thread pool?)")), 20_000);
+  });
   try {
-    return await inside();
+    return await Promise.race([inside(), late]);
   } finally {
-    // The writer end opens once a reader waits on the FIFO; kept open until every reader is through.
-    const writer = openWhenRead(fifo);
+    clearTimeout(timer);
+    // Opened for reading and writing, a FIFO never blocks on Linux and lets every waiting reader
+    // through; kept open until each of them is, so none waits again.
+    const both = openSync(fifo, constants.O_RDWR);
     await Promise.all(held);
-    closeSync(writer);
+    closeSync(both);
     rmSync(fifo);
-  }
-}
-
-/** Opens the FIFO's writer end (without blocking) once a reader has it open; gives up after 10,000 tries 1 ms apart. */
-function openWhenRead(fifo: string): number {
-  for (let tries = 0; ; tries++) {
-    try {
-      return openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENXIO" || tries === 10_000) throw error;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
-    }
   }
 }
 
