@@ -48,7 +48,8 @@ export async function queryToDir(datasetDir: string, expression: string, outDir:
   const table = await openCtable(new FileSystemStore(datasetDir), "");
   const rows = await table.where(expression, { as: "indices" });
   await mkdir(outDir, { recursive: true });
-  await writeFile(join(outDir, "rows.json"), `${JSON.stringify(rows)}\n`);
+  // A Float64Array: JSON.stringify would write it as an object keyed by position.
+  await writeFile(join(outDir, "rows.json"), `${JSON.stringify(Array.from(rows))}\n`);
 }
 
 /**

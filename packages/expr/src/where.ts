@@ -90,7 +90,10 @@ export type WhereQuery =
  * ```
  */
 export interface WhereOptions {
-  /** Result form: matching row numbers (default), the matching rows, or their count. */
+  /**
+   * Result form: matching row numbers (default; a `Float64Array`, ascending, exact for every row
+   * number up to 2^53), the matching rows, or their count.
+   */
   as?: "indices" | "rows" | "count";
   /** For `as: "rows"`: the columns to return, in this order (default: all, in table order). */
   columns?: readonly string[];
@@ -303,7 +306,7 @@ function callBlock(fn: BlockPredicate, block: { start: number; stop: number }, i
 }
 
 /**
- * The result of {@link runWhere} (and `CTable.where` of `@fmt/store`): `number[]` of row indices for `as: "indices"`,
+ * The result of {@link runWhere} (and `CTable.where` of `@fmt/store`): a `Float64Array` of row indices for `as: "indices"`,
  * `{ [column]: Values }` for `as: "rows"`, a `number` for `as: "count"`.
  *
  * @example
@@ -311,7 +314,7 @@ function callBlock(fn: BlockPredicate, block: { start: number; stop: number }, i
  * const r: WhereResult = await t.where("qty > 3", { as: "count" });
  * ```
  */
-export type WhereResult = number[] | { [name: string]: ColumnValues } | number;
+export type WhereResult = Float64Array | { [name: string]: ColumnValues } | number;
 
 /**
  * Runs `query` over `table`; the implementation of `CTable.where` in `@fmt/store`.
@@ -446,12 +449,17 @@ function collectLimited(mask: Uint8Array, indices: RowNumbers | undefined, first
 }
 
 /**
- * Matching row numbers as they are found, turned into the `number[]` result once at the end:
+ * Matching row numbers as they are found, turned into the `Float64Array` result once at the end:
  * the positions the SIMD kernel lists for each block are kept as they come (one exact-length
  * copy out of the module), rows found one by one go into a typed array that doubles when full.
- * Pushing half a million numbers onto a JavaScript array one by one costs four times as much as
- * filling a preallocated one (V8 regrows and copies the array's backing store as it goes), and
- * a growing typed array of all rows would copy them again at every doubling.
+ * A growing array of all rows would copy them again at every doubling.
+ *
+ * The result is a typed array, as every other value `@fmt/store` returns, and not a `number[]`:
+ * a `number[]` of more than 16,384 numbers is an object of its own in V8's large-object space,
+ * mapped fresh for every query and faulted in page by page (500,000 row numbers: ~980 faults,
+ * 15–17 ms of a 33 ms query on a virtual machine where a fault costs ~15 µs), while the memory
+ * of a typed array comes from the C allocator, which hands the same pages back query after query
+ * (tools/bench/README.md, "where row numbers").
  */
 class RowNumbers {
   // In order: blocks' positions (row = first + position) and runs of rows added one by one.
@@ -490,31 +498,30 @@ class RowNumbers {
     this.#looseLength = 0;
   }
 
-  toArray(): number[] {
+  toArray(): Float64Array {
     this.#endLoose();
-    const out = new Array<number>(this.#length);
+    const out = new Float64Array(this.#length);
     let at = 0;
-    for (const part of this.#parts) at = "rows" in part ? copyRows(out, at, part.rows) : copyPositions(out, at, part.first, part.positions);
+    for (const part of this.#parts) {
+      if ("rows" in part) {
+        out.set(part.rows, at);
+        at += part.rows.length;
+      } else at = copyPositions(out, at, part.first, part.positions);
+    }
     return out;
   }
 }
 
-// The copying loops are functions of their own, which touch neither `this` nor the part objects:
+// The copying loop is a function of its own, which touches neither `this` nor the part objects:
 // V8's optimized code for a loop inside toArray depended on RowNumbers' hidden classes (weakly),
 // and no RowNumbers outlives its query, so every full collection between two queries let those
 // classes die and threw the code away (`--trace-deopt`: "weak objects"); each query after one
-// copied its rows in baseline code until the loop was optimized again mid-run. These functions'
+// copied its rows in baseline code until the loop was optimized again mid-run. This function's
 // code depends on nothing that dies: `profile.mjs whererows 30 --gc` (a collection before each
 // run, as the store bench does) 22.5–23.0 → 19.3–19.5 ms.
 
-/** Writes `rows` into `out` from `at`; returns where the next part goes. */
-function copyRows(out: number[], at: number, rows: Float64Array): number {
-  for (let k = 0; k < rows.length; k++) out[at++] = rows[k]!;
-  return at;
-}
-
 /** Writes `first + p` for each of `positions` into `out` from `at`; returns where the next part goes. */
-function copyPositions(out: number[], at: number, first: number, positions: Uint32Array): number {
+function copyPositions(out: Float64Array, at: number, first: number, positions: Uint32Array): number {
   for (let k = 0; k < positions.length; k++) out[at++] = first + positions[k]!;
   return at;
 }

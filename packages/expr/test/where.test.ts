@@ -110,7 +110,7 @@ describe("runWhere on an in-memory table", () => {
             .filter((i) => i >= lo && i < hi)
             .slice(0, limit ?? Infinity);
           const options = { start, stop, limit, blockLen };
-          expect(await runWhere(table, text, options)).toEqual(expected);
+          expect(await runWhere(table, text, options)).toEqual(Float64Array.from(expected));
           expect(await runWhere(table, text, { ...options, as: "count" })).toBe(expected.length);
           const rows = (await runWhere(table, text, { ...options, as: "rows", columns: ["id", "sym"] })) as { [name: string]: Values };
           expect(Object.keys(rows)).toEqual(["id", "sym"]);
@@ -140,7 +140,7 @@ describe("runWhere on an in-memory table", () => {
     const { ref, bytes } = randomBlock(TYPES, length, 99);
     const table = new MemoryTable(length, bytes, 10);
     const qty = ref.find((c) => c.name === "qty")!.values as number[];
-    const expected = qty.flatMap((q, i) => (q % 3 === 0 ? [i] : []));
+    const expected = Float64Array.from(qty.flatMap((q, i) => (q % 3 === 0 ? [i] : [])));
     const seenColumns: string[][] = [];
     const viaBlock = await runWhere(table, {
       columns: ["qty"],

@@ -290,7 +290,9 @@ export class CTable {
    * `query` is an expression string (grammar and typing rules: {@link parseExpression},
    * {@link compileExpression}), e.g. `'price > 2906.5 & (qty < 10 | sym == "ABC")'`, or a JS
    * predicate ({@link WhereQuery}). The result depends on `options.as`:
-   * - `"indices"` (default): the matching row numbers, ascending, as `number[]`;
+   * - `"indices"` (default): the matching row numbers, ascending, as a `Float64Array` (exact for
+   *   every row number up to 2^53; `Array.from(hits)` gives a `number[]`, and {@link CTable.takeRows}
+   *   takes it as it is);
    * - `"rows"`: the matching rows as `{ [column]: Values }` (like {@link CTable.readRows}),
    *   restricted to `options.columns`;
    * - `"count"`: the number of matches.
@@ -303,13 +305,14 @@ export class CTable {
    *
    * @example
    * ```ts
-   * const hits = await t.where('price > 2906.5 & (qty < 10 | sym == "ABC")');   // [3, 17, ...]
+   * const hits = await t.where('price > 2906.5 & (qty < 10 | sym == "ABC")');   // Float64Array [3, 17, ...]
+   * const matching = await t.takeRows(hits);                                      // those rows, every column
    * const n = await t.where("flag & ts >= 1500000000000000000", { as: "count" });
    * const some = await t.where("qty % 2 == 0", { as: "rows", columns: ["id", "qty"], limit: 5 });
    * const viaJs = await t.where({ row: (r) => (r["qty"] as number) > 3, columns: ["qty"] });
    * ```
    */
-  where(query: WhereQuery, options?: WhereOptions & { as?: "indices" }): Promise<number[]>;
+  where(query: WhereQuery, options?: WhereOptions & { as?: "indices" }): Promise<Float64Array>;
   where(query: WhereQuery, options: WhereOptions & { as: "rows" }): Promise<{ [name: string]: ColumnValues }>;
   where(query: WhereQuery, options: WhereOptions & { as: "count" }): Promise<number>;
   where(query: WhereQuery, options?: WhereOptions): Promise<WhereResult>;

@@ -112,7 +112,7 @@ describe.each(stores)("format 2 on %s", (_name, make) => {
       expect(r.names).toEqual(["id", "price", "quantity"]);
       expect(r.length).toBe(51);
       expect(r.attrs.get("source")).toBe("test");
-      expect(await r.where("(price > 60) & (quantity == 3)")).toEqual([41, 42, 43, 44, 45, 46, 47, 48, 49, 50]);
+      expect(await r.where("(price > 60) & (quantity == 3)")).toEqual(Float64Array.of(41, 42, 43, 44, 45, 46, 47, 48, 49, 50));
       expect(await r.where("price > 60", { as: "count" })).toBe(10);
       const w = await openCtable(store, "t", { mode: "a" });
       await w.append([{ id: 51n, price: 1, quantity: 4 }]);

@@ -100,7 +100,7 @@ describe.each(ctables.map((c) => [c.name, c] as const))("%s", (_name, c) => {
           const b = Math.max(a, norm(opts.stop, c.len));
           expected = expected.filter((i) => i >= a && i < b);
           if (opts.limit !== undefined) expected = expected.slice(0, opts.limit);
-          expect(await table.where(text, opts)).toEqual(expected);
+          expect(await table.where(text, opts)).toEqual(Float64Array.from(expected));
           expect(await table.where(text, { ...opts, as: "count" })).toBe(expected.length);
         },
       ),
@@ -131,7 +131,7 @@ describe.each(ctables.map((c) => [c.name, c] as const))("%s", (_name, c) => {
     const numeric = ref.find((r) => ["i", "u", "f"].includes(r.dtype[1]!) && r.dtype[2] !== "8")!;
     const text = `${numeric.name} > 2`;
     const expected = await table.where(text);
-    expect(expected).toEqual(refWhere({ kind: "compare", op: ">", left: { kind: "column", name: numeric.name }, right: { kind: "integer", value: 2n } }, ref, c.len));
+    expect(expected).toEqual(Float64Array.from(refWhere({ kind: "compare", op: ">", left: { kind: "column", name: numeric.name }, right: { kind: "integer", value: 2n } }, ref, c.len)));
     const seenColumns = new Set<string>();
     const viaBlock = await table.where((block) => {
       for (const k of Object.keys(block.columns)) seenColumns.add(k);
@@ -190,7 +190,7 @@ describe("where on ctable_mixed (8 columns: i8, f8, i4, b1, S6, M8[ns], u2, f4)"
   it("handles NaN, ±inf, NaT, interior NULs and non-UTF-8 bytes like numpy", async () => {
     const { table, ref } = await load(c);
     const values = (name: string): unknown[] => ref.find((r) => r.name === name)!.values;
-    const where = (pred: (i: number) => boolean): number[] => Array.from({ length: c.len }, (_, i) => i).filter(pred);
+    const where = (pred: (i: number) => boolean): Float64Array => Float64Array.from(Array.from({ length: c.len }, (_, i) => i).filter(pred));
     const price = values("price") as number[];
     const sym = values("sym") as number[][];
     const ts = values("ts") as bigint[];
@@ -312,7 +312,7 @@ describe("where on random ctables written by createCtable", () => {
         await t.close();
         const table = await openCtable(store, "r");
         const expected = refWhere(tree, ref, n);
-        expect(await table.where(formatExpression(tree), blockLen === undefined ? {} : { blockLen })).toEqual(expected);
+        expect(await table.where(formatExpression(tree), blockLen === undefined ? {} : { blockLen })).toEqual(Float64Array.from(expected));
         expect(await table.where(formatExpression(tree, { words: true }), { as: "count" })).toBe(expected.length);
       }),
       { numRuns: 80 },
