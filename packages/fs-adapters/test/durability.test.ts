@@ -118,6 +118,36 @@ describe("FileSystemStore durability", () => {
     expect(flushedPaths()).toEqual([root]);
   });
 
+  it("sync skips a pending file or directory replaced meanwhile by a FIFO, a directory or a link, without waiting on a FIFO", async () => {
+    const root = freshRoot();
+    const store = new FileSystemStore(root);
+    for (const key of ["fifo", "dir", "link", "kept", "sub/x"]) await store.put(key, new Uint8Array([1]), { durable: false });
+    const outside = join(scratch, `outside-${counter++}`);
+    await writeFile(outside, new Uint8Array([2]));
+    await unlink(join(root, "fifo"));
+    execFileSync("mkfifo", [join(root, "fifo")]);
+    await unlink(join(root, "dir"));
+    await mkdir(join(root, "dir"));
+    await unlink(join(root, "link"));
+    await symlink(outside, join(root, "link"));
+    await rm(join(root, "sub"), { recursive: true });
+    execFileSync("mkfifo", [join(root, "sub")]); // the directory of a pending file
+    flushes.length = 0;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      // An open of a FIFO for reading waits for a writer: the sync would never resolve.
+      const waited = new Promise<"waited">((resolve) => (timer = setTimeout(() => resolve("waited"), 5000)));
+      expect(await Promise.race([store.sync().then(() => "synced" as const), waited])).toBe("synced");
+    } finally {
+      clearTimeout(timer);
+      // Releases a reader blocked on the FIFO (an open for reading and writing never waits).
+      const { openSync, closeSync, constants } = await import("node:fs");
+      for (const fifo of ["fifo", "sub"]) closeSync(openSync(join(root, fifo), constants.O_RDWR | constants.O_NONBLOCK));
+    }
+    // Nothing of the store's stands at those names any more: only its own file and the directory.
+    expect(flushedPaths()).toEqual([root, join(root, "kept")].sort());
+  });
+
   it("a sync that overlaps another resolves only once the files the other took are flushed too", async () => {
     const root = freshRoot();
     const store = new FileSystemStore(root);
