@@ -8,7 +8,7 @@
  *
  * @example
  * ```ts
- * await syncFile("/data/t.bcolz/data/__0.blp");
+ * await syncFile("/data/t.bcolz/data/__0.blp", "data/__0.blp");
  * await syncDirectory("/data/t.bcolz/data");
  * ```
  * @module
@@ -40,33 +40,42 @@ export const SYNC_PARALLELISM = 3;
  * Flushes a file's data (and the metadata needed to read it back) through any descriptor of it.
  * A file deleted meanwhile is skipped, and so is anything other than a regular file standing at
  * its name now (a FIFO, a directory, a link, a device): none of those is the store's file.
+ * (Links between the root and the file's directory are the caller's check: `O_NOFOLLOW` covers
+ * the last name only.) `key` names the file in errors.
  *
  * @example
  * ```ts
- * await syncFile("/data/t.bcolz/data/__0.blp");
+ * await syncFile("/data/t.bcolz/data/__0.blp", "data/__0.blp");
  * ```
  */
-export async function syncFile(file: string): Promise<void> {
+export async function syncFile(file: string, key: string): Promise<void> {
   let handle: FileHandle;
   try {
     handle = await open(file, FLUSH_FILE_FLAGS);
   } catch (error) {
-    // Deleted, or replaced by a link (ELOOP under O_NOFOLLOW; EMLINK on FreeBSD) meanwhile:
-    // nothing of ours to flush.
+    // Deleted meanwhile, or replaced by a link (ELOOP under O_NOFOLLOW; EMLINK on FreeBSD):
+    // nothing of ours to flush. A loop of links in a parent directory (ELOOP too) is skipped
+    // alike: nothing the store wrote can be reached through one.
     if (isMissing(error) || systemErrorCode(error) === "ELOOP" || systemErrorCode(error) === "EMLINK") return;
-    throw storageFailure(error, file, "open the file to flush it");
+    throw storageFailure(error, key, "open the file to flush it");
   }
   try {
     const info = await handle.stat().catch((error: unknown) => {
-      throw storageFailure(error, file, "inspect the file to flush it");
+      throw storageFailure(error, key, "inspect the file to flush it");
     });
-    if (!info.isFile()) return;
-    await handle.datasync().catch((error: unknown) => {
-      throw storageFailure(error, file, "flush the file");
-    });
-  } finally {
-    await handle.close();
+    if (info.isFile()) {
+      await handle.datasync().catch((error: unknown) => {
+        throw storageFailure(error, key, "flush the file");
+      });
+    }
+  } catch (error) {
+    // The first failure is the one to report, not a failed close after it.
+    await handle.close().catch(() => undefined);
+    throw error;
   }
+  await handle.close().catch((error: unknown) => {
+    throw storageFailure(error, key, "close the file after flushing it");
+  });
 }
 
 /**

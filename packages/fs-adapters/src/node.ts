@@ -387,17 +387,38 @@ export class FileSystemStore implements WritableStore {
     const directories = [...new Set([...this.#failedDirectories, ...takenDirectories])];
     this.#failedFiles.clear();
     this.#failedDirectories.clear();
+    // A directory of pending files replaced meanwhile by a link (or by anything but a directory)
+    // holds nothing the store wrote, since writes refuse links between the root and their file:
+    // its files and the directory itself are skipped, so that a sync never flushes outside the
+    // root. One check per distinct directory; the root itself may be a link (the caller's choice).
+    const inside = new Map<string, Promise<boolean>>();
+    const keyOf = (path: string): string => nodePath.relative(this.root, path).split(nodePath.sep).join("/");
+    const stillOurs = (dir: string): Promise<boolean> => {
+      let answer = inside.get(dir);
+      if (answer === undefined) {
+        const key = keyOf(dir);
+        answer = key === "" ? Promise.resolve(true) : refuseLinksBetween(this.root, key, true).catch((error: unknown) => {
+          if (error instanceof UsageError && error.code === "UNSAFE_NAME") return false;
+          throw error;
+        });
+        inside.set(dir, answer);
+      }
+      return answer;
+    };
     try {
       let next = 0;
       const worker = async (): Promise<void> => {
-        while (next < files.length) await syncFile(files[next++]!);
+        while (next < files.length) {
+          const file = files[next++]!;
+          if (await stillOurs(nodePath.dirname(file))) await syncFile(file, keyOf(file));
+        }
       };
       // Every worker settles before this run ends (a failure included), so the next sync never
       // starts while flushes of this one are still in flight.
       const outcomes = await Promise.allSettled(Array.from({ length: Math.min(SYNC_PARALLELISM, files.length) }, worker));
       const failed = outcomes.find((outcome) => outcome.status === "rejected");
       if (failed !== undefined) throw failed.reason;
-      for (const dir of directories) await syncDirectory(dir);
+      for (const dir of directories) if (await stillOurs(dir)) await syncDirectory(dir);
     } catch (error) {
       // Nothing is known to be durable: keep everything for the next attempt.
       for (const f of files) this.#failedFiles.add(f);

@@ -118,10 +118,10 @@ describe("FileSystemStore durability", () => {
     expect(flushedPaths()).toEqual([root]);
   });
 
-  it("sync skips a pending file or directory replaced meanwhile by a FIFO, a directory or a link, without waiting on a FIFO", async () => {
+  it("sync skips a pending file or directory replaced meanwhile by a FIFO, a directory, a file or a link, without waiting on a FIFO", async () => {
     const root = freshRoot();
     const store = new FileSystemStore(root);
-    for (const key of ["fifo", "dir", "link", "kept", "sub/x"]) await store.put(key, new Uint8Array([1]), { durable: false });
+    for (const key of ["fifo", "dir", "link", "kept", "sub/x", "filed/y", "linked/z"]) await store.put(key, new Uint8Array([1]), { durable: false });
     const outside = join(scratch, `outside-${counter++}`);
     await writeFile(outside, new Uint8Array([2]));
     await unlink(join(root, "fifo"));
@@ -130,8 +130,17 @@ describe("FileSystemStore durability", () => {
     await mkdir(join(root, "dir"));
     await unlink(join(root, "link"));
     await symlink(outside, join(root, "link"));
+    // The directories of pending files: replaced by a FIFO, a regular file, a link to a directory
+    // outside the root holding a file of the same name.
     await rm(join(root, "sub"), { recursive: true });
-    execFileSync("mkfifo", [join(root, "sub")]); // the directory of a pending file
+    execFileSync("mkfifo", [join(root, "sub")]);
+    await rm(join(root, "filed"), { recursive: true });
+    await writeFile(join(root, "filed"), new Uint8Array([3]));
+    const outsideDir = join(scratch, `outside-dir-${counter++}`);
+    await mkdir(outsideDir);
+    await writeFile(join(outsideDir, "z"), new Uint8Array([4]));
+    await rm(join(root, "linked"), { recursive: true });
+    await symlink(outsideDir, join(root, "linked"));
     flushes.length = 0;
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -144,7 +153,7 @@ describe("FileSystemStore durability", () => {
       const { openSync, closeSync, constants } = await import("node:fs");
       for (const fifo of ["fifo", "sub"]) closeSync(openSync(join(root, fifo), constants.O_RDWR | constants.O_NONBLOCK));
     }
-    // Nothing of the store's stands at those names any more: only its own file and the directory.
+    // Nothing of the store's stands at those names any more: only its own file and the root.
     expect(flushedPaths()).toEqual([root, join(root, "kept")].sort());
   });
 
@@ -288,11 +297,11 @@ describe("FileSystemStore sync and the calls around it", () => {
     const store = new FileSystemStore(root, { writeThread: false });
     for (const key of ["a", "b", "c", "d"]) await store.put(key, new Uint8Array([1]), { durable: false });
     failingFlushes.add(join(root, "b"));
-    const first = store.sync().then(() => "resolved", (error: unknown) => (isBcolzError(error) ? [error.code, (error.cause as NodeJS.ErrnoException).code] : error));
+    const first = store.sync().then(() => "resolved", (error: unknown) => (isBcolzError(error) ? [error.code, (error.cause as NodeJS.ErrnoException).code, error.path] : error));
     const put = store.put("e", new Uint8Array([2]), { durable: false });
     const second = store.sync();
     await put;
-    expect(await first).toEqual(["IO_ERROR", "EIO"]);
+    expect(await first).toEqual(["IO_ERROR", "EIO", "b"]); // the key, as every error of the store names it
     await second;
     // b's flush failed; a, c and d may have been flushed by the first run too: the second flushes them all again, and e.
     expect(new Set(flushedPaths())).toEqual(new Set([root, ...["a", "b", "c", "d", "e"].map((k) => join(root, k))]));
