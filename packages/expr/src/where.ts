@@ -500,6 +500,8 @@ class RowNumbers {
 
   toArray(): Float64Array {
     this.#endLoose();
+    // Rows found one by one only: their part is already an exact-length copy of its own.
+    if (this.#parts.length === 1 && "rows" in this.#parts[0]!) return this.#parts[0].rows;
     const out = new Float64Array(this.#length);
     let at = 0;
     for (const part of this.#parts) {

@@ -156,6 +156,26 @@ describe("runWhere on an in-memory table", () => {
     expect(new Set(seenColumns.map((c) => c.join()))).toEqual(new Set(["qty"]));
   });
 
+  it("joins row numbers listed by the kernels and found one by one in order, whole and cut by any limit", async () => {
+    // From row 30 in blocks of 64: rows 30-63 and 192-199 are compared in JavaScript (fewer than
+    // 64 rows), one by one, and the blocks between by the SIMD kernels, which list positions.
+    // With blocks of 32 every row is found one by one.
+    const length = 200;
+    const { ref, bytes } = randomBlock(TYPES, length, 5);
+    const table = new MemoryTable(length, bytes, 64);
+    const qty = ref.find((c) => c.name === "qty")!.values as number[];
+    for (const blockLen of [64, 32]) {
+      const all = qty.flatMap((q, i) => (q > 0 && i >= 30 ? [i] : []));
+      for (const [from, to] of [[30, 64], [64, 192], [192, 200]] as const) expect(all.some((i) => i >= from && i < to)).toBe(true);
+      const whole = await runWhere(table, "qty > 0", { start: 30, blockLen });
+      expect(whole).toBeInstanceOf(Float64Array);
+      expect(whole).toEqual(Float64Array.from(all));
+      for (let limit = 0; limit <= all.length + 1; limit++) {
+        expect(await runWhere(table, "qty > 0", { start: 30, blockLen, limit }), `blockLen ${blockLen}, limit ${limit}`).toEqual(Float64Array.from(all.slice(0, limit)));
+      }
+    }
+  });
+
   it("refuses bad options, bad queries and masks of the wrong length", async () => {
     const { bytes } = randomBlock(TYPES, 20, 3);
     const table = new MemoryTable(20, bytes, 8);
