@@ -27,7 +27,7 @@ interface CompareExports {
   compare_f32(op: number, a: number, n: number, b: number, out: number, mode: number): number;
   compare_i32(op: number, a: number, n: number, b: number, out: number, mode: number): number;
   count_ones(mask: number, n: number): number;
-  mask_positions(mask: number, n: number, out: number): number;
+  mask_rows(mask: number, n: number, first: number, out: number): number;
 }
 
 const OP_NUMBERS: { readonly [op in CmpOp]: number } = { "==": 0, "!=": 1, "<": 2, "<=": 3, ">": 4, ">=": 5 };
@@ -160,8 +160,8 @@ export interface TermsResult {
   mask: { bytes: Uint8Array; count: number };
   /** How many rows hold. */
   count: number;
-  /** The rows that hold, in increasing order (a new array). */
-  positions: Uint32Array;
+  /** The rows that hold, `first` + their position, in increasing order (a new array). */
+  rows: Float64Array;
 }
 
 /**
@@ -173,10 +173,10 @@ export interface TermsResult {
  *   (a term the kernels cannot do exactly, a block shorter than MIN_WASM_ROWS, no SIMD).
  * @example
  * ```ts
- * const at = evaluateTermsWasm([{ op: ">", a: price, b: 10 }, { op: "<", a: qty, b: 5 }], 1000, true, "positions");
+ * const rows = evaluateTermsWasm([{ op: ">", a: price, b: 10 }, { op: "<", a: qty, b: 5 }], 1000, true, "rows", 5000);
  * ```
  */
-export function evaluateTermsWasm<W extends keyof TermsResult>(terms: readonly ScalarTerm[], n: number, isAnd: boolean, want: W): TermsResult[W] | undefined {
+export function evaluateTermsWasm<W extends keyof TermsResult>(terms: readonly ScalarTerm[], n: number, isAnd: boolean, want: W, first = 0): TermsResult[W] | undefined {
   if (terms.length === 0) return undefined;
   let inputBytes = 0;
   const kinds: (0 | 1 | 2)[] = [];
@@ -188,12 +188,12 @@ export function evaluateTermsWasm<W extends keyof TermsResult>(terms: readonly S
   }
   const ex = available();
   if (ex === null) return undefined;
-  // Layout: the mask, then the input (each 16-aligned), then the positions.
+  // Layout: the mask, then the input (each 16-aligned), then the row numbers.
   const align = (x: number): number => (x + 15) & ~15;
   const countOnly = want === "count" && terms.length === 1;
   const maskBytes = countOnly ? 0 : align(n);
-  const positionsAt = maskBytes + align(inputBytes);
-  const bytes = positionsAt + (want === "positions" ? 4 * n : 0);
+  const rowsAt = maskBytes + align(inputBytes);
+  const bytes = rowsAt + (want === "rows" ? 8 * n : 0);
   // reserve takes a 32-bit size: a block beyond it (some 300 M rows) stays with JavaScript.
   if (bytes > 2 ** 32 - 2 ** 20) return undefined;
   const base = ex.reserve(bytes);
@@ -207,8 +207,8 @@ export function evaluateTermsWasm<W extends keyof TermsResult>(terms: readonly S
   const buffer = ex.memory.buffer;
   if (want === "count") return count as TermsResult[W];
   if (want === "mask") return { bytes: new Uint8Array(buffer, base, n), count } as TermsResult[W];
-  const found = ex.mask_positions(base, n, base + positionsAt);
-  return new Uint32Array(buffer, base + positionsAt, found).slice() as TermsResult[W];
+  const found = ex.mask_rows(base, n, first, base + rowsAt);
+  return new Float64Array(buffer, base + rowsAt, found).slice() as TermsResult[W];
 }
 
 /**
@@ -232,25 +232,26 @@ export function countOnesWasm(mask: Uint8Array): number {
 }
 
 /**
- * The positions of the 1 bytes of a 0/1 mask, in increasing order, with the SIMD kernel.
+ * The row numbers of the 1 bytes of a 0/1 mask, `first` + their position, in increasing order,
+ * with the SIMD kernel.
  *
  * @returns a new array of exactly their count, or `undefined` when the caller must scan the mask
  *   itself.
  * @example
  * ```ts
- * const at = maskPositionsWasm(mask); // Uint32Array of the rows of the mask's 1s
+ * const rows = maskRowsWasm(mask, 65536); // Float64Array of 65536 + the position of each 1
  * ```
  */
-export function maskPositionsWasm(mask: Uint8Array): Uint32Array | undefined {
+export function maskRowsWasm(mask: Uint8Array, first: number): Float64Array | undefined {
   const n = mask.length;
   if (n < MIN_WASM_ROWS) return undefined;
   const ex = available();
   if (ex === null) return undefined;
-  const positionsAt = (n + 15) & ~15;
-  const base = ex.reserve(positionsAt + 4 * n);
+  const rowsAt = (n + 15) & ~15;
+  const base = ex.reserve(rowsAt + 8 * n);
   if (base === 0) return undefined;
   const buffer = ex.memory.buffer;
   new Uint8Array(buffer, base, n).set(mask);
-  const count = ex.mask_positions(base, n, base + positionsAt);
-  return new Uint32Array(buffer, base + positionsAt, count).slice();
+  const count = ex.mask_rows(base, n, first, base + rowsAt);
+  return new Float64Array(buffer, base + rowsAt, count).slice();
 }

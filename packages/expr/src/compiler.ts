@@ -493,10 +493,13 @@ function formatSafely(node: ExpressionNode): string | undefined {
   }
 }
 
-/** A node's comparisons evaluated by the kernels; `undefined` when they cannot take this block. */
-export function termsResult<W extends keyof TermsResult>(terms: NonNullable<Compiled["terms"]>, ctx: EvalContext, want: W): TermsResult[W] | undefined {
+/**
+ * A node's comparisons evaluated by the kernels (row numbers counted from `first`); `undefined`
+ * when they cannot take this block.
+ */
+export function termsResult<W extends keyof TermsResult>(terms: NonNullable<Compiled["terms"]>, ctx: EvalContext, want: W, first = 0): TermsResult[W] | undefined {
   // Blocks the kernels decline anyway are not worth collecting the terms for.
   if (ctx.n < MIN_WASM_ROWS) return undefined;
   const list = terms.get(ctx);
-  return list === undefined ? undefined : evaluateTermsWasm(list, ctx.n, terms.isAnd ?? true, want);
+  return list === undefined ? undefined : evaluateTermsWasm(list, ctx.n, terms.isAnd ?? true, want, first);
 }

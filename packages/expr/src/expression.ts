@@ -4,7 +4,7 @@
 // characters are classified with Unicode property tests to recognise identifiers.
 //
 // This module is the entry point: compileExpression, and what runWhere needs of a compiled
-// expression (countMatches, matchPositionsOrMask). It re-exports the language's public names from
+// expression (countMatches, matchRowsOrMask). It re-exports the language's public names from
 // the modules that implement it, one job each:
 // - ast.ts: syntax tree types, operator and keyword sets;
 // - tokenizer.ts: limits, positioned errors, tokenizer;
@@ -137,10 +137,10 @@ export function compileExpression(expression: string | ExpressionNode, schema: E
       const inKernels = compiled.terms === undefined ? undefined : termsResult(compiled.terms, ctx, "count");
       return inKernels ?? countOnes((compiled.ev(ctx) as NumVec & { k: "bool" }).v);
     },
-    positionsOrMask: (input, rows) => {
+    rowsOrMask: (input, rows, first) => {
       const ctx = context(input, rows);
-      const positions = constant !== undefined || compiled.terms === undefined ? undefined : termsResult(compiled.terms, ctx, "positions");
-      return positions !== undefined ? { positions } : { mask: maskOf(ctx) };
+      const found = constant !== undefined || compiled.terms === undefined ? undefined : termsResult(compiled.terms, ctx, "rows", first);
+      return found !== undefined ? { rows: found } : { mask: maskOf(ctx) };
     },
   });
   return compiledExpression;
@@ -148,7 +148,7 @@ export function compileExpression(expression: string | ExpressionNode, schema: E
 
 interface Internals {
   count(input: ExpressionInput, rows: number): number;
-  positionsOrMask(input: ExpressionInput, rows: number): { positions: Uint32Array } | { mask: Uint8Array };
+  rowsOrMask(input: ExpressionInput, rows: number, first: number): { rows: Float64Array } | { mask: Uint8Array };
 }
 
 const internals = new WeakMap<CompiledExpression, Internals>();
@@ -176,7 +176,8 @@ export function countMatches(expression: CompiledExpression, input: ExpressionIn
 }
 
 /**
- * The rows of `[0, rows)` where `expression` holds, in increasing order, when the SIMD kernels
+ * The row numbers where `expression` holds over a block of `rows` rows whose first row is
+ * `first` (`first` + each position of `[0, rows)`, in increasing order), when the SIMD kernels
  * can find them without a mask leaving WebAssembly memory (comparisons of columns with
  * constants joined by one of `&`, `|`); otherwise the mask {@link CompiledExpression.evaluate}
  * gives, from the same evaluation (nothing is computed twice). For `runWhere`'s row numbers;
@@ -185,9 +186,9 @@ export function countMatches(expression: CompiledExpression, input: ExpressionIn
  * @example
  * ```ts
  * const q = compileExpression("x > 1", { x: { dtype: parseDtype("<f8") } });
- * matchPositionsOrMask(q, { x: new Uint8Array(new Float64Array(100).fill(2).buffer) }, 100); // { positions: Uint32Array [0, 1, …, 99] }
+ * matchRowsOrMask(q, { x: new Uint8Array(new Float64Array(100).fill(2).buffer) }, 100, 500); // { rows: Float64Array [500, 501, …, 599] }
  * ```
  */
-export function matchPositionsOrMask(expression: CompiledExpression, input: ExpressionInput, rows: number): { positions: Uint32Array } | { mask: Uint8Array } {
-  return internalsOf(expression).positionsOrMask(input, rows);
+export function matchRowsOrMask(expression: CompiledExpression, input: ExpressionInput, rows: number, first: number): { rows: Float64Array } | { mask: Uint8Array } {
+  return internalsOf(expression).rowsOrMask(input, rows, first);
 }

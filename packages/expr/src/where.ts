@@ -3,8 +3,8 @@
 // the projection need.
 import { UsageError } from "@fmt/errors";
 import type { DType } from "@fmt/meta";
-import { MIN_WASM_ROWS, maskPositionsWasm } from "./compare-wasm.js";
-import { compileExpression, countMatches, matchPositionsOrMask } from "./expression.js";
+import { MIN_WASM_ROWS, maskRowsWasm } from "./compare-wasm.js";
+import { compileExpression, countMatches, matchRowsOrMask } from "./expression.js";
 import type { ExpressionInput } from "./expression.js";
 import { countOnes } from "./kernels.js";
 import { checkInteger, normalizeSlice } from "./slice.js";
@@ -233,7 +233,7 @@ function concatValues(parts: ColumnValues[], empty: ColumnValues): ColumnValues 
 
 // reusesInputs: the evaluator keeps nothing of a block's bytes once it returned (expressions;
 // a JS predicate may keep what it is given).
-// count: a block's number of matching rows without its mask; positionsOrMask: their positions
+// count: a block's number of matching rows without its mask; rowsOrMask: their row numbers
 // where the query allows, else the mask, from one evaluation.
 function compileQuery(
   table: WhereTable,
@@ -242,7 +242,7 @@ function compileQuery(
   inputs: string[];
   evaluate: Evaluate;
   count?: (block: WhereBlock) => number;
-  positionsOrMask?: (block: WhereBlock) => { positions: Uint32Array } | { mask: Uint8Array };
+  rowsOrMask?: (block: WhereBlock) => { rows: Float64Array } | { mask: Uint8Array };
   reusesInputs?: boolean;
 } {
   if (typeof query === "string") {
@@ -259,7 +259,7 @@ function compileQuery(
       reusesInputs: true,
       evaluate: (block) => compiled.evaluate(input(block), block.stop - block.start),
       count: (block) => countMatches(compiled, input(block), block.stop - block.start),
-      positionsOrMask: (block) => matchPositionsOrMask(compiled, input(block), block.stop - block.start),
+      rowsOrMask: (block) => matchRowsOrMask(compiled, input(block), block.stop - block.start, block.start),
     };
   }
   if (typeof query === "function") {
@@ -336,7 +336,7 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
   }
   if (options.blockLen !== undefined && (checkInteger(options.blockLen, "blockLen") < 1)) badOption("blockLen", "blockLen must be at least 1", ">= 1", options.blockLen);
   const { start, stop } = normalizeSlice(table.length, options.start, options.stop, undefined);
-  const { inputs, evaluate, count: countBlock, positionsOrMask, reusesInputs } = compileQuery(table, query);
+  const { inputs, evaluate, count: countBlock, rowsOrMask, reusesInputs } = compileQuery(table, query);
 
   const needed = [...inputs];
   if (as === "rows") for (const name of projection) if (!needed.includes(name)) needed.push(name);
@@ -373,10 +373,10 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
         return values;
       };
       // Row numbers straight from the kernels where the query allows; otherwise from the mask.
-      const answer = as === "indices" && positionsOrMask !== undefined && limit - count >= block.stop - block.start ? positionsOrMask(block) : { mask: evaluate(block, decoded) };
+      const answer = as === "indices" && rowsOrMask !== undefined && limit - count >= block.stop - block.start ? rowsOrMask(block) : { mask: evaluate(block, decoded) };
       const mask = "mask" in answer ? answer.mask : undefined;
       let matches: number;
-      if ("positions" in answer) matches = indices.addPositions(answer.positions, block.start);
+      if ("rows" in answer) matches = indices.addRows(answer.rows);
       else matches = limit - count >= mask!.length ? collectMatches(mask!, as === "indices" ? indices : undefined, block.start) : collectLimited(mask!, as === "indices" ? indices : undefined, block.start, limit - count);
       if ((count + matches) * bytesPerMatch > maxResultBytes) {
         throw new UsageError("SIZE_LIMIT", `the matches found so far take ${(count + matches) * bytesPerMatch} bytes, more than maxReadBytes (${maxResultBytes}); narrow the query, set a limit or raise the option`, {
@@ -450,9 +450,10 @@ function collectLimited(mask: Uint8Array, indices: RowNumbers | undefined, first
 
 /**
  * Matching row numbers as they are found, turned into the `Float64Array` result once at the end:
- * the positions the SIMD kernel lists for each block are kept as they come (one exact-length
- * copy out of the module), rows found one by one go into a typed array that doubles when full.
- * A growing array of all rows would copy them again at every doubling.
+ * the row numbers the SIMD kernel lists for each block, already in the result's form, are kept
+ * as they come (one exact-length copy out of the module), rows found one by one go into a typed
+ * array that doubles when full. A growing array of all rows would copy them again at every
+ * doubling.
  *
  * The result is a typed array, as every other value `@fmt/store` returns, and not a `number[]`:
  * a `number[]` of more than 16,384 numbers is an object of its own in V8's large-object space,
@@ -462,24 +463,24 @@ function collectLimited(mask: Uint8Array, indices: RowNumbers | undefined, first
  * (tools/bench/README.md, "where row numbers").
  */
 class RowNumbers {
-  // In order: blocks' positions (row = first + position) and runs of rows added one by one.
-  readonly #parts: ({ first: number; positions: Uint32Array } | { rows: Float64Array })[] = [];
+  // In order: blocks' row numbers from the kernel and runs of rows added one by one.
+  readonly #parts: Float64Array[] = [];
   #loose = new Float64Array(1024);
   #looseLength = 0;
   #length = 0;
 
   /** Adds `first + i` for each 1 at `mask[i]` through the SIMD kernel; -1 when it is unavailable. */
   addMask(mask: Uint8Array, first: number): number {
-    const positions = maskPositionsWasm(mask);
-    return positions === undefined ? -1 : this.addPositions(positions, first);
+    const rows = maskRowsWasm(mask, first);
+    return rows === undefined ? -1 : this.addRows(rows);
   }
 
-  /** Adds `first + p` for each of `positions` (increasing, kept as they are); returns their count. */
-  addPositions(positions: Uint32Array, first: number): number {
+  /** Adds `rows` (increasing, after every row added so far; kept as they are); returns their count. */
+  addRows(rows: Float64Array): number {
     this.#endLoose();
-    if (positions.length > 0) this.#parts.push({ first, positions });
-    this.#length += positions.length;
-    return positions.length;
+    if (rows.length > 0) this.#parts.push(rows);
+    this.#length += rows.length;
+    return rows.length;
   }
 
   add(row: number): void {
@@ -494,36 +495,20 @@ class RowNumbers {
 
   #endLoose(): void {
     if (this.#looseLength === 0) return;
-    this.#parts.push({ rows: this.#loose.slice(0, this.#looseLength) });
+    this.#parts.push(this.#loose.slice(0, this.#looseLength));
     this.#looseLength = 0;
   }
 
   toArray(): Float64Array {
     this.#endLoose();
-    // Rows found one by one only: their part is already an exact-length copy of its own.
-    if (this.#parts.length === 1 && "rows" in this.#parts[0]!) return this.#parts[0].rows;
+    // One part (all rows of one block, or all found one by one) is already an exact-length copy.
+    if (this.#parts.length === 1) return this.#parts[0]!;
     const out = new Float64Array(this.#length);
     let at = 0;
     for (const part of this.#parts) {
-      if ("rows" in part) {
-        out.set(part.rows, at);
-        at += part.rows.length;
-      } else at = copyPositions(out, at, part.first, part.positions);
+      out.set(part, at);
+      at += part.length;
     }
     return out;
   }
-}
-
-// The copying loop is a function of its own, which touches neither `this` nor the part objects:
-// V8's optimized code for a loop inside toArray depended on RowNumbers' hidden classes (weakly),
-// and no RowNumbers outlives its query, so every full collection between two queries let those
-// classes die and threw the code away (`--trace-deopt`: "weak objects"); each query after one
-// copied its rows in baseline code until the loop was optimized again mid-run. This function's
-// code depends on nothing that dies: `profile.mjs whererows 30 --gc` (a collection before each
-// run, as the store bench does) 22.5–23.0 → 19.3–19.5 ms.
-
-/** Writes `first + p` for each of `positions` into `out` from `at`; returns where the next part goes. */
-function copyPositions(out: Float64Array, at: number, first: number, positions: Uint32Array): number {
-  for (let k = 0; k < positions.length; k++) out[at++] = first + positions[k]!;
-  return at;
 }

@@ -4,7 +4,7 @@
 // the kernels return against the 1s of that mask.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MIN_WASM_ROWS, compareScalarWasm, countOnesWasm, evaluateTermsWasm, maskPositionsWasm } from "../src/compare-wasm.js";
+import { MIN_WASM_ROWS, compareScalarWasm, countOnesWasm, evaluateTermsWasm, maskRowsWasm } from "../src/compare-wasm.js";
 import type { ScalarTerm } from "../src/compare-wasm.js";
 import { compileExpression } from "../src/expression.js";
 import type { CmpOp } from "../src/kernels.js";
@@ -92,9 +92,11 @@ describe("compareScalarWasm", () => {
     expect([...out.subarray(150)].every((v) => v === 7)).toBe(true);
   });
 
-  it("mask positions and count: the 1s of any 0/1 mask, in order (runs, isolated bytes, tails)", () => {
+  it("mask row numbers and count: the 1s of any 0/1 mask, in order, from any first row (runs, isolated bytes, tails)", () => {
+    // First rows up to 2^53 − n: every row number is an exact float64.
+    const firstRow = fc.oneof(fc.constant(0), fc.nat(), fc.integer({ min: 2 ** 32 - 70_000, max: 2 ** 32 + 70_000 }), fc.integer({ min: 0, max: 2 ** 53 - 70_000 }));
     fc.assert(
-      fc.property(fc.oneof(fc.integer({ min: 0, max: 300 }), fc.constantFrom(65_536, 65_536 + 9)), fc.double({ min: 0, max: 1, noNaN: true }), fc.nat(), (n, density, seed) => {
+      fc.property(fc.oneof(fc.integer({ min: 0, max: 300 }), fc.constantFrom(65_536, 65_536 + 9)), fc.double({ min: 0, max: 1, noNaN: true }), fc.nat(), firstRow, (n, density, seed, first) => {
         let state = seed | 1;
         const mask = new Uint8Array(n);
         for (let i = 0; i < n; i++) {
@@ -103,13 +105,13 @@ describe("compareScalarWasm", () => {
           state ^= state << 5;
           mask[i] = (state >>> 0) / 2 ** 32 < density ? 1 : 0;
         }
-        const positions = maskPositionsWasm(mask);
+        const rows = maskRowsWasm(mask, first);
         const expected: number[] = [];
-        for (let i = 0; i < n; i++) if (mask[i] === 1) expected.push(i);
+        for (let i = 0; i < n; i++) if (mask[i] === 1) expected.push(first + i);
         if (n < MIN_WASM_ROWS) {
-          expect([positions, countOnesWasm(mask)]).toEqual([undefined, -1]);
+          expect([rows, countOnesWasm(mask)]).toEqual([undefined, -1]);
         } else {
-          expect(positions === undefined ? undefined : [...positions]).toEqual(expected);
+          expect(rows).toEqual(Float64Array.from(expected));
           expect(countOnesWasm(mask)).toBe(expected.length);
         }
       }),
@@ -117,7 +119,7 @@ describe("compareScalarWasm", () => {
     );
   });
 
-  it("terms joined by & or |: the mask, count and positions of the row-by-row combination", () => {
+  it("terms joined by & or |: the mask, count and row numbers of the row-by-row combination", () => {
     const term = fc.tuple(fc.constantFrom(...OPS), fc.constantFrom("f64", "f32", "i32"), fc.array(doubleValue, { minLength: 1, maxLength: 40 }), doubleValue, fc.nat());
     fc.assert(
       fc.property(fc.array(term, { minLength: 1, maxLength: 4 }), lengths, fc.boolean(), (specs, n, isAnd) => {
@@ -136,16 +138,17 @@ describe("compareScalarWasm", () => {
         const inModule = evaluateTermsWasm(terms, n, isAnd, "mask");
         const mask = inModule === undefined ? undefined : { bytes: inModule.bytes.slice(), count: inModule.count };
         const count = evaluateTermsWasm(terms, n, isAnd, "count");
-        const positions = evaluateTermsWasm(terms, n, isAnd, "positions");
+        const first = n * 7919;
+        const rows = evaluateTermsWasm(terms, n, isAnd, "rows", first);
         // A NaN scalar against float32 is declined (see the float32 test), and so the whole.
         if (n < MIN_WASM_ROWS || terms.some((t) => t.a instanceof Float32Array && Number.isNaN(t.b))) {
-          expect([mask, count, positions]).toEqual([undefined, undefined, undefined]);
+          expect([mask, count, rows]).toEqual([undefined, undefined, undefined]);
           return;
         }
         // Compared as text: deep equality of 65,000-entry arrays is slow.
         expect(mask?.bytes.join("")).toBe(expected.join(""));
         expect([mask?.count, count]).toEqual([ones(expected), ones(expected)]);
-        expect(positions?.join()).toBe([...expected.keys()].filter((i) => expected[i] === 1).join());
+        expect(rows?.join()).toBe([...expected.keys()].filter((i) => expected[i] === 1).map((i) => first + i).join());
       }),
       { numRuns: 300 },
     );

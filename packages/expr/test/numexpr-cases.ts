@@ -10,7 +10,7 @@ import type { ArithmeticOperator, CompareOperator, ExpressionNode, ExpressionSch
 import { parseDtype } from "@fmt/meta";
 import { MIN_WASM_ROWS } from "../src/compare-wasm.js";
 // countMatches is internal (not exported by the package): both from the sources, one module.
-import { compileExpression, countMatches, matchPositionsOrMask } from "../src/expression.js";
+import { compileExpression, countMatches, matchRowsOrMask } from "../src/expression.js";
 
 /** A column as both sides see it: numpy dtype.str and the stored bytes in hex. */
 export interface OracleColumn {
@@ -358,17 +358,19 @@ export function ourAnswer(text: string, rows: number, columns: Record<string, Or
   const ones = mask.reduce((sum, v) => sum + v, 0);
   const count = countMatches(compiled, tiled, rows * times);
   if (count !== ones * times) return { mask: `countMatches gave ${count} over ${times} copies of the block, not ${times} × ${ones}` };
-  // The mask and the row positions over the tiled block (the kernels' paths for long blocks).
+  // The mask and the row numbers over the tiled block (the kernels' paths for long blocks).
   const tiledMask = compiled.evaluate(tiled, rows * times);
   for (let i = 0; i < rows * times; i++) {
     if (tiledMask[i] !== mask[i % rows]) return { mask: `evaluate over ${times} copies of the block differs at row ${i}` };
   }
-  const answer = matchPositionsOrMask(compiled, tiled, rows * times);
-  if ("mask" in answer && answer.mask.join("") !== tiledMask.join("")) return { mask: `matchPositionsOrMask's mask over ${times} copies of the block differs` };
-  if ("positions" in answer) {
-    const positions = answer.positions;
-    const expected = [...tiledMask.keys()].filter((i) => tiledMask[i] === 1);
-    if (positions.join() !== expected.join()) return { mask: `matchPositionsOrMask over ${times} copies of the block: ${positions.join()}, not ${expected.join()}` };
+  // Row numbers from a first row past 2^32, as a block of a long table has.
+  const first = 2 ** 32 + 3;
+  const answer = matchRowsOrMask(compiled, tiled, rows * times, first);
+  if ("mask" in answer && answer.mask.join("") !== tiledMask.join("")) return { mask: `matchRowsOrMask's mask over ${times} copies of the block differs` };
+  if ("rows" in answer) {
+    const found = answer.rows;
+    const expected = [...tiledMask.keys()].filter((i) => tiledMask[i] === 1).map((i) => first + i);
+    if (found.join() !== expected.join()) return { mask: `matchRowsOrMask over ${times} copies of the block: ${found.join()}, not ${expected.join()}` };
   }
   return { mask: [...mask].join("") };
 }

@@ -4,9 +4,9 @@
  * unordered, so only `!=` holds for it, as in JavaScript and numexpr).
  *
  * The caller (src/compare-wasm.ts) lays out the region `reserve` returns as mask, input block and
- * room for positions; it copies each compared block in and calls its kernel, which sets the mask
- * or combines it with & or | (or only counts), then takes the count, the positions
- * (`mask_positions`) or a copy of the mask. Sixteen rows at a time: the lane masks (all ones or
+ * room for row numbers; it copies each compared block in and calls its kernel, which sets the mask
+ * or combines it with & or | (or only counts), then takes the count, the row numbers
+ * (`mask_rows`) or a copy of the mask. Sixteen rows at a time: the lane masks (all ones or
  * all zeros) are narrowed to bytes with saturating packs, counted through their bitmask and
  * masked to 0/1.
  */
@@ -184,23 +184,25 @@ u32 count_ones(const u8 *mask, u32 n) {
 }
 
 /*
- * The positions of the 1 bytes of a 0/1 mask of n bytes, in increasing order, into out (room for
- * n); returns their count. Sixteen mask bytes are tested at once, and only the set bits of their
- * bitmask are visited: a selective query's mask is mostly zero vectors.
+ * The row numbers of the 1 bytes of a 0/1 mask of n bytes, `first` + position, as float64 (the
+ * form of where's result, exact up to 2^53), in increasing order, into out (room for n); returns
+ * their count. Sixteen mask bytes are tested at once, and only the set bits of their bitmask are
+ * visited: a selective query's mask is mostly zero vectors. Writing the result's own form here
+ * spares the caller a loop over every row found.
  */
-EXPORT(mask_positions)
-u32 mask_positions(const u8 *mask, u32 n, u32 *out) {
+EXPORT(mask_rows)
+u32 mask_rows(const u8 *mask, u32 n, double first, double *out) {
   u32 count = 0;
   u32 i = 0;
   v128_t one = wasm_i8x16_splat(1);
   for (; i + 16 <= n; i += 16) {
     u32 bits = wasm_i8x16_bitmask(wasm_i8x16_eq(wasm_v128_load(mask + i), one));
     while (bits != 0) {
-      out[count++] = i + (u32)__builtin_ctz(bits);
+      out[count++] = first + (double)(i + (u32)__builtin_ctz(bits));
       bits &= bits - 1;
     }
   }
   for (; i < n; i++)
-    if (mask[i] == 1) out[count++] = i;
+    if (mask[i] == 1) out[count++] = first + (double)i;
   return count;
 }
