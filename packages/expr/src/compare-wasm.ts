@@ -188,13 +188,14 @@ export function evaluateTermsWasm<W extends keyof TermsResult>(terms: readonly S
   }
   const ex = available();
   if (ex === null) return undefined;
-  // Layout: the mask, then the input (each 16-aligned), then the row numbers.
-  const align = (x: number): number => (x + 15) & ~15;
+  // Layout: the mask, then the input (each 16-aligned), then the row numbers. Sizes stay numbers:
+  // a 32-bit `& ~15` would wrap for blocks of 2^28 float64 rows and more, past the guard below.
+  const align = (x: number): number => Math.ceil(x / 16) * 16;
   const countOnly = want === "count" && terms.length === 1;
   const maskBytes = countOnly ? 0 : align(n);
   const rowsAt = maskBytes + align(inputBytes);
   const bytes = rowsAt + (want === "rows" ? 8 * n : 0);
-  // reserve takes a 32-bit size: a block beyond it (some 300 M rows) stays with JavaScript.
+  // reserve takes a 32-bit size: a block beyond it (some 250 M float64 rows) stays with JavaScript.
   if (bytes > 2 ** 32 - 2 ** 20) return undefined;
   const base = ex.reserve(bytes);
   if (base === 0) return undefined;
@@ -247,7 +248,9 @@ export function maskRowsWasm(mask: Uint8Array, first: number): Float64Array | un
   if (n < MIN_WASM_ROWS) return undefined;
   const ex = available();
   if (ex === null) return undefined;
-  const rowsAt = (n + 15) & ~15;
+  const rowsAt = Math.ceil(n / 16) * 16;
+  // reserve takes a 32-bit size: a mask beyond it (some 470 M rows) stays with JavaScript.
+  if (rowsAt + 8 * n > 2 ** 32 - 2 ** 20) return undefined;
   const base = ex.reserve(rowsAt + 8 * n);
   if (base === 0) return undefined;
   const buffer = ex.memory.buffer;

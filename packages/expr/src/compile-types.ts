@@ -78,7 +78,7 @@ export interface Compiled {
   /**
    * A boolean node that is one comparison of a column with a constant, or an `&` (or `|`) of
    * such: its comparisons for the SIMD kernels (evaluateTermsWasm), which build the mask, count
-   * or positions in module memory. `get` gives `undefined` for a block the kernels cannot take
+   * or row numbers in module memory. `get` gives `undefined` for a block the kernels cannot take
    * (then the node's `ev` answers).
    */
   terms?: { isAnd: boolean | undefined; get: (ctx: EvalContext) => ScalarTerm[] | undefined };

@@ -158,7 +158,7 @@ describe("runWhere on an in-memory table", () => {
 
   it("joins row numbers listed by the kernels and found one by one in order, whole and cut by any limit", async () => {
     // From row 30 in blocks of 64: rows 30-63 and 192-199 are compared in JavaScript (fewer than
-    // 64 rows), one by one, and the blocks between by the SIMD kernels, which list positions.
+    // 64 rows), one by one, and the blocks between by the SIMD kernels, which list row numbers.
     // With blocks of 32 every row is found one by one.
     const length = 200;
     const { ref, bytes } = randomBlock(TYPES, length, 5);
