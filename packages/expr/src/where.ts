@@ -455,7 +455,7 @@ function collectLimited(mask: Uint8Array, indices: RowNumbers | undefined, first
  * array that doubles when full. A growing array of all rows would copy them again at every
  * doubling.
  *
- * The result is a typed array, as every other value `@fmt/store` returns, and not a `number[]`:
+ * The result is a typed array, as the values of numeric columns are, and not a `number[]`:
  * a `number[]` of more than 16,384 numbers is an object of its own in V8's large-object space,
  * mapped fresh for every query and faulted in page by page (500,000 row numbers: ~980 faults,
  * 15–17 ms of a 33 ms query on a virtual machine where a fault costs ~15 µs), while the memory
