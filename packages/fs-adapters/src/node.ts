@@ -162,6 +162,11 @@ export class FileSystemStore implements WritableStore {
     this.writeThread = options.writeThread ?? true;
   }
 
+  /** The key of a path below the root, the inverse of {@link FileSystemStore.pathOf} ("" for the root). */
+  #keyOf(path: string): string {
+    return nodePath.relative(this.root, path).split(nodePath.sep).join("/");
+  }
+
   /**
    * The file-system path of `key`, after validation.
    *
@@ -392,11 +397,10 @@ export class FileSystemStore implements WritableStore {
     // its files and the directory itself are skipped, so that a sync never flushes outside the
     // root. One check per distinct directory; the root itself may be a link (the caller's choice).
     const inside = new Map<string, Promise<boolean>>();
-    const keyOf = (path: string): string => nodePath.relative(this.root, path).split(nodePath.sep).join("/");
     const stillOurs = (dir: string): Promise<boolean> => {
       let answer = inside.get(dir);
       if (answer === undefined) {
-        const key = keyOf(dir);
+        const key = this.#keyOf(dir);
         answer = key === "" ? Promise.resolve(true) : refuseLinksBetween(this.root, key, true).catch((error: unknown) => {
           if (error instanceof UsageError && error.code === "UNSAFE_NAME") return false;
           throw error;
@@ -410,7 +414,7 @@ export class FileSystemStore implements WritableStore {
       const worker = async (): Promise<void> => {
         while (next < files.length) {
           const file = files[next++]!;
-          if (await stillOurs(nodePath.dirname(file))) await syncFile(file, keyOf(file));
+          if (await stillOurs(nodePath.dirname(file))) await syncFile(file, this.#keyOf(file));
         }
       };
       // Every worker settles before this run ends (a failure included), so the next sync never
@@ -444,7 +448,7 @@ export class FileSystemStore implements WritableStore {
     if (!(value instanceof Uint8Array)) {
       throw new UsageError("INVALID_ARGUMENT", "a stored value must be a Uint8Array", { field: "value", expected: "Uint8Array", actual: typeof value });
     }
-    await this.createDirectory(nodePath.relative(this.root, nodePath.dirname(file)).split(nodePath.sep).join("/"));
+    await this.createDirectory(this.#keyOf(nodePath.dirname(file)));
     let handle: FileHandle;
     try {
       handle = await open(file, "wx");
