@@ -6,7 +6,7 @@
 //   node tools/bench/profile.mjs OP [RUNS] [--v2] [--checksum=NAME] [--fsync]
 //
 // OP: readall, sum, get (2,000 random gets), take (10,000 indices), column, where, whererows,
-// where2, create. --v2 uses the format-2 copies (--checksum=NAME: those `pnpm bench:store
+// where2, where2rows, create. --v2 uses the format-2 copies (--checksum=NAME: those `pnpm bench:store
 // -- --v2-checksum=NAME` made; by default adler32, the library's default); --fsync makes create
 // flush to disk (the default store) instead of `fsync: false`. Needs the datasets of
 // `pnpm bench:store` (tools/bench/.data/store) and the built packages. Run it under GLIBC_TUNABLES=glibc.malloc.hugetlb=1 to match the bench.
@@ -62,6 +62,7 @@ const operations = {
   where: () => table.where(`f64 > ${q90}`, { as: "count" }),
   whererows: () => table.where(`f64 > ${q90}`, { as: "indices" }),
   where2: () => table.where(`(f64 > ${q90}) & (i32 < 0)`, { as: "count" }),
+  where2rows: () => table.where(`(f64 > ${q90}) & (i32 < 0)`, { as: "indices" }),
   create: async () => {
     source ??= new Float64Array(readFileSync(join(DATA, "carray-source.f8")).buffer.slice(0));
     const options = v2 ? { dtype: "float64", chunklen: 65536, formatVersion: 2, checksum } : { dtype: "float64", chunklen: 65536 };
