@@ -1,5 +1,6 @@
 // The HTTP store's transports every HTTP test runs with: the default (`fetch`, web streams) and
-// node:http (`@fmt/fs-adapters/http-node`). A test suite is parametrized over them with
+// `nodeHttpTransport` (`@fmt/fs-adapters/http-node`) both ways it sends `http:` requests: over its
+// own sockets (its default) and through Node's `node:http` client. A test suite is parametrized over them with
 // `describe.each(HTTP_TRANSPORTS)("… ($name)", ({ options }) => …)` and builds its stores with
 // `new HttpStore(url, { ...theirOptions, ...options() })`.
 import type { HttpStoreOptions } from "@fmt/fs-adapters/http";
@@ -14,7 +15,8 @@ export interface HttpTransportCase {
 }
 
 /**
- * `fetch` (the store's default, no option given) and a fresh `nodeHttpTransport()`.
+ * `fetch` (the store's default, no option given), a fresh `nodeHttpTransport()` (sockets) and a
+ * fresh `nodeHttpTransport({ plainHttp: "node:http" })`.
  *
  * @example
  * ```ts
@@ -25,5 +27,6 @@ export interface HttpTransportCase {
  */
 export const HTTP_TRANSPORTS: HttpTransportCase[] = [
   { name: "fetch", options: () => ({}) },
-  { name: "node:http", options: () => ({ transport: nodeHttpTransport() }) },
+  { name: "node sockets", options: () => ({ transport: nodeHttpTransport() }) },
+  { name: "node:http", options: () => ({ transport: nodeHttpTransport({ plainHttp: "node:http" }) }) },
 ];

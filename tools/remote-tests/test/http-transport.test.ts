@@ -1,9 +1,10 @@
 // The HTTP store's transports at the connection level, against real servers on loopback that
 // count their connections: a body running past its cap stops being read and its connection is
 // closed, an abort mid-body closes the connection at once, kept-alive connections are reused (for
-// both transports); and what only the node:http transport (`@fmt/fs-adapters/http-node`) does:
-// 404s and HEADs keep their connection, it refuses content-encoded answers, redirects of its own
-// and other schemes, refused connections are retried, close() ends its connections.
+// every transport); and what only `nodeHttpTransport` (`@fmt/fs-adapters/http-node`) does, over its
+// own sockets and over node:http alike: 404s and HEADs keep their connection, it refuses
+// content-encoded answers, redirects of its own and other schemes, refused connections are
+// retried, close() ends its connections.
 import { cpSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -121,7 +122,7 @@ describe.each(HTTP_TRANSPORTS)("connections of the $name transport", ({ name, op
     expect(chunk).toEqual(await store.get(chunkKey));
   });
 
-  it("kept-alive connections are reused: node:http opens no more connections than requests in flight, fetch at most twice as many", async () => {
+  it("kept-alive connections are reused: the Node transport opens no more connections than requests in flight, fetch at most twice as many", async () => {
     const before = { ...files.counts };
     const store = new HttpStore(files.url, { concurrency: 4, ...options() });
     const array = await openCarray(store, F8, { cacheBytes: 0 });
@@ -131,15 +132,17 @@ describe.each(HTTP_TRANSPORTS)("connections of the $name transport", ({ name, op
     for (let i = 0; i < 20; i++) await store.get(`${F8}/meta/sizes`);
     expect(files.counts.requests - before.requests).toBeGreaterThanOrEqual(4 + 4 + 40 + 20);
     // Observed: fetch (undici) opened 8 connections here for 4 requests in flight.
-    expect(files.counts.connections - before.connections).toBeLessThanOrEqual(name === "node:http" ? 4 : 8);
+    expect(files.counts.connections - before.connections).toBeLessThanOrEqual(name === "fetch" ? 8 : 4);
     expect(store.limit.peak).toBe(4);
   });
 });
 
-describe("the node:http transport", () => {
+const NODE_MODES = [{ plainHttp: "sockets" as const }, { plainHttp: "node:http" as const }];
+
+describe.each(NODE_MODES)("the Node transport, http: over $plainHttp", ({ plainHttp }) => {
   it("404s, 416s and HEADs leave their connection open for the next request", async () => {
     const before = files.counts.connections;
-    const store = new HttpStore(files.url, { concurrency: 1, transport: nodeHttpTransport() });
+    const store = new HttpStore(files.url, { concurrency: 1, transport: nodeHttpTransport({ plainHttp }) });
     const size = statSync(join(root, KEY)).size;
     for (let i = 0; i < 10; i++) {
       expect(await store.get(`missing/${i}`)).toBeUndefined();
@@ -158,7 +161,7 @@ describe("the node:http transport", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
-      const store = new HttpStore(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { transport: nodeHttpTransport(), retry: { maxAttempts: 1, timeoutMs: 200 } });
+      const store = new HttpStore(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { transport: nodeHttpTransport({ plainHttp }), retry: { maxAttempts: 1, timeoutMs: 200 } });
       const started = Date.now();
       expect(await store.get(KEY)).toBeUndefined();
       expect(Date.now() - started).toBeLessThan(1000);
@@ -172,7 +175,7 @@ describe("the node:http transport", () => {
     const chunked = await startStaticServer(root, { omitContentLength: true });
     try {
       for (const url of [files.url, chunked.url]) {
-        const store = new HttpStore(url, { transport: nodeHttpTransport() });
+        const store = new HttpStore(url, { transport: nodeHttpTransport({ plainHttp }) });
         const whole = await store.get(`${F8}/data/__0.blp`);
         const part = await store.getRange(`${F8}/data/__0.blp`, { offset: 10, length: 20 });
         for (const bytes of [whole!, part!]) {
@@ -196,7 +199,7 @@ describe("the node:http transport", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
-      const store = new HttpStore(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { transport: nodeHttpTransport(), retry: { maxAttempts: 3, baseDelayMs: 1 } });
+      const store = new HttpStore(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { transport: nodeHttpTransport({ plainHttp }), retry: { maxAttempts: 3, baseDelayMs: 1 } });
       const error = await rejection(store.get(KEY));
       expect(error).toBeInstanceOf(StorageError);
       expect(error).toMatchObject({ code: "IO_ERROR", path: KEY });
@@ -213,7 +216,7 @@ describe("the node:http transport", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const port = (server.address() as AddressInfo).port;
     await new Promise((resolve) => server.close(resolve));
-    const store = new HttpStore(`http://127.0.0.1:${port}/`, { transport: nodeHttpTransport(), retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 } });
+    const store = new HttpStore(`http://127.0.0.1:${port}/`, { transport: nodeHttpTransport({ plainHttp }), retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 } });
     const error = await rejection(store.get(KEY));
     expect(error).toMatchObject({ code: "IO_ERROR", path: KEY });
     expect(((error as StorageError).cause as { code?: string }).code).toBe("ECONNREFUSED");
@@ -221,16 +224,16 @@ describe("the node:http transport", () => {
   });
 
   it("refuses to follow redirects itself and speaks only http: and https:", async () => {
-    const transport = nodeHttpTransport();
+    const transport = nodeHttpTransport({ plainHttp });
     const signal = new AbortController().signal;
     await expect(transport({ url: files.url, method: "GET", headers: {}, signal, redirect: "follow" })).rejects.toBeInstanceOf(UsageError);
     await expect(transport({ url: "ftp://127.0.0.1/x", method: "GET", headers: {}, signal, redirect: "manual" })).rejects.toMatchObject({ code: "INVALID_ARGUMENT", field: "url" });
-    expect(() => nodeHttpTransport({ maxSockets: 0 })).toThrow(UsageError);
+    expect(() => nodeHttpTransport({ plainHttp, maxSockets: 0 })).toThrow(UsageError);
     expect(() => new HttpStore(files.url, { fetch: globalThis.fetch, transport })).toThrow(UsageError);
   });
 
   it("close() ends its kept-alive connections", async () => {
-    const transport = nodeHttpTransport();
+    const transport = nodeHttpTransport({ plainHttp });
     const store = new HttpStore(`${bad.origin}/`, { transport });
     bad.setPlan(() => ({ kind: "pass" }));
     const { opened, closed } = bad.connections;

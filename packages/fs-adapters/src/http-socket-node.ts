@@ -1,0 +1,623 @@
+/**
+ * HTTP/1.1 over `node:net` sockets for {@link nodeHttpTransport}'s `http:` requests: each
+ * connection reads into one reused buffer (`onread`) and an answer's body is copied from it
+ * straight into the value, so a read of many chunk files allocates no socket buffers and runs no
+ * stream machinery. On loopback, the 153 chunk files (60 MB) of the store benchmark's carray came
+ * in 25–58 ms this way and in 70–110 ms through `node:http`, which also left four full garbage
+ * collections per read behind it (tools/bench/README.md).
+ *
+ * What it speaks: requests without a body (`GET`, `HEAD`); answers framed by `Content-Length`, by
+ * `Transfer-Encoding: chunked`, or by the end of the connection; interim 1xx answers skipped.
+ * Anything else a server sends (a malformed status line or header, conflicting lengths, another
+ * transfer coding, bytes after an answer) fails the exchange with an `HPE_*` code, as Node's own
+ * parser does, and closes the connection; the store retries those as connection errors.
+ *
+ * @module
+ */
+import { connect } from "node:net";
+import type { Socket } from "node:net";
+import type { HttpAnswer, HttpRequest } from "./http.js";
+
+/**
+ * An idle kept-alive connection is closed after this long: a little under the 5 s after which
+ * Node's own HTTP server (and many others) closes it, so that a request is seldom sent on a
+ * connection the server is closing at that moment (that request would fail and be retried).
+ */
+export const IDLE_SOCKET_MS = 4000;
+
+/**
+ * A body left unread that announces at most this many bytes is read to its end so the connection
+ * can serve the next request; a longer one, or one of unknown length, closes the connection.
+ */
+export const DRAIN_LIMIT = 64 * 1024;
+
+/**
+ * Most bytes allocated for a body on the strength of its `Content-Length` alone, before they
+ * arrive: 16 requests in flight may then hold at most 256 MiB that a server announced but never
+ * sent. Longer bodies are collected as they come (chunk files are far smaller).
+ */
+export const PREALLOCATE_LIMIT = 16 * 1024 * 1024;
+
+/** Bytes a connection reads at once into its buffer. */
+const READ_BYTES = 256 * 1024;
+/** Longest status line and headers taken (Node's default limit is 16 KiB). */
+const HEAD_LIMIT = 64 * 1024;
+/** Longest chunk-size line or trailer section of a chunked body. */
+const CHUNK_LINE_LIMIT = 4096;
+
+/**
+ * A premature end of a body, with a code `isConnectionError` retries.
+ *
+ * @example
+ * ```ts
+ * socket.once("close", () => fail(prematureClose()));
+ * ```
+ */
+export function prematureClose(): Error {
+  return Object.assign(new Error("the connection closed before the body ended (premature close)"), { code: "ERR_STREAM_PREMATURE_CLOSE" });
+}
+
+/** An answer the parser refuses, with an `HPE_*` code as Node's parser gives (retried as a connection error). */
+function parseError(code: string, message: string): Error {
+  return Object.assign(new Error(`the server's answer cannot be parsed: ${message}`), { code });
+}
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: ([^\r\n]*))?$/;
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** A parsed status line and header section. */
+interface Head {
+  status: number;
+  statusText: string;
+  headers: Map<string, string>;
+  /** HTTP/1.1 without `Connection: close`. */
+  keepAlive: boolean;
+}
+
+/** Parses the status line and headers (the text before the empty line). */
+function parseHead(text: string): Head {
+  const lines = text.split("\r\n");
+  const status = STATUS_LINE.exec(lines[0]!);
+  if (status === null) throw parseError("HPE_INVALID_CONSTANT", `the status line is ${JSON.stringify(lines[0]!.slice(0, 80))}`);
+  const headers = new Map<string, string>();
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    const colon = line.indexOf(":");
+    const name = colon > 0 ? line.slice(0, colon) : "";
+    // A line folded onto the one before (obs-fold), a name with spaces or no colon: refused.
+    if (!TOKEN.test(name)) throw parseError("HPE_INVALID_HEADER_TOKEN", `header line ${i} is ${JSON.stringify(line.slice(0, 80))}`);
+    const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, "");
+    if (!FIELD_VALUE.test(value)) throw parseError("HPE_INVALID_HEADER_TOKEN", `the value of ${name} holds control characters`);
+    const key = name.toLowerCase();
+    const before = headers.get(key);
+    headers.set(key, before === undefined ? value : `${before}, ${value}`);
+  }
+  const connection = (headers.get("connection") ?? "").toLowerCase().split(",").map((t) => t.trim());
+  return { status: Number(status[2]), statusText: status[3] ?? "", headers, keepAlive: status[1] === "1" && !connection.includes("close") };
+}
+
+/** How the body of an answer ends. */
+type Framing = { kind: "length"; length: number } | { kind: "chunked" } | { kind: "close" };
+
+/** The body's framing (RFC 9112 section 6.3), refusing what is ambiguous. */
+function framingOf(head: Head, method: string): Framing {
+  if (method === "HEAD" || head.status === 204 || head.status === 304) return { kind: "length", length: 0 };
+  const coding = head.headers.get("transfer-encoding");
+  const length = head.headers.get("content-length");
+  if (coding !== undefined) {
+    if (length !== undefined) throw parseError("HPE_UNEXPECTED_CONTENT_LENGTH", "it has both Transfer-Encoding and Content-Length");
+    if (coding.toLowerCase() !== "chunked") throw parseError("HPE_INVALID_TRANSFER_ENCODING", `Transfer-Encoding is ${JSON.stringify(coding)}, not chunked`);
+    return { kind: "chunked" };
+  }
+  if (length !== undefined) {
+    // Repeated values (a list, or the header twice) must agree.
+    const values = new Set(length.split(",").map((v) => v.trim()));
+    const [only] = values;
+    if (values.size !== 1 || only === undefined || !/^\d{1,15}$/.test(only)) throw parseError("HPE_INVALID_CONTENT_LENGTH", `Content-Length is ${JSON.stringify(length)}`);
+    return { kind: "length", length: Number(only) };
+  }
+  return { kind: "close" };
+}
+
+/** Where an answer's body goes: not asked for yet (kept), into a value, or dropped. */
+interface BodySink {
+  /** Takes bytes of the body (a view of the read buffer, valid during the call only). */
+  take(bytes: Uint8Array): void;
+  /** The body ended. */
+  end(): void;
+  /** The exchange failed. */
+  fail(error: unknown): void;
+}
+
+/** One exchange on a connection: its request, its answer's state, and its promises. */
+interface Exchange {
+  request: HttpRequest;
+  resolveAnswer: (answer: HttpAnswer) => void;
+  rejectAnswer: (error: unknown) => void;
+  /** Status line and headers as they come (latin1). */
+  headText: string;
+  head: Head | undefined;
+  framing: Framing | undefined;
+  /** Body bytes still to come (length framing), or of the current chunk (chunked). */
+  remaining: number;
+  /** Chunked framing: what is expected next. */
+  chunkState: "size" | "data" | "data-end" | "trailers";
+  chunkLine: string;
+  sink: BodySink;
+  complete: boolean;
+  settled: boolean;
+  /** Removes the request signal's abort listener. */
+  removeAbort: () => void;
+}
+
+/**
+ * One kept-alive connection to an origin: sends a request, parses its answer from the reused read
+ * buffer, and hands itself back to its pool when the answer is complete and was read or dropped.
+ */
+class Connection {
+  readonly socket: Socket;
+  /** `host:port`, the pool's key. */
+  readonly origin: string;
+  readonly #pool: SocketPool;
+  #exchange: Exchange | undefined;
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
+  /** The server sent more than its answer: the connection serves no further request. */
+  #tainted = false;
+
+  constructor(pool: SocketPool, origin: string, host: string, port: number, buffer: Buffer) {
+    this.#pool = pool;
+    this.origin = origin;
+    // The bytes a read hands over are `buffer`'s own: each read is taken (copied out) before the
+    // next one lands, so one buffer serves every connection of the pool.
+    const onread = {
+      buffer,
+      callback: (n: number): boolean => {
+        this.#read(buffer.subarray(0, n));
+        return true;
+      },
+    };
+    this.socket = connect({ host, port, onread });
+    this.socket.setNoDelay(true);
+    this.socket.on("error", (error) => this.#fail(error));
+    this.socket.on("end", () => {
+      // A body framed by the end of the connection ends here; any other exchange ends early.
+      const exchange = this.#exchange;
+      if (exchange?.framing?.kind === "close" && exchange.head !== undefined) this.#finishBody(exchange);
+    });
+    this.socket.on("close", () => {
+      this.#closed = true;
+      this.#pool.forget(this);
+      if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
+      this.#fail(prematureClose());
+    });
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Sends `request` (its headers checked by the pool); its answer resolves `resolve` once its head is parsed. */
+  send(request: HttpRequest, url: URL, resolve: (answer: HttpAnswer) => void, reject: (error: unknown) => void): void {
+    if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
+    this.socket.ref();
+    let text = `${request.method} ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n`;
+    for (const [name, value] of Object.entries(request.headers)) text += `${name}: ${value}\r\n`;
+    const { signal } = request;
+    const onAbort = (): void => {
+      this.#fail(signal.reason);
+      this.socket.destroy();
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    this.#exchange = {
+      request, resolveAnswer: resolve, rejectAnswer: reject, headText: "", head: undefined, framing: undefined, remaining: 0,
+      chunkState: "size", chunkLine: "", sink: keptBody(), complete: false, settled: false,
+      removeAbort: () => signal.removeEventListener("abort", onAbort),
+    };
+    this.socket.write(`${text}\r\n`);
+  }
+
+  /** Closes the connection (idle or not: an exchange on it fails). */
+  destroy(): void {
+    this.socket.destroy();
+  }
+
+  /** Waits idle for the next request, closing after {@link IDLE_SOCKET_MS}. */
+  idle(): void {
+    this.socket.unref();
+    this.#idleTimer = setTimeout(() => this.socket.destroy(), IDLE_SOCKET_MS);
+    this.#idleTimer.unref();
+  }
+
+  #read(bytes: Buffer): void {
+    const exchange = this.#exchange;
+    if (exchange === undefined || exchange.complete) {
+      // Bytes nobody asked for (after a complete answer, or on an idle connection): the
+      // connection cannot be trusted for another request. A complete body stays good.
+      this.#tainted = true;
+      this.socket.destroy();
+      return;
+    }
+    try {
+      let at = 0;
+      while (at < bytes.length && !exchange.complete && this.#exchange === exchange) {
+        at = exchange.head === undefined ? this.#readHead(exchange, bytes, at) : this.#readBody(exchange, bytes, at);
+      }
+      if (at < bytes.length && this.#exchange === exchange) {
+        this.#tainted = true;
+        this.socket.destroy();
+      }
+    } catch (error) {
+      this.#fail(error);
+      this.socket.destroy();
+    }
+  }
+
+  /** Takes header bytes from `at`; returns where the body starts (or `bytes.length`). */
+  #readHead(exchange: Exchange, bytes: Buffer, at: number): number {
+    const before = exchange.headText.length;
+    // Only as many bytes as a head may still take are turned into text.
+    const take = Math.min(bytes.length - at, HEAD_LIMIT + 4 - before);
+    exchange.headText += bytes.toString("latin1", at, at + take);
+    const end = exchange.headText.indexOf("\r\n\r\n", Math.max(0, before - 3));
+    if (end < 0) {
+      if (exchange.headText.length > HEAD_LIMIT) throw parseError("HPE_HEADER_OVERFLOW", `the status line and headers run past ${HEAD_LIMIT} bytes`);
+      return bytes.length;
+    }
+    const head = parseHead(exchange.headText.slice(0, end));
+    const bodyAt = at + end + 4 - before;
+    exchange.headText = "";
+    if (head.status >= 100 && head.status < 200) {
+      // An interim answer (100 Continue, 103 Early Hints): the final one follows.
+      if (head.status === 101) throw parseError("HPE_INVALID_CONSTANT", "the server switched protocols, which was not asked for");
+      return bodyAt;
+    }
+    // The framing first: an answer refused here fails the answer's promise, not its body's.
+    exchange.framing = framingOf(head, exchange.request.method);
+    exchange.head = head;
+    exchange.remaining = exchange.framing.kind === "length" ? exchange.framing.length : 0;
+    exchange.resolveAnswer(this.#answer(exchange, head));
+    if (exchange.framing.kind === "length" && exchange.remaining === 0) this.#finishBody(exchange);
+    return bodyAt;
+  }
+
+  /** Takes body bytes from `at`; returns where the next unread byte is. */
+  #readBody(exchange: Exchange, bytes: Buffer, at: number): number {
+    const framing = exchange.framing!;
+    if (framing.kind === "close") {
+      exchange.sink.take(bytes.subarray(at));
+      return bytes.length;
+    }
+    if (framing.kind === "length") {
+      const take = Math.min(bytes.length - at, exchange.remaining);
+      exchange.remaining -= take;
+      exchange.sink.take(bytes.subarray(at, at + take));
+      if (exchange.remaining === 0) this.#finishBody(exchange);
+      return at + take;
+    }
+    return this.#readChunked(exchange, bytes, at);
+  }
+
+  /** Chunked framing: size lines, data, the CRLF after each chunk, trailers. */
+  #readChunked(exchange: Exchange, bytes: Buffer, at: number): number {
+    if (exchange.chunkState === "data") {
+      const take = Math.min(bytes.length - at, exchange.remaining);
+      exchange.remaining -= take;
+      exchange.sink.take(bytes.subarray(at, at + take));
+      if (exchange.remaining === 0) exchange.chunkState = "data-end";
+      return at + take;
+    }
+    // A line (size, the CRLF after data, or a trailer): byte by byte until LF; these are short.
+    const lf = bytes.indexOf(10, at);
+    const end = lf < 0 ? bytes.length : lf + 1;
+    exchange.chunkLine += bytes.toString("latin1", at, end);
+    if (exchange.chunkLine.length > CHUNK_LINE_LIMIT) throw parseError("HPE_CHUNK_EXTENSIONS_OVERFLOW", `a chunk line runs past ${CHUNK_LINE_LIMIT} bytes`);
+    if (lf < 0) return end;
+    const line = exchange.chunkLine;
+    exchange.chunkLine = "";
+    if (!line.endsWith("\r\n")) throw parseError("HPE_LF_EXPECTED", "a chunk line does not end with CRLF");
+    const content = line.slice(0, -2);
+    if (exchange.chunkState === "data-end") {
+      if (content !== "") throw parseError("HPE_INVALID_CHUNK_SIZE", "a chunk's data runs past its size");
+      exchange.chunkState = "size";
+    } else if (exchange.chunkState === "size") {
+      const size = /^([0-9A-Fa-f]{1,12})[ \t]*(;.*)?$/.exec(content);
+      if (size === null) throw parseError("HPE_INVALID_CHUNK_SIZE", `the chunk size line is ${JSON.stringify(content.slice(0, 40))}`);
+      exchange.remaining = parseInt(size[1]!, 16);
+      exchange.chunkState = exchange.remaining === 0 ? "trailers" : "data";
+    } else if (content === "") {
+      // The empty line after the trailers: the body is complete.
+      this.#finishBody(exchange);
+    }
+    return end;
+  }
+
+  #finishBody(exchange: Exchange): void {
+    exchange.complete = true;
+    exchange.sink.end();
+  }
+
+  /** Settles the exchange as failed (its answer or its body), once. */
+  #fail(error: unknown): void {
+    const exchange = this.#exchange;
+    // A body that came whole stays good whatever happens to the connection after it.
+    if (exchange === undefined || exchange.settled || exchange.complete) return;
+    exchange.settled = true;
+    this.#exchange = undefined;
+    exchange.removeAbort();
+    if (exchange.head === undefined) exchange.rejectAnswer(error);
+    else exchange.sink.fail(error);
+  }
+
+  /** Ends the exchange without reporting (its caller reports) and closes the connection. */
+  #abandon(exchange: Exchange): void {
+    if (!exchange.settled) {
+      exchange.settled = true;
+      exchange.removeAbort();
+      if (this.#exchange === exchange) this.#exchange = undefined;
+    }
+    this.socket.destroy();
+  }
+
+  /** The exchange is over and its body consumed: the connection serves the next request if it can. */
+  #done(exchange: Exchange): void {
+    if (exchange.settled) return;
+    exchange.settled = true;
+    exchange.removeAbort();
+    this.#exchange = undefined;
+    if (exchange.complete && exchange.head?.keepAlive === true && exchange.framing?.kind !== "close" && !this.#closed && !this.#tainted) this.#pool.release(this);
+    else this.socket.destroy();
+  }
+
+  #answer(exchange: Exchange, head: Head): HttpAnswer {
+    let used = false;
+    const kept = exchange.sink as KeptBody;
+    const announced = exchange.framing?.kind === "length" ? exchange.framing.length : undefined;
+    return {
+      status: head.status,
+      statusText: head.statusText,
+      url: exchange.request.url,
+      redirected: false,
+      opaqueRedirect: false,
+      header(name) {
+        return head.headers.get(name.toLowerCase()) ?? null;
+      },
+      body: (cap, tooLong, into) => {
+        return new Promise<Uint8Array>((resolve, reject) => {
+          if (used || (exchange.settled && !exchange.complete)) {
+            // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+            reject(kept.failure ?? new Error("the body of this answer was already read or discarded"));
+            return;
+          }
+          used = true;
+          const encoding = head.headers.get("content-encoding");
+          if (encoding !== undefined && encoding.toLowerCase() !== "identity") {
+            // Never asked for (no Accept-Encoding is sent), and the bytes on the wire are not
+            // the value: refuse rather than hand back compressed bytes.
+            const error = new Error(`the answer is ${encoding}-encoded; nodeHttpTransport sends no Accept-Encoding and does not decode bodies`);
+            this.#fail(error);
+            this.socket.destroy();
+            reject(error);
+            return;
+          }
+          const preallocated = announced !== undefined && announced <= Math.min(cap, PREALLOCATE_LIMIT);
+          const target = !preallocated ? undefined : into !== undefined && announced <= into.length ? into.subarray(0, announced) : new Uint8Array(announced);
+          const value = collectedBody(target, cap, tooLong, (bytes) => {
+            this.#done(exchange);
+            resolve(bytes);
+          }, (error) => {
+            // Past the cap, or the exchange failed: the connection goes, with whatever is unread.
+            this.#abandon(exchange);
+            reject(error);
+          });
+          exchange.sink = value;
+          kept.replay(value);
+        });
+      },
+      discard: () => {
+        if (used || exchange.settled) return Promise.resolve();
+        used = true;
+        return new Promise<void>((resolve) => {
+          // A short rest is read so the connection serves the next request; a long or endless
+          // one is not worth reading.
+          if (!exchange.complete && (announced === undefined || announced - kept.length > DRAIN_LIMIT)) {
+            this.#done(exchange);
+            this.socket.destroy();
+            resolve();
+            return;
+          }
+          exchange.sink = { take() {}, end: () => { this.#done(exchange); resolve(); }, fail: () => resolve() };
+          kept.replay(exchange.sink);
+        });
+      },
+    };
+  }
+}
+
+/**
+ * A copy of `bytes` in an array of its own. (`slice` would not do: on a `Buffer`, such as a view
+ * of the read buffer, it makes a view, not a copy.)
+ */
+function copyOf(bytes: Uint8Array): Uint8Array {
+  return new Uint8Array(bytes);
+}
+
+/** Body bytes that came before `body` or `discard` was called, copied out of the read buffer. */
+interface KeptBody extends BodySink {
+  readonly length: number;
+  failure: unknown;
+  /** Hands what was kept (and the end or failure, if seen) to the sink that takes over. */
+  replay(sink: BodySink): void;
+}
+
+function keptBody(): KeptBody {
+  const parts: Uint8Array[] = [];
+  let length = 0;
+  let ended = false;
+  const body: KeptBody = {
+    failure: undefined,
+    get length() {
+      return length;
+    },
+    take(bytes) {
+      parts.push(copyOf(bytes));
+      length += bytes.length;
+    },
+    end() {
+      ended = true;
+    },
+    fail(error) {
+      body.failure = error;
+    },
+    replay(sink) {
+      for (const part of parts.splice(0)) sink.take(part);
+      if (body.failure !== undefined) sink.fail(body.failure);
+      else if (ended) sink.end();
+    },
+  };
+  return body;
+}
+
+/**
+ * The sink of `body`: bytes go into `target` (the caller's buffer or one allocated for the
+ * announced length), else are collected and copied once at the end; past `cap` it fails.
+ */
+function collectedBody(
+  target: Uint8Array | undefined, cap: number, tooLong: (received: number) => Error,
+  resolve: (bytes: Uint8Array) => void, reject: (error: unknown) => void,
+): BodySink {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  let over = false;
+  return {
+    take(bytes) {
+      if (over) return;
+      const next = total + bytes.length;
+      if (next > cap) {
+        over = true;
+        reject(tooLong(next));
+        return;
+      }
+      if (target !== undefined && next <= target.length) target.set(bytes, total);
+      else parts.push(copyOf(bytes));
+      total = next;
+    },
+    end() {
+      if (over) return;
+      if (target !== undefined && parts.length === 0) {
+        resolve(total === target.length ? target : copyOf(target.subarray(0, total)));
+        return;
+      }
+      // More than announced cannot happen with length framing; kept safe anyway. A fresh array.
+      const value = new Uint8Array(total);
+      let at = 0;
+      if (target !== undefined) {
+        value.set(target.subarray(0, Math.min(total, target.length)));
+        at = Math.min(total, target.length);
+      }
+      for (const part of parts) {
+        value.set(part, at);
+        at += part.length;
+      }
+      resolve(value);
+    },
+    fail(error) {
+      if (over) return;
+      over = true;
+      reject(error);
+    },
+  };
+}
+
+/**
+ * The `http:` connections of one {@link nodeHttpTransport}: at most `maxSockets` per origin,
+ * idle ones kept for the next request, requests beyond the limit queued. @internal
+ *
+ * @example
+ * ```ts
+ * const pool = new SocketPool(16);
+ * const answer = await pool.send(request);
+ * ```
+ */
+export class SocketPool {
+  readonly #maxSockets: number;
+  readonly #idle = new Map<string, Connection[]>();
+  readonly #open = new Map<string, Set<Connection>>();
+  readonly #waiting = new Map<string, (() => void)[]>();
+  /** One read buffer for every connection: each read is copied out before the next one lands. */
+  readonly #buffer = Buffer.allocUnsafe(READ_BYTES);
+
+  constructor(maxSockets: number) {
+    this.#maxSockets = maxSockets;
+  }
+
+  /** Sends an `http:` request; resolves with its answer once its head is in. */
+  send(request: HttpRequest, url: URL): Promise<HttpAnswer> {
+    const { signal } = request;
+    if (signal.aborted) return Promise.reject(signal.reason);
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (!TOKEN.test(name) || /[\r\n\0]/.test(value)) return Promise.reject(parseError("ERR_INVALID_HTTP_TOKEN", `the request header ${JSON.stringify(name)} cannot be sent`));
+    }
+    const port = url.port === "" ? 80 : Number(url.port);
+    const origin = `${url.hostname}:${port}`;
+    return new Promise<HttpAnswer>((resolve, reject) => {
+      const idle = this.#idle.get(origin);
+      let open = this.#open.get(origin);
+      if (open === undefined) this.#open.set(origin, (open = new Set()));
+      const connection = idle?.pop() ?? (open.size < this.#maxSockets ? new Connection(this, origin, url.hostname.replace(/^\[|\]$/g, ""), port, this.#buffer) : undefined);
+      if (connection !== undefined) {
+        open.add(connection);
+        connection.send(request, url, resolve, reject);
+        return;
+      }
+      // Every connection is busy: the request waits for one to come free (or to close).
+      let queue = this.#waiting.get(origin);
+      if (queue === undefined) this.#waiting.set(origin, (queue = []));
+      const waiter = (): void => {
+        signal.removeEventListener("abort", onAbort);
+        this.send(request, url).then(resolve, reject);
+      };
+      const onAbort = (): void => {
+        const at = queue.indexOf(waiter);
+        if (at >= 0) queue.splice(at, 1);
+        reject(signal.reason);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      queue.push(waiter);
+    });
+  }
+
+  /** A connection whose answer is complete takes the next queued request or waits idle. */
+  release(connection: Connection): void {
+    const origin = connection.origin;
+    if (connection.closed) return;
+    let idle = this.#idle.get(origin);
+    if (idle === undefined) this.#idle.set(origin, (idle = []));
+    idle.push(connection);
+    connection.idle();
+    this.#wake(origin);
+  }
+
+  /** A closed connection leaves the pool, making room for a queued request. */
+  forget(connection: Connection): void {
+    const origin = connection.origin;
+    this.#open.get(origin)?.delete(connection);
+    const idle = this.#idle.get(origin);
+    const at = idle?.indexOf(connection) ?? -1;
+    if (at >= 0) idle!.splice(at, 1);
+    this.#wake(origin);
+  }
+
+  /** Closes every connection. */
+  close(): void {
+    for (const open of this.#open.values()) for (const connection of open) connection.destroy();
+  }
+
+  /** The oldest waiting request of `origin` tries again (a connection came free or closed). */
+  #wake(origin: string): void {
+    const next = this.#waiting.get(origin)?.shift();
+    if (next !== undefined) next();
+  }
+}

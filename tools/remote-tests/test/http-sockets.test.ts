@@ -1,0 +1,193 @@
+// `nodeHttpTransport`'s own HTTP/1.1 over sockets (its default for `http:`), at the wire level:
+// a TCP server on loopback writes scripted answers byte by byte or whole, and the tests check what
+// the transport makes of them: chunked bodies split anywhere, interim 1xx answers, bodies framed
+// by the end of the connection, and each malformed or ambiguous answer refused with an `HPE_*`
+// code (retried by the store as a connection error) and its connection closed.
+import { createServer } from "node:net";
+import type { AddressInfo, Server, Socket } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { StorageError, UsageError } from "@fmt/errors";
+import { HttpStore } from "@fmt/fs-adapters/http";
+import { nodeHttpTransport } from "@fmt/fs-adapters/http-node";
+import type { HttpAnswer } from "@fmt/fs-adapters/http";
+
+/** A server that hands every request (its text up to the empty line) to `answer`. */
+interface Scripted {
+  url: string;
+  connections: number;
+  requests: string[];
+}
+
+const servers: { server: Server; sockets: Set<Socket> }[] = [];
+afterEach(async () => {
+  for (const { server, sockets } of servers.splice(0)) {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+async function scripted(answer: (socket: Socket, request: string, index: number) => void | Promise<void>): Promise<Scripted> {
+  const sockets = new Set<Socket>();
+  const state: Scripted = { url: "", connections: 0, requests: [] };
+  const server = createServer((socket) => {
+    state.connections += 1;
+    sockets.add(socket);
+    socket.setNoDelay(true);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => undefined);
+    let text = "";
+    socket.on("data", (data: Buffer) => {
+      text += data.toString("latin1");
+      for (let end = text.indexOf("\r\n\r\n"); end >= 0; end = text.indexOf("\r\n\r\n")) {
+        const request = text.slice(0, end);
+        text = text.slice(end + 4);
+        state.requests.push(request);
+        void answer(socket, request, state.requests.length - 1);
+      }
+    });
+  });
+  servers.push({ server, sockets });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  return state;
+}
+
+/** Writes `text` one byte at a time, each in a write of its own after a pause. */
+async function trickle(socket: Socket, text: string): Promise<void> {
+  for (const byte of Buffer.from(text, "latin1")) {
+    socket.write(Buffer.of(byte));
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected a rejection");
+}
+
+const signal = new AbortController().signal;
+
+async function bodyOf(url: string, transport = nodeHttpTransport()): Promise<{ answer: HttpAnswer; body: Uint8Array }> {
+  const answer = await transport({ url, method: "GET", headers: {}, signal, redirect: "manual" });
+  return { answer, body: await answer.body(1 << 20, (n) => new Error(`too long: ${n}`)) };
+}
+
+const CHUNKED = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6;name=value\r\n world\r\n0\r\nX-Trailer: t\r\n\r\n";
+
+describe("nodeHttpTransport over its own sockets", () => {
+  it("reads a chunked body, interim 1xx answers before it, written one byte at a time, and keeps the connection", async () => {
+    const server = await scripted(async (socket) => trickle(socket, `HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n${CHUNKED}`));
+    const transport = nodeHttpTransport();
+    for (let i = 0; i < 2; i++) {
+      const { answer, body } = await bodyOf(`${server.url}k`, transport);
+      expect(answer.status).toBe(200);
+      expect(answer.header("transfer-encoding")).toBe("chunked");
+      expect(Buffer.from(body).toString()).toBe("hello world");
+    }
+    expect(server.connections).toBe(1);
+    transport.close();
+  });
+
+  it("reads a Content-Length body split anywhere, joins repeated headers, and sends the request's headers", async () => {
+    const server = await scripted(async (socket) => trickle(socket, "HTTP/1.1 206 Partial Content\r\nContent-Length: 4\r\nX-A: 1\r\nx-a: 2\r\n\r\nabcd"));
+    const transport = nodeHttpTransport();
+    const answer = await transport({ url: `${server.url}dir/k?q=1`, method: "GET", headers: { range: "bytes=0-3" }, signal, redirect: "manual" });
+    expect([answer.status, answer.statusText, answer.header("X-A")]).toEqual([206, "Partial Content", "1, 2"]);
+    expect(Buffer.from(await answer.body(100, () => new Error("long"))).toString()).toBe("abcd");
+    expect(server.requests[0]).toMatch(/^GET \/dir\/k\?q=1 HTTP\/1\.1\r\nHost: 127\.0\.0\.1:\d+\r\nrange: bytes=0-3$/);
+    transport.close();
+  });
+
+  it("reads a body that ends with the connection, and opens a new connection for the next request", async () => {
+    const server = await scripted((socket) => {
+      socket.end("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil the end");
+    });
+    const transport = nodeHttpTransport();
+    expect(Buffer.from((await bodyOf(`${server.url}a`, transport)).body).toString()).toBe("until the end");
+    expect(Buffer.from((await bodyOf(`${server.url}b`, transport)).body).toString()).toBe("until the end");
+    expect(server.connections).toBe(2);
+  });
+
+  it("a body past the cap fails with the caller's error and closes the connection", async () => {
+    const server = await scripted((socket) => {
+      socket.write(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${"1000\r\n" + "x".repeat(4096) + "\r\n"}`);
+    });
+    const transport = nodeHttpTransport();
+    const answer = await transport({ url: `${server.url}k`, method: "GET", headers: {}, signal, redirect: "manual" });
+    const error = await rejection(answer.body(1000, (n) => new Error(`past the cap at ${n}`)));
+    expect((error as Error).message).toMatch(/^past the cap at \d+$/);
+    await expect.poll(() => server.requests.length).toBe(1);
+  });
+
+  const malformed: [string, string, string][] = [
+    ["a status line that is not HTTP/1.x", "HTTP/2 200 OK\r\nContent-Length: 0\r\n\r\n", "HPE_INVALID_CONSTANT"],
+    ["a header folded onto the line before", "HTTP/1.1 200 OK\r\nX-A: 1\r\n  folded\r\nContent-Length: 0\r\n\r\n", "HPE_INVALID_HEADER_TOKEN"],
+    ["a header line without a colon", "HTTP/1.1 200 OK\r\nno colon here\r\n\r\n", "HPE_INVALID_HEADER_TOKEN"],
+    ["Content-Lengths that disagree", "HTTP/1.1 200 OK\r\nContent-Length: 4\r\nContent-Length: 5\r\n\r\nabcde", "HPE_INVALID_CONTENT_LENGTH"],
+    ["a Content-Length that is not a number", "HTTP/1.1 200 OK\r\nContent-Length: -4\r\n\r\n", "HPE_INVALID_CONTENT_LENGTH"],
+    ["both Transfer-Encoding and Content-Length", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n", "HPE_UNEXPECTED_CONTENT_LENGTH"],
+    ["a transfer coding other than chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", "HPE_INVALID_TRANSFER_ENCODING"],
+    ["a chunk size that is not hexadecimal", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "HPE_INVALID_CHUNK_SIZE"],
+    ["chunk data longer than its size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n", "HPE_INVALID_CHUNK_SIZE"],
+    ["a switch of protocols nobody asked for", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\n\r\n", "HPE_INVALID_CONSTANT"],
+    ["headers past 64 KiB", `HTTP/1.1 200 OK\r\n${"X-Long: " + "y".repeat(70_000)}\r\n\r\n`, "HPE_HEADER_OVERFLOW"],
+  ];
+  it.each(malformed)("refuses %s (%#) with its HPE code, retried by the store, and closes the connection", async (_what, text, code) => {
+    const server = await scripted((socket) => {
+      socket.write(text);
+    });
+    const store = new HttpStore(server.url, { transport: nodeHttpTransport(), retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 } });
+    const error = await rejection(store.get("k"));
+    expect(error).toBeInstanceOf(StorageError);
+    expect(error).toMatchObject({ code: "IO_ERROR", path: "k" });
+    expect(((error as StorageError).cause as { code?: string }).code).toBe(code);
+    expect(store.stats.retries).toBe(1);
+    // Each attempt on a connection of its own: the refused answer closed the first.
+    expect(server.connections).toBe(2);
+  });
+
+  it("a body cut short by the server's close fails as a premature close, which the store retries", async () => {
+    const server = await scripted((socket) => {
+      socket.end("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly ten b");
+    });
+    const store = new HttpStore(server.url, { transport: nodeHttpTransport(), retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 } });
+    const error = await rejection(store.get("k"));
+    expect(error).toMatchObject({ code: "IO_ERROR", path: "k" });
+    expect(((error as StorageError).cause as { code?: string }).code).toBe("ERR_STREAM_PREMATURE_CLOSE");
+    expect(store.stats.retries).toBe(1);
+  });
+
+  it("bytes after a complete answer leave its body good and the connection unused afterwards", async () => {
+    const server = await scripted((socket) => {
+      socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokSTRAY");
+    });
+    const transport = nodeHttpTransport();
+    expect(Buffer.from((await bodyOf(`${server.url}a`, transport)).body).toString()).toBe("ok");
+    expect(Buffer.from((await bodyOf(`${server.url}b`, transport)).body).toString()).toBe("ok");
+    expect(server.connections).toBe(2);
+  });
+
+  it("queues requests past maxSockets and serves them as connections come free", async () => {
+    const server = await scripted(async (socket, _request, index) => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      socket.write(`HTTP/1.1 200 OK\r\nContent-Length: ${String(index).length}\r\n\r\n${index}`);
+    });
+    const transport = nodeHttpTransport({ maxSockets: 2 });
+    const bodies = await Promise.all(Array.from({ length: 12 }, async (_, i) => Buffer.from((await bodyOf(`${server.url}${i}`, transport)).body).toString()));
+    expect(bodies.map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    expect(server.connections).toBe(2);
+    transport.close();
+  });
+
+  it("refuses a request header it cannot send, and an unknown plainHttp", async () => {
+    const server = await scripted(() => undefined);
+    const transport = nodeHttpTransport();
+    await expect(transport({ url: `${server.url}k`, method: "GET", headers: { range: "bytes=0-1\r\nX-Injected: 1" }, signal, redirect: "manual" })).rejects.toMatchObject({ code: "ERR_INVALID_HTTP_TOKEN" });
+    expect(server.requests).toEqual([]);
+    expect(() => nodeHttpTransport({ plainHttp: "udp" as "sockets" })).toThrow(UsageError);
+  });
+});
