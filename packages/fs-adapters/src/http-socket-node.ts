@@ -38,6 +38,8 @@ export const DRAIN_LIMIT = 64 * 1024;
  */
 export const PREALLOCATE_LIMIT = 16 * 1024 * 1024;
 
+/** The empty line that ends the status line and headers. */
+const HEAD_END = Buffer.from("\r\n\r\n", "latin1");
 /** Bytes a connection reads at once into its buffer. */
 const READ_BYTES = 256 * 1024;
 /** Longest status line and headers taken (Node's default limit is 16 KiB). */
@@ -258,16 +260,25 @@ class Connection {
   /** Takes header bytes from `at`; returns where the body starts (or `bytes.length`). */
   #readHead(exchange: Exchange, bytes: Buffer, at: number): number {
     const before = exchange.headText.length;
-    // Only as many bytes as a head may still take are turned into text.
-    const take = Math.min(bytes.length - at, HEAD_LIMIT + 4 - before);
-    exchange.headText += bytes.toString("latin1", at, at + take);
-    const end = exchange.headText.indexOf("\r\n\r\n", Math.max(0, before - 3));
-    if (end < 0) {
-      if (exchange.headText.length > HEAD_LIMIT) throw parseError("HPE_HEADER_OVERFLOW", `the status line and headers run past ${HEAD_LIMIT} bytes`);
-      return bytes.length;
+    // The empty line is looked for in the bytes, so that only the head becomes text (the rest of
+    // the read is body): first across the seam with the text kept from earlier reads.
+    let stop = -1;
+    if (before > 0) {
+      const tail = exchange.headText.slice(-3);
+      const seam = tail + bytes.toString("latin1", at, Math.min(bytes.length, at + 3));
+      const found = seam.indexOf("\r\n\r\n");
+      if (found >= 0) stop = at + found + 4 - tail.length;
     }
-    const head = parseHead(exchange.headText.slice(0, end));
-    const bodyAt = at + end + 4 - before;
+    if (stop < 0) {
+      const found = bytes.indexOf(HEAD_END, at);
+      if (found >= 0) stop = found + 4;
+    }
+    const end = stop < 0 ? bytes.length : stop;
+    if (before + (end - at) - (stop < 0 ? 0 : 4) > HEAD_LIMIT) throw parseError("HPE_HEADER_OVERFLOW", `the status line and headers run past ${HEAD_LIMIT} bytes`);
+    exchange.headText += bytes.toString("latin1", at, end);
+    if (stop < 0) return bytes.length;
+    const head = parseHead(exchange.headText.slice(0, -4));
+    const bodyAt = stop;
     exchange.headText = "";
     if (head.status >= 100 && head.status < 200) {
       // An interim answer (100 Continue, 103 Early Hints): the final one follows.
