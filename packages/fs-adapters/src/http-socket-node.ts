@@ -149,6 +149,8 @@ interface Exchange {
   sink: BodySink;
   complete: boolean;
   settled: boolean;
+  /** `body` or `discard` was called: body bytes go to their sink (until then reading pauses). */
+  claimed: boolean;
   /** Removes the request signal's abort listener. */
   removeAbort: () => void;
 }
@@ -167,19 +169,19 @@ class Connection {
   #closed = false;
   /** The server sent more than its answer: the connection serves no further request. */
   #tainted = false;
+  /** The rest of a read that came before its answer's body was asked for (reading is paused). */
+  #parked: { bytes: Buffer; at: number } | undefined;
+  /** A read is being taken; {@link Connection.#done} inside it leaves the release to its end. */
+  #inRead = false;
+  #releaseAfterRead = false;
 
-  constructor(pool: SocketPool, origin: string, host: string, port: number, buffer: Buffer) {
+  constructor(pool: SocketPool, origin: string, host: string, port: number) {
     this.#pool = pool;
     this.origin = origin;
-    // The bytes a read hands over are `buffer`'s own: each read is taken (copied out) before the
-    // next one lands, so one buffer serves every connection of the pool.
-    const onread = {
-      buffer,
-      callback: (n: number): boolean => {
-        this.#read(buffer.subarray(0, n));
-        return true;
-      },
-    };
+    // Each connection reads into a buffer of its own, so that a read whose body is not asked for
+    // yet can wait there, reading paused (returning false pauses), instead of being copied out.
+    const buffer = Buffer.allocUnsafe(READ_BYTES);
+    const onread = { buffer, callback: (n: number): boolean => this.#read(buffer.subarray(0, n)) };
     this.socket = connect({ host, port, onread });
     this.socket.setNoDelay(true);
     this.socket.on("error", (error) => this.#fail(error));
@@ -215,7 +217,7 @@ class Connection {
     signal.addEventListener("abort", onAbort, { once: true });
     this.#exchange = {
       request, resolveAnswer: resolve, rejectAnswer: reject, headText: "", head: undefined, framing: undefined, remaining: 0,
-      chunkState: "size", chunkLine: "", sink: keptBody(), complete: false, settled: false,
+      chunkState: "size", chunkLine: "", sink: keptBody(), complete: false, settled: false, claimed: false,
       removeAbort: () => signal.removeEventListener("abort", onAbort),
     };
     this.socket.write(`${text}\r\n`);
@@ -233,28 +235,64 @@ class Connection {
     this.#idleTimer.unref();
   }
 
-  #read(bytes: Buffer): void {
+  /**
+   * Takes the bytes of one read from `at`; returns whether reading goes on. Reading pauses while
+   * an answer's body has not been asked for yet: the rest of the read waits in this connection's
+   * buffer ({@link Connection.#parked}) and goes straight where `body` or `discard` sends it.
+   */
+  #read(bytes: Buffer, at = 0): boolean {
+    this.#inRead = true;
+    this.#releaseAfterRead = false;
+    let reading: boolean;
+    try {
+      reading = this.#take(bytes, at);
+    } finally {
+      this.#inRead = false;
+    }
+    if (this.#releaseAfterRead) {
+      this.#releaseAfterRead = false;
+      if (!this.#tainted && !this.#closed) this.#pool.release(this);
+    }
+    return reading;
+  }
+
+  /** {@link Connection.#read} without the release of a connection its read completed. */
+  #take(bytes: Buffer, at: number): boolean {
     const exchange = this.#exchange;
     if (exchange === undefined || exchange.complete) {
       // Bytes nobody asked for (after a complete answer, or on an idle connection): the
       // connection cannot be trusted for another request. A complete body stays good.
       this.#tainted = true;
       this.socket.destroy();
-      return;
+      return false;
     }
     try {
-      let at = 0;
       while (at < bytes.length && !exchange.complete && this.#exchange === exchange) {
+        if (exchange.head !== undefined && !exchange.claimed) {
+          this.#parked = { bytes, at };
+          return false;
+        }
         at = exchange.head === undefined ? this.#readHead(exchange, bytes, at) : this.#readBody(exchange, bytes, at);
       }
-      if (at < bytes.length && this.#exchange === exchange) {
+      if (at < bytes.length && (exchange.complete || this.#exchange === exchange)) {
         this.#tainted = true;
         this.socket.destroy();
+        return false;
       }
+      return true;
     } catch (error) {
       this.#fail(error);
       this.socket.destroy();
+      return false;
     }
+  }
+
+  /** The body was asked for (or dropped): what waited in the buffer goes on, then reading resumes. */
+  #claim(exchange: Exchange): void {
+    exchange.claimed = true;
+    const parked = this.#parked;
+    this.#parked = undefined;
+    if (parked !== undefined && this.#read(parked.bytes, parked.at)) this.socket.resume();
   }
 
   /** Takes header bytes from `at`; returns where the body starts (or `bytes.length`). */
@@ -357,6 +395,7 @@ class Connection {
     if (exchange === undefined || exchange.settled || exchange.complete) return;
     exchange.settled = true;
     this.#exchange = undefined;
+    this.#parked = undefined;
     exchange.removeAbort();
     if (exchange.head === undefined) exchange.rejectAnswer(error);
     else exchange.sink.fail(error);
@@ -378,8 +417,14 @@ class Connection {
     exchange.settled = true;
     exchange.removeAbort();
     this.#exchange = undefined;
-    if (exchange.complete && exchange.head?.keepAlive === true && exchange.framing?.kind !== "close" && !this.#closed && !this.#tainted) this.#pool.release(this);
-    else this.socket.destroy();
+    if (exchange.complete && exchange.head?.keepAlive === true && exchange.framing?.kind !== "close" && !this.#closed && !this.#tainted) {
+      // Inside a read, the rest of that read decides first (bytes after the answer retire the
+      // connection); the pool gets it back once the read is done.
+      if (this.#inRead) this.#releaseAfterRead = true;
+      else this.#pool.release(this);
+    } else {
+      this.socket.destroy();
+    }
   }
 
   #answer(exchange: Exchange, head: Head): HttpAnswer {
@@ -425,6 +470,7 @@ class Connection {
           });
           exchange.sink = value;
           kept.replay(value);
+          this.#claim(exchange);
         });
       },
       discard: () => {
@@ -441,6 +487,7 @@ class Connection {
           }
           exchange.sink = { take() {}, end: () => { this.#done(exchange); resolve(); }, fail: () => resolve() };
           kept.replay(exchange.sink);
+          this.#claim(exchange);
         });
       },
     };
@@ -557,8 +604,6 @@ export class SocketPool {
   readonly #idle = new Map<string, Connection[]>();
   readonly #open = new Map<string, Set<Connection>>();
   readonly #waiting = new Map<string, (() => void)[]>();
-  /** One read buffer for every connection: each read is copied out before the next one lands. */
-  readonly #buffer = Buffer.allocUnsafe(READ_BYTES);
 
   constructor(maxSockets: number) {
     this.#maxSockets = maxSockets;
@@ -577,7 +622,7 @@ export class SocketPool {
       const idle = this.#idle.get(origin);
       let open = this.#open.get(origin);
       if (open === undefined) this.#open.set(origin, (open = new Set()));
-      const connection = idle?.pop() ?? (open.size < this.#maxSockets ? new Connection(this, origin, url.hostname.replace(/^\[|\]$/g, ""), port, this.#buffer) : undefined);
+      const connection = idle?.pop() ?? (open.size < this.#maxSockets ? new Connection(this, origin, url.hostname.replace(/^\[|\]$/g, ""), port) : undefined);
       if (connection !== undefined) {
         open.add(connection);
         connection.send(request, url, resolve, reject);
