@@ -44,8 +44,11 @@ const HEAD_END = Buffer.from("\r\n\r\n", "latin1");
 const READ_BYTES = 256 * 1024;
 /** Longest status line and headers taken (Node's default limit is 16 KiB). */
 const HEAD_LIMIT = 64 * 1024;
-/** Longest chunk-size line or trailer section of a chunked body. */
+/** Longest chunk-size line or trailer line of a chunked body. */
 const CHUNK_LINE_LIMIT = 4096;
+/** Most trailer lines after a chunked body, and most interim (1xx) answers before an answer. */
+const TRAILER_LIMIT = 64;
+const INTERIM_LIMIT = 16;
 
 /**
  * A premature end of a body, with a code `isConnectionError` retries.
@@ -113,11 +116,9 @@ function framingOf(head: Head, method: string): Framing {
     return { kind: "chunked" };
   }
   if (length !== undefined) {
-    // Repeated values (a list, or the header twice) must agree.
-    const values = new Set(length.split(",").map((v) => v.trim()));
-    const [only] = values;
-    if (values.size !== 1 || only === undefined || !/^\d{1,15}$/.test(only)) throw parseError("HPE_INVALID_CONTENT_LENGTH", `Content-Length is ${JSON.stringify(length)}`);
-    return { kind: "length", length: Number(only) };
+    // One plain number; the header twice (joined with a comma) or a list is refused, as by node:http.
+    if (!/^\d{1,15}$/.test(length)) throw parseError("HPE_INVALID_CONTENT_LENGTH", `Content-Length is ${JSON.stringify(length)}`);
+    return { kind: "length", length: Number(length) };
   }
   return { kind: "close" };
 }
@@ -151,6 +152,9 @@ interface Exchange {
   settled: boolean;
   /** `body` or `discard` was called: body bytes go to their sink (until then reading pauses). */
   claimed: boolean;
+  /** Interim answers and trailer lines seen so far. */
+  interim: number;
+  trailers: number;
   /** Removes the request signal's abort listener. */
   removeAbort: () => void;
 }
@@ -202,36 +206,50 @@ class Connection {
     return this.#closed;
   }
 
+  /** Closes the socket and leaves the pool at once (not only at its `'close'` event). */
+  #close(): void {
+    this.#closed = true;
+    this.#pool.forget(this);
+    this.socket.destroy();
+  }
+
   /** Sends `request` (its headers checked by the pool); its answer resolves `resolve` once its head is parsed. */
   send(request: HttpRequest, url: URL, resolve: (answer: HttpAnswer) => void, reject: (error: unknown) => void): void {
     if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
     this.#idleTimer = undefined;
     this.socket.ref();
-    let text = `${request.method} ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n`;
+    const given = new Set(Object.keys(request.headers).map((name) => name.toLowerCase()));
+    let text = `${request.method} ${url.pathname}${url.search} HTTP/1.1\r\n`;
+    // As node:http does: the caller's Host if it gave one, and the URL's credentials as Basic.
+    if (!given.has("host")) text += `Host: ${url.host}\r\n`;
+    if ((url.username !== "" || url.password !== "") && !given.has("authorization")) {
+      const credentials = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString("base64");
+      text += `Authorization: Basic ${credentials}\r\n`;
+    }
     for (const [name, value] of Object.entries(request.headers)) text += `${name}: ${value}\r\n`;
     const { signal } = request;
     const onAbort = (): void => {
       this.#fail(signal.reason);
-      this.socket.destroy();
+      this.#close();
     };
     signal.addEventListener("abort", onAbort, { once: true });
     this.#exchange = {
       request, resolveAnswer: resolve, rejectAnswer: reject, headText: "", head: undefined, framing: undefined, remaining: 0,
-      chunkState: "size", chunkLine: "", sink: keptBody(), complete: false, settled: false, claimed: false,
+      chunkState: "size", chunkLine: "", sink: unclaimedBody(), complete: false, settled: false, claimed: false, interim: 0, trailers: 0,
       removeAbort: () => signal.removeEventListener("abort", onAbort),
     };
-    this.socket.write(`${text}\r\n`);
+    this.socket.write(`${text}\r\n`, "latin1");
   }
 
   /** Closes the connection (idle or not: an exchange on it fails). */
   destroy(): void {
-    this.socket.destroy();
+    this.#close();
   }
 
   /** Waits idle for the next request, closing after {@link IDLE_SOCKET_MS}. */
   idle(): void {
     this.socket.unref();
-    this.#idleTimer = setTimeout(() => this.socket.destroy(), IDLE_SOCKET_MS);
+    this.#idleTimer = setTimeout(() => this.#close(), IDLE_SOCKET_MS);
     this.#idleTimer.unref();
   }
 
@@ -263,7 +281,7 @@ class Connection {
       // Bytes nobody asked for (after a complete answer, or on an idle connection): the
       // connection cannot be trusted for another request. A complete body stays good.
       this.#tainted = true;
-      this.socket.destroy();
+      this.#close();
       return false;
     }
     try {
@@ -276,13 +294,13 @@ class Connection {
       }
       if (at < bytes.length && (exchange.complete || this.#exchange === exchange)) {
         this.#tainted = true;
-        this.socket.destroy();
+        this.#close();
         return false;
       }
       return true;
     } catch (error) {
       this.#fail(error);
-      this.socket.destroy();
+      this.#close();
       return false;
     }
   }
@@ -314,6 +332,14 @@ class Connection {
     const end = stop < 0 ? bytes.length : stop;
     if (before + (end - at) - (stop < 0 ? 0 : 4) > HEAD_LIMIT) throw parseError("HPE_HEADER_OVERFLOW", `the status line and headers run past ${HEAD_LIMIT} bytes`);
     exchange.headText += bytes.toString("latin1", at, end);
+    // A peer that is no HTTP server, or lines ended by LF alone, fail at once instead of waiting
+    // for an empty line that may never come.
+    const text = exchange.headText;
+    const start = text.slice(0, 7);
+    if (start !== "HTTP/1.".slice(0, start.length)) throw parseError("HPE_INVALID_CONSTANT", `the answer starts with ${JSON.stringify(text.slice(0, 16))}, not HTTP/1.x`);
+    for (let lf = text.indexOf("\n", Math.max(0, before - 1)); lf >= 0; lf = text.indexOf("\n", lf + 1)) {
+      if (lf === 0 || text[lf - 1] !== "\r") throw parseError("HPE_CR_EXPECTED", "a line of the head ends with LF alone");
+    }
     if (stop < 0) return bytes.length;
     const head = parseHead(exchange.headText.slice(0, -4));
     const bodyAt = stop;
@@ -321,6 +347,7 @@ class Connection {
     if (head.status >= 100 && head.status < 200) {
       // An interim answer (100 Continue, 103 Early Hints): the final one follows.
       if (head.status === 101) throw parseError("HPE_INVALID_CONSTANT", "the server switched protocols, which was not asked for");
+      if (++exchange.interim > INTERIM_LIMIT) throw parseError("HPE_INVALID_CONSTANT", `more than ${INTERIM_LIMIT} interim answers`);
       return bodyAt;
     }
     // The framing first: an answer refused here fails the answer's promise, not its body's.
@@ -379,6 +406,8 @@ class Connection {
     } else if (content === "") {
       // The empty line after the trailers: the body is complete.
       this.#finishBody(exchange);
+    } else if (++exchange.trailers > TRAILER_LIMIT) {
+      throw parseError("HPE_HEADER_OVERFLOW", `more than ${TRAILER_LIMIT} trailer lines`);
     }
     return end;
   }
@@ -408,7 +437,8 @@ class Connection {
       exchange.removeAbort();
       if (this.#exchange === exchange) this.#exchange = undefined;
     }
-    this.socket.destroy();
+    this.#parked = undefined;
+    this.#close();
   }
 
   /** The exchange is over and its body consumed: the connection serves the next request if it can. */
@@ -423,13 +453,13 @@ class Connection {
       if (this.#inRead) this.#releaseAfterRead = true;
       else this.#pool.release(this);
     } else {
-      this.socket.destroy();
+      this.#close();
     }
   }
 
   #answer(exchange: Exchange, head: Head): HttpAnswer {
     let used = false;
-    const kept = exchange.sink as KeptBody;
+    const unclaimed = exchange.sink as UnclaimedBody;
     const announced = exchange.framing?.kind === "length" ? exchange.framing.length : undefined;
     return {
       status: head.status,
@@ -444,7 +474,7 @@ class Connection {
         return new Promise<Uint8Array>((resolve, reject) => {
           if (used || (exchange.settled && !exchange.complete)) {
             // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-            reject(kept.failure ?? new Error("the body of this answer was already read or discarded"));
+            reject(unclaimed.failure ?? new Error("the body of this answer was already read or discarded"));
             return;
           }
           used = true;
@@ -453,8 +483,7 @@ class Connection {
             // Never asked for (no Accept-Encoding is sent), and the bytes on the wire are not
             // the value: refuse rather than hand back compressed bytes.
             const error = new Error(`the answer is ${encoding}-encoded; nodeHttpTransport sends no Accept-Encoding and does not decode bodies`);
-            this.#fail(error);
-            this.socket.destroy();
+            this.#abandon(exchange);
             reject(error);
             return;
           }
@@ -469,8 +498,14 @@ class Connection {
             reject(error);
           });
           exchange.sink = value;
-          kept.replay(value);
-          this.#claim(exchange);
+          try {
+            unclaimed.replay(value);
+            this.#claim(exchange);
+          } catch (error) {
+            // A caller's callback threw (tooLong, say): the exchange ends with that error.
+            this.#abandon(exchange);
+            reject(error);
+          }
         });
       },
       discard: () => {
@@ -479,14 +514,14 @@ class Connection {
         return new Promise<void>((resolve) => {
           // A short rest is read so the connection serves the next request; a long or endless
           // one is not worth reading.
-          if (!exchange.complete && (announced === undefined || announced - kept.length > DRAIN_LIMIT)) {
+          if (!exchange.complete && (announced === undefined || announced > DRAIN_LIMIT)) {
             this.#done(exchange);
-            this.socket.destroy();
+            this.#close();
             resolve();
             return;
           }
           exchange.sink = { take() {}, end: () => { this.#done(exchange); resolve(); }, fail: () => resolve() };
-          kept.replay(exchange.sink);
+          unclaimed.replay(exchange.sink);
           this.#claim(exchange);
         });
       },
@@ -502,26 +537,24 @@ function copyOf(bytes: Uint8Array): Uint8Array {
   return new Uint8Array(bytes);
 }
 
-/** Body bytes that came before `body` or `discard` was called, copied out of the read buffer. */
-interface KeptBody extends BodySink {
-  readonly length: number;
+/**
+ * The sink of an answer whose body is not asked for yet. No body bytes reach it (reading pauses
+ * until `body` or `discard`); it keeps the end of the body (a body framed by the connection's end)
+ * or the failure, for the sink that takes over.
+ */
+interface UnclaimedBody extends BodySink {
   failure: unknown;
-  /** Hands what was kept (and the end or failure, if seen) to the sink that takes over. */
+  /** Hands the end or the failure, if seen, to the sink that takes over. */
   replay(sink: BodySink): void;
 }
 
-function keptBody(): KeptBody {
-  const parts: Uint8Array[] = [];
-  let length = 0;
+function unclaimedBody(): UnclaimedBody {
   let ended = false;
-  const body: KeptBody = {
+  const body: UnclaimedBody = {
     failure: undefined,
-    get length() {
-      return length;
-    },
-    take(bytes) {
-      parts.push(copyOf(bytes));
-      length += bytes.length;
+    take() {
+      // Thrown inside the read, which fails the exchange and closes the connection.
+      throw new Error("internal: body bytes before the body was asked for");
     },
     end() {
       ended = true;
@@ -530,7 +563,6 @@ function keptBody(): KeptBody {
       body.failure = error;
     },
     replay(sink) {
-      for (const part of parts.splice(0)) sink.take(part);
       if (body.failure !== undefined) sink.fail(body.failure);
       else if (ended) sink.end();
     },
@@ -555,7 +587,13 @@ function collectedBody(
       const next = total + bytes.length;
       if (next > cap) {
         over = true;
-        reject(tooLong(next));
+        let error: unknown;
+        try {
+          error = tooLong(next);
+        } catch (thrown) {
+          error = thrown;
+        }
+        reject(error);
         return;
       }
       if (target !== undefined && next <= target.length) target.set(bytes, total);
@@ -614,7 +652,9 @@ export class SocketPool {
     const { signal } = request;
     if (signal.aborted) return Promise.reject(signal.reason);
     for (const [name, value] of Object.entries(request.headers)) {
-      if (!TOKEN.test(name) || /[\r\n\0]/.test(value)) return Promise.reject(parseError("ERR_INVALID_HTTP_TOKEN", `the request header ${JSON.stringify(name)} cannot be sent`));
+      // No body is sent, so no framing header either; values as node:http takes them (ERR_INVALID_CHAR there).
+      if (!TOKEN.test(name) || /^(content-length|transfer-encoding)$/i.test(name)) return Promise.reject(parseError("ERR_INVALID_HTTP_TOKEN", `the request header ${JSON.stringify(name)} cannot be sent`));
+      if (!FIELD_VALUE.test(value)) return Promise.reject(parseError("ERR_INVALID_CHAR", `the value of the request header ${JSON.stringify(name)} holds a character that cannot be sent`));
     }
     const port = url.port === "" ? 80 : Number(url.port);
     const origin = `${url.hostname}:${port}`;
@@ -659,11 +699,10 @@ export class SocketPool {
   /** A closed connection leaves the pool, making room for a queued request. */
   forget(connection: Connection): void {
     const origin = connection.origin;
-    this.#open.get(origin)?.delete(connection);
     const idle = this.#idle.get(origin);
     const at = idle?.indexOf(connection) ?? -1;
     if (at >= 0) idle!.splice(at, 1);
-    this.#wake(origin);
+    if (this.#open.get(origin)?.delete(connection) === true) this.#wake(origin);
   }
 
   /** Closes every connection. */

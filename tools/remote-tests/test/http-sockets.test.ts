@@ -128,6 +128,9 @@ describe("nodeHttpTransport over its own sockets", () => {
     ["a header folded onto the line before", "HTTP/1.1 200 OK\r\nX-A: 1\r\n  folded\r\nContent-Length: 0\r\n\r\n", "HPE_INVALID_HEADER_TOKEN"],
     ["a header line without a colon", "HTTP/1.1 200 OK\r\nno colon here\r\n\r\n", "HPE_INVALID_HEADER_TOKEN"],
     ["Content-Lengths that disagree", "HTTP/1.1 200 OK\r\nContent-Length: 4\r\nContent-Length: 5\r\n\r\nabcde", "HPE_INVALID_CONTENT_LENGTH"],
+    ["a Content-Length given twice", "HTTP/1.1 200 OK\r\nContent-Length: 4\r\nContent-Length: 4\r\n\r\nabcd", "HPE_INVALID_CONTENT_LENGTH"],
+    ["more than 64 trailer lines", `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n${"T: 1\r\n".repeat(65)}\r\n`, "HPE_HEADER_OVERFLOW"],
+    ["more than 16 interim answers", `${"HTTP/1.1 100 Continue\r\n\r\n".repeat(17)}HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n`, "HPE_INVALID_CONSTANT"],
     ["a Content-Length that is not a number", "HTTP/1.1 200 OK\r\nContent-Length: -4\r\n\r\n", "HPE_INVALID_CONTENT_LENGTH"],
     ["both Transfer-Encoding and Content-Length", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n", "HPE_UNEXPECTED_CONTENT_LENGTH"],
     ["a transfer coding other than chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", "HPE_INVALID_TRANSFER_ENCODING"],
@@ -183,11 +186,62 @@ describe("nodeHttpTransport over its own sockets", () => {
     transport.close();
   });
 
-  it("refuses a request header it cannot send, and an unknown plainHttp", async () => {
-    const server = await scripted(() => undefined);
+  it("sends the caller's Host and the URL's credentials as node:http does, and refuses headers it cannot send", async () => {
+    const server = await scripted((socket) => {
+      socket.write("HTTP/1.1 204 No Content\r\n\r\n");
+    });
     const transport = nodeHttpTransport();
-    await expect(transport({ url: `${server.url}k`, method: "GET", headers: { range: "bytes=0-1\r\nX-Injected: 1" }, signal, redirect: "manual" })).rejects.toMatchObject({ code: "ERR_INVALID_HTTP_TOKEN" });
-    expect(server.requests).toEqual([]);
+    const send = (url: string, headers: Record<string, string>): Promise<HttpAnswer> => transport({ url, method: "GET", headers, signal, redirect: "manual" });
+    expect((await send(`${server.url}a`, { host: "data.example" })).status).toBe(204);
+    const withCredentials = server.url.replace("http://", "http://us%40er:p%3Aw@");
+    expect((await send(`${withCredentials}b`, {})).status).toBe(204);
+    expect(server.requests[0]!.split("\r\n").slice(1)).toEqual(["host: data.example"]);
+    expect(server.requests[1]!.split("\r\n").slice(1)).toEqual([`Host: ${new URL(server.url).host}`, `Authorization: Basic ${Buffer.from("us@er:p:w").toString("base64")}`]);
+    await expect(send(`${server.url}k`, { range: "bytes=0-1\r\nX-Injected: 1" })).rejects.toMatchObject({ code: "ERR_INVALID_CHAR" });
+    await expect(send(`${server.url}k`, { "x-name": "caf\u00e9 \u20ac" })).rejects.toMatchObject({ code: "ERR_INVALID_CHAR" });
+    await expect(send(`${server.url}k`, { "content-length": "5" })).rejects.toMatchObject({ code: "ERR_INVALID_HTTP_TOKEN" });
+    await expect(send(`${server.url}k`, { "bad name": "1" })).rejects.toMatchObject({ code: "ERR_INVALID_HTTP_TOKEN" });
+    expect(server.requests).toHaveLength(2);
     expect(() => nodeHttpTransport({ plainHttp: "udp" as "sockets" })).toThrow(UsageError);
+    transport.close();
+  });
+
+  it("a peer that is no HTTP server, or a head of bare LFs, fails at once rather than at the timeout", async () => {
+    for (const text of ["SSH-2.0-OpenSSH_9.2\r\n", "HTTP/1.1 200 OK\nContent-Length: 0\n\n"]) {
+      const server = await scripted((socket) => {
+        socket.write(text); // and nothing more: no empty line ever comes
+      });
+      const store = new HttpStore(server.url, { transport: nodeHttpTransport(), retry: { maxAttempts: 1, timeoutMs: 5000 } });
+      const started = Date.now();
+      const error = await rejection(store.get("k"));
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(((error as StorageError).cause as { code?: string }).code).toBe(text.startsWith("SSH") ? "HPE_INVALID_CONSTANT" : "HPE_CR_EXPECTED");
+    }
+  });
+
+  it("a tooLong that throws ends the body with its error and frees the connection", async () => {
+    const server = await scripted((socket, _request, index) => {
+      socket.write(index === 0 ? `HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n${"x".repeat(5000)}` : "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    });
+    const transport = nodeHttpTransport({ maxSockets: 1 });
+    const answer = await transport({ url: `${server.url}a`, method: "GET", headers: {}, signal, redirect: "manual" });
+    const error = await rejection(answer.body(100, () => {
+      throw new Error("tooLong threw");
+    }));
+    expect((error as Error).message).toBe("tooLong threw");
+    expect(Buffer.from((await bodyOf(`${server.url}b`, transport)).body).toString()).toBe("ok");
+    transport.close();
+  });
+
+  it("a request right after close() opens a new connection instead of taking a closed one", async () => {
+    const server = await scripted((socket) => {
+      socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    });
+    const transport = nodeHttpTransport();
+    await bodyOf(`${server.url}a`, transport);
+    transport.close();
+    expect(Buffer.from((await bodyOf(`${server.url}b`, transport)).body).toString()).toBe("ok");
+    expect(server.connections).toBe(2);
+    transport.close();
   });
 });
