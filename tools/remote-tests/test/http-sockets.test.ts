@@ -164,14 +164,16 @@ describe("nodeHttpTransport over its own sockets", () => {
     expect(store.stats.retries).toBe(1);
   });
 
-  it("bytes after a complete answer leave its body good and the connection unused afterwards", async () => {
+  it("bytes after a complete answer leave its body good and the connection unused afterwards, even by a request queued for it", async () => {
     const server = await scripted((socket) => {
       socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokSTRAY");
     });
-    const transport = nodeHttpTransport();
-    expect(Buffer.from((await bodyOf(`${server.url}a`, transport)).body).toString()).toBe("ok");
-    expect(Buffer.from((await bodyOf(`${server.url}b`, transport)).body).toString()).toBe("ok");
+    const transport = nodeHttpTransport({ maxSockets: 1 });
+    // The second request waits for the only connection; it must get a new one, not this one.
+    const [a, b] = await Promise.all([bodyOf(`${server.url}a`, transport), bodyOf(`${server.url}b`, transport)]);
+    expect([a, b].map(({ body }) => Buffer.from(body).toString())).toEqual(["ok", "ok"]);
     expect(server.connections).toBe(2);
+    transport.close();
   });
 
   it("queues requests past maxSockets and serves them as connections come free", async () => {
