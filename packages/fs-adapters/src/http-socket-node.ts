@@ -2,9 +2,9 @@
  * HTTP/1.1 over `node:net` sockets for {@link nodeHttpTransport}'s `http:` requests: each
  * connection reads into one reused buffer (`onread`) and an answer's body is copied from it
  * straight into the value, so a read of many chunk files allocates no socket buffers and runs no
- * stream machinery. On loopback, the 153 chunk files (60 MB) of the store benchmark's carray came
- * in 25–58 ms this way and in 70–110 ms through `node:http`, which also left four full garbage
- * collections per read behind it (tools/bench/README.md).
+ * stream machinery. On loopback, a prototype fetched the 153 chunk files (60 MB) of the store
+ * benchmark's carray in 25–58 ms this way, where `node:http` took 70–110 ms and left four full
+ * garbage collections per read behind it (tools/bench/README.md).
  *
  * What it speaks: requests without a body (`GET`, `HEAD`); answers framed by `Content-Length`, by
  * `Transfer-Encoding: chunked`, or by the end of the connection; interim 1xx answers skipped.
