@@ -1,8 +1,9 @@
 /**
- * {@link nodeHttpTransport}: an {@link HttpTransport} for {@link HttpStore} over `node:http` and
- * `node:https`, for Node only. Bodies are collected from the response's `'data'` events into one
- * `Uint8Array`, without web streams: on loopback, the 156 files (~440 KB each) of a carray came
- * in 76–101 ms this way (73–99 ms of client CPU) where `fetch` took 142–155 ms (164–173 ms).
+ * {@link nodeHttpTransport}: an {@link HttpTransport} for {@link HttpStore}, for Node only:
+ * `http:` over HTTP/1.1 of its own on `node:net` sockets (`http-socket-node.ts`), `https:` over
+ * `node:https`, bodies without web streams. Through `node:http`, the 156 files (~440 KB each) of
+ * a carray came in 76–101 ms on loopback where `fetch` took 142–155 ms; over the sockets, a whole
+ * read of the bench's carray took about half of `node:http`'s time (tools/bench/README.md).
  * Import it from `@fmt/fs-adapters/http-node`.
  *
  * @example
@@ -46,8 +47,8 @@ export interface NodeHttpTransportOptions {
   /** TLS settings of `https:` connections (a private CA, client certificates), as `https.Agent` takes them. */
   tls?: Pick<HttpsAgentOptions, "ca" | "cert" | "key" | "pfx" | "passphrase" | "rejectUnauthorized" | "servername">;
   /**
-   * How `http:` requests go: `"sockets"` (default), HTTP/1.1 spoken over `node:net` connections
-   * that read into one reused buffer, bodies copied from it straight into their value; or
+   * How `http:` requests go: `"sockets"` (default), HTTP/1.1 spoken over `node:net` connections,
+   * each reading into a buffer of its own, bodies copied from it straight into their value; or
    * `"node:http"`, Node's own client. On loopback the first fetched a carray's 153 chunk files in
    * a third to a half of the second's time, which allocates a buffer per socket read and
    * collects them later. `https:` always goes through `node:https`.
@@ -73,15 +74,16 @@ export type NodeHttpTransport = HttpTransport & {
 };
 
 /**
- * An {@link HttpTransport} over `node:http` and `node:https`: one keep-alive agent per scheme
- * (at most `maxSockets` connections per origin), no `Accept-Encoding` sent and no content
- * decoding (an answer with a `Content-Encoding` other than `identity` fails when its body is
- * read), redirects never followed (the 3xx answer is returned for the store to follow; asked
- * for `redirect: "follow"`, which only a browser's opaque redirects need, it throws). A body
- * is collected from `'data'` events, its cap checked on every chunk: past the cap the request is
- * destroyed, which closes the connection. The request's signal destroys the request, body
- * included. Connection errors are Node's (`ECONNRESET`, `ECONNREFUSED`, `HPE_*`), which the
- * store retries.
+ * An {@link HttpTransport} for Node: `http:` requests over kept-alive `node:net` connections
+ * speaking HTTP/1.1 itself (or, with `plainHttp: "node:http"`, Node's client), `https:` requests
+ * through a keep-alive `node:https` agent; at most `maxSockets` connections per origin either way.
+ * No `Accept-Encoding` is sent and nothing is decoded (an answer with a `Content-Encoding` other
+ * than `identity` fails when its body is read); redirects are never followed (the 3xx answer is
+ * returned for the store to follow; asked for `redirect: "follow"`, which only a browser's opaque
+ * redirects need, it throws). A body's cap is checked as its bytes come: past the cap the
+ * connection is closed. The request's signal ends the request, body included. Connection errors
+ * (`ECONNRESET`, `ECONNREFUSED`, a premature close, `HPE_*` for an answer that cannot be parsed)
+ * are retried by the store.
  *
  * @example
  * ```ts

@@ -1,6 +1,6 @@
 /**
  * HTTP/1.1 over `node:net` sockets for {@link nodeHttpTransport}'s `http:` requests: each
- * connection reads into one reused buffer (`onread`) and an answer's body is copied from it
+ * connection reads into a buffer of its own, reused (`onread`), and an answer's body is copied from it
  * straight into the value, so a read of many chunk files allocates no socket buffers and runs no
  * stream machinery. On loopback, a prototype fetched the 153 chunk files (60 MB) of the store
  * benchmark's carray in 25–58 ms this way, where `node:http` took 70–110 ms and left four full
@@ -188,11 +188,17 @@ class Connection {
     const onread = { buffer, callback: (n: number): boolean => this.#read(buffer.subarray(0, n)) };
     this.socket = connect({ host, port, onread });
     this.socket.setNoDelay(true);
-    this.socket.on("error", (error) => this.#fail(error));
+    this.socket.on("error", (error) => {
+      this.#fail(error);
+      // Idle or not, the connection is done: out of the pool now, not only at its 'close'.
+      this.#close();
+    });
     this.socket.on("end", () => {
-      // A body framed by the end of the connection ends here; any other exchange ends early.
+      // A body framed by the end of the connection ends here; any other exchange ends early. An
+      // idle connection the server ended leaves the pool at once.
       const exchange = this.#exchange;
       if (exchange?.framing?.kind === "close" && exchange.head !== undefined) this.#finishBody(exchange);
+      else if (exchange === undefined) this.#close();
     });
     this.socket.on("close", () => {
       this.#closed = true;
@@ -209,24 +215,20 @@ class Connection {
   /** Closes the socket and leaves the pool at once (not only at its `'close'` event). */
   #close(): void {
     this.#closed = true;
-    this.#pool.forget(this);
+    // Destroyed before the pool forgets it, so that a request the pool then starts never finds
+    // more than maxSockets sockets open.
     this.socket.destroy();
+    this.#pool.forget(this);
   }
 
-  /** Sends `request` (its headers checked by the pool); its answer resolves `resolve` once its head is parsed. */
-  send(request: HttpRequest, url: URL, resolve: (answer: HttpAnswer) => void, reject: (error: unknown) => void): void {
+  /**
+   * Sends `request` as `head` (its request line and headers, checked and written by the pool);
+   * its answer resolves `resolve` once its head is parsed.
+   */
+  send(request: HttpRequest, head: string, resolve: (answer: HttpAnswer) => void, reject: (error: unknown) => void): void {
     if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
     this.#idleTimer = undefined;
     this.socket.ref();
-    const given = new Set(Object.keys(request.headers).map((name) => name.toLowerCase()));
-    let text = `${request.method} ${url.pathname}${url.search} HTTP/1.1\r\n`;
-    // As node:http does: the caller's Host if it gave one, and the URL's credentials as Basic.
-    if (!given.has("host")) text += `Host: ${url.host}\r\n`;
-    if ((url.username !== "" || url.password !== "") && !given.has("authorization")) {
-      const credentials = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString("base64");
-      text += `Authorization: Basic ${credentials}\r\n`;
-    }
-    for (const [name, value] of Object.entries(request.headers)) text += `${name}: ${value}\r\n`;
     const { signal } = request;
     const onAbort = (): void => {
       this.#fail(signal.reason);
@@ -238,7 +240,12 @@ class Connection {
       chunkState: "size", chunkLine: "", sink: unclaimedBody(), complete: false, settled: false, claimed: false, interim: 0, trailers: 0,
       removeAbort: () => signal.removeEventListener("abort", onAbort),
     };
-    this.socket.write(`${text}\r\n`, "latin1");
+    this.socket.write(head, "latin1");
+  }
+
+  /** Whether the connection can take a request: open, and not ended or reset by the server. */
+  get usable(): boolean {
+    return !this.#closed && !this.socket.destroyed && !this.socket.readableEnded && this.socket.writable;
   }
 
   /** Closes the connection (idle or not: an exchange on it fails). */
@@ -628,6 +635,30 @@ function collectedBody(
 }
 
 /**
+ * The request line and headers of `request`, checked before any connection is taken: names are
+ * tokens, values hold no control characters and fit latin1, no framing headers (no body is sent),
+ * the caller's Host if it gave one, and the URL's credentials as Basic authorization, as
+ * node:http sends them (a malformed escape in them throws `URIError`, as there).
+ */
+function requestHead(request: HttpRequest, url: URL): string {
+  const given = new Set<string>();
+  let fields = "";
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (!TOKEN.test(name) || /^(content-length|transfer-encoding)$/i.test(name)) throw parseError("ERR_INVALID_HTTP_TOKEN", `the request header ${JSON.stringify(name)} cannot be sent`);
+    if (!FIELD_VALUE.test(value)) throw parseError("ERR_INVALID_CHAR", `the value of the request header ${JSON.stringify(name)} holds a character that cannot be sent`);
+    given.add(name.toLowerCase());
+    fields += `${name}: ${value}\r\n`;
+  }
+  let head = `${request.method} ${url.pathname}${url.search} HTTP/1.1\r\n`;
+  if (!given.has("host")) head += `Host: ${url.host}\r\n`;
+  if ((url.username !== "" || url.password !== "") && !given.has("authorization")) {
+    const credentials = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString("base64");
+    head += `Authorization: Basic ${credentials}\r\n`;
+  }
+  return `${head}${fields}\r\n`;
+}
+
+/**
  * The `http:` connections of one {@link nodeHttpTransport}: at most `maxSockets` per origin,
  * idle ones kept for the next request, requests beyond the limit queued. @internal
  *
@@ -651,21 +682,29 @@ export class SocketPool {
   send(request: HttpRequest, url: URL): Promise<HttpAnswer> {
     const { signal } = request;
     if (signal.aborted) return Promise.reject(signal.reason);
-    for (const [name, value] of Object.entries(request.headers)) {
-      // No body is sent, so no framing header either; values as node:http takes them (ERR_INVALID_CHAR there).
-      if (!TOKEN.test(name) || /^(content-length|transfer-encoding)$/i.test(name)) return Promise.reject(parseError("ERR_INVALID_HTTP_TOKEN", `the request header ${JSON.stringify(name)} cannot be sent`));
-      if (!FIELD_VALUE.test(value)) return Promise.reject(parseError("ERR_INVALID_CHAR", `the value of the request header ${JSON.stringify(name)} holds a character that cannot be sent`));
+    let head: string;
+    try {
+      head = requestHead(request, url);
+    } catch (error) {
+      return Promise.reject(error);
     }
     const port = url.port === "" ? 80 : Number(url.port);
     const origin = `${url.hostname}:${port}`;
     return new Promise<HttpAnswer>((resolve, reject) => {
-      const idle = this.#idle.get(origin);
       let open = this.#open.get(origin);
       if (open === undefined) this.#open.set(origin, (open = new Set()));
-      const connection = idle?.pop() ?? (open.size < this.#maxSockets ? new Connection(this, origin, url.hostname.replace(/^\[|\]$/g, ""), port) : undefined);
+      const idle = this.#idle.get(origin) ?? [];
+      let connection: Connection | undefined;
+      // An idle connection the server has closed meanwhile is dropped, not used.
+      while (connection === undefined && idle.length > 0) {
+        const candidate = idle.pop()!;
+        if (candidate.usable) connection = candidate;
+        else candidate.destroy();
+      }
+      if (connection === undefined && open.size < this.#maxSockets) connection = new Connection(this, origin, url.hostname.replace(/^\[|\]$/g, ""), port);
       if (connection !== undefined) {
         open.add(connection);
-        connection.send(request, url, resolve, reject);
+        connection.send(request, head, resolve, reject);
         return;
       }
       // Every connection is busy: the request waits for one to come free (or to close).

@@ -208,6 +208,19 @@ describe("nodeHttpTransport over its own sockets", () => {
     transport.close();
   });
 
+  it("a URL whose credentials hold a malformed escape fails as with node:http and takes no connection", async () => {
+    const server = await scripted((socket) => {
+      socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    });
+    const transport = nodeHttpTransport({ maxSockets: 1 });
+    const bad = server.url.replace("http://", "http://u:p%zz@");
+    await expect(transport({ url: `${bad}a`, method: "GET", headers: {}, signal, redirect: "manual" })).rejects.toBeInstanceOf(URIError);
+    // The only connection slot is still free.
+    expect(Buffer.from((await bodyOf(`${server.url}b`, transport)).body).toString()).toBe("ok");
+    expect(server.requests).toHaveLength(1);
+    transport.close();
+  });
+
   it("a peer that is no HTTP server, or a head of bare LFs, fails at once rather than at the timeout", async () => {
     for (const text of ["SSH-2.0-OpenSSH_9.2\r\n", "HTTP/1.1 200 OK\nContent-Length: 0\n\n"]) {
       const server = await scripted((socket) => {
