@@ -49,9 +49,9 @@ export interface NodeHttpTransportOptions {
   /**
    * How `http:` requests go: `"sockets"` (default), HTTP/1.1 spoken over `node:net` connections,
    * each reading into a buffer of its own, bodies copied from it straight into their value; or
-   * `"node:http"`, Node's own client. On loopback the first fetched a carray's 153 chunk files in
-   * a third to a half of the second's time, which allocates a buffer per socket read and
-   * collects them later. `https:` always goes through `node:https`.
+   * `"node:http"`, Node's own client, which allocates a buffer per socket read and collects them
+   * later: on loopback, a whole read of a 153-file carray took about half its time over the
+   * sockets. `https:` always goes through `node:https`.
    */
   plainHttp?: "sockets" | "node:http";
 }

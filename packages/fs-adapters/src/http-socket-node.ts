@@ -392,7 +392,7 @@ class Connection {
       if (exchange.remaining === 0) exchange.chunkState = "data-end";
       return at + take;
     }
-    // A line (size, the CRLF after data, or a trailer): byte by byte until LF; these are short.
+    // A line (size, the CRLF after data, or a trailer), taken up to its LF; these are short.
     const lf = bytes.indexOf(10, at);
     const end = lf < 0 ? bytes.length : lf + 1;
     exchange.chunkLine += bytes.toString("latin1", at, end);
