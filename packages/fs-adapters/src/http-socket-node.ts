@@ -603,23 +603,20 @@ function collectedBody(
         reject(error);
         return;
       }
-      if (target !== undefined && next <= target.length) target.set(bytes, total);
+      if (target !== undefined) target.set(bytes, total);
       else parts.push(copyOf(bytes));
       total = next;
     },
     end() {
       if (over) return;
-      if (target !== undefined && parts.length === 0) {
-        resolve(total === target.length ? target : copyOf(target.subarray(0, total)));
+      // A target is only given for an announced length, and length framing ends the body after
+      // exactly that many bytes.
+      if (target !== undefined) {
+        resolve(target);
         return;
       }
-      // More than announced cannot happen with length framing; kept safe anyway. A fresh array.
       const value = new Uint8Array(total);
       let at = 0;
-      if (target !== undefined) {
-        value.set(target.subarray(0, Math.min(total, target.length)));
-        at = Math.min(total, target.length);
-      }
       for (const part of parts) {
         value.set(part, at);
         at += part.length;
@@ -691,36 +688,40 @@ export class SocketPool {
     const port = url.port === "" ? 80 : Number(url.port);
     const origin = `${url.hostname}:${port}`;
     return new Promise<HttpAnswer>((resolve, reject) => {
-      let open = this.#open.get(origin);
-      if (open === undefined) this.#open.set(origin, (open = new Set()));
-      const idle = this.#idle.get(origin) ?? [];
-      let connection: Connection | undefined;
-      // An idle connection the server has closed meanwhile is dropped, not used.
-      while (connection === undefined && idle.length > 0) {
-        const candidate = idle.pop()!;
-        if (candidate.usable) connection = candidate;
-        else candidate.destroy();
-      }
-      if (connection === undefined && open.size < this.#maxSockets) connection = new Connection(this, origin, url.hostname.replace(/^\[|\]$/g, ""), port);
-      if (connection !== undefined) {
-        open.add(connection);
-        connection.send(request, head, resolve, reject);
-        return;
-      }
-      // Every connection is busy: the request waits for one to come free (or to close).
-      let queue = this.#waiting.get(origin);
-      if (queue === undefined) this.#waiting.set(origin, (queue = []));
-      const waiter = (): void => {
-        signal.removeEventListener("abort", onAbort);
-        this.send(request, url).then(resolve, reject);
+      // Tried at once, and again each time a connection of the origin comes free or closes.
+      const attempt = (): void => {
+        let open = this.#open.get(origin);
+        if (open === undefined) this.#open.set(origin, (open = new Set()));
+        const idle = this.#idle.get(origin) ?? [];
+        let connection: Connection | undefined;
+        // An idle connection the server has closed meanwhile is dropped, not used.
+        while (connection === undefined && idle.length > 0) {
+          const candidate = idle.pop()!;
+          if (candidate.usable) connection = candidate;
+          else candidate.destroy();
+        }
+        if (connection === undefined && open.size < this.#maxSockets) connection = new Connection(this, origin, url.hostname.replace(/^\[|\]$/g, ""), port);
+        if (connection !== undefined) {
+          open.add(connection);
+          connection.send(request, head, resolve, reject);
+          return;
+        }
+        // Every connection is busy: the request waits for one to come free (or to close).
+        let queue = this.#waiting.get(origin);
+        if (queue === undefined) this.#waiting.set(origin, (queue = []));
+        const waiter = (): void => {
+          signal.removeEventListener("abort", onAbort);
+          attempt();
+        };
+        const onAbort = (): void => {
+          const at = queue.indexOf(waiter);
+          if (at >= 0) queue.splice(at, 1);
+          reject(signal.reason);
+        };
+        signal.addEventListener("abort", onAbort, { once: true });
+        queue.push(waiter);
       };
-      const onAbort = (): void => {
-        const at = queue.indexOf(waiter);
-        if (at >= 0) queue.splice(at, 1);
-        reject(signal.reason);
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      queue.push(waiter);
+      attempt();
     });
   }
 

@@ -10,6 +10,7 @@ import { StorageError, UsageError } from "@fmt/errors";
 import { HttpStore } from "@fmt/fs-adapters/http";
 import { nodeHttpTransport } from "@fmt/fs-adapters/http-node";
 import type { HttpAnswer } from "@fmt/fs-adapters/http";
+import { rejection } from "../src/rejection.js";
 
 /** A server that hands every request (its text up to the empty line) to `answer`. */
 interface Scripted {
@@ -58,15 +59,6 @@ async function trickle(socket: Socket, text: string): Promise<void> {
     socket.write(Buffer.of(byte));
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a rejection");
 }
 
 const signal = new AbortController().signal;

@@ -21,6 +21,7 @@ import type { MisbehavingServer } from "../src/misbehaving-server.js";
 import { startStaticServer } from "../src/static-server.js";
 import type { StaticServer } from "../src/static-server.js";
 import { HTTP_TRANSPORTS } from "../src/transports.js";
+import { rejection } from "../src/rejection.js";
 
 const CORPUS = new URL("../../../conformance/corpus/v1/bcolz-real/", import.meta.url).pathname;
 const F8 = "carray_f8_n6000_cl1600"; // 6000 rows of <f8, chunklen 1600: chunk files __0..__3
@@ -30,15 +31,6 @@ const MiB = 1024 * 1024;
 let root: string;
 let bad: MisbehavingServer;
 let files: StaticServer;
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a rejection");
-}
 
 /** Waits (up to 3 s) until `condition` holds. */
 async function until(condition: () => boolean, what: string): Promise<void> {
