@@ -24,7 +24,7 @@ import { UsageError } from "@fmt/errors";
 import { HttpStore } from "./http.js";
 import { DRAIN_LIMIT, IDLE_SOCKET_MS, PREALLOCATE_LIMIT, SocketPool, prematureClose } from "./http-socket-node.js";
 import type { HttpAnswer, HttpRequest, HttpStoreOptions, HttpTransport } from "./http.js";
-import { checkConcurrency } from "./remote.js";
+import { checkConcurrency, joinParts } from "./remote.js";
 
 export type { HttpAnswer, HttpRequest, HttpStoreOptions, HttpTransport } from "./http.js";
 
@@ -227,13 +227,7 @@ function exchange(request: HttpRequest, url: URL, send: RequestFunction, agent: 
                 return;
               }
               // A fresh array: the chunks are views into Node's socket buffers (headers and all).
-              const value = new Uint8Array(total);
-              let at = 0;
-              for (const part of parts) {
-                value.set(part, at);
-                at += part.length;
-              }
-              resolveBody(value);
+              resolveBody(joinParts(parts, total));
             });
           });
         },

@@ -17,6 +17,7 @@
 import { connect } from "node:net";
 import type { Socket } from "node:net";
 import type { HttpAnswer, HttpRequest } from "./http.js";
+import { joinParts } from "./remote.js";
 
 /**
  * An idle kept-alive connection is closed after this long: a little under the 5 s after which
@@ -615,13 +616,7 @@ function collectedBody(
         resolve(target);
         return;
       }
-      const value = new Uint8Array(total);
-      let at = 0;
-      for (const part of parts) {
-        value.set(part, at);
-        at += part.length;
-      }
-      resolve(value);
+      resolve(joinParts(parts, total));
     },
     fail(error) {
       if (over) return;

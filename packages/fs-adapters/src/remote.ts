@@ -279,6 +279,18 @@ export async function readCapped(stream: ReadableStream<Uint8Array> | null | und
   }
   if (filling !== undefined) return filling.subarray(0, total);
   if (parts.length === 1 && parts[0] !== undefined) return parts[0];
+  return joinParts(parts, total);
+}
+
+/**
+ * `parts` copied one after another into a new array of `total` bytes (their summed length). @internal
+ *
+ * @example
+ * ```ts
+ * joinParts([Uint8Array.of(1), Uint8Array.of(2, 3)], 3); // Uint8Array [1, 2, 3]
+ * ```
+ */
+export function joinParts(parts: readonly Uint8Array[], total: number): Uint8Array {
   const out = new Uint8Array(total);
   let at = 0;
   for (const part of parts) {
