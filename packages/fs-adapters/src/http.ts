@@ -21,8 +21,10 @@ import { resolveRange, validateKey, validatePrefix } from "./index.js";
 import type { ByteRange, ReadableStore } from "./index.js";
 import {
   ConcurrencyLimit,
+  DEFAULT_HTTP_RANGE_REQUEST_BYTES,
   InconsistentAnswer,
   checkConcurrency,
+  checkRangeRequestBytes,
   RemoteStats,
   RetryableFailure,
   bodyCap,
@@ -38,7 +40,7 @@ import {
 import type { Asked, BodyLimits, RetryOptions } from "./remote.js";
 
 export type { ByteRange, ReadableStore } from "./index.js";
-export { DEFAULT_REMOTE_CONCURRENCY, RemoteStats } from "./remote.js";
+export { DEFAULT_HTTP_RANGE_REQUEST_BYTES, DEFAULT_REMOTE_CONCURRENCY, RemoteStats } from "./remote.js";
 export type { BodyLimits, RetryOptions } from "./remote.js";
 
 /**
@@ -180,6 +182,12 @@ export interface HttpStoreOptions {
    */
   concurrency?: number;
   /**
+   * Bytes a reader asks for in one range request where it can choose (see
+   * `ReadableStore.rangeRequestBytes`); default {@link DEFAULT_HTTP_RANGE_REQUEST_BYTES}, at
+   * least 64 KiB. Say more for a server far away whose requests each wait a round trip.
+   */
+  rangeRequestBytes?: number;
+  /**
    * A key whose value lists the store's keys, one per line (relative to the base URL; blank
    * lines and a leading `./` are ignored), e.g. made with `find . -type f > index.txt`. Without
    * it the store has no `list`, because HTTP cannot list a directory.
@@ -261,6 +269,8 @@ export class HttpStore implements ReadableStore {
   readonly #limits: Required<BodyLimits>;
   /** Requests a reader keeps in flight; see the `concurrency` option. */
   readonly concurrency: number;
+  /** Bytes a reader asks for in one range request; see the `rangeRequestBytes` option. */
+  readonly rangeRequestBytes: number;
   readonly #maxRedirects: number;
   readonly #allowCrossOrigin: boolean;
   readonly #forwardHeaders: Set<string>;
@@ -274,6 +284,7 @@ export class HttpStore implements ReadableStore {
     this.baseUrl = baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`;
     this.concurrency = checkConcurrency(options.concurrency);
     this.limit = new ConcurrencyLimit(this.concurrency);
+    this.rangeRequestBytes = checkRangeRequestBytes(options.rangeRequestBytes, DEFAULT_HTTP_RANGE_REQUEST_BYTES);
     if (options.fetch !== undefined && options.transport !== undefined) {
       throw new UsageError("INVALID_ARGUMENT", "give either fetch or transport, not both", { field: "transport", expected: "fetch or transport", actual: "both" });
     }

@@ -108,6 +108,14 @@ export interface ReadableStore {
    * since a request there costs a round trip that only concurrency hides.
    */
   readonly concurrency?: number;
+  /**
+   * How many bytes one request should ask for when a reader can choose: format 2 reads runs of
+   * neighbouring chunks out of a superchunk file in one range request, up to about this size.
+   * Absent for local stores (the reader's own default applies). A store whose requests cost
+   * little past their bytes says less (runs then arrive one after another and decoding overlaps
+   * the transfer); one whose requests cost more says more.
+   */
+  readonly rangeRequestBytes?: number;
 }
 
 /**

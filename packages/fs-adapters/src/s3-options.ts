@@ -108,4 +108,10 @@ export interface S3StoreOptions {
    * {@link DEFAULT_REMOTE_CONCURRENCY}. Each is bounded by the reader's chunk or run size.
    */
   concurrency?: number;
+  /**
+   * Bytes a reader asks for in one range request where it can choose (see
+   * `ReadableStore.rangeRequestBytes`); default {@link DEFAULT_S3_RANGE_REQUEST_BYTES}, at
+   * least 64 KiB. S3 requests cost more than plain HTTP ones, so fewer and larger pay.
+   */
+  rangeRequestBytes?: number;
 }

@@ -18,8 +18,10 @@ import { BcolzError, StorageError, UsageError } from "@fmt/errors";
 import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./index.js";
 import type { ByteRange, PutOptions, WritableStore } from "./index.js";
 import {
+  DEFAULT_S3_RANGE_REQUEST_BYTES,
   InconsistentAnswer,
   checkConcurrency,
+  checkRangeRequestBytes,
   RemoteStats,
   RetryableFailure,
   bodyCap,
@@ -112,6 +114,8 @@ export class S3Store implements WritableStore {
   readonly #limits: Required<BodyLimits>;
   /** Requests a reader keeps in flight; see the `concurrency` option. */
   readonly concurrency: number;
+  /** Bytes a reader asks for in one range request; see the `rangeRequestBytes` option. */
+  readonly rangeRequestBytes: number;
   readonly #maxRedirects: number;
   readonly #allowCrossOrigin: boolean;
 
@@ -141,6 +145,7 @@ export class S3Store implements WritableStore {
     }
     this.#maxRedirects = maxRedirects;
     this.concurrency = checkConcurrency(options.concurrency);
+    this.rangeRequestBytes = checkRangeRequestBytes(options.rangeRequestBytes, DEFAULT_S3_RANGE_REQUEST_BYTES);
     this.#allowCrossOrigin = options.redirects?.allowCrossOrigin === true;
     this.#conditional = options.conditionalCreate ?? "auto";
     if (!["auto", "native", "emulated"].includes(this.#conditional)) {

@@ -21,5 +21,5 @@
 export { S3Store } from "./s3-store.js";
 export type { ConditionalCreate, S3RedirectOptions, S3StoreOptions } from "./s3-options.js";
 export type { ByteRange, PutOptions, ReadableStore, WritableStore } from "./index.js";
-export { DEFAULT_REMOTE_CONCURRENCY, RemoteStats } from "./remote.js";
+export { DEFAULT_REMOTE_CONCURRENCY, DEFAULT_S3_RANGE_REQUEST_BYTES, RemoteStats } from "./remote.js";
 export type { BodyLimits, RetryOptions } from "./remote.js";

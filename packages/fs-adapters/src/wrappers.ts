@@ -73,6 +73,8 @@ export class CachingStore implements ReadableStore {
   readonly list?: (prefix: string) => Promise<string[]>;
   /** The inner store's `concurrency` hint. */
   readonly concurrency?: number;
+  /** The inner store's `rangeRequestBytes` hint. */
+  readonly rangeRequestBytes?: number;
 
   /** Wraps `inner`. */
   constructor(inner: ReadableStore, options: CachingStoreOptions = {}) {
@@ -87,6 +89,7 @@ export class CachingStore implements ReadableStore {
       this.list = (prefix: string) => list(prefix);
     }
     if (inner.concurrency !== undefined) this.concurrency = inner.concurrency;
+    if (inner.rangeRequestBytes !== undefined) this.rangeRequestBytes = inner.rangeRequestBytes;
   }
 
   /** Total bytes currently cached. */
@@ -254,6 +257,8 @@ export class RangeCoalescingStore implements ReadableStore {
   readonly list?: (prefix: string) => Promise<string[]>;
   /** The inner store's `concurrency` hint. */
   readonly concurrency?: number;
+  /** The inner store's `rangeRequestBytes` hint. */
+  readonly rangeRequestBytes?: number;
 
   /** Wraps `inner`. */
   constructor(inner: ReadableStore, options: RangeCoalescingStoreOptions = {}) {
@@ -265,6 +270,7 @@ export class RangeCoalescingStore implements ReadableStore {
       this.list = (prefix: string) => list(prefix);
     }
     if (inner.concurrency !== undefined) this.concurrency = inner.concurrency;
+    if (inner.rangeRequestBytes !== undefined) this.rangeRequestBytes = inner.rangeRequestBytes;
   }
 
   /** Forwarded to the inner store; `undefined` if missing. */

@@ -34,11 +34,22 @@ import type { IndexExpectation, SuperchunkIndex } from "./superchunk-index.js";
  */
 const MAX_GROUP_BYTES = 2 * 1024 * 1024;
 /**
- * The bound on a store that keeps many requests in flight (a remote one): each request's fixed
- * cost is larger, and runs × concurrency keeps the bytes in flight near 64 MiB.
+ * The bound on a store that keeps many requests in flight (a remote one) and says nothing of its
+ * request size (`ReadableStore.rangeRequestBytes`, which the HTTP and S3 stores give): each
+ * request's fixed cost is larger there.
  */
 const MAX_GROUP_BYTES_CONCURRENT = 4 * 1024 * 1024;
+/** The bounds put on a store's `rangeRequestBytes` hint (runs are read into buffers of that size). */
+const MIN_HINTED_GROUP_BYTES = 64 * 1024;
+const MAX_HINTED_GROUP_BYTES = 64 * 1024 * 1024;
 const MAX_GROUP_CHUNKS = 64;
+
+/** How many bytes one coalesced read of `store` may span. */
+function maxGroupBytes(store: ReadableStore): number {
+  const hint = store.rangeRequestBytes;
+  if (typeof hint === "number" && Number.isFinite(hint)) return Math.min(MAX_HINTED_GROUP_BYTES, Math.max(MIN_HINTED_GROUP_BYTES, Math.floor(hint)));
+  return store.concurrency !== undefined && store.concurrency > 4 ? MAX_GROUP_BYTES_CONCURRENT : MAX_GROUP_BYTES;
+}
 
 /**
  * The format-2 settings of a carray (from its `meta/storage`).
@@ -82,7 +93,7 @@ export class LayoutV2 implements ChunkLayoutWriter {
 
   constructor(store: ReadableStore, geometry: LayoutGeometry, settings: V2Settings, journal: readonly [number, number][] | undefined) {
     this.#store = store;
-    this.#maxGroupBytes = store.concurrency !== undefined && store.concurrency > 4 ? MAX_GROUP_BYTES_CONCURRENT : MAX_GROUP_BYTES;
+    this.#maxGroupBytes = maxGroupBytes(store);
     this.#geometry = geometry;
     this.#settings = settings;
     this.#journal = new Map((journal ?? []).map(([s, i]) => [(s - 1) * settings.superchunksize + i, [s, i]]));
