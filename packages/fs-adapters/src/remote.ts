@@ -244,41 +244,62 @@ export function bodyCap(asked: Asked, status: number, limits: Required<BodyLimit
 }
 
 /**
- * Reads a body stream, cancelling it (and so closing the connection) once it passes `cap` bytes.
- * With `into`, a body that fits there is read into it and the result is a view of it.
+ * Reads a body, cancelling it (and so closing the connection) once it passes `cap` bytes: a web
+ * `ReadableStream`, or any async iterable of byte arrays (a Node `Readable`, which leaving the
+ * loop destroys). With `into`, a body that fits there is read into it and the result is a view
+ * of it.
  *
  * @example
  * ```ts
  * const bytes = await readCapped(response.body, 1024, (n) => new RetryableFailure(`${n} bytes`));
  * ```
  */
-export async function readCapped(stream: ReadableStream<Uint8Array> | null | undefined, cap: number, tooLong: (received: number) => Error, into?: Uint8Array): Promise<Uint8Array> {
+export async function readCapped(
+  stream: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | null | undefined,
+  cap: number,
+  tooLong: (received: number) => Error,
+  into?: Uint8Array,
+): Promise<Uint8Array> {
   if (stream === null || stream === undefined) return new Uint8Array(0);
-  const reader = stream.getReader();
   const parts: Uint8Array[] = [];
   let total = 0;
   // Pieces go straight into `into` while they fit; past its end, what it holds becomes the first part.
   let filling = into;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
+  const take = (value: Uint8Array): void => {
     total += value.length;
-    if (total > cap) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLong(total);
-    }
+    if (total > cap) throw tooLong(total);
     if (filling !== undefined && total <= filling.length) {
       filling.set(value, total - value.length);
-      continue;
+      return;
     }
     if (filling !== undefined) {
       if (total > value.length) parts.push(filling.subarray(0, total - value.length));
       filling = undefined;
     }
     parts.push(value);
+  };
+  if ("getReader" in stream) {
+    const reader = stream.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      try {
+        take(value);
+      } catch (error) {
+        await reader.cancel().catch(() => undefined);
+        throw error;
+      }
+    }
+  } else {
+    // Throwing out of the loop ends the iteration, which destroys a Node stream.
+    for await (const value of stream) take(value);
   }
   if (filling !== undefined) return filling.subarray(0, total);
-  if (parts.length === 1 && parts[0] !== undefined) return parts[0];
+  const only = parts.length === 1 ? parts[0] : undefined;
+  // A piece that is all of its memory is the value; one that is part of a larger allocation (a
+  // Node stream's pieces are Buffers cut out of each socket read) is copied into a plain array
+  // of its own, so the value does not keep the rest alive or show it through `.buffer`.
+  if (only !== undefined) return only.constructor === Uint8Array && only.byteOffset === 0 && only.byteLength === only.buffer.byteLength ? only : new Uint8Array(only);
   return joinParts(parts, total);
 }
 

@@ -57,6 +57,25 @@ describe("S3Store operations", () => {
     expect(await store.getRange("nope", { offset: 10, length: 5 })).toBeUndefined();
   });
 
+  it("getInto reads a body that fits into the lent buffer (a view of it), a larger one into a new array; ranges and suffixes too", async () => {
+    const store = fresh();
+    await store.put("k", bytes("0123456789"));
+    const lent = new Uint8Array(64).fill(33);
+    const whole = await store.getInto("k", lent);
+    expect([whole?.buffer === lent.buffer, whole?.byteOffset, whole && new TextDecoder().decode(whole)]).toEqual([true, 0, "0123456789"]);
+    const part = await store.getInto("k", lent, { offset: 7, length: 10 });
+    expect([part?.buffer === lent.buffer, part && new TextDecoder().decode(part)]).toEqual([true, "789"]);
+    // s3rver answers bytes=-4 from the start: the repair's answer lands in the buffer too.
+    const suffix = await store.getInto("k", lent, { suffixLength: 4 });
+    expect([suffix?.buffer === lent.buffer, suffix && new TextDecoder().decode(suffix)]).toEqual([true, "6789"]);
+    const small = new Uint8Array(4);
+    const overflow = await store.getInto("k", small);
+    expect([overflow?.buffer === small.buffer, overflow && new TextDecoder().decode(overflow)]).toEqual([false, "0123456789"]);
+    expect(await store.getInto("nope", lent)).toBeUndefined();
+    expect(await store.getInto("nope", lent, { offset: 0, length: 4 })).toBeUndefined();
+    expect(await store.getInto("k", lent, { offset: 3, length: 0 })).toEqual(new Uint8Array(0));
+  });
+
   it("list pages past 1,000 keys and returns them sorted, only under the prefix", async () => {
     const store = fresh();
     const keys = Array.from({ length: 1203 }, (_, i) => `data/__${i}.blp`);
