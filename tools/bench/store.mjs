@@ -334,6 +334,8 @@ async function main() {
           rows.push(makeRow({ section: "remote", key: `remote-${kind}`, label: `open + read the whole carray over ${name}, loopback`, on: format, ours: r[kind], reference: r.local, referenceName: REFERENCES.local, goal: REMOTE_GOAL }));
           // Informative: the server alone, every file fetched and nothing decoded, against the same local read.
           rows.push(makeRow({ section: "remote", key: `remote-${kind}-fetch`, label: `fetch every file of the carray over ${name}, 16 at a time, no decoding (the server's floor)`, on: format, ours: r[`${kind}Fetch`] ?? na("not measured"), reference: r.local, referenceName: REFERENCES.local, goal: undefined }));
+          // Informative: curl, a native client, fetching the same files from the same server.
+          rows.push(makeRow({ section: "remote", key: `remote-${kind}-curl`, label: `curl fetching every file of the carray from ${name}, 16 at a time (a native client's floor, its start included)`, on: format, ours: r[`${kind}Curl`] ?? na("not measured"), reference: r.local, referenceName: REFERENCES.local, goal: undefined }));
         }
       }
     }

@@ -96,10 +96,10 @@ export async function measureRemote(root, names, runs) {
     const cell = (kind) => {
       const r = result?.[kind];
       if (r === undefined) return fail("no result");
-      if (r.error !== undefined) return fail(r.error);
+      if (r.error !== undefined) return kind.endsWith("Curl") && /ENOENT/.test(r.error) ? na("curl not installed") : fail(r.error);
       return Object.assign(ok(median(r.times)), { times: r.times });
     };
-    out[name] = { local: cell("local"), http: cell("http"), s3: cell("s3"), httpFetch: cell("httpFetch"), s3Fetch: cell("s3Fetch") };
+    out[name] = { local: cell("local"), http: cell("http"), s3: cell("s3"), httpFetch: cell("httpFetch"), s3Fetch: cell("s3Fetch"), httpCurl: cell("httpCurl"), s3Curl: cell("s3Curl") };
   }
   return out;
 }

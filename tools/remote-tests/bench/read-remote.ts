@@ -14,7 +14,8 @@
 // The HTTP store sends its requests with the node:http transport (`@fmt/fs-adapters/http-node`);
 // the same store with its default `fetch` transport is measured too, side by side (the table's
 // "HTTP (static server, fetch)" row; in the JSON line `httpWithFetch` and `httpWithFetchFloor`,
-// which the store benchmark's table does not show).
+// which the store benchmark's table does not show). With curl on the PATH, curl fetching every
+// file of each carray from both servers gives a native client's floor (`httpCurl`, `s3Curl`).
 import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
 import { spawn } from "node:child_process";
@@ -129,6 +130,21 @@ async function forStoreBench(root: string): Promise<void> {
           result[floorKey] = { error: String((error as Error)?.message ?? error).split("\n")[0] };
         }
       }
+      // A native client's floor: curl fetching the same files from the same servers, 16 at a
+      // time (s3rver serves unsigned GETs), its process start included. What a server needs to
+      // hand over the files, with no JavaScript client in the way.
+      for (const [key, base] of [["httpCurl", http.url], ["s3Curl", `${s3.endpoint}/${TEST_BUCKET}/`]] as const) {
+        try {
+          const times: number[] = [];
+          for (let r = 0; r < WARM_UPS + runs; r++) {
+            const ms = await curlAll(keys.map((k) => base + k.split("/").map(encodeURIComponent).join("/")));
+            if (r >= WARM_UPS) times.push(ms);
+          }
+          result[key] = { times };
+        } catch (error) {
+          result[key] = { error: String((error as Error)?.message ?? error).split("\n")[0] };
+        }
+      }
       results.push(result);
     }
   } finally {
@@ -136,6 +152,22 @@ async function forStoreBench(root: string): Promise<void> {
     await s3.stop();
   }
   process.stdout.write(`${JSON.stringify({ results })}\n`);
+}
+
+/** Milliseconds `curl --parallel` takes to fetch every URL, 16 at a time; rejects on any failure. */
+async function curlAll(urls: string[]): Promise<number> {
+  const config = urls.map((u) => `url = "${u}"\noutput = "/dev/null"\n`).join("");
+  collectGarbage();
+  const t0 = performance.now();
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn("curl", ["--silent", "--show-error", "--fail", "--parallel", "--parallel-max", "16", "--config", "-"], { stdio: ["pipe", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+    child.once("error", reject);
+    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`curl exited with ${code}: ${stderr.trim().split("\n")[0] ?? ""}`))));
+    child.stdin.end(config);
+  });
+  return performance.now() - t0;
 }
 
 /** The standalone measurement (see the header). */
