@@ -184,7 +184,8 @@ export interface HttpStoreOptions {
   /**
    * Bytes a reader asks for in one range request where it can choose (see
    * `ReadableStore.rangeRequestBytes`); default {@link DEFAULT_HTTP_RANGE_REQUEST_BYTES}, at
-   * least 64 KiB. Say more for a server far away whose requests each wait a round trip.
+   * 64 KiB to 16 MiB; a reader keeps up to `concurrency` such requests in flight. Say more for a
+   * server far away whose requests each wait a round trip.
    */
   rangeRequestBytes?: number;
   /**

@@ -296,10 +296,13 @@ export async function readCapped(
   }
   if (filling !== undefined) return filling.subarray(0, total);
   const only = parts.length === 1 ? parts[0] : undefined;
-  // A piece that is all of its memory is the value; one that is part of a larger allocation (a
-  // Node stream's pieces are Buffers cut out of each socket read) is copied into a plain array
-  // of its own, so the value does not keep the rest alive or show it through `.buffer`.
-  if (only !== undefined) return only.constructor === Uint8Array && only.byteOffset === 0 && only.byteLength === only.buffer.byteLength ? only : new Uint8Array(only);
+  if (only !== undefined) {
+    // A piece that owns all of its memory becomes the value, as a plain Uint8Array (a Node
+    // stream's pieces are Buffers, whose `slice` would be a view); one that is part of a larger
+    // allocation is copied, so the value neither keeps the rest alive nor shows it through `.buffer`.
+    if (only.byteOffset !== 0 || only.byteLength !== only.buffer.byteLength) return new Uint8Array(only);
+    return only.constructor === Uint8Array ? only : new Uint8Array(only.buffer, 0, only.byteLength);
+  }
   return joinParts(parts, total);
 }
 
@@ -643,8 +646,9 @@ export const DEFAULT_HTTP_RANGE_REQUEST_BYTES = 1024 * 1024;
 export const DEFAULT_S3_RANGE_REQUEST_BYTES = 4 * 1024 * 1024;
 
 /**
- * The `rangeRequestBytes` option of a remote store: an integer in 64 KiB..256 MiB, else
- * `fallback`.
+ * The `rangeRequestBytes` option of a remote store: an integer in 64 KiB..16 MiB, else
+ * `fallback`. A reader keeps up to `concurrency` such requests in flight, so the upper bound keeps
+ * that under 4 GiB even at the largest concurrency (256), and at 256 MiB with the default (16).
  *
  * @example
  * ```ts
@@ -653,10 +657,10 @@ export const DEFAULT_S3_RANGE_REQUEST_BYTES = 4 * 1024 * 1024;
  */
 export function checkRangeRequestBytes(value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 65536 || value > 268435456) {
-    throw new UsageError("INVALID_ARGUMENT", "rangeRequestBytes must be an integer from 65536 (64 KiB) to 268435456 (256 MiB)", {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 65536 || value > 16777216) {
+    throw new UsageError("INVALID_ARGUMENT", "rangeRequestBytes must be an integer from 65536 (64 KiB) to 16777216 (16 MiB)", {
       field: "rangeRequestBytes",
-      expected: "65536..268435456",
+      expected: "65536..16777216",
       actual: value,
     });
   }

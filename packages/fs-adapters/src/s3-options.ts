@@ -111,7 +111,8 @@ export interface S3StoreOptions {
   /**
    * Bytes a reader asks for in one range request where it can choose (see
    * `ReadableStore.rangeRequestBytes`); default {@link DEFAULT_S3_RANGE_REQUEST_BYTES}, at
-   * least 64 KiB. S3 requests cost more than plain HTTP ones, so fewer and larger pay.
+   * 64 KiB to 16 MiB; a reader keeps up to `concurrency` such requests in flight. S3 requests
+   * cost more than plain HTTP ones, so fewer and larger pay.
    */
   rangeRequestBytes?: number;
 }

@@ -169,7 +169,8 @@ export class S3Store implements WritableStore {
 
   /**
    * {@link S3Store.get} or, with `range`, {@link S3Store.getRange}, with the body read into
-   * `buffer` when it fits there: the result is then a view of `buffer`, else a new array. A
+   * `buffer` when it fits there: the result is then a view of `buffer` (or, when the server sent
+   * more than the asked range, a copy of the asked bytes), else a new array. A
    * reader of many chunk files reuses one buffer instead of allocating (and later collecting) one
    * per file.
    *

@@ -39,9 +39,12 @@ const MAX_GROUP_BYTES = 2 * 1024 * 1024;
  * request's fixed cost is larger there.
  */
 const MAX_GROUP_BYTES_CONCURRENT = 4 * 1024 * 1024;
-/** The bounds put on a store's `rangeRequestBytes` hint (runs are read into buffers of that size). */
+/**
+ * The bounds put on a store's `rangeRequestBytes` hint (the HTTP and S3 stores accept the same):
+ * runs are read into buffers of that size, up to `prefetch + 1` of them at once.
+ */
 const MIN_HINTED_GROUP_BYTES = 64 * 1024;
-const MAX_HINTED_GROUP_BYTES = 64 * 1024 * 1024;
+const MAX_HINTED_GROUP_BYTES = 16 * 1024 * 1024;
 const MAX_GROUP_CHUNKS = 64;
 
 /** How many bytes one coalesced read of `store` may span. */

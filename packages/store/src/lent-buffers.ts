@@ -123,8 +123,9 @@ export class LentBuffers implements InputBuffers {
  * pass draws on them when it has no buffer of its own that fits, and gives its buffers back when
  * it ends. Reading into memory already touched saves the zeroing or page faults of fresh memory
  * and its collection later, most of all in format 2, whose runs of slots are read into buffers of
- * up to 2 MiB from local files (4 MiB from stores that keep many requests in flight), about five
- * per pass — more than one reader's old budget of spare memory (six chunk files at most). The
+ * up to 2 MiB from local files (a remote store's `rangeRequestBytes`: 1 MiB over HTTP, 4 MiB over
+ * S3 by default), about five per pass from local files — more than one reader's old budget of
+ * spare memory (six chunk files at most). The
  * buffers stay with the thread until it ends.
  *
  * @example
