@@ -624,7 +624,8 @@ export function checkConcurrency(value: unknown): number {
  * `ReadableStore.rangeRequestBytes`). A request there costs little past its bytes, and smaller
  * runs arrive one after another rather than all together at the end: a format-2 read-all of the
  * store benchmark's carray over loopback took 81–85 ms in runs of 1 MiB, 91 in runs of 2 MiB and
- * 103–107 in runs of 4 MiB (tools/bench/README.md, 2026-11-30 night).
+ * 103–107 in runs of 4 MiB (tools/bench/README.md, "Issue 16, step by step (2026-11-30, night
+ * session)").
  *
  * @example
  * ```ts
@@ -635,8 +636,9 @@ export const DEFAULT_HTTP_RANGE_REQUEST_BYTES = 1024 * 1024;
 
 /**
  * The size of one range request an `S3Store` asks readers for by default. Each S3 request costs
- * more (signing; an S3 server's own work per request): the same read through s3rver took 499 ms
- * in runs of 4 MiB and 556 ms in runs of 1 MiB.
+ * more (the SDK's ~2 ms of CPU per request; an S3 server's own work per request): the same read
+ * through s3rver took 499 ms in runs of 4 MiB and 556 ms in runs of 1 MiB (the same README
+ * section).
  *
  * @example
  * ```ts
