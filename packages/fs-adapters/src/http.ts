@@ -183,9 +183,9 @@ export interface HttpStoreOptions {
   concurrency?: number;
   /**
    * Bytes a reader asks for in one range request where it can choose (see
-   * `ReadableStore.rangeRequestBytes`); default {@link DEFAULT_HTTP_RANGE_REQUEST_BYTES}, at
-   * 64 KiB to 16 MiB; a reader keeps up to `concurrency` such requests in flight. Say more for a
-   * server far away whose requests each wait a round trip.
+   * `ReadableStore.rangeRequestBytes`): 64 KiB to 16 MiB, default
+   * {@link DEFAULT_HTTP_RANGE_REQUEST_BYTES}. A reader keeps up to `concurrency` such requests in
+   * flight. Say more for a server far away whose requests each wait a round trip.
    */
   rangeRequestBytes?: number;
   /**

@@ -110,9 +110,9 @@ export interface S3StoreOptions {
   concurrency?: number;
   /**
    * Bytes a reader asks for in one range request where it can choose (see
-   * `ReadableStore.rangeRequestBytes`); default {@link DEFAULT_S3_RANGE_REQUEST_BYTES}, at
-   * 64 KiB to 16 MiB; a reader keeps up to `concurrency` such requests in flight. S3 requests
-   * cost more than plain HTTP ones, so fewer and larger pay.
+   * `ReadableStore.rangeRequestBytes`): 64 KiB to 16 MiB, default
+   * {@link DEFAULT_S3_RANGE_REQUEST_BYTES}. A reader keeps up to `concurrency` such requests in
+   * flight. S3 requests cost more than plain HTTP ones, so fewer and larger pay.
    */
   rangeRequestBytes?: number;
 }

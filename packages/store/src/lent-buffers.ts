@@ -125,8 +125,7 @@ export class LentBuffers implements InputBuffers {
  * and its collection later, most of all in format 2, whose runs of slots are read into buffers of
  * up to 2 MiB from local files (a remote store's `rangeRequestBytes`: 1 MiB over HTTP, 4 MiB over
  * S3 by default), about five per pass from local files — more than one reader's old budget of
- * spare memory (six chunk files at most). The
- * buffers stay with the thread until it ends.
+ * spare memory (six chunk files at most). The buffers stay with the thread until it ends.
  *
  * @example
  * ```ts

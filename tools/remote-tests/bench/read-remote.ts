@@ -11,7 +11,8 @@
 // files, HTTP and S3 (fresh handle and open each time; WARM_UPS untimed runs, then BENCH_STORE_RUNS timed
 // runs), checks every read against BENCH_STORE_ROOT/carray-source.f8, and prints one JSON line.
 //
-// The HTTP store sends its requests with the node:http transport (`@fmt/fs-adapters/http-node`);
+// The HTTP store sends its requests with the Node transport (`nodeHttpTransport()` of
+// `@fmt/fs-adapters/http-node`: its own HTTP/1.1 on sockets for http: URLs);
 // the same store with its default `fetch` transport is measured too, side by side (the table's
 // "HTTP (static server, fetch)" row; in the JSON line `httpWithFetch` and `httpWithFetchFloor`,
 // which the store benchmark's table does not show). With curl on the PATH, curl fetching every
