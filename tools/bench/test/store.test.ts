@@ -206,17 +206,18 @@ describe("store.mjs --quick", () => {
     const ratio = /^(\d+\.\d\d×|0\.0*\d\d?×|n\/a)$/;
 
     // The goals table: format 1 and 2 against the floors, format 1 against bcolz (n/a where it
-    // cannot be imported), zarrita, HTTP and S3 (v1 and v2), each remote row with its server-floor row.
+    // cannot be imported), zarrita, HTTP and S3 (v1 and v2), each remote row with its server-floor
+    // row and its curl row.
     const main = tableAt(lines.findIndex((l) => l.startsWith("| operation | ours on |")));
-    expect(main).toHaveLength(2 * STORE_OPERATIONS.length + Object.keys(BCOLZ_GOALS).length + 2 + 4 + 4);
+    expect(main).toHaveLength(2 * STORE_OPERATIONS.length + Object.keys(BCOLZ_GOALS).length + 2 + 4 + 4 + 4);
     for (const cells of main) {
       expect(cells, cells.join(" | ")).toHaveLength(8);
       expect(cells[2], cells[0]).toMatch(time);
       expect(cells[4], cells[0]).toMatch(time);
       expect(cells[5], cells[0]).toMatch(ratio);
-      // The durable create, the create with workers (two threads) and the servers' floors are
-      // shown without a goal.
-      const informative = /flushed to disk|with `workers|the server's floor/.test(cells[0]!);
+      // The durable create, the create with workers (two threads), the servers' floors and curl's
+      // are shown without a goal.
+      const informative = /flushed to disk|with `workers|the server's floor|a native client's floor/.test(cells[0]!);
       expect(cells[6], cells[0]).toMatch(informative ? /^—$/ : /^≤ \d+(\.\d+)?×$/);
       expect(cells[7], cells[0]).toMatch(informative ? /^—$/ : /^(MET|NOT MET|NOT EVALUATED)$/);
     }
@@ -231,6 +232,7 @@ describe("store.mjs --quick", () => {
     for (const cells of bcolzRowsShown) expect(cells[4], cells[0]).toMatch(bcolzBuilt ? /^\d+(\.\d+)?$/ : /^n\/a \(bcolz unavailable: see the header\)$/);
     expect(main.filter((c) => /^open \+ read the whole carray over (HTTP|S3)/.test(c[0]!))).toHaveLength(4);
     expect(main.filter((c) => /^fetch every file of the carray over (HTTP|S3)/.test(c[0]!))).toHaveLength(4);
+    expect(main.filter((c) => /^curl fetching every file of the carray from (HTTP|S3)/.test(c[0]!))).toHaveLength(4);
 
     // Format 2 next to format 1, from the same measurements.
     const versions = tableAt(lines.findIndex((l) => l.startsWith("| operation | v1 ms | v2 ms |")));
