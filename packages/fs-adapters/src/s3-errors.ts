@@ -8,8 +8,8 @@
  * @packageDocumentation
  */
 
-import { StorageError } from "@fmt/errors";
-import { isConnectionError } from "./remote.js";
+import { BcolzError, StorageError } from "@fmt/errors";
+import { InconsistentAnswer, RetryableFailure, isConnectionError } from "./remote.js";
 
 /** The HTTP status an SDK error carries (`$metadata.httpStatusCode`), e.g. 404; `undefined` without one. */
 export function statusOf(error: unknown): number | undefined {
@@ -54,15 +54,58 @@ export function isMissing(error: unknown): boolean {
  * that region, which is the client's configuration.
  */
 export function wrongRegion(error: unknown, key: string, operation: string, where: string, origin: string | undefined): StorageError {
-  const region = headerOf(error, "x-amz-bucket-region");
   const endpoint = (error as { Endpoint?: unknown } | null)?.Endpoint;
-  const said = [region === undefined ? undefined : `region ${region}`, typeof endpoint === "string" ? `endpoint ${endpoint}` : undefined].filter((x) => x !== undefined).join(", ");
+  return wrongRegionError({ region: headerOf(error, "x-amz-bucket-region"), endpoint: typeof endpoint === "string" ? endpoint : undefined, name: nameOf(error), cause: error }, key, operation, where, origin);
+}
+
+/**
+ * {@link wrongRegion} from the parts of the answer: the region (`x-amz-bucket-region`), the
+ * endpoint (the error document's `Endpoint`) and the S3 error name; shared by the SDK path and
+ * the direct one (`s3-direct.ts`).
+ */
+export function wrongRegionError(
+  said: { region: string | undefined; endpoint: string | undefined; name: string; cause?: unknown },
+  key: string,
+  operation: string,
+  where: string,
+  origin: string | undefined,
+): StorageError {
+  const { region, endpoint } = said;
+  const parts = [region === undefined ? undefined : `region ${region}`, endpoint === undefined ? undefined : `endpoint ${endpoint}`].filter((x) => x !== undefined).join(", ");
   const fix = region === undefined ? "the client's region or endpoint" : `the client's region to "${region}"`;
-  return new StorageError("IO_ERROR", `S3 ${operation} of ${where}: the bucket must be addressed through another endpoint (301 PermanentRedirect${said === "" ? "" : `: ${said}`}); set ${fix}`, {
+  return new StorageError("IO_ERROR", `S3 ${operation} of ${where}: the bucket must be addressed through another endpoint (301 PermanentRedirect${parts === "" ? "" : `: ${parts}`}); set ${fix}`, {
     path: key,
     field: region === undefined ? "client.endpoint" : "client.region",
     expected: `the bucket served by ${origin ?? "the configured endpoint"}`,
-    actual: `301 ${nameOf(error)}${said === "" ? "" : ` (${said})`}`,
+    actual: `301 ${said.name}${parts === "" ? "" : ` (${parts})`}`,
+    cause: said.cause,
+  });
+}
+
+/**
+ * The error a failed S3 request ends in, for both the SDK path and the direct one: the caller's
+ * abort reason as it is, a `BcolzError` as it is, an answer that does not fit its request as
+ * `IO_ERROR` naming both ranges, anything else as `IO_ERROR` naming the status and S3 error name.
+ */
+export function requestFailure(error: unknown, key: string, operation: string, where: string, signal: AbortSignal | undefined): unknown {
+  if (signal?.aborted === true && error === signal.reason) return error;
+  if (error instanceof BcolzError) return error;
+  if (error instanceof InconsistentAnswer) {
+    return new StorageError("IO_ERROR", `S3 ${operation} of ${where}: ${error.message}; asked ${error.asked}, received ${error.received}`, {
+      path: key,
+      field: "Content-Range",
+      expected: error.asked,
+      actual: error.received,
+      cause: error,
+    });
+  }
+  const status = statusOf(error);
+  const what = status === undefined ? (error instanceof RetryableFailure ? error.message : nameOf(error)) : `${status} ${nameOf(error)}`;
+  return new StorageError("IO_ERROR", `S3 ${operation} of ${where} failed: ${(error as Error)?.message ?? what}`, {
+    path: key,
+    field: "key",
+    expected: `a successful ${operation}`,
+    actual: what,
     cause: error,
   });
 }

@@ -11,7 +11,7 @@ export const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /** The part of an SDK command this store touches: its own middleware stack. */
 export interface CommandWithStack {
-  middlewareStack: { add(middleware: unknown, options: { step: "build"; name: string; priority?: "low" }): void };
+  middlewareStack: { add(middleware: unknown, options: { step: "build" | "deserialize"; name: string; priority?: "low" }): void };
 }
 
 /** The part of an SDK HTTP request a redirect changes. */

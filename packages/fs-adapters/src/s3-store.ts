@@ -17,7 +17,9 @@ import type {
 import { BcolzError, StorageError, UsageError } from "@fmt/errors";
 import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./index.js";
 import type { ByteRange, PutOptions, WritableStore } from "./index.js";
+import type { HttpTransport } from "./http.js";
 import {
+  ConcurrencyLimit,
   DEFAULT_S3_RANGE_REQUEST_BYTES,
   InconsistentAnswer,
   checkConcurrency,
@@ -26,6 +28,7 @@ import {
   RetryableFailure,
   bodyCap,
   extractAsked,
+  isConnectionError,
   parseRetryAfter,
   rangeHeader,
   readCapped,
@@ -34,10 +37,15 @@ import {
   withRetries,
 } from "./remote.js";
 import type { Asked, BodyLimits } from "./remote.js";
-import { headerOf, isMissing, isRetryableS3, nameOf, statusOf, wrongRegion } from "./s3-errors.js";
+import { directRequest } from "./s3-direct.js";
+import type { DirectContext, DirectOutcome } from "./s3-direct.js";
+import { headerOf, isMissing, isRetryableS3, requestFailure, statusOf, wrongRegion } from "./s3-errors.js";
 import { PROBE_MARKER, randomHex, sameBytes } from "./s3-lock.js";
+import { bodyOf, discardBody } from "./s3-bodies.js";
 import type { ConditionalCreate, S3StoreOptions } from "./s3-options.js";
 import { REDIRECTS } from "./s3-redirects.js";
+import { learnRoute } from "./s3-sign.js";
+import type { S3Credentials } from "./s3-sign.js";
 import type { CommandWithStack, RequestLike } from "./s3-redirects.js";
 import {
   AbortMultipartUploadCommand,
@@ -77,6 +85,9 @@ const MIB = 1024 * 1024;
  *   return (`limits`) — an answer announcing more is refused unread, one streaming past it is
  *   cancelled. An inconsistent answer is asked again, then ends in `IO_ERROR` naming the key, the
  *   asked range and the received one.
+ * - With the `transport` option, reads (GET, and the HEAD that tells "empty" from "missing") are
+ *   signed by the store (SigV4) and sent through that {@link HttpTransport}, to where the SDK sent
+ *   its first GET; everything here holds for them alike. Writes, deletes and lists stay on the SDK.
  * - A redirect (3xx with `Location`) within the configured endpoint is followed; one that leaves
  *   it is refused with `IO_ERROR` unless `redirects.allowCrossOrigin`, and then signed for the
  *   new host ({@link S3RedirectOptions}). A `301 PermanentRedirect` without `Location` (wrong
@@ -87,6 +98,7 @@ const MIB = 1024 * 1024;
  * @example
  * ```ts
  * const store = new S3Store({ client: new S3Client({ region: "us-east-1" }), bucket: "data" });
+ * // In Node, reads without the SDK's cost per request: add transport: nodeHttpTransport() (@fmt/fs-adapters/http-node).
  * await store.put("x/meta/sizes", new TextEncoder().encode("{}"));
  * console.log(await store.getRange("x/meta/sizes", { suffixLength: 1 })); // Uint8Array [125]
  * ```
@@ -118,6 +130,14 @@ export class S3Store implements WritableStore {
   readonly rangeRequestBytes: number;
   readonly #maxRedirects: number;
   readonly #allowCrossOrigin: boolean;
+  /** The `transport` option: reads go through it once {@link S3Store.#direct} is known. */
+  readonly #transport: HttpTransport | undefined;
+  /** How reads are sent without the SDK, learned from the SDK's first GET; `undefined` before. */
+  #direct: DirectContext | undefined;
+  /** `false` once the SDK's GET showed a route reads cannot take without it (see `learnRoute`). */
+  #learnable = true;
+  /** Bounds the direct reads in flight, as `HttpStore` bounds its requests. */
+  readonly #limit: ConcurrencyLimit;
 
   /** Connects to `options.bucket` (nothing is sent until the first operation). */
   constructor(options: S3StoreOptions) {
@@ -147,6 +167,11 @@ export class S3Store implements WritableStore {
     this.concurrency = checkConcurrency(options.concurrency);
     this.rangeRequestBytes = checkRangeRequestBytes(options.rangeRequestBytes, DEFAULT_S3_RANGE_REQUEST_BYTES);
     this.#allowCrossOrigin = options.redirects?.allowCrossOrigin === true;
+    if (options.transport !== undefined && typeof options.transport !== "function") {
+      throw new UsageError("INVALID_ARGUMENT", "transport must be a function", { field: "transport", expected: "HttpTransport", actual: typeof options.transport });
+    }
+    this.#transport = options.transport;
+    this.#limit = new ConcurrencyLimit(this.concurrency);
     this.#conditional = options.conditionalCreate ?? "auto";
     if (!["auto", "native", "emulated"].includes(this.#conditional)) {
       throw new UsageError("INVALID_ARGUMENT", "conditionalCreate must be auto, native or emulated", { field: "conditionalCreate", actual: this.#conditional });
@@ -416,6 +441,7 @@ export class S3Store implements WritableStore {
   }
 
   async #exists(key: string): Promise<boolean> {
+    if (this.#direct !== undefined) return (await this.#directOutcome(this.#direct, key, "HEAD", { kind: "whole" }, "head")).kind === "exists";
     try {
       await this.#send(key, "head", () => new HeadObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }), true);
       return true;
@@ -427,6 +453,13 @@ export class S3Store implements WritableStore {
 
   /** One GET (retried by #send); the body is read into `into` when it fits there. */
   async #getObject(key: string, asked: Asked, operation: string, seen?: { etag?: string | undefined }, into?: Uint8Array): Promise<Uint8Array | { repair: number } | undefined> {
+    if (this.#direct !== undefined) {
+      const outcome = await this.#directOutcome(this.#direct, key, "GET", asked, operation, seen, into);
+      if (outcome.kind === "bytes") return outcome.bytes;
+      if (outcome.kind === "repair") return { repair: outcome.total };
+      if (outcome.kind === "past-end") return (await this.#exists(key)) ? new Uint8Array(0) : undefined;
+      return undefined;
+    }
     try {
       return await this.#send<GetObjectCommandOutput, Uint8Array | { repair: number }>(
         key,
@@ -459,6 +492,7 @@ export class S3Store implements WritableStore {
             throw error;
           }
         },
+        this.#transport !== undefined && this.#learnable ? (request) => this.#learn(request, key) : undefined,
       );
     } catch (error) {
       if (error === MISSING) return undefined;
@@ -467,6 +501,42 @@ export class S3Store implements WritableStore {
         return (await this.#exists(key)) ? new Uint8Array(0) : undefined;
       }
       throw error;
+    }
+  }
+
+  /** Reads the route of direct reads off the SDK's signed GET of `key` (see the `transport` option). */
+  #learn(request: RequestLike, key: string): void {
+    if (this.#direct !== undefined || this.#transport === undefined) return;
+    const route = learnRoute(request, this.prefix + key);
+    const config = this.client.config as unknown as { credentials?: unknown; systemClockOffset?: unknown };
+    const provider = config.credentials;
+    if (route === undefined || (route.signed && typeof provider !== "function")) {
+      this.#learnable = false;
+      return;
+    }
+    this.#direct = {
+      transport: this.#transport,
+      route,
+      credentials: provider as () => Promise<S3Credentials>,
+      clockOffset: () => (typeof config.systemClockOffset === "number" ? config.systemClockOffset : 0),
+      limits: this.#limits,
+      maxRedirects: this.#maxRedirects,
+      allowCrossOrigin: this.#allowCrossOrigin,
+      stats: this.stats,
+    };
+  }
+
+  /** One direct GET or HEAD (see the `transport` option), retried and with errors worded as on the SDK path. */
+  async #directOutcome(direct: DirectContext, key: string, method: "GET" | "HEAD", asked: Asked, operation: string, seen?: { etag?: string | undefined }, into?: Uint8Array): Promise<DirectOutcome> {
+    const where = `s3://${this.bucket}/${this.prefix}${key}`;
+    try {
+      const outcome = await this.#limit.run(() =>
+        withRetries(this.#retry, this.stats, (signal) => directRequest(direct, key, this.prefix + key, method, asked, operation, signal, where, seen, into), isConnectionError),
+      );
+      if (outcome.kind === "bytes") this.stats.bytes += outcome.bytes.length;
+      return outcome;
+    } catch (error) {
+      throw requestFailure(error, key, operation, where, this.#retry.signal);
     }
   }
 
@@ -503,6 +573,7 @@ export class S3Store implements WritableStore {
     command: () => object,
     missingIsSentinel = false,
     read?: (output: O) => Promise<R>,
+    onSent?: (request: RequestLike) => void,
   ): Promise<R> {
     const where = `s3://${this.bucket}/${this.prefix}${key}`;
     const route: { target: URL | undefined; origin: string | undefined; url: string | undefined } = { target: undefined, origin: undefined, url: undefined };
@@ -533,6 +604,16 @@ export class S3Store implements WritableStore {
               },
               { step: "build", name: "fmtRedirect", priority: "low" },
             );
+            if (onSent !== undefined) {
+              // The deserialize step sees the request as the SDK hands it to its HTTP handler: signed.
+              built.middlewareStack.add(
+                (next: (args: { request: unknown }) => Promise<unknown>) => async (args: { request: unknown }) => {
+                  if (route.target === undefined) onSent(args.request as RequestLike);
+                  return next(args);
+                },
+                { step: "deserialize", name: "fmtLearnRoute", priority: "low" },
+              );
+            }
             let output: O;
             try {
               output = (await this.client.send(built as never, { abortSignal })) as O;
@@ -566,60 +647,13 @@ export class S3Store implements WritableStore {
         (error) => parseRetryAfter(headerOf(error, "retry-after")),
       );
     } catch (error) {
-      if (this.#retry.signal?.aborted === true && error === this.#retry.signal.reason) throw error;
       // eslint-disable-next-line @typescript-eslint/only-throw-error -- MISSING is an internal sentinel, caught by the caller that asked for it
-      if (missingIsSentinel && isMissing(error)) throw MISSING;
-      if (error instanceof BcolzError) throw error;
-      if (error instanceof InconsistentAnswer) {
-        throw new StorageError("IO_ERROR", `S3 ${operation} of ${where}: ${error.message}; asked ${error.asked}, received ${error.received}`, {
-          path: key,
-          field: "Content-Range",
-          expected: error.asked,
-          actual: error.received,
-          cause: error,
-        });
-      }
-      const status = statusOf(error);
-      const what = status === undefined ? nameOf(error) : `${status} ${nameOf(error)}`;
-      throw new StorageError("IO_ERROR", `S3 ${operation} of ${where} failed: ${(error as Error)?.message ?? what}`, {
-        path: key,
-        field: "key",
-        expected: `a successful ${operation}`,
-        actual: what,
-        cause: error,
-      });
+      if (missingIsSentinel && isMissing(error) && !(this.#retry.signal?.aborted === true && error === this.#retry.signal.reason)) throw MISSING;
+      throw requestFailure(error, key, operation, where, this.#retry.signal);
     }
   }
+
 }
 
 /** Thrown by `#send` for a 404 when the caller asked for it; never escapes the class. */
 const MISSING = Symbol("missing");
-
-/** A body as `readCapped` reads it. */
-type BodySource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
-
-/**
- * A GetObject body as `readCapped` reads it: a web stream (browsers) as it is; a Node stream
- * (async iterable) read directly, without the SDK's conversion into a web stream, which cost a
- * stream adapter per object and showed in profiles of many-object reads; anything else through
- * the SDK's `transformToWebStream`.
- */
-function bodyOf(body: GetObjectCommandOutput["Body"]): BodySource | undefined {
-  if (body === undefined) return undefined;
-  const source = body as unknown as Partial<ReadableStream<Uint8Array>> & Partial<AsyncIterable<Uint8Array>>;
-  if (typeof source.getReader === "function") return source as ReadableStream<Uint8Array>;
-  if (typeof source[Symbol.asyncIterator] === "function") return source as AsyncIterable<Uint8Array>;
-  return body.transformToWebStream();
-}
-
-/** Stops reading a body that will not be used (its connection is not reused). */
-async function discardBody(body: BodySource | undefined): Promise<void> {
-  if (body === undefined) return;
-  if ("getReader" in body) {
-    await body.cancel().catch(() => undefined);
-    return;
-  }
-  const destroy = (body as { destroy?: unknown }).destroy;
-  if (typeof destroy === "function") (destroy as () => void).call(body);
-  else await body[Symbol.asyncIterator]().return?.()?.catch(() => undefined);
-}

@@ -15,8 +15,11 @@
 // `@fmt/fs-adapters/http-node`: its own HTTP/1.1 on sockets for http: URLs);
 // the same store with its default `fetch` transport is measured too, side by side (the table's
 // "HTTP (static server, fetch)" row; in the JSON line `httpWithFetch` and `httpWithFetchFloor`,
-// which the store benchmark's table does not show). With curl on the PATH, curl fetching every
-// file of each carray from both servers gives a native client's floor (`httpCurl`, `s3Curl`).
+// which the store benchmark's table does not show). The S3 store reads the same way: its own
+// signed requests on `nodeHttpTransport()` (its `transport` option); the same store with every
+// request through the AWS SDK is measured too (`s3WithSdk`, `s3WithSdkFloor`, not in the
+// table). With curl on the PATH, curl fetching every file of each carray from both servers gives
+// a native client's floor (`httpCurl`, `s3Curl`).
 import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
 import { spawn } from "node:child_process";
@@ -87,7 +90,8 @@ async function forStoreBench(root: string): Promise<void> {
         ["local", () => new FileSystemStore(root), ""],
         ["http", () => new HttpStore(http.url, { transport: nodeHttpTransport() }), "httpFetch"],
         ["httpWithFetch", () => new HttpStore(http.url), "httpWithFetchFloor"],
-        ["s3", () => new S3Store({ client: makeClient(s3.endpoint), bucket: TEST_BUCKET }), "s3Fetch"],
+        ["s3", () => new S3Store({ client: makeClient(s3.endpoint), bucket: TEST_BUCKET, transport: nodeHttpTransport() }), "s3Fetch"],
+        ["s3WithSdk", () => new S3Store({ client: makeClient(s3.endpoint), bucket: TEST_BUCKET }), "s3WithSdkFloor"],
       ];
       const result: Record<string, unknown> = { name };
       for (const [kind, make] of kinds) {
@@ -195,7 +199,8 @@ async function standalone(): Promise<void> {
           ["local files", () => ({ store: new FileSystemStore(root), stats: () => ({ requests: 0, bytes: 0 }) })] /* a file system store counts nothing */,
           ["HTTP (static server, node:http)", () => { const s = new HttpStore(http.url, { transport: nodeHttpTransport() }); return { store: s, stats: () => s.stats.snapshot() }; }],
           ["HTTP (static server, fetch)", () => { const s = new HttpStore(http.url); return { store: s, stats: () => s.stats.snapshot() }; }],
-          ["S3 (s3rver)", () => { const s = new S3Store({ client: makeClient(s3.endpoint), bucket: TEST_BUCKET }); return { store: s, stats: () => s.stats.snapshot() }; }],
+          ["S3 (s3rver)", () => { const s = new S3Store({ client: makeClient(s3.endpoint), bucket: TEST_BUCKET, transport: nodeHttpTransport() }); return { store: s, stats: () => s.stats.snapshot() }; }],
+          ["S3 (s3rver, every request through the SDK)", () => { const s = new S3Store({ client: makeClient(s3.endpoint), bucket: TEST_BUCKET }); return { store: s, stats: () => s.stats.snapshot() }; }],
         ];
         const probe = await openCarray(new FileSystemStore(root), name);
         console.log(`\nformat ${format}: ${N} rows <f8, chunklen ${probe.chunklen}, ${files.length} files, ${(onDisk / 1e6).toFixed(1)} MB on disk (written in ${writeMs.toFixed(0)} ms)`);

@@ -4,14 +4,14 @@
 // - the S3 store with `redirects.allowCrossOrigin` follows a 307 to the other port, reads the
 //   right values, and what reaches the other host is signed for that host alone (checked by
 //   recomputing SigV4 from what that server received); a 301 PermanentRedirect without Location
-//   (wrong region) ends in a typed error naming the region and endpoint to use;
+//   (wrong region) ends in a typed error naming the region and endpoint to use; both when every
+//   request goes through the AWS SDK and when the store signs and sends its reads itself;
 // - the HTTP store in headless Chromium (where `fetch` hides redirects as `opaqueredirect`):
 //   same-origin redirects are followed with the configured headers, cross-origin ones are refused
 //   by default, and no configured header reaches the other origin unless it is named.
 // - the HTTP store in Node, with each of its transports (fetch, node:http), where redirects are
 //   seen as they are: the same policy, and a redirect loop ends after redirects.maxRedirects.
 // What the foreign server received in the browser cases goes to artifacts/redirects-browser.json.
-import { createHash, createHmac } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -22,13 +22,15 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StorageError } from "@fmt/errors";
 import type { ReadableStore } from "@fmt/fs-adapters";
-import { HttpStore } from "@fmt/fs-adapters/http";
+import { HttpStore, fetchTransport } from "@fmt/fs-adapters/http";
 import type { HttpStoreOptions } from "@fmt/fs-adapters/http";
+import { nodeHttpTransport } from "@fmt/fs-adapters/http-node";
 import { S3Store } from "@fmt/fs-adapters/s3";
 import type { S3StoreOptions } from "@fmt/fs-adapters/s3";
 import { openCarray } from "@fmt/store";
 import { startMisbehavingServer } from "../src/misbehaving-server.js";
 import type { MisbehavingServer, MisbehaviourPlan, SeenRequest } from "../src/misbehaving-server.js";
+import { sentBySdk, sigV4Holds } from "../src/sigv4-check.js";
 import { TEST_BUCKET, makeClient } from "../src/s3-server.js";
 import { HTTP_TRANSPORTS } from "../src/transports.js";
 
@@ -78,29 +80,6 @@ async function readAndCompare(store: ReadableStore): Promise<void> {
   expect(Array.from(tail ?? [])).toEqual(Array.from(largest.bytes.subarray(largest.bytes.length - 50)));
 }
 
-const hmac = (key: string | Buffer, data: string): Buffer => createHmac("sha256", key).update(data, "utf8").digest();
-
-/**
- * Whether the SigV4 `Authorization` of a request the server received is right for it, computed
- * from what the server saw (AWS Signature Version 4: canonical request, string to sign, signing
- * key derived from the secret). `host` replaces the received Host header: would the same
- * signature hold for a request to that host?
- */
-function sigV4Holds(request: SeenRequest, secret: string, host?: string): boolean {
-  const auth = /^AWS4-HMAC-SHA256 Credential=[^/]+\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(String(request.headers.authorization ?? ""));
-  if (auth === null) return false;
-  const [, date, region, service, signedHeaders, signature] = auth as unknown as [string, string, string, string, string, string];
-  const headers: Record<string, string | string[] | undefined> = { ...request.headers, ...(host === undefined ? {} : { host }) };
-  const url = new URL(request.url, "http://x");
-  const query = url.search.slice(1).split("&").filter((p) => p !== "").map((p) => (p.includes("=") ? p : `${p}=`)).sort().join("&");
-  const canonicalHeaders = signedHeaders.split(";").map((name) => `${name}:${String(headers[name] ?? "").trim().replace(/\s+/g, " ")}\n`).join("");
-  const canonical = [request.method, url.pathname, query, canonicalHeaders, signedHeaders, String(headers["x-amz-content-sha256"])].join("\n");
-  const scope = `${date}/${region}/${service}/aws4_request`;
-  const toSign = ["AWS4-HMAC-SHA256", String(headers["x-amz-date"]), scope, createHash("sha256").update(canonical, "utf8").digest("hex")].join("\n");
-  const key = hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), "aws4_request");
-  return hmac(key, toSign).toString("hex") === signature;
-}
-
 /** Every request that is not a CORS preflight or one of the test page's own files. */
 const dataRequests = (server: MisbehavingServer): SeenRequest[] => server.seen.filter((r) => r.method !== "OPTIONS" && !PAGE_PATHS.has(new URL(r.url, "http://x").pathname));
 
@@ -117,7 +96,7 @@ beforeAll(async () => {
   // The HTTP store and openCarray for the page, bundled from their sources.
   const bundled = await build({
     stdin: {
-      contents: `import { HttpStore } from "@fmt/fs-adapters/http"; import { openCarray } from "@fmt/store"; globalThis.fmt = { HttpStore, openCarray };`,
+      contents: `import { HttpStore, fetchTransport } from "@fmt/fs-adapters/http"; import { openCarray } from "@fmt/store"; globalThis.fmt = { HttpStore, openCarray };`,
       resolveDir: dirname(fileURLToPath(import.meta.url)),
       loader: "js",
     },
@@ -144,8 +123,25 @@ afterAll(async () => {
   if (root !== undefined) rmSync(root, { recursive: true, force: true });
 });
 
-describe("S3 store: redirects that leave the configured endpoint", () => {
-  const makeS3 = (extra: Partial<S3StoreOptions> = {}) => new S3Store({ client: makeClient(front.origin), bucket: TEST_BUCKET, retry: RETRY, ...extra });
+/**
+ * The S3 store's two ways of reading: every request through the AWS SDK, and its own signed
+ * requests through a transport (the `transport` option) once the SDK's first GET showed the route.
+ */
+const S3_READS: { name: string; options: () => Partial<S3StoreOptions>; direct: boolean }[] = [
+  { name: "through the SDK", options: () => ({}), direct: false },
+  { name: "direct, node sockets", options: () => ({ transport: nodeHttpTransport() }), direct: true },
+  { name: "direct, fetch", options: () => ({ transport: fetchTransport() }), direct: true },
+];
+
+describe.each(S3_READS)("S3 store ($name): redirects that leave the configured endpoint", ({ options, direct }) => {
+  const makeS3 = (extra: Partial<S3StoreOptions> = {}) => new S3Store({ client: makeClient(front.origin), bucket: TEST_BUCKET, retry: RETRY, ...options(), ...extra });
+  /** A store that has read one value without faults, so that its direct reads have their route. */
+  const ready = async (extra: Partial<S3StoreOptions> = {}): Promise<S3Store> => {
+    const store = makeS3(extra);
+    front.setPlan(() => ({ kind: "pass" }));
+    await store.get(largest.key);
+    return store;
+  };
 
   it("with allowCrossOrigin, a 307 to another port is followed, and each request there is signed for that host alone", async () => {
     front.setPlan(toForeign);
@@ -156,6 +152,8 @@ describe("S3 store: redirects that leave the configured endpoint", () => {
     const foreignHost = new URL(foreign.origin).host;
     expect(front.seen.length).toBeGreaterThan(0);
     expect(foreign.seen).toHaveLength(front.seen.length);
+    // Only the first read went through the SDK when the store reads directly.
+    expect(foreign.seen.filter((r) => !sentBySdk(r)).length).toBe(direct ? foreign.seen.length - 1 : 0);
     for (const request of foreign.seen) {
       expect(new URL(request.url, "http://x").pathname.startsWith(`/${TEST_BUCKET}/${DATASET}/`)).toBe(true);
       expect(request.headers.host).toBe(foreignHost);
@@ -170,22 +168,25 @@ describe("S3 store: redirects that leave the configured endpoint", () => {
   });
 
   it("without allowCrossOrigin the same 307 is refused and nothing reaches the other port", async () => {
+    const store = await ready();
     front.setPlan(toForeign);
+    front.seen.length = 0;
     foreign.seen.length = 0;
-    const error = await rejection(openCarray(makeS3(), DATASET));
+    const error = await rejection(openCarray(store, DATASET));
     expect(error.code).toBe("IO_ERROR");
     expect(error.field).toBe("redirects.allowCrossOrigin");
     expect(String(error.actual)).toContain(foreign.origin);
     expect(foreign.seen).toHaveLength(0);
+    expect(front.seen.every((r) => sentBySdk(r) !== direct)).toBe(true);
   });
 
   for (const allowCrossOrigin of [false, true]) {
     it(`a 301 PermanentRedirect without Location (wrong region) is a typed error naming the region and endpoint${allowCrossOrigin ? ", also with allowCrossOrigin" : ""}`, async () => {
+      const store = await ready({ redirects: { allowCrossOrigin } });
       const endpoint = `${TEST_BUCKET}.s3.eu-west-3.amazonaws.com`;
       front.setPlan(() => ({ kind: "wrong-region", region: "eu-west-3", endpoint }));
       front.seen.length = 0;
       foreign.seen.length = 0;
-      const store = makeS3({ redirects: { allowCrossOrigin } });
       // GET: the XML body names the endpoint, the header the region.
       const error = await rejection(store.get(largest.key));
       expect(error.code).toBe("IO_ERROR");
@@ -202,6 +203,7 @@ describe("S3 store: redirects that leave the configured endpoint", () => {
       expect(head.field).toBe("client.region");
       expect(head.message).toContain('region to "eu-west-3"');
       expect(front.seen.map((r) => r.method)).toEqual(["GET", "HEAD"]);
+      expect(front.seen.every((r) => sentBySdk(r) !== direct)).toBe(true);
       expect(foreign.seen).toHaveLength(0);
     });
   }

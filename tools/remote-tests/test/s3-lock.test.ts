@@ -5,10 +5,13 @@
 // - s3rver (npm), which ignores conditional writes: the store falls back to a check-then-write
 //   and tells the user so, once, when it first locks.
 // Both: releasing never deletes a lock the writer no longer holds.
+// Ceph RGW also checks every SigV4 signature, so it is where the store's direct reads (signed by
+// the store itself, the `transport` option) meet a server that refuses a wrong one.
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BcolzError, ConflictError } from "@fmt/errors";
 import { MemoryStore } from "@fmt/fs-adapters";
+import { nodeHttpTransport } from "@fmt/fs-adapters/http-node";
 import { S3Store } from "@fmt/fs-adapters/s3";
 import type { S3StoreOptions } from "@fmt/fs-adapters/s3";
 import { DatasetLock, createCarray, openCarray } from "@fmt/store";
@@ -173,6 +176,29 @@ describe("on Ceph RGW, which enforces conditional writes", () => {
     expect(await store.get("k")).toEqual(bytes("theirs"));
     expect(await store.deleteIfUnchanged("k", bytes("theirs"))).toBe(true);
     expect(await store.get("k")).toBeUndefined();
+  });
+
+  it("accepts the store's own signed reads (it checks SigV4), and refuses them signed with a wrong secret", async () => {
+    const prefix = freshPrefix();
+    const values = Float64Array.from({ length: 30_000 }, (_, i) => i / 7);
+    await (await createCarray(writer(prefix), "ds", values, { dtype: "<f8", chunklen: 2048, formatVersion: 2 })).close();
+    const reader = writer(prefix, { transport: nodeHttpTransport() });
+    const a = await openCarray(reader, "ds");
+    expect(await a.read()).toEqual(values);
+    const key = (await reader.list("ds/"))[0]!;
+    const whole = (await reader.get(key))!;
+    expect(await reader.getRange(key, { suffixLength: 5 })).toEqual(whole.slice(-5));
+    expect(await reader.getRange(key, { offset: 0, length: 0 })).toEqual(new Uint8Array(0));
+    expect(await reader.get("ds/nothing")).toBeUndefined();
+    // A client with the right key ID and a wrong secret: the SDK's first GET shows the route (and
+    // is refused); the store's own request after it is refused too, by the signature check.
+    const wrong = new S3Client({ endpoint: rgw.endpoint, region: "us-east-1", forcePathStyle: true, credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: "not-the-secret" }, maxAttempts: 1 });
+    clients.push(wrong);
+    const forged = new S3Store({ client: wrong, bucket: rgw.bucket, prefix, retry, transport: nodeHttpTransport() });
+    await expect(forged.get(key)).rejects.toMatchObject({ code: "IO_ERROR", actual: "403 SignatureDoesNotMatch" });
+    const error: unknown = await forged.get(key).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "IO_ERROR", actual: "403 SignatureDoesNotMatch", path: key });
+    expect(forged.stats.requests).toBe(2);
   });
 });
 

@@ -1,0 +1,183 @@
+/**
+ * One GET or HEAD of an S3 object sent without the AWS SDK: signed here ({@link signS3Request})
+ * and sent through an {@link HttpTransport} to the route the SDK itself used for the bucket
+ * ({@link S3Route}). {@link S3Store} sends its reads this way when it has a `transport`, because
+ * the SDK's per-request work (its middleware stack, serialisation, a stream per body) cost about
+ * as much CPU as the server's answer on loopback: a read of a dataset is one request per chunk
+ * file. The answer is checked exactly as the SDK path checks it (status, `Content-Range`, body
+ * cap, length); redirects follow the same rules. Browser-safe: no `node:` imports.
+ *
+ * @internal
+ * @packageDocumentation
+ */
+
+import { StorageError } from "@fmt/errors";
+import type { HttpAnswer, HttpTransport } from "./http.js";
+import { InconsistentAnswer, RetryableFailure, bodyCap, extractAsked, parseRetryAfter, rangeHeader } from "./remote.js";
+import type { Asked, BodyLimits, RemoteStats } from "./remote.js";
+import { wrongRegionError } from "./s3-errors.js";
+import { REDIRECTS } from "./s3-redirects.js";
+import { encodeS3Key, signS3Request } from "./s3-sign.js";
+import type { S3Credentials, S3Route } from "./s3-sign.js";
+
+/** What one direct request needs besides its key. */
+export interface DirectContext {
+  transport: HttpTransport;
+  route: S3Route;
+  /** The client's credentials (its provider, which caches and refreshes them). */
+  credentials: () => Promise<S3Credentials>;
+  /** Milliseconds to add to this machine's clock (the SDK's `systemClockOffset`). */
+  clockOffset: () => number;
+  limits: Required<BodyLimits>;
+  maxRedirects: number;
+  allowCrossOrigin: boolean;
+  stats: RemoteStats;
+}
+
+/** The outcome of {@link directRequest} that is not an error. */
+export type DirectOutcome =
+  | { kind: "bytes"; bytes: Uint8Array }
+  /** A suffix answered from the wrong end: the value has `total` bytes (see `S3Store`). */
+  | { kind: "repair"; total: number }
+  | { kind: "missing" }
+  /** 416: the range starts at or past the end. */
+  | { kind: "past-end" }
+  /** A HEAD's 200. */
+  | { kind: "exists" };
+
+/** S3 error codes worth another attempt although their status is a 4xx. */
+const RETRYABLE_CODES = /^(SlowDown|RequestTimeout|ThrottlingException|Throttling|ThrottledException|RequestThrottled|ServiceUnavailable|InternalError)$/;
+
+/**
+ * One attempt (redirects included) at `method` of `fullKey`, for `key` in messages. Throws
+ * {@link RetryableFailure} (5xx, 429, throttling, a short body, an answer that does not fit the
+ * request) for `withRetries` to try again, and `StorageError` `IO_ERROR` for a refusal.
+ *
+ * @example
+ * ```ts
+ * const outcome = await directRequest(context, "ds/meta/sizes", "p/ds/meta/sizes", "GET", { kind: "whole" }, "get", signal, "s3://b/p/ds/meta/sizes");
+ * ```
+ */
+export async function directRequest(
+  context: DirectContext,
+  key: string,
+  fullKey: string,
+  method: "GET" | "HEAD",
+  asked: Asked,
+  operation: string,
+  signal: AbortSignal,
+  where: string,
+  seen?: { etag?: string | undefined },
+  into?: Uint8Array,
+): Promise<DirectOutcome> {
+  const { route, transport } = context;
+  let url = new URL(route.basePath + encodeS3Key(fullKey), route.origin);
+  const range = method === "GET" ? rangeHeader(asked) : undefined;
+  const extra: Record<string, string> = range === undefined ? {} : { range };
+  let answer: HttpAnswer;
+  for (let hops = 0; ; hops++) {
+    context.stats.record(0);
+    const headers = route.signed
+      ? signS3Request(method, url, extra, await context.credentials(), route.region, route.service, new Date(Date.now() + context.clockOffset()))
+      : { ...extra };
+    answer = await transport({ url: url.href, method, headers, signal, redirect: "manual" });
+    if (answer.opaqueRedirect) {
+      // A browser's fetch hides where the redirect goes; following it blind could send the
+      // signed request elsewhere, so it is refused like a cross-origin redirect.
+      await answer.discard();
+      throw new StorageError("IO_ERROR", `S3 ${operation} of ${where} was redirected where this transport cannot tell`, { path: key, field: "redirects", expected: "an answer without a redirect", actual: "an opaque redirect" });
+    }
+    if (!REDIRECTS.has(answer.status)) break;
+    const location = answer.header("location");
+    if (location === null) {
+      if (answer.status === 301) {
+        const body = await errorBody(answer, method);
+        throw wrongRegionError({ region: answer.header("x-amz-bucket-region") ?? undefined, endpoint: xmlField(body, "Endpoint"), name: xmlField(body, "Code") ?? "PermanentRedirect" }, key, operation, where, route.origin);
+      }
+      break;
+    }
+    await answer.discard();
+    const target = new URL(location, url);
+    if (hops >= context.maxRedirects) {
+      throw new StorageError("IO_ERROR", `S3 ${operation} of ${where} redirected more than ${context.maxRedirects} times`, { path: key, field: "redirects.maxRedirects", expected: `at most ${context.maxRedirects} redirects`, actual: target.href });
+    }
+    if (target.origin !== route.origin && !context.allowCrossOrigin) {
+      throw new StorageError("IO_ERROR", `S3 ${operation} of ${where} redirects to another endpoint (${target.href}); refused (set redirects.allowCrossOrigin to follow it)`, {
+        path: key,
+        field: "redirects.allowCrossOrigin",
+        expected: `a redirect within ${route.origin}`,
+        actual: target.href,
+      });
+    }
+    url = target;
+  }
+  const status = answer.status;
+  if (status === 404) {
+    await answer.discard();
+    return { kind: "missing" };
+  }
+  if (status === 416) {
+    await answer.discard();
+    return { kind: "past-end" };
+  }
+  if (status !== 200 && status !== 206) {
+    const body = await errorBody(answer, method);
+    const code = xmlField(body, "Code") ?? (answer.statusText === "" ? "Error" : answer.statusText.replace(/\s+/g, ""));
+    if (status >= 500 || status === 429 || RETRYABLE_CODES.test(code)) {
+      throw new RetryableFailure(`${status} ${code}`, { retryAfterMs: parseRetryAfter(answer.header("retry-after")) });
+    }
+    const message = xmlField(body, "Message");
+    throw new StorageError("IO_ERROR", `S3 ${operation} of ${where} failed: ${status} ${code}${message === undefined ? "" : `: ${message}`}`, {
+      path: key,
+      field: "key",
+      expected: `a successful ${operation}`,
+      actual: `${status} ${code}`,
+    });
+  }
+  if (seen !== undefined) seen.etag = answer.header("etag") ?? undefined;
+  if (method === "HEAD") {
+    await answer.discard();
+    return { kind: "exists" };
+  }
+  const announcedHeader = answer.header("content-length");
+  const announced = announcedHeader === null ? undefined : Number(announcedHeader);
+  const cap = bodyCap(asked, status, context.limits);
+  const contentRange = answer.header("content-range");
+  const askedText = range ?? "the whole value";
+  const received = (n: number) => `${status} ${contentRange ?? "without Content-Range"}, ${n} body bytes`;
+  if (announced !== undefined && announced > cap) {
+    await answer.discard();
+    throw new InconsistentAnswer(`the answer announces ${announced} bytes, more than the ${cap} this request can return`, askedText, received(announced));
+  }
+  const bytes = await answer.body(cap, (n) => new InconsistentAnswer(`the body runs past the ${cap} bytes this request can return`, askedText, received(n)), into);
+  if (announced !== undefined && bytes.length !== announced) throw new RetryableFailure(`body of ${bytes.length} bytes, ${announced} announced`);
+  try {
+    return { kind: "bytes", bytes: extractAsked(asked, { status, contentRange }, bytes) };
+  } catch (error) {
+    // A suffix answered from the wrong end still tells the size (as on the SDK path).
+    const match = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(contentRange ?? "");
+    if (asked.kind === "suffix" && error instanceof InconsistentAnswer && match !== null && bytes.length >= Number(match[2]) - Number(match[1]) + 1) {
+      return { kind: "repair", total: Number(match[3]) };
+    }
+    throw error;
+  }
+}
+
+/** The XML error document of a failed GET (at most 64 KiB of it), `""` for a HEAD or an unreadable one. */
+async function errorBody(answer: HttpAnswer, method: "GET" | "HEAD"): Promise<string> {
+  if (method === "HEAD") {
+    await answer.discard();
+    return "";
+  }
+  try {
+    return new TextDecoder().decode(await answer.body(64 * 1024, (n) => new Error(`an error document of more than ${n} bytes`)));
+  } catch {
+    return "";
+  }
+}
+
+/** The text of `<name>…</name>` in an S3 error document, if present and short. */
+function xmlField(xml: string, name: string): string | undefined {
+  const match = new RegExp(`<${name}>([^<]{1,512})</${name}>`).exec(xml);
+  return match?.[1];
+}
