@@ -18,7 +18,7 @@ import type { Asked, BodyLimits, RemoteStats } from "./remote.js";
 import { wrongRegionError } from "./s3-errors.js";
 import { REDIRECTS } from "./s3-redirects.js";
 import { encodeS3Key, signS3Request } from "./s3-sign.js";
-import type { S3Credentials, S3Route } from "./s3-sign.js";
+import type { S3Credentials, S3Route, SigningKeyCache } from "./s3-sign.js";
 
 /** What one direct request needs besides its key. */
 export interface DirectContext {
@@ -28,6 +28,13 @@ export interface DirectContext {
   credentials: () => Promise<S3Credentials>;
   /** Milliseconds to add to this machine's clock (the SDK's `systemClockOffset`). */
   clockOffset: () => number;
+  /**
+   * Reads an answer's `Date` header and, when it is more than 5 minutes off this machine's clock
+   * plus the offset, sets the offset from it (as the SDK does); `true` when it did.
+   */
+  correctClock: (date: string | null) => boolean;
+  /** The signing key of the last signature. */
+  keys: SigningKeyCache;
   limits: Required<BodyLimits>;
   maxRedirects: number;
   allowCrossOrigin: boolean;
@@ -44,6 +51,9 @@ export type DirectOutcome =
   | { kind: "past-end" }
   /** A HEAD's 200. */
   | { kind: "exists" };
+
+/** Refusals of a signature whose time is off (worth another attempt once the clock offset is set). */
+const SKEW_CODES = /^(RequestTimeTooSkewed|RequestExpired|SignatureDoesNotMatch|InvalidSignatureException|AccessDenied|Forbidden)$/;
 
 /** S3 error codes worth another attempt although their status is a 4xx. */
 const RETRYABLE_CODES = /^(SlowDown|RequestTimeout|ThrottlingException|Throttling|ThrottledException|RequestThrottled|ServiceUnavailable|InternalError)$/;
@@ -75,12 +85,14 @@ export async function directRequest(
   const range = method === "GET" ? rangeHeader(asked) : undefined;
   const extra: Record<string, string> = range === undefined ? {} : { range };
   let answer: HttpAnswer;
+  let clockCorrected = false;
   for (let hops = 0; ; hops++) {
     context.stats.record(0);
     const headers = route.signed
-      ? signS3Request(method, url, extra, await context.credentials(), route.region, route.service, new Date(Date.now() + context.clockOffset()))
+      ? signS3Request(method, url, extra, await context.credentials(), route.region, route.service, new Date(Date.now() + context.clockOffset()), context.keys)
       : { ...extra };
     answer = await transport({ url: url.href, method, headers, signal, redirect: "manual" });
+    clockCorrected = context.correctClock(answer.header("date")) || clockCorrected;
     if (answer.opaqueRedirect) {
       // A browser's fetch hides where the redirect goes; following it blind could send the
       // signed request elsewhere, so it is refused like a cross-origin redirect.
@@ -123,11 +135,13 @@ export async function directRequest(
   if (status !== 200 && status !== 206) {
     const body = await errorBody(answer, method);
     const code = xmlField(body, "Code") ?? (answer.statusText === "" ? "Error" : answer.statusText.replace(/\s+/g, ""));
-    if (status >= 500 || status === 429 || RETRYABLE_CODES.test(code)) {
+    // A signature refused because this machine's clock is off: the offset was just set from the
+    // answer's Date, so the next attempt is signed with the server's time.
+    if (status >= 500 || status === 429 || RETRYABLE_CODES.test(code) || (clockCorrected && SKEW_CODES.test(code))) {
       throw new RetryableFailure(`${status} ${code}`, { retryAfterMs: parseRetryAfter(answer.header("retry-after")) });
     }
     const message = xmlField(body, "Message");
-    throw new StorageError("IO_ERROR", `S3 ${operation} of ${where} failed: ${status} ${code}${message === undefined ? "" : `: ${message}`}`, {
+    throw new StorageError("IO_ERROR", `S3 ${operation} of ${where} failed: ${message ?? `${status} ${code}`}`, {
       path: key,
       field: "key",
       expected: `a successful ${operation}`,

@@ -121,8 +121,9 @@ export interface S3StoreOptions {
    * "missing") through this {@link HttpTransport} instead of the AWS SDK: in Node,
    * `nodeHttpTransport()` of `@fmt/fs-adapters/http-node`; in a browser, `fetchTransport()` of
    * `@fmt/fs-adapters/http`. The store signs them itself (Signature Version 4, with the client's
-   * credentials provider and clock offset) and sends them where the SDK sent its first GET for
-   * this bucket, which it reads the endpoint, addressing style and signing region from; until
+   * credentials provider and clock offset, corrected from a skewed answer's `Date`) and sends
+   * them where the SDK sent its first GET for this bucket that the server took, which it reads
+   * the endpoint, addressing style and signing region from; until
    * then, and for clients signed otherwise (SigV4a, S3 Express), reads stay on the SDK. Writes,
    * deletes and lists always go through the SDK. Answers are checked as on the SDK path (status,
    * `Content-Range`, body cap, length, redirects); the SDK's own response checksums are not

@@ -61,10 +61,12 @@ export interface S3Route {
  * ```
  */
 export function encodeS3Key(key: string): string {
-  return key
-    .split("/")
-    .map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
-    .join("/");
+  return key.split("/").map(encodeComponent).join("/");
+}
+
+/** Percent-encodes everything but `A-Z a-z 0-9 - _ . ~` (SigV4's URI encoding, `/` included). */
+function encodeComponent(text: string): string {
+  return encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 /** What {@link learnRoute} reads from a request the SDK is about to send. */
@@ -111,14 +113,43 @@ export function learnRoute(request: SentRequest, fullKey: string): S3Route | und
   return { origin, basePath, region: scope[1]!, service: scope[2]!, signed: true };
 }
 
-/** The signing key of one day, region and service, kept while those stay the same. */
-let lastKey: { secret: string; scope: string; key: Uint8Array } | undefined;
+/**
+ * SigV4's canonical query string of `url`: each name and value percent-encoded (`/` too), the
+ * pairs sorted by name, then value, joined by `&`; a name without a value gets `=`.
+ *
+ * @example
+ * ```ts
+ * canonicalQuery(new URL("https://h/k?prefix=a/b&flag")); // "flag=&prefix=a%2Fb"
+ * ```
+ */
+export function canonicalQuery(url: URL): string {
+  return [...url.searchParams]
+    .map(([name, value]) => [encodeComponent(name), encodeComponent(value)] as const)
+    .sort((a, b) => (a[0] === b[0] ? (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0) : a[0] < b[0] ? -1 : 1))
+    .map(([name, value]) => `${name}=${value}`)
+    .join("&");
+}
 
-function signingKey(secret: string, day: string, region: string, service: string): Uint8Array {
+/**
+ * Where a signer keeps the signing key of its last day, region, service and secret (deriving one
+ * takes four HMACs): one per store, so that a secret lives no longer than the store that uses it.
+ *
+ * @example
+ * ```ts
+ * const cache: SigningKeyCache = {};
+ * signS3Request("GET", url, {}, credentials, "us-east-1", "s3", new Date(), cache);
+ * ```
+ */
+export interface SigningKeyCache {
+  last?: { secret: string; scope: string; key: Uint8Array };
+}
+
+function signingKey(secret: string, day: string, region: string, service: string, cache: SigningKeyCache): Uint8Array {
   const scope = `${day}/${region}/${service}`;
-  if (lastKey !== undefined && lastKey.secret === secret && lastKey.scope === scope) return lastKey.key;
+  const last = cache.last;
+  if (last !== undefined && last.secret === secret && last.scope === scope) return last.key;
   const key = hmacSha256(hmacSha256(hmacSha256(hmacSha256(`AWS4${secret}`, day), region), service), "aws4_request");
-  lastKey = { secret, scope, key };
+  cache.last = { secret, scope, key };
   return key;
 }
 
@@ -126,7 +157,8 @@ function signingKey(secret: string, day: string, region: string, service: string
  * The headers of a signed S3 GET or HEAD of `url` (SigV4, `Authorization` header, empty payload):
  * `host`, `x-amz-date`, `x-amz-content-sha256`, `x-amz-security-token` with a session token, the
  * given `headers` (such as `range`), all signed, and `authorization`. `url`'s path must already be
- * encoded as S3 wants it ({@link encodeS3Key}); S3 signs it as it is.
+ * encoded as S3 wants it ({@link encodeS3Key}); S3 signs it as it is. `cache` keeps the signing
+ * key between calls ({@link SigningKeyCache}).
  *
  * @example
  * ```ts
@@ -143,6 +175,7 @@ export function signS3Request(
   region: string,
   service: string,
   date: Date = new Date(),
+  cache: SigningKeyCache = {},
 ): Record<string, string> {
   const stamp = date.toISOString().replace(/[-:]/g, "").replace(/\.\d{3}/, ""); // 20130524T000000Z
   const day = stamp.slice(0, 8);
@@ -154,15 +187,11 @@ export function signS3Request(
   if (credentials.sessionToken !== undefined && credentials.sessionToken !== "") all["x-amz-security-token"] = credentials.sessionToken;
   const names = Object.keys(all).sort();
   const signedHeaders = names.join(";");
-  const query = [...url.searchParams]
-    .map(([name, value]) => [encodeS3Key(name), encodeS3Key(value)] as const)
-    .sort((a, b) => (a[0] === b[0] ? (a[1] < b[1] ? -1 : 1) : a[0] < b[0] ? -1 : 1))
-    .map(([name, value]) => `${name}=${value}`)
-    .join("&");
+  const query = canonicalQuery(url);
   const canonical = `${method}\n${url.pathname}\n${query}\n${names.map((name) => `${name}:${all[name]!}\n`).join("")}\n${signedHeaders}\n${EMPTY_PAYLOAD_SHA256}`;
   const scope = `${day}/${region}/${service}/aws4_request`;
   const toSign = `AWS4-HMAC-SHA256\n${stamp}\n${scope}\n${toHex(sha256(canonical))}`;
-  const signature = toHex(hmacSha256(signingKey(credentials.secretAccessKey, day, region, service), toSign));
+  const signature = toHex(hmacSha256(signingKey(credentials.secretAccessKey, day, region, service, cache), toSign));
   all.authorization = `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
   return all;
 }

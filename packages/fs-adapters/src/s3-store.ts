@@ -519,6 +519,15 @@ export class S3Store implements WritableStore {
       route,
       credentials: provider as () => Promise<S3Credentials>,
       clockOffset: () => (typeof config.systemClockOffset === "number" ? config.systemClockOffset : 0),
+      correctClock: (header) => {
+        const server = header === null ? Number.NaN : Date.parse(header);
+        if (!Number.isFinite(server)) return false;
+        const offset = typeof config.systemClockOffset === "number" ? config.systemClockOffset : 0;
+        if (Math.abs(server - (Date.now() + offset)) < CLOCK_SKEW_MS) return false;
+        config.systemClockOffset = server - Date.now();
+        return true;
+      },
+      keys: {},
       limits: this.#limits,
       maxRedirects: this.#maxRedirects,
       allowCrossOrigin: this.#allowCrossOrigin,
@@ -531,7 +540,13 @@ export class S3Store implements WritableStore {
     const where = `s3://${this.bucket}/${this.prefix}${key}`;
     try {
       const outcome = await this.#limit.run(() =>
-        withRetries(this.#retry, this.stats, (signal) => directRequest(direct, key, this.prefix + key, method, asked, operation, signal, where, seen, into), isConnectionError),
+        withRetries(
+          this.#retry,
+          this.stats,
+          (signal) => directRequest(direct, key, this.prefix + key, method, asked, operation, signal, where, seen, into),
+          // A refusal is a BcolzError whose message may well contain "network" (in a key): not a dropped connection.
+          (error) => !(error instanceof BcolzError) && isConnectionError(error),
+        ),
       );
       if (outcome.kind === "bytes") this.stats.bytes += outcome.bytes.length;
       return outcome;
@@ -605,11 +620,24 @@ export class S3Store implements WritableStore {
               { step: "build", name: "fmtRedirect", priority: "low" },
             );
             if (onSent !== undefined) {
-              // The deserialize step sees the request as the SDK hands it to its HTTP handler: signed.
+              // The deserialize step sees the request as the SDK hands it to its HTTP handler:
+              // signed. Only a request the server answered as it would a good one (a body, or a
+              // missing key) serves as a model: a 301 of the wrong region (which the SDK may
+              // follow with `followRegionRedirects`, signing anew) or a refusal does not.
               built.middlewareStack.add(
                 (next: (args: { request: unknown }) => Promise<unknown>) => async (args: { request: unknown }) => {
-                  if (route.target === undefined) onSent(args.request as RequestLike);
-                  return next(args);
+                  const learnable = route.target === undefined;
+                  let status: number | undefined;
+                  try {
+                    const result = await next(args);
+                    status = (result as { response?: { statusCode?: number } }).response?.statusCode;
+                    return result;
+                  } catch (error) {
+                    status = statusOf(error);
+                    throw error;
+                  } finally {
+                    if (learnable && status !== undefined && [200, 206, 404, 416].includes(status)) onSent(args.request as RequestLike);
+                  }
                 },
                 { step: "deserialize", name: "fmtLearnRoute", priority: "low" },
               );
@@ -654,6 +682,9 @@ export class S3Store implements WritableStore {
   }
 
 }
+
+/** How far a server's `Date` may be from this machine's clock before the offset is set from it (the SDK's rule too). */
+const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
 /** Thrown by `#send` for a 404 when the caller asked for it; never escapes the class. */
 const MISSING = Symbol("missing");

@@ -6,7 +6,8 @@ import { createHash, createHmac } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { hmacSha256, sha256, toHex } from "../src/sha256.js";
-import { EMPTY_PAYLOAD_SHA256, encodeS3Key, learnRoute, signS3Request } from "../src/s3-sign.js";
+import { EMPTY_PAYLOAD_SHA256, canonicalQuery, encodeS3Key, learnRoute, signS3Request } from "../src/s3-sign.js";
+import type { SigningKeyCache } from "../src/s3-sign.js";
 
 const AWS_EXAMPLE = { accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY" };
 
@@ -76,12 +77,29 @@ describe("signS3Request", () => {
     expect(signatures.size).toBe(variants.length + 1);
   });
 
-  it("keeps the signing key of a day and region, and derives a new one for another secret", () => {
+  it("keeps the signing key of a day and region in the store's cache, and derives a new one for another secret", () => {
     const url = new URL("https://b.s3.amazonaws.com/k");
     const date = new Date("2013-05-24T00:00:00Z");
-    const first = signS3Request("GET", url, {}, AWS_EXAMPLE, "us-east-1", "s3", date).authorization;
-    signS3Request("GET", url, {}, { ...AWS_EXAMPLE, secretAccessKey: "another" }, "us-east-1", "s3", date);
-    expect(signS3Request("GET", url, {}, AWS_EXAMPLE, "us-east-1", "s3", date).authorization).toBe(first);
+    const other = { ...AWS_EXAMPLE, secretAccessKey: "another" };
+    const cache: SigningKeyCache = {};
+    const first = signS3Request("GET", url, {}, AWS_EXAMPLE, "us-east-1", "s3", date, cache).authorization;
+    const firstKey = cache.last?.key;
+    // With the cache holding the first secret's key, another secret still signs as it would alone.
+    const second = signS3Request("GET", url, {}, other, "us-east-1", "s3", date, cache).authorization;
+    expect(second).toBe(signS3Request("GET", url, {}, other, "us-east-1", "s3", date, {}).authorization);
+    expect(second).not.toBe(first);
+    expect(cache.last?.key).not.toEqual(firstKey);
+    expect(signS3Request("GET", url, {}, AWS_EXAMPLE, "us-east-1", "s3", date, cache).authorization).toBe(first);
+    // Another day or region derives anew too.
+    expect(signS3Request("GET", url, {}, AWS_EXAMPLE, "us-east-1", "s3", new Date("2013-05-25T00:00:00Z"), cache).authorization).toBe(
+      signS3Request("GET", url, {}, AWS_EXAMPLE, "us-east-1", "s3", new Date("2013-05-25T00:00:00Z"), {}).authorization,
+    );
+  });
+
+  it("encodes the query as SigV4 wants it: every reserved character, slashes included, pairs sorted", () => {
+    expect(canonicalQuery(new URL("https://h/k?prefix=a/b&x=1&flag&a=%2B%20"))).toBe("a=%2B%20&flag=&prefix=a%2Fb&x=1");
+    expect(canonicalQuery(new URL("https://h/k?b=2&b=1&a=z~"))).toBe("a=z~&b=1&b=2");
+    expect(canonicalQuery(new URL("https://h/k"))).toBe("");
   });
 });
 

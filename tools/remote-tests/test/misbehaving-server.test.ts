@@ -20,6 +20,7 @@ import type { S3StoreOptions } from "@fmt/fs-adapters/s3";
 import { createCarray, openCarray } from "@fmt/store";
 import { startMisbehavingServer } from "../src/misbehaving-server.js";
 import type { MisbehavingServer, Misbehaviour, MisbehaviourPlan } from "../src/misbehaving-server.js";
+import { countingTransport } from "../src/counting-transport.js";
 import { TEST_BUCKET, makeClient } from "../src/s3-server.js";
 import { HTTP_TRANSPORTS } from "../src/transports.js";
 import type { HttpTransportCase } from "../src/transports.js";
@@ -51,12 +52,24 @@ type Kind = { name: string; transport?: HttpTransportCase; s3?: () => Partial<S3
 const KINDS: Kind[] = [
   ...HTTP_TRANSPORTS.map((transport) => ({ name: `http (${transport.name})`, transport })),
   { name: "s3" },
-  { name: "s3 (direct reads, node sockets)", s3: () => ({ transport: nodeHttpTransport() }) },
-  { name: "s3 (direct reads, fetch)", s3: () => ({ transport: fetchTransport() }) },
+  { name: "s3 (direct reads, node sockets)", s3: () => ({ transport: countingTransport(nodeHttpTransport()) }) },
+  { name: "s3 (direct reads, fetch)", s3: () => ({ transport: countingTransport(fetchTransport()) }) },
 ];
+/** The counting transport of each direct-reading S3 store made here. */
+const directSent = new WeakMap<object, string[]>();
 function makeStore(kind: Kind, extra: { http?: HttpStoreOptions; s3?: Partial<S3StoreOptions> } = {}): HttpStore | S3Store {
   if (kind.transport !== undefined) return new HttpStore(`${bad.origin}/`, { headers: { ...SECRETS }, retry: RETRY, ...extra.http, ...kind.transport.options() });
-  return new S3Store({ client: makeClient(bad.origin), bucket: TEST_BUCKET, retry: RETRY, ...kind.s3?.(), ...extra.s3 });
+  const options = { ...kind.s3?.(), ...extra.s3 };
+  const store = new S3Store({ client: makeClient(bad.origin), bucket: TEST_BUCKET, retry: RETRY, ...options });
+  const transport = options.transport as { sent?: string[] } | undefined;
+  if (transport?.sent !== undefined) directSent.set(store, transport.sent);
+  return store;
+}
+
+/** For a direct-reading S3 store: that it sent requests itself (the faults met its direct path). */
+function expectDirectReads(store: ReadableStore): void {
+  const sent = directSent.get(store);
+  if (sent !== undefined) expect(sent.length, "requests the store sent itself").toBeGreaterThan(0);
 }
 
 /**
@@ -67,6 +80,8 @@ async function readyStore(kind: Kind, dataset: Dataset): Promise<HttpStore | S3S
   const store = makeStore(kind);
   bad.setPlan(() => ({ kind: "pass" }));
   await store.get(`${dataset.path}/meta/sizes`);
+  await store.get(`${dataset.path}/meta/sizes`);
+  expect(directSent.get(store)?.length ?? 1, "the second read went through the store's transport").toBe(1);
   store.stats.reset();
   return store;
 }
@@ -86,6 +101,7 @@ async function readAndCompare(store: ReadableStore, dataset: Dataset): Promise<v
   const all = await a.readBytes();
   expect(all.length).toBe(expected.length);
   expect(all.every((x, i) => x === expected[i])).toBe(true);
+  expectDirectReads(store);
 }
 
 /** The largest file of a dataset, as a key and its bytes. */
@@ -134,7 +150,9 @@ for (const kind of KINDS) {
       describe(dataset.label, () => {
         it("a 206 whose Content-Range names another range of the same length ends in IO_ERROR naming both ranges", async () => {
           bad.setPlan(onRanges({ kind: "shift", delta: 1000 }));
-          const error = await rejection(readAndCompare(makeStore(kind), dataset));
+          const store = makeStore(kind);
+          const error = await rejection(readAndCompare(store, dataset));
+          expectDirectReads(store);
           expect(error.code).toBe("IO_ERROR");
           expect(error.path).toMatch(new RegExp(`^${dataset.path}/`));
           expect(String(error.expected)).toMatch(/^bytes=\d*-\d+$/);
@@ -179,6 +197,8 @@ for (const kind of KINDS) {
 
         it("a 10 GB Content-Length for a small metadata key is refused before its body is read", async () => {
           // The first key read (a small metadata file) announces 10 GB, every time it is asked.
+          // (A direct-reading S3 store has read once before, so its direct path meets the fault.)
+          const store = kind.s3 !== undefined ? await readyStore(kind, dataset) : makeStore(kind);
           let first: string | undefined;
           bad.setPlan(({ method, key }) => {
             if (method === "GET") first ??= key;
@@ -186,7 +206,8 @@ for (const kind of KINDS) {
           });
           bad.hugeBytesSent = 0;
           const started = Date.now();
-          const error = await rejection(readAndCompare(makeStore(kind), dataset));
+          const error = await rejection(readAndCompare(store, dataset));
+          expectDirectReads(store);
           expect(error.code).toBe("IO_ERROR");
           expect(first).toMatch(new RegExp(`^${dataset.path}/`));
           expect(error.path).toBe(first);
@@ -195,9 +216,11 @@ for (const kind of KINDS) {
         });
 
         it("a redirect to another origin is refused by default, and nothing reaches that origin", async () => {
+          const store = kind.s3 !== undefined ? await readyStore(kind, dataset) : makeStore(kind);
           bad.setPlan(() => ({ kind: "redirect", location: (p) => `${foreign.origin}${p}` }));
           foreign.seen.length = 0;
-          const error = await rejection(readAndCompare(makeStore(kind), dataset));
+          const error = await rejection(readAndCompare(store, dataset));
+          expectDirectReads(store);
           expect(error.code).toBe("IO_ERROR");
           expect(error.message).toMatch(/another (origin|endpoint)/);
           expect(String(error.actual)).toContain(foreign.origin);

@@ -144,16 +144,18 @@ describe.each(S3_READS)("S3 store ($name): redirects that leave the configured e
   };
 
   it("with allowCrossOrigin, a 307 to another port is followed, and each request there is signed for that host alone", async () => {
+    // (A direct store learns its route from an answer that is not a redirect: read once first.)
+    const store = await ready({ redirects: { allowCrossOrigin: true } });
     front.setPlan(toForeign);
     front.seen.length = 0;
     foreign.seen.length = 0;
-    await readAndCompare(makeS3({ redirects: { allowCrossOrigin: true } }));
+    await readAndCompare(store);
     const frontHost = new URL(front.origin).host;
     const foreignHost = new URL(foreign.origin).host;
     expect(front.seen.length).toBeGreaterThan(0);
     expect(foreign.seen).toHaveLength(front.seen.length);
-    // Only the first read went through the SDK when the store reads directly.
-    expect(foreign.seen.filter((r) => !sentBySdk(r)).length).toBe(direct ? foreign.seen.length - 1 : 0);
+    // A direct store sent every read itself.
+    expect(foreign.seen.filter((r) => !sentBySdk(r)).length).toBe(direct ? foreign.seen.length : 0);
     for (const request of foreign.seen) {
       expect(new URL(request.url, "http://x").pathname.startsWith(`/${TEST_BUCKET}/${DATASET}/`)).toBe(true);
       expect(request.headers.host).toBe(foreignHost);

@@ -5,18 +5,20 @@
 // - against a misbehaving server in front of a real bcolz 1.2.1 dataset: each direct request
 //   carries a SigV4 signature that holds for what the server received (recomputed with
 //   node:crypto), with the session token of the client's credentials provider; refusals and
-//   throttling end as on the SDK path.
+//   throttling end as on the SDK path; the route is learned only from a request the server took
+//   (a client that follows region redirects reads from the right region); a refusal is never
+//   retried, whatever its key says.
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StorageError } from "@fmt/errors";
-import type { HttpTransport } from "@fmt/fs-adapters/http";
 import { fetchTransport } from "@fmt/fs-adapters/http";
 import { nodeHttpTransport } from "@fmt/fs-adapters/http-node";
 import { S3Store } from "@fmt/fs-adapters/s3";
 import { createCarray, openCarray } from "@fmt/store";
+import { countingTransport } from "../src/counting-transport.js";
 import { startMisbehavingServer } from "../src/misbehaving-server.js";
 import type { MisbehavingServer } from "../src/misbehaving-server.js";
 import { TEST_BUCKET, makeClient, startS3Server } from "../src/s3-server.js";
@@ -31,15 +33,6 @@ let server: S3Server;
 let bad: MisbehavingServer;
 let root: string;
 let expected: Uint8Array;
-
-/** A transport that counts the requests it sends. */
-function counted(inner: HttpTransport): HttpTransport & { sent: string[] } {
-  const sent: string[] = [];
-  return Object.assign(async (request: Parameters<HttpTransport>[0]) => {
-    sent.push(`${request.method} ${new URL(request.url).pathname}`);
-    return inner(request);
-  }, { sent });
-}
 
 async function rejection(promise: Promise<unknown>): Promise<StorageError> {
   try {
@@ -74,7 +67,7 @@ describe.each([
       const prefix = `direct-${formatVersion}-${Math.random().toString(36).slice(2)}/`;
       const writer = new S3Store({ client: makeClient(server.endpoint), bucket: TEST_BUCKET, prefix });
       await (await createCarray(writer, "ds", values, { dtype: "<f8", chunklen: 4096, formatVersion })).close();
-      const sending = counted(transport());
+      const sending = countingTransport(transport());
       const reader = new S3Store({ client: makeClient(server.endpoint), bucket: TEST_BUCKET, prefix, transport: sending });
       const a = await openCarray(reader, "ds");
       const all = await a.read();
@@ -147,6 +140,34 @@ describe("direct reads against a misbehaving server", () => {
     expect(error.code).toBe("IO_ERROR");
     expect(String(error.actual)).toBe("503 SlowDown");
     expect(bad.seen).toHaveLength(RETRY.maxAttempts);
+    expect(bad.seen.some(sentBySdk)).toBe(false);
     expect(store.stats.retries).toBe(RETRY.maxAttempts - 1);
+  });
+
+  it("a refusal is not retried even when the key reads like a connection error (\"network\", \"aborted\")", async () => {
+    const store = new S3Store({ client: makeClient(bad.origin), bucket: TEST_BUCKET, transport: nodeHttpTransport(), retry: RETRY });
+    bad.setPlan(() => ({ kind: "pass" }));
+    await store.get(`${DATASET}/meta/sizes`);
+    bad.setPlan(() => ({ kind: "refuse", status: 403 }));
+    for (const key of ["social-network/meta/sizes", "aborted/terminated"]) {
+      bad.seen.length = 0;
+      const error = await rejection(store.get(key));
+      expect(String(error.actual)).toBe("403 AccessDenied");
+      expect(bad.seen).toHaveLength(1);
+      expect(sentBySdk(bad.seen[0]!)).toBe(false);
+    }
+  });
+
+  it("learns the route from the request the server took: a client following a region redirect reads from that region", async () => {
+    // The bucket "lives" in eu-west-3: requests signed for another region get S3's 301.
+    bad.setPlan(({ headers }) => (String(headers.authorization).includes("/eu-west-3/s3/") ? { kind: "pass" } : { kind: "wrong-region", region: "eu-west-3", endpoint: "ignored.example" }));
+    bad.seen.length = 0;
+    const client = new S3Client({ endpoint: bad.origin, region: "us-east-1", forcePathStyle: true, followRegionRedirects: true, maxAttempts: 1, credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" } });
+    const store = new S3Store({ client, bucket: TEST_BUCKET, transport: nodeHttpTransport(), retry: RETRY });
+    const first = await store.get(`${DATASET}/meta/sizes`);
+    const second = await store.get(`${DATASET}/meta/sizes`);
+    expect(second).toEqual(first);
+    expect(bad.seen.map((r) => `${sentBySdk(r) ? "sdk" : "direct"} ${/\/(us-east-1|eu-west-3)\//.exec(String(r.headers.authorization))?.[1] ?? "?"}`)).toEqual(["sdk us-east-1", "sdk eu-west-3", "direct eu-west-3"]);
+    client.destroy();
   });
 });

@@ -17,6 +17,7 @@ import type { S3StoreOptions } from "@fmt/fs-adapters/s3";
 import { DatasetLock, createCarray, openCarray } from "@fmt/store";
 import { startCephRgw } from "../src/ceph-rgw.js";
 import type { CephRgw } from "../src/ceph-rgw.js";
+import { countingTransport } from "../src/counting-transport.js";
 import { startFaultProxy } from "../src/fault-proxy.js";
 import { TEST_BUCKET, makeClient, startS3Server } from "../src/s3-server.js";
 import type { S3Server } from "../src/s3-server.js";
@@ -182,23 +183,55 @@ describe("on Ceph RGW, which enforces conditional writes", () => {
     const prefix = freshPrefix();
     const values = Float64Array.from({ length: 30_000 }, (_, i) => i / 7);
     await (await createCarray(writer(prefix), "ds", values, { dtype: "<f8", chunklen: 2048, formatVersion: 2 })).close();
-    const reader = writer(prefix, { transport: nodeHttpTransport() });
+    const transport = countingTransport(nodeHttpTransport());
+    const reader = writer(prefix, { transport });
     const a = await openCarray(reader, "ds");
     expect(await a.read()).toEqual(values);
+    expect(transport.sent.length).toBe(reader.stats.requests - 1); // all but the SDK's first GET
     const key = (await reader.list("ds/"))[0]!;
     const whole = (await reader.get(key))!;
     expect(await reader.getRange(key, { suffixLength: 5 })).toEqual(whole.slice(-5));
     expect(await reader.getRange(key, { offset: 0, length: 0 })).toEqual(new Uint8Array(0));
     expect(await reader.get("ds/nothing")).toBeUndefined();
-    // A client with the right key ID and a wrong secret: the SDK's first GET shows the route (and
-    // is refused); the store's own request after it is refused too, by the signature check.
-    const wrong = new S3Client({ endpoint: rgw.endpoint, region: "us-east-1", forcePathStyle: true, credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: "not-the-secret" }, maxAttempts: 1 });
-    clients.push(wrong);
-    const forged = new S3Store({ client: wrong, bucket: rgw.bucket, prefix, retry, transport: nodeHttpTransport() });
-    await expect(forged.get(key)).rejects.toMatchObject({ code: "IO_ERROR", actual: "403 SignatureDoesNotMatch" });
-    const error: unknown = await forged.get(key).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: "IO_ERROR", actual: "403 SignatureDoesNotMatch", path: key });
+    // Credentials that go wrong after the route is learned (a rotated secret): the store's own
+    // request is refused by the signature check. (A wrong secret from the start never shows the
+    // route: the SDK's first GET is refused, and the route is learned only from accepted ones.)
+    let secret = rgw.secretAccessKey;
+    const rotating = new S3Client({
+      endpoint: rgw.endpoint,
+      region: "us-east-1",
+      forcePathStyle: true,
+      maxAttempts: 1,
+      // Expiring within the SDK's refresh window, so the provider is asked before every request.
+      credentials: async () => ({ accessKeyId: rgw.accessKeyId, secretAccessKey: secret, expiration: new Date(Date.now() + 60_000) }),
+    });
+    clients.push(rotating);
+    const forgedTransport = countingTransport(nodeHttpTransport());
+    const forged = new S3Store({ client: rotating, bucket: rgw.bucket, prefix, retry, transport: forgedTransport });
+    expect(await forged.get("ds/nothing")).toBeUndefined();
+    secret = "not-the-secret";
+    await expect(forged.get(key)).rejects.toMatchObject({ code: "IO_ERROR", actual: "403 SignatureDoesNotMatch", path: key });
+    expect(forgedTransport.sent).toHaveLength(1);
     expect(forged.stats.requests).toBe(2);
+  });
+
+  it("corrects its clock from the server's Date when a direct read is refused as too far off, and reads", async () => {
+    const prefix = freshPrefix();
+    await writer(prefix).put("k", bytes("value"));
+    const transport = countingTransport(nodeHttpTransport());
+    const reader = writer(prefix, { transport });
+    expect(await reader.get("k")).toEqual(bytes("value")); // through the SDK: shows the route
+    const realNow = Date.now.bind(Date);
+    const ahead = vi.spyOn(Date, "now").mockImplementation(() => realNow() + 20 * 60 * 1000);
+    try {
+      expect(await reader.get("k")).toEqual(bytes("value"));
+      expect(reader.stats.retries).toBe(1); // one RequestTimeTooSkewed, then signed with the server's time
+      expect(await reader.get("k")).toEqual(bytes("value"));
+      expect(reader.stats.retries).toBe(1);
+    } finally {
+      ahead.mockRestore();
+    }
+    expect(transport.sent).toHaveLength(3);
   });
 });
 

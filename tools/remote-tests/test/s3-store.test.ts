@@ -8,6 +8,7 @@ import { fetchTransport } from "@fmt/fs-adapters/http";
 import { nodeHttpTransport } from "@fmt/fs-adapters/http-node";
 import { S3Store } from "@fmt/fs-adapters/s3";
 import { createCarray, createCtable, open, openCarray, openCtable } from "@fmt/store";
+import { countingTransport } from "../src/counting-transport.js";
 import { TEST_BUCKET, makeClient, startS3Server } from "../src/s3-server.js";
 import type { S3Server } from "../src/s3-server.js";
 
@@ -35,11 +36,15 @@ afterAll(async () => {
  */
 const READS = [
   { name: "through the SDK", store: async () => fresh() },
-  { name: "direct, node sockets", store: async () => learned(fresh({ transport: nodeHttpTransport() })) },
-  { name: "direct, fetch", store: async () => learned(fresh({ transport: fetchTransport() })) },
+  { name: "direct, node sockets", store: async () => learned(countingTransport(nodeHttpTransport())) },
+  { name: "direct, fetch", store: async () => learned(countingTransport(fetchTransport())) },
 ];
-async function learned(store: S3Store): Promise<S3Store> {
+async function learned(transport: ReturnType<typeof countingTransport>): Promise<S3Store> {
+  const store = fresh({ transport });
   expect(await store.get("not-there")).toBeUndefined();
+  // The route is known: the next read goes through the transport.
+  expect(await store.get("not-there-either")).toBeUndefined();
+  expect(transport.sent).toHaveLength(1);
   return store;
 }
 
