@@ -9,7 +9,6 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { StorageError } from "@fmt/errors";
 import type { ReadableStore } from "@fmt/fs-adapters";
 import { HttpStore, fetchTransport } from "@fmt/fs-adapters/http";
 import type { HttpStoreOptions } from "@fmt/fs-adapters/http";
@@ -24,6 +23,7 @@ import { countingTransport } from "../src/counting-transport.js";
 import { TEST_BUCKET, makeClient } from "../src/s3-server.js";
 import { HTTP_TRANSPORTS } from "../src/transports.js";
 import type { HttpTransportCase } from "../src/transports.js";
+import { rejection } from "../src/rejection.js";
 
 const CORPUS = new URL("../../../conformance/corpus/v1/bcolz-real/", import.meta.url).pathname;
 const RETRY = { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 10, timeoutMs: 3000 };
@@ -119,16 +119,6 @@ async function rangesExact(store: ReadableStore, dataset: Dataset): Promise<void
   expect(Array.from(mid ?? [])).toEqual(Array.from(bytes.subarray(100, 137)));
   const tail = await store.getRange!(key, { suffixLength: 50 });
   expect(Array.from(tail ?? [])).toEqual(Array.from(bytes.subarray(bytes.length - 50)));
-}
-
-async function rejection(promise: Promise<unknown>): Promise<StorageError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(StorageError);
-    return error as StorageError;
-  }
-  throw new Error("expected a rejection");
 }
 
 beforeAll(async () => {

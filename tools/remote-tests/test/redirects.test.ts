@@ -20,7 +20,6 @@ import { build } from "esbuild";
 import { chromium } from "playwright-core";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { StorageError } from "@fmt/errors";
 import type { ReadableStore } from "@fmt/fs-adapters";
 import { HttpStore, fetchTransport } from "@fmt/fs-adapters/http";
 import type { HttpStoreOptions } from "@fmt/fs-adapters/http";
@@ -33,6 +32,7 @@ import type { MisbehavingServer, MisbehaviourPlan, SeenRequest } from "../src/mi
 import { sentBySdk, sigV4Holds } from "../src/sigv4-check.js";
 import { TEST_BUCKET, makeClient } from "../src/s3-server.js";
 import { HTTP_TRANSPORTS } from "../src/transports.js";
+import { rejection } from "../src/rejection.js";
 
 const CORPUS = new URL("../../../conformance/corpus/v1/bcolz-real/", import.meta.url).pathname;
 const ARTIFACTS = new URL("../artifacts/", import.meta.url).pathname;
@@ -54,16 +54,6 @@ function largestFile(dataset: string): { key: string; bytes: Uint8Array } {
   const walk = (dir: string): string[] => readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? walk(join(dir, name)) : [join(dir, name)]));
   const file = walk(join(root, dataset)).sort((a, b) => statSync(b).size - statSync(a).size)[0]!;
   return { key: file.slice(root.length + 1), bytes: new Uint8Array(readFileSync(file)) };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<StorageError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(StorageError);
-    return error as StorageError;
-  }
-  throw new Error("expected a rejection");
 }
 
 /** Opens the dataset and reads single elements, everything, a middle range and a suffix of its largest file. */

@@ -13,7 +13,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { StorageError } from "@fmt/errors";
 import { fetchTransport } from "@fmt/fs-adapters/http";
 import { nodeHttpTransport } from "@fmt/fs-adapters/http-node";
 import { S3Store } from "@fmt/fs-adapters/s3";
@@ -24,6 +23,7 @@ import type { MisbehavingServer } from "../src/misbehaving-server.js";
 import { TEST_BUCKET, makeClient, startS3Server } from "../src/s3-server.js";
 import type { S3Server } from "../src/s3-server.js";
 import { sentBySdk, sigV4Holds } from "../src/sigv4-check.js";
+import { rejection } from "../src/rejection.js";
 
 const CORPUS = new URL("../../../conformance/corpus/v1/bcolz-real/", import.meta.url).pathname;
 const DATASET = "codec_lz4_c0_s1_i4";
@@ -33,16 +33,6 @@ let server: S3Server;
 let bad: MisbehavingServer;
 let root: string;
 let expected: Uint8Array;
-
-async function rejection(promise: Promise<unknown>): Promise<StorageError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(StorageError);
-    return error as StorageError;
-  }
-  throw new Error("expected a rejection");
-}
 
 beforeAll(async () => {
   server = await startS3Server();
