@@ -15,6 +15,7 @@ import { StorageError } from "@fmt/errors";
 import type { HttpAnswer, HttpTransport } from "./http.js";
 import { InconsistentAnswer, RetryableFailure, bodyCap, extractAsked, parseRetryAfter, rangeHeader } from "./remote.js";
 import type { Asked, BodyLimits, RemoteStats } from "./remote.js";
+import type { S3Client } from "@aws-sdk/client-s3";
 import { wrongRegionError } from "./s3-errors.js";
 import { REDIRECTS } from "./s3-redirects.js";
 import { encodeS3Key, signS3Request } from "./s3-sign.js";
@@ -39,6 +40,43 @@ export interface DirectContext {
   maxRedirects: number;
   allowCrossOrigin: boolean;
   stats: RemoteStats;
+}
+
+/** How far a server's `Date` may be from this machine's clock before the offset is set from it (the SDK's rule too). */
+const CLOCK_SKEW_MS = 5 * 60 * 1000;
+
+/**
+ * The {@link DirectContext} of a store whose SDK client is `client`: its credentials provider,
+ * and its clock offset (`systemClockOffset`, which the SDK keeps and which a direct answer's
+ * `Date` corrects as the SDK's own answers do).
+ *
+ * @example
+ * ```ts
+ * const context = directContext(client, nodeHttpTransport(), route, { limits, maxRedirects: 5, allowCrossOrigin: false, stats });
+ * ```
+ */
+export function directContext(
+  client: S3Client,
+  transport: HttpTransport,
+  route: S3Route,
+  rest: Pick<DirectContext, "limits" | "maxRedirects" | "allowCrossOrigin" | "stats">,
+): DirectContext {
+  const config = client.config as unknown as { credentials?: unknown; systemClockOffset?: unknown };
+  const offset = () => (typeof config.systemClockOffset === "number" ? config.systemClockOffset : 0);
+  return {
+    transport,
+    route,
+    credentials: config.credentials as () => Promise<S3Credentials>,
+    clockOffset: offset,
+    correctClock: (header) => {
+      const server = header === null ? Number.NaN : Date.parse(header);
+      if (!Number.isFinite(server) || Math.abs(server - (Date.now() + offset())) < CLOCK_SKEW_MS) return false;
+      config.systemClockOffset = server - Date.now();
+      return true;
+    },
+    keys: {},
+    ...rest,
+  };
 }
 
 /** The outcome of {@link directRequest} that is not an error. */
@@ -92,7 +130,8 @@ export async function directRequest(
       ? signS3Request(method, url, extra, await context.credentials(), route.region, route.service, new Date(Date.now() + context.clockOffset()), context.keys)
       : { ...extra };
     answer = await transport({ url: url.href, method, headers, signal, redirect: "manual" });
-    clockCorrected = context.correctClock(answer.header("date")) || clockCorrected;
+    // Only the configured endpoint's clock counts: another host (a followed redirect) does not set it.
+    if (url.origin === route.origin) clockCorrected = context.correctClock(answer.header("date")) || clockCorrected;
     if (answer.opaqueRedirect) {
       // A browser's fetch hides where the redirect goes; following it blind could send the
       // signed request elsewhere, so it is refused like a cross-origin redirect.

@@ -1,7 +1,8 @@
 /**
  * What {@link S3Store} needs to follow redirects besides its own request loop: which HTTP statuses
- * are redirects, and the parts of an SDK command and of its HTTP request that the store's redirect
- * middleware touches. Browser-safe: no `node:` imports.
+ * are redirects, the parts of an SDK command and of its HTTP request that the store's middleware
+ * touches, and the middleware that shows the route of direct reads. Browser-safe: no `node:`
+ * imports.
  *
  * @internal
  * @packageDocumentation
@@ -22,4 +23,43 @@ export interface RequestLike {
   path: string;
   query?: Record<string, string | string[] | null>;
   headers: Record<string, string>;
+}
+
+/** The HTTP status of an SDK answer or error, whichever the next handler gave. */
+function statusOfOutcome(outcome: unknown): number | undefined {
+  const response = (outcome as { response?: { statusCode?: unknown } } | null)?.response?.statusCode;
+  if (typeof response === "number") return response;
+  const metadata = (outcome as { $metadata?: { httpStatusCode?: unknown } } | null)?.$metadata?.httpStatusCode;
+  return typeof metadata === "number" ? metadata : undefined;
+}
+
+/**
+ * An SDK middleware for the deserialize step, where a request is as the SDK hands it to its HTTP
+ * handler (signed): once the server has answered it as it answers a good request (200, 206, a
+ * missing key's 404, 416), and `learnable()` still holds (no redirect was followed), it shows
+ * the request to `onAccepted`. A 301 of the wrong region (which the SDK may follow with
+ * `followRegionRedirects`, signing anew) or a refusal does not serve as a model. Whatever
+ * `onAccepted` does, the answer goes on unchanged.
+ */
+export function learnFromAnswer(learnable: () => boolean, onAccepted: (request: RequestLike) => void) {
+  return (next: (args: { request: unknown }) => Promise<unknown>) => async (args: { request: unknown }) => {
+    const before = learnable();
+    let status: number | undefined;
+    try {
+      const result = await next(args);
+      status = statusOfOutcome(result);
+      return result;
+    } catch (error) {
+      status = statusOfOutcome(error);
+      throw error;
+    } finally {
+      if (before && status !== undefined && [200, 206, 404, 416].includes(status)) {
+        try {
+          onAccepted(args.request as RequestLike);
+        } catch {
+          // learning the route must never fail the read that shows it
+        }
+      }
+    }
+  };
 }

@@ -105,7 +105,12 @@ export function learnRoute(request: SentRequest, fullKey: string): S3Route | und
   }
   const protocol = request.protocol.endsWith(":") ? request.protocol : `${request.protocol}:`;
   if (protocol !== "http:" && protocol !== "https:") return undefined;
-  const origin = new URL(`${protocol}//${request.hostname}${request.port === undefined ? "" : `:${request.port}`}`).origin;
+  let origin: string;
+  try {
+    origin = new URL(`${protocol}//${request.hostname}${request.port === undefined ? "" : `:${request.port}`}`).origin;
+  } catch {
+    return undefined; // a host this store could not address itself: reads stay on the SDK
+  }
   const basePath = request.path.slice(0, -tail.length);
   if (authorization === undefined) return { origin, basePath, region: "", service: "", signed: false };
   const scope = CREDENTIAL_SCOPE.exec(authorization);

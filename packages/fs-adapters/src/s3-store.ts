@@ -37,15 +37,14 @@ import {
   withRetries,
 } from "./remote.js";
 import type { Asked, BodyLimits } from "./remote.js";
-import { directRequest } from "./s3-direct.js";
+import { directContext, directRequest } from "./s3-direct.js";
 import type { DirectContext, DirectOutcome } from "./s3-direct.js";
 import { headerOf, isMissing, isRetryableS3, requestFailure, statusOf, wrongRegion } from "./s3-errors.js";
 import { PROBE_MARKER, randomHex, sameBytes } from "./s3-lock.js";
 import { bodyOf, discardBody } from "./s3-bodies.js";
 import type { ConditionalCreate, S3StoreOptions } from "./s3-options.js";
-import { REDIRECTS } from "./s3-redirects.js";
+import { REDIRECTS, learnFromAnswer } from "./s3-redirects.js";
 import { learnRoute } from "./s3-sign.js";
-import type { S3Credentials } from "./s3-sign.js";
 import type { CommandWithStack, RequestLike } from "./s3-redirects.js";
 import {
   AbortMultipartUploadCommand,
@@ -508,31 +507,16 @@ export class S3Store implements WritableStore {
   #learn(request: RequestLike, key: string): void {
     if (this.#direct !== undefined || this.#transport === undefined) return;
     const route = learnRoute(request, this.prefix + key);
-    const config = this.client.config as unknown as { credentials?: unknown; systemClockOffset?: unknown };
-    const provider = config.credentials;
-    if (route === undefined || (route.signed && typeof provider !== "function")) {
+    if (route === undefined || (route.signed && typeof (this.client.config as { credentials?: unknown }).credentials !== "function")) {
       this.#learnable = false;
       return;
     }
-    this.#direct = {
-      transport: this.#transport,
-      route,
-      credentials: provider as () => Promise<S3Credentials>,
-      clockOffset: () => (typeof config.systemClockOffset === "number" ? config.systemClockOffset : 0),
-      correctClock: (header) => {
-        const server = header === null ? Number.NaN : Date.parse(header);
-        if (!Number.isFinite(server)) return false;
-        const offset = typeof config.systemClockOffset === "number" ? config.systemClockOffset : 0;
-        if (Math.abs(server - (Date.now() + offset)) < CLOCK_SKEW_MS) return false;
-        config.systemClockOffset = server - Date.now();
-        return true;
-      },
-      keys: {},
+    this.#direct = directContext(this.client, this.#transport, route, {
       limits: this.#limits,
       maxRedirects: this.#maxRedirects,
       allowCrossOrigin: this.#allowCrossOrigin,
       stats: this.stats,
-    };
+    });
   }
 
   /** One direct GET or HEAD (see the `transport` option), retried and with errors worded as on the SDK path. */
@@ -625,20 +609,7 @@ export class S3Store implements WritableStore {
               // missing key) serves as a model: a 301 of the wrong region (which the SDK may
               // follow with `followRegionRedirects`, signing anew) or a refusal does not.
               built.middlewareStack.add(
-                (next: (args: { request: unknown }) => Promise<unknown>) => async (args: { request: unknown }) => {
-                  const learnable = route.target === undefined;
-                  let status: number | undefined;
-                  try {
-                    const result = await next(args);
-                    status = (result as { response?: { statusCode?: number } }).response?.statusCode;
-                    return result;
-                  } catch (error) {
-                    status = statusOf(error);
-                    throw error;
-                  } finally {
-                    if (learnable && status !== undefined && [200, 206, 404, 416].includes(status)) onSent(args.request as RequestLike);
-                  }
-                },
+                learnFromAnswer(() => route.target === undefined, onSent),
                 { step: "deserialize", name: "fmtLearnRoute", priority: "low" },
               );
             }
@@ -680,11 +651,7 @@ export class S3Store implements WritableStore {
       throw requestFailure(error, key, operation, where, this.#retry.signal);
     }
   }
-
 }
-
-/** How far a server's `Date` may be from this machine's clock before the offset is set from it (the SDK's rule too). */
-const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
 /** Thrown by `#send` for a 404 when the caller asked for it; never escapes the class. */
 const MISSING = Symbol("missing");

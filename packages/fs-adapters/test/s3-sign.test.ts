@@ -142,5 +142,7 @@ describe("learnRoute", () => {
     expect(learnRoute({ protocol: "http:", hostname: "h", path: "/b/k", headers: { authorization: "AWS4-ECDSA-P256-SHA256 Credential=AKID/20261130/s3/aws4_request, SignedHeaders=host, Signature=abc" } }, "k")).toBeUndefined();
     expect(learnRoute({ protocol: "http:", hostname: "h", path: "/b/k", headers: { ...signed, "x-amz-s3session-token": "t" } }, "k")).toBeUndefined();
     expect(learnRoute({ protocol: "ftp:", hostname: "h", path: "/b/k", headers: signed }, "k")).toBeUndefined();
+    expect(learnRoute({ protocol: "http:", hostname: "bad host", path: "/b/k", headers: signed }, "k")).toBeUndefined();
+    expect(learnRoute({ protocol: "http:", hostname: "[::1]", port: 9000, path: "/b/k", headers: signed }, "k")).toMatchObject({ origin: "http://[::1]:9000" });
   });
 });

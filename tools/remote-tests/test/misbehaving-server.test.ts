@@ -23,7 +23,7 @@ import { countingTransport } from "../src/counting-transport.js";
 import { TEST_BUCKET, makeClient } from "../src/s3-server.js";
 import { HTTP_TRANSPORTS } from "../src/transports.js";
 import type { HttpTransportCase } from "../src/transports.js";
-import { rejection } from "../src/rejection.js";
+import { storageRejection as rejection } from "../src/rejection.js";
 
 const CORPUS = new URL("../../../conformance/corpus/v1/bcolz-real/", import.meta.url).pathname;
 const RETRY = { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 10, timeoutMs: 3000 };

@@ -32,7 +32,7 @@ import type { MisbehavingServer, MisbehaviourPlan, SeenRequest } from "../src/mi
 import { sentBySdk, sigV4Holds } from "../src/sigv4-check.js";
 import { TEST_BUCKET, makeClient } from "../src/s3-server.js";
 import { HTTP_TRANSPORTS } from "../src/transports.js";
-import { rejection } from "../src/rejection.js";
+import { storageRejection as rejection } from "../src/rejection.js";
 
 const CORPUS = new URL("../../../conformance/corpus/v1/bcolz-real/", import.meta.url).pathname;
 const ARTIFACTS = new URL("../artifacts/", import.meta.url).pathname;

@@ -23,7 +23,7 @@ import type { MisbehavingServer } from "../src/misbehaving-server.js";
 import { TEST_BUCKET, makeClient, startS3Server } from "../src/s3-server.js";
 import type { S3Server } from "../src/s3-server.js";
 import { sentBySdk, sigV4Holds } from "../src/sigv4-check.js";
-import { rejection } from "../src/rejection.js";
+import { storageRejection as rejection } from "../src/rejection.js";
 
 const CORPUS = new URL("../../../conformance/corpus/v1/bcolz-real/", import.meta.url).pathname;
 const DATASET = "codec_lz4_c0_s1_i4";
