@@ -1,9 +1,11 @@
 /**
  * SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104), synchronous and browser-safe, for signing S3
  * requests ({@link signS3Request}). Web Crypto has both, but only behind promises that each cost
- * a trip through the platform's job queue: a signature takes five HMACs and two digests, and a
- * read of a dataset signs a request per chunk file. The inputs here are short (a canonical
- * request, a string to sign), so a plain loop is the faster tool.
+ * a trip through the platform's job queue: a signature takes a digest and an HMAC (four HMACs
+ * more when the day's signing key is derived), and a read of a dataset signs a request per chunk
+ * file. The inputs are short (a canonical request, a string to sign), and these loops took
+ * 42–58 µs for the digest and HMAC of one signature in Node 20 where Web Crypto took 144–838 µs
+ * (2026-11-30, a machine busy with a test run).
  *
  * @internal
  * @packageDocumentation
