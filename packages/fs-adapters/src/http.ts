@@ -17,6 +17,7 @@
  */
 
 import { StorageError, UsageError } from "@fmt/errors";
+import { readAnswerBody } from "./answer-body.js";
 import { resolveRange, validateKey, validatePrefix } from "./index.js";
 import type { ByteRange, ReadableStore } from "./index.js";
 import {
@@ -27,7 +28,6 @@ import {
   checkRangeRequestBytes,
   RemoteStats,
   RetryableFailure,
-  bodyCap,
   extractAsked,
   isConnectionError,
   parseRetryAfter,
@@ -456,23 +456,7 @@ export class HttpStore implements ReadableStore {
       await answer.discard();
       return { status, bytes: new Uint8Array(0) };
     }
-    const announcedHeader = answer.header("content-length");
-    const announced = announcedHeader === null ? undefined : Number(announcedHeader);
-    // Content-Length is the size of the (possibly compressed) body on the wire; compare only
-    // when the body was not content-encoded.
-    const encoded = (answer.header("content-encoding") ?? "identity") !== "identity";
-    const cap = bodyCap(asked, status, this.#limits);
-    const contentRange = answer.header("content-range");
-    const received = (n: number) => `${status} ${contentRange ?? "without Content-Range"}, ${n} body bytes`;
-    if (announced !== undefined && !encoded && announced > cap) {
-      await answer.discard();
-      throw new InconsistentAnswer(`the answer announces ${announced} bytes, more than the ${cap} this request can return`, rangeHeader(asked) ?? "the whole value", received(announced));
-    }
-    const body = await answer.body(cap, (n) => new InconsistentAnswer(`the body runs past the ${cap} bytes this request can return`, rangeHeader(asked) ?? "the whole value", received(n)), into);
-    this.stats.bytes += body.length;
-    if (announced !== undefined && !encoded && announced !== body.length) {
-      throw new RetryableFailure(`body of ${body.length} bytes, ${announced} announced`);
-    }
+    const { body, contentRange } = await readAnswerBody(answer, status, asked, this.#limits, into, this.stats);
     return { status, bytes: extractAsked(asked, { status, contentRange }, body) };
   }
 

@@ -12,8 +12,9 @@
  */
 
 import { StorageError } from "@fmt/errors";
+import { readAnswerBody } from "./answer-body.js";
 import type { HttpAnswer, HttpTransport } from "./http.js";
-import { InconsistentAnswer, RetryableFailure, bodyCap, extractAsked, parseRetryAfter, rangeHeader } from "./remote.js";
+import { InconsistentAnswer, RetryableFailure, extractAsked, parseRetryAfter, rangeHeader } from "./remote.js";
 import type { Asked, BodyLimits, RemoteStats } from "./remote.js";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { wrongRegionError } from "./s3-errors.js";
@@ -192,18 +193,7 @@ export async function directRequest(
     await answer.discard();
     return { kind: "exists" };
   }
-  const announcedHeader = answer.header("content-length");
-  const announced = announcedHeader === null ? undefined : Number(announcedHeader);
-  const cap = bodyCap(asked, status, context.limits);
-  const contentRange = answer.header("content-range");
-  const askedText = range ?? "the whole value";
-  const received = (n: number) => `${status} ${contentRange ?? "without Content-Range"}, ${n} body bytes`;
-  if (announced !== undefined && announced > cap) {
-    await answer.discard();
-    throw new InconsistentAnswer(`the answer announces ${announced} bytes, more than the ${cap} this request can return`, askedText, received(announced));
-  }
-  const bytes = await answer.body(cap, (n) => new InconsistentAnswer(`the body runs past the ${cap} bytes this request can return`, askedText, received(n)), into);
-  if (announced !== undefined && bytes.length !== announced) throw new RetryableFailure(`body of ${bytes.length} bytes, ${announced} announced`);
+  const { body: bytes, contentRange } = await readAnswerBody(answer, status, asked, context.limits, into);
   try {
     return { kind: "bytes", bytes: extractAsked(asked, { status, contentRange }, bytes) };
   } catch (error) {

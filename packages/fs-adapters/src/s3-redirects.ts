@@ -8,6 +8,8 @@
  * @packageDocumentation
  */
 
+import { statusOf } from "./s3-errors.js";
+
 export const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /** The part of an SDK command this store touches: its own middleware stack. */
@@ -25,12 +27,11 @@ export interface RequestLike {
   headers: Record<string, string>;
 }
 
-/** The HTTP status of an SDK answer or error, whichever the next handler gave. */
+/** The HTTP status of an SDK answer (its raw response) or error (`statusOf`), whichever the next handler gave. */
 function statusOfOutcome(outcome: unknown): number | undefined {
   const response = (outcome as { response?: { statusCode?: unknown } } | null)?.response?.statusCode;
   if (typeof response === "number") return response;
-  const metadata = (outcome as { $metadata?: { httpStatusCode?: unknown } } | null)?.$metadata?.httpStatusCode;
-  return typeof metadata === "number" ? metadata : undefined;
+  return statusOf(outcome);
 }
 
 /**
