@@ -231,8 +231,8 @@ describe("store.mjs --quick", () => {
     const bcolzBuilt = existsSync(join(process.env.BENCH_BCOLZ ?? join(root, "tools/bench/.data/bcolz-1.2.1"), "bcolz", "__init__.py"));
     for (const cells of bcolzRowsShown) expect(cells[4], cells[0]).toMatch(bcolzBuilt ? /^\d+(\.\d+)?$/ : /^n\/a \(bcolz unavailable: see the header\)$/);
     expect(main.filter((c) => /^open \+ read the whole carray over (HTTP|S3)/.test(c[0]!))).toHaveLength(4);
-    expect(main.filter((c) => /^fetch every file of the carray over (HTTP|S3)/.test(c[0]!))).toHaveLength(4);
-    expect(main.filter((c) => /^curl fetching every file of the carray from (HTTP|S3)/.test(c[0]!))).toHaveLength(4);
+    expect(main.filter((c) => /^fetch what the read asks for over (HTTP|S3)/.test(c[0]!))).toHaveLength(4);
+    expect(main.filter((c) => /^curl sending the read's requests to (HTTP|S3)/.test(c[0]!))).toHaveLength(4);
 
     // Format 2 next to format 1, from the same measurements.
     const versions = tableAt(lines.findIndex((l) => l.startsWith("| operation | v1 ms | v2 ms |")));

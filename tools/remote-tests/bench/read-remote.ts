@@ -18,8 +18,10 @@
 // which the store benchmark's table does not show). The S3 store reads the same way: its own
 // signed requests on `nodeHttpTransport()` (its `transport` option); the same store with every
 // request through the AWS SDK is measured too (`s3WithSdk`, `s3WithSdkFloor`, not in the
-// table). With curl on the PATH, curl fetching every file of each carray from both servers gives
-// a native client's floor (`httpCurl`, `s3Curl`).
+// table). Beside each read, its floor: the requests the read made (recorded on its first, untimed
+// run: every file in format 1, runs of slots of the superchunk files in format 2) replayed with
+// nothing decoded, by the same store (`httpFetch`, `s3Fetch`) and, with curl on the PATH, by curl
+// (`httpCurl`, `s3Curl`: a native client's floor).
 import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
 import { spawn } from "node:child_process";
@@ -35,6 +37,8 @@ import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { S3Store } from "@fmt/fs-adapters/s3";
 import { createCarray, openCarray } from "@fmt/store";
 import { TEST_BUCKET, makeClient, startS3Server } from "../src/s3-server.js";
+import { curlRange, recordingStore, replay } from "./recorded-requests.js";
+import type { RecordedRequest } from "./recorded-requests.js";
 import { startStaticServer } from "../src/static-server.js";
 
 const N = Number(process.env.BENCH_ROWS ?? 10_000_000);
@@ -94,11 +98,19 @@ async function forStoreBench(root: string): Promise<void> {
         ["s3WithSdk", () => new S3Store({ client: makeClient(s3.endpoint), bucket: TEST_BUCKET }), "s3WithSdkFloor"],
       ];
       const result: Record<string, unknown> = { name };
+      // The requests of each kind's first (untimed) read, replayed by the floors below.
+      const requestsOf = new Map<string, RecordedRequest[]>();
       for (const [kind, make] of kinds) {
         try {
           const times: number[] = [];
           for (let r = 0; r < WARM_UPS + runs; r++) {
-            const [all, ms] = await timed(async () => (await openCarray(make(), name)).read());
+            let store = make();
+            if (r === 0) {
+              const recording = recordingStore(store);
+              store = recording.store;
+              requestsOf.set(kind, recording.requests);
+            }
+            const [all, ms] = await timed(async () => (await openCarray(store, name)).read());
             const bytes = all as Float64Array;
             if (!Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).equals(source)) throw new Error(`${kind}: the values read differ from the source`);
             if (r >= WARM_UPS) times.push(ms);
@@ -108,44 +120,39 @@ async function forStoreBench(root: string): Promise<void> {
           result[kind] = { error: String((error as Error)?.message ?? error).split("\n")[0] };
         }
       }
-      // The servers' own floor: every file of the dataset fetched whole, 16 requests at a time
-      // (the remote stores' concurrency), bodies read, nothing decoded. A read-all cannot be
-      // faster than this; the difference is what the reader adds.
-      const keys = files.map((f) => relative(root, f));
+      // The servers' own floor: the requests of the read (every file in format 1, runs of slots
+      // of the superchunk files in format 2; recorded above), 16 at a time (the remote stores'
+      // concurrency), each into a reused buffer, nothing decoded. A read-all cannot be faster
+      // than this; the difference is what the reader adds.
       for (const [kind, make, floorKey] of kinds.filter(([k]) => k !== "local")) {
         try {
+          const requests = requestsOf.get(kind);
+          if (requests === undefined || requests.length === 0) throw new Error(`${kind}: no read recorded`);
           const times: number[] = [];
           for (let r = 0; r < WARM_UPS + runs; r++) {
             const store = make();
-            const [fetched, ms] = await timed(async () => {
-              let next = 0;
-              let bytes = 0;
-              await Promise.all(
-                Array.from({ length: 16 }, async () => {
-                  while (next < keys.length) bytes += (await store.get(keys[next++]!))?.length ?? 0;
-                }),
-              );
-              return bytes;
-            });
+            const [fetched, ms] = await timed(() => replay(store, requests, 16));
             if (fetched === 0) throw new Error(`${kind}: fetched nothing`);
             if (r >= WARM_UPS) times.push(ms);
           }
-          result[floorKey] = { times };
+          result[floorKey] = { times, requests: requests.length };
         } catch (error) {
           result[floorKey] = { error: String((error as Error)?.message ?? error).split("\n")[0] };
         }
       }
-      // A native client's floor: curl fetching the same files from the same servers, 16 at a
+      // A native client's floor: curl sending the same requests to the same servers, 16 at a
       // time (s3rver serves unsigned GETs), its process start included. What a server needs to
-      // hand over the files, with no JavaScript client in the way.
-      for (const [key, base] of [["httpCurl", http.url], ["s3Curl", `${s3.endpoint}/${TEST_BUCKET}/`]] as const) {
+      // answer the read's requests, with no JavaScript client in the way.
+      for (const [key, kind, base] of [["httpCurl", "http", http.url], ["s3Curl", "s3", `${s3.endpoint}/${TEST_BUCKET}/`]] as const) {
         try {
+          const requests = requestsOf.get(kind);
+          if (requests === undefined || requests.length === 0) throw new Error(`${kind}: no read recorded`);
           const times: number[] = [];
           for (let r = 0; r < WARM_UPS + runs; r++) {
-            const ms = await curlAll(keys.map((k) => base + k.split("/").map(encodeURIComponent).join("/")));
+            const ms = await curlAll(requests.map((request) => ({ url: base + request.key.split("/").map(encodeURIComponent).join("/"), range: curlRange(request), mustExist: request.found ?? true })));
             if (r >= WARM_UPS) times.push(ms);
           }
-          result[key] = { times };
+          result[key] = { times, requests: requests.length };
         } catch (error) {
           result[key] = { error: String((error as Error)?.message ?? error).split("\n")[0] };
         }
@@ -159,9 +166,15 @@ async function forStoreBench(root: string): Promise<void> {
   process.stdout.write(`${JSON.stringify({ results })}\n`);
 }
 
-/** Milliseconds `curl --parallel` takes to fetch every URL, 16 at a time; rejects on any failure. */
-async function curlAll(urls: string[]): Promise<number> {
-  const config = urls.map((u) => `url = "${u}"\noutput = "/dev/null"\n`).join("");
+/**
+ * Milliseconds `curl --parallel` takes to fetch every URL (or its range), 16 at a time; rejects
+ * when one that must exist fails (an open also asks for keys that are not there). Each URL is a
+ * transfer of its own in the config (`next` between them), so each has its own range.
+ */
+async function curlAll(transfers: { url: string; range: string | undefined; mustExist: boolean }[]): Promise<number> {
+  const config = transfers
+    .map(({ url, range, mustExist }) => `url = "${url}"\noutput = "/dev/null"\n${range === undefined ? "" : `range = "${range}"\n`}silent\nshow-error\n${mustExist ? "fail\n" : ""}`)
+    .join("next\n");
   collectGarbage();
   const t0 = performance.now();
   await new Promise<void>((resolve, reject) => {
