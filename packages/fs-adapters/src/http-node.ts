@@ -22,7 +22,8 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { AgentOptions as HttpsAgentOptions } from "node:https";
 import { UsageError } from "@fmt/errors";
 import { HttpStore } from "./http.js";
-import { DRAIN_LIMIT, IDLE_SOCKET_MS, PREALLOCATE_LIMIT, SocketPool, prematureClose } from "./http-socket-node.js";
+import { DRAIN_LIMIT, IDLE_SOCKET_MS, PREALLOCATE_LIMIT, SocketPool } from "./http-socket-node.js";
+import { prematureClose } from "./http1-message-node.js";
 import type { HttpAnswer, HttpRequest, HttpStoreOptions, HttpTransport } from "./http.js";
 import { checkConcurrency, joinParts } from "./remote.js";
 

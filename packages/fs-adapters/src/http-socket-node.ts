@@ -17,7 +17,10 @@
 import { connect } from "node:net";
 import type { Socket } from "node:net";
 import type { HttpAnswer, HttpRequest } from "./http.js";
-import { joinParts } from "./remote.js";
+import { collectedBody, unclaimedBody } from "./http1-body-sinks-node.js";
+import type { BodySink, UnclaimedBody } from "./http1-body-sinks-node.js";
+import { CHUNK_LINE_LIMIT, HEAD_END, HEAD_LIMIT, INTERIM_LIMIT, TRAILER_LIMIT, framingOf, parseError, parseHead, prematureClose, requestHead } from "./http1-message-node.js";
+import type { Framing, Head } from "./http1-message-node.js";
 
 /**
  * An idle kept-alive connection is closed after this long: a little under the 5 s after which
@@ -39,100 +42,8 @@ export const DRAIN_LIMIT = 64 * 1024;
  */
 export const PREALLOCATE_LIMIT = 16 * 1024 * 1024;
 
-/** The empty line that ends the status line and headers. */
-const HEAD_END = Buffer.from("\r\n\r\n", "latin1");
 /** Bytes a connection reads at once into its buffer. */
 const READ_BYTES = 256 * 1024;
-/** Longest status line and headers taken (Node's default limit is 16 KiB). */
-const HEAD_LIMIT = 64 * 1024;
-/** Longest chunk-size line or trailer line of a chunked body. */
-const CHUNK_LINE_LIMIT = 4096;
-/** Most trailer lines after a chunked body, and most interim (1xx) answers before an answer. */
-const TRAILER_LIMIT = 64;
-const INTERIM_LIMIT = 16;
-
-/**
- * A premature end of a body, with a code `isConnectionError` retries.
- *
- * @example
- * ```ts
- * socket.once("close", () => fail(prematureClose()));
- * ```
- */
-export function prematureClose(): Error {
-  return Object.assign(new Error("the connection closed before the body ended (premature close)"), { code: "ERR_STREAM_PREMATURE_CLOSE" });
-}
-
-/** An answer the parser refuses, with an `HPE_*` code as Node's parser gives (retried as a connection error). */
-function parseError(code: string, message: string): Error {
-  return Object.assign(new Error(`the server's answer cannot be parsed: ${message}`), { code });
-}
-
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: ([^\r\n]*))?$/;
-const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
-
-/** A parsed status line and header section. */
-interface Head {
-  status: number;
-  statusText: string;
-  headers: Map<string, string>;
-  /** HTTP/1.1 without `Connection: close`. */
-  keepAlive: boolean;
-}
-
-/** Parses the status line and headers (the text before the empty line). */
-function parseHead(text: string): Head {
-  const lines = text.split("\r\n");
-  const status = STATUS_LINE.exec(lines[0]!);
-  if (status === null) throw parseError("HPE_INVALID_CONSTANT", `the status line is ${JSON.stringify(lines[0]!.slice(0, 80))}`);
-  const headers = new Map<string, string>();
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    const colon = line.indexOf(":");
-    const name = colon > 0 ? line.slice(0, colon) : "";
-    // A line folded onto the one before (obs-fold), a name with spaces or no colon: refused.
-    if (!TOKEN.test(name)) throw parseError("HPE_INVALID_HEADER_TOKEN", `header line ${i} is ${JSON.stringify(line.slice(0, 80))}`);
-    const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, "");
-    if (!FIELD_VALUE.test(value)) throw parseError("HPE_INVALID_HEADER_TOKEN", `the value of ${name} holds control characters`);
-    const key = name.toLowerCase();
-    const before = headers.get(key);
-    headers.set(key, before === undefined ? value : `${before}, ${value}`);
-  }
-  const connection = (headers.get("connection") ?? "").toLowerCase().split(",").map((t) => t.trim());
-  return { status: Number(status[2]), statusText: status[3] ?? "", headers, keepAlive: status[1] === "1" && !connection.includes("close") };
-}
-
-/** How the body of an answer ends. */
-type Framing = { kind: "length"; length: number } | { kind: "chunked" } | { kind: "close" };
-
-/** The body's framing (RFC 9112 section 6.3), refusing what is ambiguous. */
-function framingOf(head: Head, method: string): Framing {
-  if (method === "HEAD" || head.status === 204 || head.status === 304) return { kind: "length", length: 0 };
-  const coding = head.headers.get("transfer-encoding");
-  const length = head.headers.get("content-length");
-  if (coding !== undefined) {
-    if (length !== undefined) throw parseError("HPE_UNEXPECTED_CONTENT_LENGTH", "it has both Transfer-Encoding and Content-Length");
-    if (coding.toLowerCase() !== "chunked") throw parseError("HPE_INVALID_TRANSFER_ENCODING", `Transfer-Encoding is ${JSON.stringify(coding)}, not chunked`);
-    return { kind: "chunked" };
-  }
-  if (length !== undefined) {
-    // One plain number; the header twice (joined with a comma) or a list is refused, as by node:http.
-    if (!/^\d{1,15}$/.test(length)) throw parseError("HPE_INVALID_CONTENT_LENGTH", `Content-Length is ${JSON.stringify(length)}`);
-    return { kind: "length", length: Number(length) };
-  }
-  return { kind: "close" };
-}
-
-/** Where an answer's body goes: not asked for yet (kept), into a value, or dropped. */
-interface BodySink {
-  /** Takes bytes of the body (a view of the read buffer, valid during the call only). */
-  take(bytes: Uint8Array): void;
-  /** The body ended. */
-  end(): void;
-  /** The exchange failed. */
-  fail(error: unknown): void;
-}
 
 /** One exchange on a connection: its request, its answer's state, and its promises. */
 interface Exchange {
@@ -535,119 +446,6 @@ class Connection {
       },
     };
   }
-}
-
-/**
- * A copy of `bytes` in an array of its own. (`slice` would not do: on a `Buffer`, such as a view
- * of the read buffer, it makes a view, not a copy.)
- */
-function copyOf(bytes: Uint8Array): Uint8Array {
-  return new Uint8Array(bytes);
-}
-
-/**
- * The sink of an answer whose body is not asked for yet. No body bytes reach it (reading pauses
- * until `body` or `discard`); it keeps the end of the body (a body framed by the connection's end)
- * or the failure, for the sink that takes over.
- */
-interface UnclaimedBody extends BodySink {
-  failure: unknown;
-  /** Hands the end or the failure, if seen, to the sink that takes over. */
-  replay(sink: BodySink): void;
-}
-
-function unclaimedBody(): UnclaimedBody {
-  let ended = false;
-  const body: UnclaimedBody = {
-    failure: undefined,
-    take() {
-      // Thrown inside the read, which fails the exchange and closes the connection.
-      throw new Error("internal: body bytes before the body was asked for");
-    },
-    end() {
-      ended = true;
-    },
-    fail(error) {
-      body.failure = error;
-    },
-    replay(sink) {
-      if (body.failure !== undefined) sink.fail(body.failure);
-      else if (ended) sink.end();
-    },
-  };
-  return body;
-}
-
-/**
- * The sink of `body`: bytes go into `target` (the caller's buffer or one allocated for the
- * announced length), else are collected and copied once at the end; past `cap` it fails.
- */
-function collectedBody(
-  target: Uint8Array | undefined, cap: number, tooLong: (received: number) => Error,
-  resolve: (bytes: Uint8Array) => void, reject: (error: unknown) => void,
-): BodySink {
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  let over = false;
-  return {
-    take(bytes) {
-      if (over) return;
-      const next = total + bytes.length;
-      if (next > cap) {
-        over = true;
-        let error: unknown;
-        try {
-          error = tooLong(next);
-        } catch (thrown) {
-          error = thrown;
-        }
-        reject(error);
-        return;
-      }
-      if (target !== undefined) target.set(bytes, total);
-      else parts.push(copyOf(bytes));
-      total = next;
-    },
-    end() {
-      if (over) return;
-      // A target is only given for an announced length, and length framing ends the body after
-      // exactly that many bytes.
-      if (target !== undefined) {
-        resolve(target);
-        return;
-      }
-      resolve(joinParts(parts, total));
-    },
-    fail(error) {
-      if (over) return;
-      over = true;
-      reject(error);
-    },
-  };
-}
-
-/**
- * The request line and headers of `request`, checked before any connection is taken: names are
- * tokens, values hold no control characters and fit latin1, no framing headers (no body is sent),
- * the caller's Host if it gave one, and the URL's credentials as Basic authorization, as
- * node:http sends them (a malformed escape in them throws `URIError`, as there).
- */
-function requestHead(request: HttpRequest, url: URL): string {
-  const given = new Set<string>();
-  let fields = "";
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (!TOKEN.test(name) || /^(content-length|transfer-encoding)$/i.test(name)) throw parseError("ERR_INVALID_HTTP_TOKEN", `the request header ${JSON.stringify(name)} cannot be sent`);
-    if (!FIELD_VALUE.test(value)) throw parseError("ERR_INVALID_CHAR", `the value of the request header ${JSON.stringify(name)} holds a character that cannot be sent`);
-    given.add(name.toLowerCase());
-    fields += `${name}: ${value}\r\n`;
-  }
-  let head = `${request.method} ${url.pathname}${url.search} HTTP/1.1\r\n`;
-  if (!given.has("host")) head += `Host: ${url.host}\r\n`;
-  if ((url.username !== "" || url.password !== "") && !given.has("authorization")) {
-    const credentials = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString("base64");
-    head += `Authorization: Basic ${credentials}\r\n`;
-  }
-  return `${head}${fields}\r\n`;
 }
 
 /**
