@@ -332,9 +332,9 @@ async function main() {
         const r = remote?.[base(path)] ?? { local: na("@fmt/store not built"), http: na("@fmt/store not built"), s3: na("@fmt/store not built") };
         for (const [kind, name] of [["http", "HTTP (static server)"], ["s3", "S3 (s3rver)"]]) {
           rows.push(makeRow({ section: "remote", key: `remote-${kind}`, label: `open + read the whole carray over ${name}, loopback`, on: format, ours: r[kind], reference: r.local, referenceName: REFERENCES.local, goal: REMOTE_GOAL }));
-          // Informative: the server alone, the read's own requests (recorded on its first, untimed
-          // run) sent again with nothing decoded, against the same local read.
-          rows.push(makeRow({ section: "remote", key: `remote-${kind}-fetch`, label: `fetch what the read asks for over ${name} (every file in format 1, runs of slots in format 2), 16 at a time into reused buffers, no decoding (the server's floor)`, on: format, ours: r[`${kind}Fetch`] ?? na("not measured"), reference: r.local, referenceName: REFERENCES.local, goal: undefined }));
+          // Informative: our client and the server alone, the read's own requests (recorded on its
+          // first, untimed run) sent again with nothing decoded, against the same local read.
+          rows.push(makeRow({ section: "remote", key: `remote-${kind}-fetch`, label: `fetch what the read asks for over ${name} (the open's, then every file in format 1 or runs of slots in format 2), 16 at a time into reused buffers, no decoding (our client's floor)`, on: format, ours: r[`${kind}Fetch`] ?? na("not measured"), reference: r.local, referenceName: REFERENCES.local, goal: undefined }));
           // Informative: curl, a native client, sending the same requests to the same server.
           rows.push(makeRow({ section: "remote", key: `remote-${kind}-curl`, label: `curl sending the read's requests to ${name}, 16 at a time (a native client's floor, its start included)`, on: format, ours: r[`${kind}Curl`] ?? na("not measured"), reference: r.local, referenceName: REFERENCES.local, goal: undefined }));
         }

@@ -215,9 +215,9 @@ describe("store.mjs --quick", () => {
       expect(cells[2], cells[0]).toMatch(time);
       expect(cells[4], cells[0]).toMatch(time);
       expect(cells[5], cells[0]).toMatch(ratio);
-      // The durable create, the create with workers (two threads), the servers' floors and curl's
+      // The durable create, the create with workers (two threads), our client's floors and curl's
       // are shown without a goal.
-      const informative = /flushed to disk|with `workers|the server's floor|a native client's floor/.test(cells[0]!);
+      const informative = /flushed to disk|with `workers|our client's floor|a native client's floor/.test(cells[0]!);
       expect(cells[6], cells[0]).toMatch(informative ? /^—$/ : /^≤ \d+(\.\d+)?×$/);
       expect(cells[7], cells[0]).toMatch(informative ? /^—$/ : /^(MET|NOT MET|NOT EVALUATED)$/);
     }

@@ -18,10 +18,10 @@
 // which the store benchmark's table does not show). The S3 store reads the same way: its own
 // signed requests on `nodeHttpTransport()` (its `transport` option); the same store with every
 // request through the AWS SDK is measured too (`s3WithSdk`, `s3WithSdkFloor`, not in the
-// table). Beside each read, its floor: the requests the read made (recorded on its first, untimed
-// run: every file in format 1, runs of slots of the superchunk files in format 2) replayed with
-// nothing decoded, by the same store (`httpFetch`, `s3Fetch`) and, with curl on the PATH, by curl
-// (`httpCurl`, `s3Curl`: a native client's floor).
+// table). Beside each read, its floors: the requests the read made (recorded on its first,
+// untimed run: the open's, then every file in format 1 or runs of slots of the superchunk files
+// in format 2) sent again with nothing decoded, by the same store (`httpFetch`, `s3Fetch`) and,
+// with curl on the PATH, by curl (`httpCurl`, `s3Curl`: a native client's floor).
 import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
 import { spawn } from "node:child_process";
@@ -37,7 +37,7 @@ import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { S3Store } from "@fmt/fs-adapters/s3";
 import { createCarray, openCarray } from "@fmt/store";
 import { TEST_BUCKET, makeClient, startS3Server } from "../src/s3-server.js";
-import { curlRange, recordingStore, replay } from "./recorded-requests.js";
+import { curlArguments, curlConfig, recordingStore, replay } from "./recorded-requests.js";
 import type { RecordedRequest } from "./recorded-requests.js";
 import { startStaticServer } from "../src/static-server.js";
 
@@ -104,15 +104,13 @@ async function forStoreBench(root: string): Promise<void> {
         try {
           const times: number[] = [];
           for (let r = 0; r < WARM_UPS + runs; r++) {
-            let store = make();
-            if (r === 0) {
-              const recording = recordingStore(store);
-              store = recording.store;
-              requestsOf.set(kind, recording.requests);
-            }
+            const recording = r === 0 ? recordingStore(make()) : undefined;
+            const store = recording?.store ?? make();
             const [all, ms] = await timed(async () => (await openCarray(store, name)).read());
             const bytes = all as Float64Array;
             if (!Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).equals(source)) throw new Error(`${kind}: the values read differ from the source`);
+            // Only a read that completed with the right values gives its requests to the floors.
+            if (recording !== undefined) requestsOf.set(kind, recording.requests);
             if (r >= WARM_UPS) times.push(ms);
           }
           result[kind] = { times };
@@ -120,10 +118,11 @@ async function forStoreBench(root: string): Promise<void> {
           result[kind] = { error: String((error as Error)?.message ?? error).split("\n")[0] };
         }
       }
-      // The servers' own floor: the requests of the read (every file in format 1, runs of slots
-      // of the superchunk files in format 2; recorded above), 16 at a time (the remote stores'
-      // concurrency), each into a reused buffer, nothing decoded. A read-all cannot be faster
-      // than this; the difference is what the reader adds.
+      // Our client's floor: the requests of the read (recorded above: the open's, then the
+      // carray's files in format 1 or runs of slots of its superchunk files in format 2), those the
+      // read sent alone sent alone, the others 16 at a time (the remote stores' concurrency), each
+      // into a reused buffer, nothing decoded. The difference from the read-all is about what the
+      // reader adds to fetching.
       for (const [kind, make, floorKey] of kinds.filter(([k]) => k !== "local")) {
         try {
           const requests = requestsOf.get(kind);
@@ -140,16 +139,17 @@ async function forStoreBench(root: string): Promise<void> {
           result[floorKey] = { error: String((error as Error)?.message ?? error).split("\n")[0] };
         }
       }
-      // A native client's floor: curl sending the same requests to the same servers, 16 at a
-      // time (s3rver serves unsigned GETs), its process start included. What a server needs to
-      // answer the read's requests, with no JavaScript client in the way.
+      // A native client's floor: curl sending the same requests to the same servers, all of them
+      // up to 16 at a time (a config has no order between transfers; s3rver serves unsigned
+      // GETs), its process start included. What a server needs to answer the read's requests,
+      // with no JavaScript client in the way.
       for (const [key, kind, base] of [["httpCurl", "http", http.url], ["s3Curl", "s3", `${s3.endpoint}/${TEST_BUCKET}/`]] as const) {
         try {
           const requests = requestsOf.get(kind);
           if (requests === undefined || requests.length === 0) throw new Error(`${kind}: no read recorded`);
           const times: number[] = [];
           for (let r = 0; r < WARM_UPS + runs; r++) {
-            const ms = await curlAll(requests.map((request) => ({ url: base + request.key.split("/").map(encodeURIComponent).join("/"), range: curlRange(request), mustExist: request.found ?? true })));
+            const ms = await curlAll(curlConfig(base, requests));
             if (r >= WARM_UPS) times.push(ms);
           }
           result[key] = { times, requests: requests.length };
@@ -167,18 +167,14 @@ async function forStoreBench(root: string): Promise<void> {
 }
 
 /**
- * Milliseconds `curl --parallel` takes to fetch every URL (or its range), 16 at a time; rejects
- * when one that must exist fails (an open also asks for keys that are not there). Each URL is a
- * transfer of its own in the config (`next` between them), so each has its own range.
+ * Milliseconds curl takes to run the transfers of `config` ({@link curlConfig}), 16 at a time;
+ * rejects when one that must exist fails (an open also asks for keys that are not there).
  */
-async function curlAll(transfers: { url: string; range: string | undefined; mustExist: boolean }[]): Promise<number> {
-  const config = transfers
-    .map(({ url, range, mustExist }) => `url = "${url}"\noutput = "/dev/null"\n${range === undefined ? "" : `range = "${range}"\n`}silent\nshow-error\n${mustExist ? "fail\n" : ""}`)
-    .join("next\n");
+async function curlAll(config: string): Promise<number> {
   collectGarbage();
   const t0 = performance.now();
   await new Promise<void>((resolve, reject) => {
-    const child = spawn("curl", ["--silent", "--show-error", "--fail", "--parallel", "--parallel-max", "16", "--config", "-"], { stdio: ["pipe", "ignore", "pipe"] });
+    const child = spawn("curl", curlArguments(16), { stdio: ["pipe", "ignore", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
     child.once("error", reject);
