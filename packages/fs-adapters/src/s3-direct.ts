@@ -18,7 +18,7 @@ import { InconsistentAnswer, RetryableFailure, extractAsked, parseRetryAfter, ra
 import type { Asked, BodyLimits, RemoteStats } from "./remote.js";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { wrongRegionError } from "./s3-errors.js";
-import { REDIRECTS } from "./s3-redirects.js";
+import { REDIRECTS, redirectTarget } from "./s3-redirects.js";
 import { encodeS3Key, signS3Request } from "./s3-sign.js";
 import type { S3Credentials, S3Route, SigningKeyCache } from "./s3-sign.js";
 
@@ -149,18 +149,7 @@ export async function directRequest(
       break;
     }
     await answer.discard();
-    const target = new URL(location, url);
-    if (hops >= context.maxRedirects) {
-      throw new StorageError("IO_ERROR", `S3 ${operation} of ${where} redirected more than ${context.maxRedirects} times`, { path: key, field: "redirects.maxRedirects", expected: `at most ${context.maxRedirects} redirects`, actual: target.href });
-    }
-    if (target.origin !== route.origin && !context.allowCrossOrigin) {
-      throw new StorageError("IO_ERROR", `S3 ${operation} of ${where} redirects to another endpoint (${target.href}); refused (set redirects.allowCrossOrigin to follow it)`, {
-        path: key,
-        field: "redirects.allowCrossOrigin",
-        expected: `a redirect within ${route.origin}`,
-        actual: target.href,
-      });
-    }
+    const target = redirectTarget(location, url, hops, { maxRedirects: context.maxRedirects, allowCrossOrigin: context.allowCrossOrigin, origin: route.origin }, key, operation, where);
     url = target;
   }
   const status = answer.status;

@@ -8,9 +8,46 @@
  * @packageDocumentation
  */
 
+import { StorageError } from "@fmt/errors";
 import { statusOf } from "./s3-errors.js";
 
 export const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Where a redirect of the request to `where` leads: its `Location` resolved against `base`, or
+ * `StorageError` `IO_ERROR` when this is one hop past `maxRedirects` (field
+ * `redirects.maxRedirects`) or when it leaves `origin` and `allowCrossOrigin` is off (field
+ * `redirects.allowCrossOrigin`). The SDK's requests and the direct reads follow redirects by it
+ * alike.
+ *
+ * @example
+ * ```ts
+ * const next = redirectTarget("/b/k?x", "http://127.0.0.1:4568/b/k", 0, { maxRedirects: 5, allowCrossOrigin: false, origin: "http://127.0.0.1:4568" }, "k", "get", "s3://b/k");
+ * ```
+ */
+export function redirectTarget(
+  location: string,
+  base: string | URL,
+  hops: number,
+  rules: { maxRedirects: number; allowCrossOrigin: boolean; origin: string | undefined },
+  key: string,
+  operation: string,
+  where: string,
+): URL {
+  const target = new URL(location, base);
+  if (hops >= rules.maxRedirects) {
+    throw new StorageError("IO_ERROR", `S3 ${operation} of ${where} redirected more than ${rules.maxRedirects} times`, { path: key, field: "redirects.maxRedirects", expected: `at most ${rules.maxRedirects} redirects`, actual: target.href });
+  }
+  if (target.origin !== rules.origin && !rules.allowCrossOrigin) {
+    throw new StorageError("IO_ERROR", `S3 ${operation} of ${where} redirects to another endpoint (${target.href}); refused (set redirects.allowCrossOrigin to follow it)`, {
+      path: key,
+      field: "redirects.allowCrossOrigin",
+      expected: `a redirect within ${rules.origin ?? "the endpoint"}`,
+      actual: target.href,
+    });
+  }
+  return target;
+}
 
 /** The part of an SDK command this store touches: its own middleware stack. */
 export interface CommandWithStack {

@@ -1,7 +1,7 @@
 /**
  * {@link S3Store} itself: the store's operations over one bucket, each sent with retries and
- * redirect following, and the dataset locks built on conditional writes. Its options, the SDK
- * loading, error reading and lock helpers live in the sibling `s3-*` modules;
+ * redirect following (`s3-send.ts` sends each command), and the dataset locks built on conditional
+ * writes. Its options, the SDK loading, error reading and lock helpers live in the sibling `s3-*` modules;
  * `@fmt/fs-adapters/s3` re-exports it. Browser-safe: no `node:` imports.
  *
  * @packageDocumentation
@@ -29,7 +29,6 @@ import {
   bodyCap,
   extractAsked,
   isConnectionError,
-  parseRetryAfter,
   rangeHeader,
   readCapped,
   resolveBodyLimits,
@@ -39,13 +38,14 @@ import {
 import type { Asked, BodyLimits } from "./remote.js";
 import { directContext, directRequest } from "./s3-direct.js";
 import type { DirectContext, DirectOutcome } from "./s3-direct.js";
-import { headerOf, isMissing, isRetryableS3, requestFailure, statusOf, wrongRegion } from "./s3-errors.js";
+import { requestFailure } from "./s3-errors.js";
 import { PROBE_MARKER, randomHex, sameBytes } from "./s3-lock.js";
 import { bodyOf, discardBody } from "./s3-bodies.js";
 import type { ConditionalCreate, S3StoreOptions } from "./s3-options.js";
-import { REDIRECTS, learnFromAnswer } from "./s3-redirects.js";
 import { learnRoute } from "./s3-sign.js";
-import type { CommandWithStack, RequestLike } from "./s3-redirects.js";
+import type { RequestLike } from "./s3-redirects.js";
+import { MISSING, describeEndpoint, sendCommand } from "./s3-send.js";
+import type { SendTarget } from "./s3-send.js";
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -137,6 +137,8 @@ export class S3Store implements WritableStore {
   #learnable = true;
   /** Bounds the direct reads in flight, as `HttpStore` bounds its requests. */
   readonly #limit: ConcurrencyLimit;
+  /** What {@link sendCommand} needs of this store. */
+  readonly #target: SendTarget;
 
   /** Connects to `options.bucket` (nothing is sent until the first operation). */
   constructor(options: S3StoreOptions) {
@@ -179,6 +181,7 @@ export class S3Store implements WritableStore {
       throw new UsageError("INVALID_ARGUMENT", "onWarning must be a function", { field: "onWarning", expected: "(message: string) => void", actual: typeof options.onWarning });
     }
     this.#onWarning = options.onWarning ?? ((message: string) => console.warn(message));
+    this.#target = { client: this.client, bucket: this.bucket, prefix: this.prefix, retry: this.#retry, stats: this.stats, maxRedirects, allowCrossOrigin: this.#allowCrossOrigin };
   }
 
   /** The value of `key`; `undefined` if missing. */
@@ -322,7 +325,7 @@ export class S3Store implements WritableStore {
     if (this.#conditional === "auto" && !this.#warnedEmulated) {
       this.#warnedEmulated = true;
       this.#onWarning(
-        `Warning: the S3 server ${await this.#describeEndpoint()} does not enforce conditional writes ` +
+        `Warning: the S3 server ${await describeEndpoint(this.client, this.bucket)} does not enforce conditional writes ` +
           `(${this.#emulatedBecause}), so the write lock on ` +
           `s3://${this.bucket}/${this.prefix}${key} is taken by check-then-write. Two writers that start within ` +
           "a fraction of a second of each other can then both get the lock, and two writers at once corrupt a dataset. " +
@@ -410,23 +413,6 @@ export class S3Store implements WritableStore {
       }
       throw error;
     }
-  }
-
-  /** `at http://host:port (bucket "b")`, or `of bucket "b"` when the client names no endpoint. */
-  async #describeEndpoint(): Promise<string> {
-    let url = "";
-    try {
-      const provider = (this.client.config as unknown as { endpoint?: () => Promise<{ protocol?: string; hostname?: string; port?: number; path?: string }> }).endpoint;
-      const endpoint = await provider?.();
-      if (endpoint?.hostname !== undefined) {
-        const protocol = (endpoint.protocol ?? "https").replace(/:$/, "");
-        const path = endpoint.path === undefined || endpoint.path === "/" ? "" : endpoint.path;
-        url = `${protocol}://${endpoint.hostname}${endpoint.port === undefined ? "" : `:${endpoint.port}`}${path}`;
-      }
-    } catch {
-      // no endpoint to name: AWS picks one per region
-    }
-    return url === "" ? `of bucket "${this.bucket}"` : `at ${url} (bucket "${this.bucket}")`;
   }
 
   async #putIfAbsent(fullKey: string, key: string, body: Uint8Array): Promise<boolean> {
@@ -561,97 +547,8 @@ export class S3Store implements WritableStore {
     }
   }
 
-  /**
-   * Sends one command with retries. `missingIsSentinel` turns a 404 into the {@link MISSING}
-   * sentinel; `read` consumes the response inside the attempt, so a truncated or inconsistent
-   * body is retried. Redirects are followed within the endpoint (see {@link S3RedirectOptions}).
-   */
-  async #send<O = unknown, R = O>(
-    key: string,
-    operation: string,
-    command: () => object,
-    missingIsSentinel = false,
-    read?: (output: O) => Promise<R>,
-    onSent?: (request: RequestLike) => void,
-  ): Promise<R> {
-    const where = `s3://${this.bucket}/${this.prefix}${key}`;
-    const route: { target: URL | undefined; origin: string | undefined; url: string | undefined } = { target: undefined, origin: undefined, url: undefined };
-    try {
-      return await withRetries(
-        this.#retry,
-        this.stats,
-        async (abortSignal) => {
-          for (let hops = 0; ; hops++) {
-            this.stats.record(0);
-            const built = command() as CommandWithStack;
-            built.middlewareStack.add(
-              (next: (args: { request: unknown }) => Promise<unknown>) => async (args: { request: unknown }) => {
-                const request = args.request as RequestLike;
-                const target = route.target;
-                if (target !== undefined) {
-                  request.protocol = target.protocol;
-                  request.hostname = target.hostname;
-                  request.port = target.port === "" ? undefined : Number(target.port);
-                  request.path = target.pathname;
-                  request.query = Object.fromEntries(target.searchParams);
-                  request.headers.host = target.host;
-                }
-                const url = `${request.protocol}//${request.hostname}${request.port === undefined ? "" : `:${request.port}`}${request.path}`;
-                route.url = url;
-                route.origin ??= new URL(url).origin;
-                return next(args);
-              },
-              { step: "build", name: "fmtRedirect", priority: "low" },
-            );
-            if (onSent !== undefined) {
-              // The deserialize step sees the request as the SDK hands it to its HTTP handler:
-              // signed. Only a request the server answered as it would a good one (a body, or a
-              // missing key) serves as a model: a 301 of the wrong region (which the SDK may
-              // follow with `followRegionRedirects`, signing anew) or a refusal does not.
-              built.middlewareStack.add(
-                learnFromAnswer(() => route.target === undefined, onSent),
-                { step: "deserialize", name: "fmtLearnRoute", priority: "low" },
-              );
-            }
-            let output: O;
-            try {
-              output = (await this.client.send(built as never, { abortSignal })) as O;
-            } catch (error) {
-              const status = statusOf(error);
-              const location = headerOf(error, "location");
-              if (status === 301 && location === undefined) throw wrongRegion(error, key, operation, where, route.origin);
-              if (status === undefined || !REDIRECTS.has(status) || location === undefined || route.url === undefined) throw error;
-              const target = new URL(location, route.url);
-              if (hops >= this.#maxRedirects) {
-                throw new StorageError("IO_ERROR", `S3 ${operation} of ${where} redirected more than ${this.#maxRedirects} times`, { path: key, field: "redirects.maxRedirects", expected: `at most ${this.#maxRedirects} redirects`, actual: target.href });
-              }
-              if (target.origin !== route.origin && !this.#allowCrossOrigin) {
-                throw new StorageError("IO_ERROR", `S3 ${operation} of ${where} redirects to another endpoint (${target.href}); refused (set redirects.allowCrossOrigin to follow it)`, {
-                  path: key,
-                  field: "redirects.allowCrossOrigin",
-                  expected: `a redirect within ${route.origin ?? "the endpoint"}`,
-                  actual: target.href,
-                });
-              }
-              route.target = target;
-              continue;
-            }
-            if (read === undefined) return output as unknown as R;
-            const result = await read(output);
-            if (result instanceof Uint8Array) this.stats.bytes += result.length;
-            return result;
-          }
-        },
-        (error) => !(error instanceof BcolzError) && !isMissing(error) && isRetryableS3(error),
-        (error) => parseRetryAfter(headerOf(error, "retry-after")),
-      );
-    } catch (error) {
-      // eslint-disable-next-line @typescript-eslint/only-throw-error -- MISSING is an internal sentinel, caught by the caller that asked for it
-      if (missingIsSentinel && isMissing(error) && !(this.#retry.signal?.aborted === true && error === this.#retry.signal.reason)) throw MISSING;
-      throw requestFailure(error, key, operation, where, this.#retry.signal);
-    }
+  /** {@link sendCommand} for this store. */
+  #send<O = unknown, R = O>(key: string, operation: string, command: () => object, missingIsSentinel = false, read?: (output: O) => Promise<R>, onSent?: (request: RequestLike) => void): Promise<R> {
+    return sendCommand<O, R>(this.#target, key, operation, command, missingIsSentinel, read, onSent);
   }
 }
-
-/** Thrown by `#send` for a 404 when the caller asked for it; never escapes the class. */
-const MISSING = Symbol("missing");
