@@ -149,8 +149,7 @@ export async function directRequest(
       break;
     }
     await answer.discard();
-    const target = redirectTarget(location, url, hops, { maxRedirects: context.maxRedirects, allowCrossOrigin: context.allowCrossOrigin, origin: route.origin }, key, operation, where);
-    url = target;
+    url = redirectTarget(location, url, hops, { maxRedirects: context.maxRedirects, allowCrossOrigin: context.allowCrossOrigin, origin: route.origin }, key, operation, where);
   }
   const status = answer.status;
   if (status === 404) {

@@ -1,8 +1,9 @@
 /**
- * What {@link S3Store} needs to follow redirects besides its own request loop: which HTTP statuses
- * are redirects, the parts of an SDK command and of its HTTP request that the store's middleware
- * touches, and the middleware that shows the route of direct reads. Browser-safe: no `node:`
- * imports.
+ * How the S3 store follows redirects: which HTTP statuses are redirects, the one rule of where a
+ * redirect may lead ({@link redirectTarget}: the hop limit and the refusal to leave the endpoint),
+ * shared by the SDK's requests (`s3-send.ts`) and the direct reads (`s3-direct.ts`), the parts of
+ * an SDK command and of its HTTP request that the store's middleware touches, and the middleware
+ * that shows the route of direct reads. Browser-safe: no `node:` imports.
  *
  * @internal
  * @packageDocumentation
@@ -14,22 +15,23 @@ import { statusOf } from "./s3-errors.js";
 export const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
- * Where a redirect of the request to `where` leads: its `Location` resolved against `base`, or
- * `StorageError` `IO_ERROR` when this is one hop past `maxRedirects` (field
- * `redirects.maxRedirects`) or when it leaves `origin` and `allowCrossOrigin` is off (field
- * `redirects.allowCrossOrigin`). The SDK's requests and the direct reads follow redirects by it
- * alike.
+ * The URL a redirect leads to: its `Location` resolved against `base`, the URL that was
+ * requested. `StorageError` `IO_ERROR` when this hop is one past `rules.maxRedirects` (field
+ * `redirects.maxRedirects`) or when the target leaves `rules.origin` while
+ * `rules.allowCrossOrigin` is off (field `redirects.allowCrossOrigin`); `key`, `operation` and
+ * `where` (the `s3://` name) only word that error.
  *
  * @example
  * ```ts
- * const next = redirectTarget("/b/k?x", "http://127.0.0.1:4568/b/k", 0, { maxRedirects: 5, allowCrossOrigin: false, origin: "http://127.0.0.1:4568" }, "k", "get", "s3://b/k");
+ * const rules = { maxRedirects: 5, allowCrossOrigin: false, origin: "http://127.0.0.1:4568" };
+ * redirectTarget("/b/k?x", "http://127.0.0.1:4568/b/k", 0, rules, "k", "get", "s3://b/k"); // URL http://127.0.0.1:4568/b/k?x
  * ```
  */
 export function redirectTarget(
   location: string,
   base: string | URL,
   hops: number,
-  rules: { maxRedirects: number; allowCrossOrigin: boolean; origin: string | undefined },
+  rules: { readonly maxRedirects: number; readonly allowCrossOrigin: boolean; readonly origin: string | undefined },
   key: string,
   operation: string,
   where: string,

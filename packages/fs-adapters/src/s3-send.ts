@@ -1,6 +1,7 @@
 /**
  * How {@link S3Store} sends one SDK command: with retries, following redirects within the
- * endpoint, with every failure worded as a `StorageError` naming the key. Split out of
+ * endpoint, with every other failure than an abort, a missing key asked as `MISSING` and the
+ * library's own errors worded as a `StorageError` naming the key. Split out of
  * `s3-store.ts` (the store's operations), which calls {@link sendCommand} for everything the SDK
  * sends. Browser-safe: no `node:` imports.
  *
@@ -10,11 +11,12 @@
 
 import type { S3Client } from "@aws-sdk/client-s3";
 import { BcolzError } from "@fmt/errors";
-import { isRetryableS3, headerOf, isMissing, requestFailure, statusOf, wrongRegion } from "./s3-errors.js";
+import { headerOf, isMissing, isRetryableS3, requestFailure, statusOf, wrongRegion } from "./s3-errors.js";
 import { REDIRECTS, learnFromAnswer, redirectTarget } from "./s3-redirects.js";
 import type { CommandWithStack, RequestLike } from "./s3-redirects.js";
-import { parseRetryAfter, withRetries } from "./remote.js";
-import type { RemoteStats, RetrySettings } from "./remote.js";
+import type { RemoteStats } from "./remote.js";
+import { parseRetryAfter, withRetries } from "./retries.js";
+import type { RetrySettings } from "./retries.js";
 
 /**
  * What {@link sendCommand} needs of its store: the client, where keys live, the retry and
@@ -22,17 +24,23 @@ import type { RemoteStats, RetrySettings } from "./remote.js";
  *
  * @example
  * ```ts
- * const target: SendTarget = { client, bucket: "data", prefix: "", retry: resolveRetryOptions({}), stats: new RemoteStats(), maxRedirects: 5, allowCrossOrigin: false };
+ * const context: SendContext = { client, bucket: "data", prefix: "", retry: resolveRetryOptions({}), stats: new RemoteStats(), maxRedirects: 5, allowCrossOrigin: false };
  * ```
  */
-export interface SendTarget {
+export interface SendContext {
+  /** The SDK client that sends. */
   readonly client: S3Client;
+  /** The bucket, for the `s3://` names of errors. */
   readonly bucket: string;
   /** The key prefix, `""` or ending in `/`. */
   readonly prefix: string;
+  /** How attempts are retried and timed out. */
   readonly retry: RetrySettings;
+  /** The store's counters: one request per attempt and hop, the bytes `read` returns. */
   readonly stats: RemoteStats;
+  /** Redirects followed at most per attempt. */
   readonly maxRedirects: number;
+  /** Whether a redirect may leave the endpoint. */
   readonly allowCrossOrigin: boolean;
 }
 
@@ -42,7 +50,7 @@ export interface SendTarget {
  *
  * @example
  * ```ts
- * try { await sendCommand(target, key, "head", head, true); } catch (error) { if (error === MISSING) return false; throw error; }
+ * try { await sendCommand(context, key, "head", head, true); } catch (error) { if (error === MISSING) return false; throw error; }
  * ```
  */
 export const MISSING = Symbol("missing");
@@ -56,11 +64,11 @@ export const MISSING = Symbol("missing");
  *
  * @example
  * ```ts
- * await sendCommand(target, "x/meta/sizes", "delete", () => new DeleteObjectCommand({ Bucket: target.bucket, Key: target.prefix + "x/meta/sizes" }));
+ * await sendCommand(context, "x/meta/sizes", "delete", () => new DeleteObjectCommand({ Bucket: context.bucket, Key: context.prefix + "x/meta/sizes" }));
  * ```
  */
 export async function sendCommand<O = unknown, R = O>(
-  target: SendTarget,
+  context: SendContext,
   key: string,
   operation: string,
   command: () => object,
@@ -68,8 +76,8 @@ export async function sendCommand<O = unknown, R = O>(
   read?: (output: O) => Promise<R>,
   onSent?: (request: RequestLike) => void,
 ): Promise<R> {
-  const { retry, stats } = target;
-  const where = `s3://${target.bucket}/${target.prefix}${key}`;
+  const { retry, stats } = context;
+  const where = `s3://${context.bucket}/${context.prefix}${key}`;
   const route: { target: URL | undefined; origin: string | undefined; url: string | undefined } = { target: undefined, origin: undefined, url: undefined };
   try {
     return await withRetries(
@@ -110,14 +118,13 @@ export async function sendCommand<O = unknown, R = O>(
           }
           let output: O;
           try {
-            output = (await target.client.send(built as never, { abortSignal })) as O;
+            output = (await context.client.send(built as never, { abortSignal })) as O;
           } catch (error) {
             const status = statusOf(error);
             const location = headerOf(error, "location");
             if (status === 301 && location === undefined) throw wrongRegion(error, key, operation, where, route.origin);
             if (status === undefined || !REDIRECTS.has(status) || location === undefined || route.url === undefined) throw error;
-            const next = redirectTarget(location, route.url, hops, { maxRedirects: target.maxRedirects, allowCrossOrigin: target.allowCrossOrigin, origin: route.origin }, key, operation, where);
-            route.target = next;
+            route.target = redirectTarget(location, route.url, hops, { maxRedirects: context.maxRedirects, allowCrossOrigin: context.allowCrossOrigin, origin: route.origin }, key, operation, where);
             continue;
           }
           if (read === undefined) return output as unknown as R;

@@ -1,8 +1,8 @@
 /**
  * {@link S3Store} itself: the store's operations over one bucket, each sent with retries and
- * redirect following (`s3-send.ts` sends each command), and the dataset locks built on conditional
- * writes. Its options, the SDK loading, error reading and lock helpers live in the sibling `s3-*` modules;
- * `@fmt/fs-adapters/s3` re-exports it. Browser-safe: no `node:` imports.
+ * redirect following (`s3-send.ts` sends each command), and the dataset locks built on
+ * conditional writes. Its options, the SDK loading, error reading and lock helpers live in the
+ * sibling `s3-*` modules; `@fmt/fs-adapters/s3` re-exports it. Browser-safe: no `node:` imports.
  *
  * @packageDocumentation
  */
@@ -36,6 +36,7 @@ import {
   withRetries,
 } from "./remote.js";
 import type { Asked, BodyLimits } from "./remote.js";
+import type { RetrySettings } from "./retries.js";
 import { directContext, directRequest } from "./s3-direct.js";
 import type { DirectContext, DirectOutcome } from "./s3-direct.js";
 import { requestFailure } from "./s3-errors.js";
@@ -45,7 +46,7 @@ import type { ConditionalCreate, S3StoreOptions } from "./s3-options.js";
 import { learnRoute } from "./s3-sign.js";
 import type { RequestLike } from "./s3-redirects.js";
 import { MISSING, describeEndpoint, sendCommand } from "./s3-send.js";
-import type { SendTarget } from "./s3-send.js";
+import type { SendContext } from "./s3-send.js";
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -113,7 +114,7 @@ export class S3Store implements WritableStore {
   readonly stats = new RemoteStats();
   /** Suffix ranges the server answered from the wrong end, repaired with a second request. */
   suffixRepairs = 0;
-  readonly #retry: ReturnType<typeof resolveRetryOptions>;
+  readonly #retry: RetrySettings;
   readonly #multipartThreshold: number;
   readonly #partSize: number;
   #conditional: ConditionalCreate;
@@ -138,7 +139,7 @@ export class S3Store implements WritableStore {
   /** Bounds the direct reads in flight, as `HttpStore` bounds its requests. */
   readonly #limit: ConcurrencyLimit;
   /** What {@link sendCommand} needs of this store. */
-  readonly #target: SendTarget;
+  readonly #sendContext: SendContext;
 
   /** Connects to `options.bucket` (nothing is sent until the first operation). */
   constructor(options: S3StoreOptions) {
@@ -181,7 +182,7 @@ export class S3Store implements WritableStore {
       throw new UsageError("INVALID_ARGUMENT", "onWarning must be a function", { field: "onWarning", expected: "(message: string) => void", actual: typeof options.onWarning });
     }
     this.#onWarning = options.onWarning ?? ((message: string) => console.warn(message));
-    this.#target = { client: this.client, bucket: this.bucket, prefix: this.prefix, retry: this.#retry, stats: this.stats, maxRedirects, allowCrossOrigin: this.#allowCrossOrigin };
+    this.#sendContext = { client: this.client, bucket: this.bucket, prefix: this.prefix, retry: this.#retry, stats: this.stats, maxRedirects: this.#maxRedirects, allowCrossOrigin: this.#allowCrossOrigin };
   }
 
   /** The value of `key`; `undefined` if missing. */
@@ -549,6 +550,6 @@ export class S3Store implements WritableStore {
 
   /** {@link sendCommand} for this store. */
   #send<O = unknown, R = O>(key: string, operation: string, command: () => object, missingIsSentinel = false, read?: (output: O) => Promise<R>, onSent?: (request: RequestLike) => void): Promise<R> {
-    return sendCommand<O, R>(this.#target, key, operation, command, missingIsSentinel, read, onSent);
+    return sendCommand<O, R>(this.#sendContext, key, operation, command, missingIsSentinel, read, onSent);
   }
 }
