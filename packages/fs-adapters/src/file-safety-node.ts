@@ -1,8 +1,8 @@
 /**
  * The file-system checks behind {@link FileSystemStore}: turning operating-system errors into
- * typed errors that name the key, refusing writes that would pass through a symbolic link, and
- * sweeping up temporary files of killed writers. Node-only; not part of the package's public
- * entry points.
+ * typed errors that name the key, refusing writes that would pass through a symbolic link,
+ * sweeping up temporary files of killed writers, and the key of a path below the root
+ * (`keyOfPath`). Node-only; not part of the package's public entry points.
  *
  * @internal
  * @packageDocumentation
@@ -48,6 +48,19 @@ export function temporaryPathFor(file: string): string {
  * ```
  */
 export const TEMP_PATTERN = /\.fmt-tmp-[0-9a-f]{16}$/;
+
+/**
+ * The store key of `path`, a path at or below `root` (both absolute): its relative path with
+ * `/` separators, `""` for the root itself. The inverse of `FileSystemStore.pathOf`.
+ *
+ * @example
+ * ```ts
+ * keyOfPath("/data/t.bcolz", "/data/t.bcolz/data/__0.blp"); // "data/__0.blp"
+ * ```
+ */
+export function keyOfPath(root: string, path: string): string {
+  return nodePath.relative(root, path).split(nodePath.sep).join("/");
+}
 
 /**
  * The `code` of a Node system error (`"ENOENT"`, `"ELOOP"`, …), or `undefined` for anything else.

@@ -1,7 +1,7 @@
 /**
  * Flushing to disk for {@link FileSystemStore}: `fsync` of a stored file by name, `fsync` of a
- * directory (which makes a rename into it durable), and how many files `FileSystemStore.sync`
- * flushes at once.
+ * directory (which makes a rename into it durable), how many files `FileSystemStore.sync`
+ * flushes at once, and what is pending for it ({@link PendingFlushes}).
  *
  * Apart from the writes because a flush is not always part of one: a non-durable `put` leaves
  * it to a later `sync`, which reopens each file by name long after the write closed it.
@@ -16,7 +16,9 @@
 import { constants as fsConstants } from "node:fs";
 import { open } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
-import { isMissing, storageFailure, systemErrorCode } from "./file-safety-node.js";
+import * as nodePath from "node:path";
+import { UsageError } from "@fmt/errors";
+import { isMissing, keyOfPath, refuseLinksBetween, storageFailure, systemErrorCode } from "./file-safety-node.js";
 
 // A pending file is reopened by name long after its write: whatever stands there now is opened
 // without waiting (a FIFO's open for reading waits for a writer, holding a thread of libuv's pool
@@ -96,5 +98,113 @@ export async function syncDirectory(dir: string): Promise<void> {
     // best effort, see above
   } finally {
     await handle?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * What `FileSystemStore.sync` has to flush: the files written without a flush since the last
+ * sync and the directories whose new entries they are, plus whatever a failed sync had taken.
+ * Syncs run one at a time: one that resolves has seen every earlier write flushed, even those an
+ * overlapping sync had taken (or failed on: a failed run's files go to the next run).
+ *
+ * @example
+ * ```ts
+ * const pending = new PendingFlushes(() => "/data/t.bcolz");
+ * pending.add("/data/t.bcolz/data/__0.blp", "/data/t.bcolz/data");
+ * await pending.flush(); // one fsync for the file, one for its directory
+ * ```
+ */
+export class PendingFlushes {
+  /** The store's root, read at each flush: `root` is read-only to TypeScript only (see `FileSystemStore.pathOf`). */
+  readonly #root: () => string;
+  #files = new Set<string>();
+  #directories = new Set<string>();
+  // What a failed sync had taken: the next sync flushes it too.
+  #failedFiles = new Set<string>();
+  #failedDirectories = new Set<string>();
+  #last: Promise<void> = Promise.resolve();
+
+  /** Pending flushes of files below the root `root()` gives when a flush runs. */
+  constructor(root: () => string) {
+    this.#root = root;
+  }
+
+  /**
+   * `file` was written, or queued to the write thread, without a flush; `directory` too, when the
+   * write made a new entry in it.
+   */
+  add(file: string, directory?: string): void {
+    this.#files.add(file);
+    if (directory !== undefined) this.#directories.add(directory);
+  }
+
+  /** `file` was flushed on its own (a durable put): an earlier pending write of it is covered. */
+  forget(file: string): void {
+    this.#files.delete(file);
+    this.#failedFiles.delete(file);
+  }
+
+  /**
+   * Flushes every file pending now (each once, {@link SYNC_PARALLELISM} at a time), then each
+   * directory (each once). The caller settles the write thread first, so that every file queued
+   * there is written when this is called. What is pending is taken in the call: a write added
+   * after it, even one under way, waits for the next flush. Taken later, its file could be flushed
+   * before it was written (or found missing and skipped), and then dropped. On failure everything
+   * taken stays pending for the next flush.
+   */
+  async flush(): Promise<void> {
+    const files = [...this.#files];
+    const directories = [...this.#directories];
+    this.#files.clear();
+    this.#directories.clear();
+    // One flush at a time, after the one before whatever its outcome (its failures come along).
+    const run = this.#last.catch(() => undefined).then(() => this.#flush(files, directories));
+    this.#last = run;
+    await run;
+  }
+
+  async #flush(taken: string[], takenDirectories: string[]): Promise<void> {
+    const files = [...new Set([...this.#failedFiles, ...taken])];
+    const directories = [...new Set([...this.#failedDirectories, ...takenDirectories])];
+    this.#failedFiles.clear();
+    this.#failedDirectories.clear();
+    const root = this.#root();
+    // A directory of pending files replaced meanwhile by a link (or by anything but a directory)
+    // holds nothing the store wrote, since writes refuse links between the root and their file:
+    // its files and the directory itself are skipped, so that a sync never flushes outside the
+    // root. One check per distinct directory; the root itself may be a link (the caller's choice).
+    const inside = new Map<string, Promise<boolean>>();
+    const stillOurs = (dir: string): Promise<boolean> => {
+      let answer = inside.get(dir);
+      if (answer === undefined) {
+        const key = keyOfPath(root, dir);
+        answer = key === "" ? Promise.resolve(true) : refuseLinksBetween(root, key, true).catch((error: unknown) => {
+          if (error instanceof UsageError && error.code === "UNSAFE_NAME") return false;
+          throw error;
+        });
+        inside.set(dir, answer);
+      }
+      return answer;
+    };
+    try {
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        while (next < files.length) {
+          const file = files[next++]!;
+          if (await stillOurs(nodePath.dirname(file))) await syncFile(file, keyOfPath(root, file));
+        }
+      };
+      // Every worker settles before this run ends (a failure included), so the next sync never
+      // starts while flushes of this one are still in flight.
+      const outcomes = await Promise.allSettled(Array.from({ length: Math.min(SYNC_PARALLELISM, files.length) }, worker));
+      const failed = outcomes.find((outcome) => outcome.status === "rejected");
+      if (failed !== undefined) throw failed.reason;
+      for (const dir of directories) if (await stillOurs(dir)) await syncDirectory(dir);
+    } catch (error) {
+      // Nothing is known to be durable: keep everything for the next attempt.
+      for (const f of files) this.#failedFiles.add(f);
+      for (const d of directories) this.#failedDirectories.add(d);
+      throw error;
+    }
   }
 }

@@ -19,8 +19,8 @@ import * as nodePath from "node:path";
 import { ConflictError, FormatError, StorageError, UsageError } from "@fmt/errors";
 import { DEFAULT_MAX_VALUE_BYTES } from "./file-system-options.js";
 import type { FileSystemStoreOptions } from "./file-system-options.js";
-import { isMissing, refuseLinksBetween, refuseLinksBetweenSync, removeTemporaryFiles, storageFailure, systemErrorCode as errorCode } from "./file-safety-node.js";
-import { SYNC_PARALLELISM, syncDirectory, syncFile } from "./flush-node.js";
+import { isMissing, keyOfPath, refuseLinksBetween, refuseLinksBetweenSync, removeTemporaryFiles, storageFailure, systemErrorCode as errorCode } from "./file-safety-node.js";
+import { PendingFlushes, syncDirectory } from "./flush-node.js";
 import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./index.js";
 import { walk, walkSync } from "./list-node.js";
 import { openRegularFile, readAt } from "./read-async-node.js";
@@ -110,13 +110,8 @@ export class FileSystemStore implements WritableStore {
   readonly #paths = new Map<string, string>();
   #pathsRoot = "";
   #resolvedRoot = "";
-  /** Files renamed into place by non-durable puts since the last sync, and their directories. */
-  #unsyncedFiles = new Set<string>();
-  #unsyncedDirectories = new Set<string>();
-  // What a failed sync had taken: the next sync flushes it too.
-  #failedFiles = new Set<string>();
-  #failedDirectories = new Set<string>();
-  #lastSync: Promise<void> = Promise.resolve();
+  /** Files written by non-durable puts and writes since the last sync, their directories, and what a failed sync took. */
+  readonly #pending: PendingFlushes;
 
   /**
    * With `io: "sync"`, this class's `put` writes the file before it returns (see
@@ -150,6 +145,7 @@ export class FileSystemStore implements WritableStore {
       throw new UsageError("INVALID_ARGUMENT", "io must be \"sync\" or \"async\"", { field: "io", expected: "sync or async", actual: io });
     }
     this.root = nodePath.resolve(root);
+    this.#pending = new PendingFlushes(() => this.root);
     this.maxValueBytes = maxValueBytes;
     this.io = io;
     if (options.fsync !== undefined && typeof options.fsync !== "boolean") {
@@ -160,11 +156,6 @@ export class FileSystemStore implements WritableStore {
       throw new UsageError("INVALID_ARGUMENT", "writeThread must be true or false", { field: "writeThread", expected: "boolean", actual: options.writeThread });
     }
     this.writeThread = options.writeThread ?? true;
-  }
-
-  /** The key of a path below the root, the inverse of {@link FileSystemStore.pathOf} ("" for the root). */
-  #keyOf(path: string): string {
-    return nodePath.relative(this.root, path).split(nodePath.sep).join("/");
   }
 
   /**
@@ -332,10 +323,7 @@ export class FileSystemStore implements WritableStore {
       const written = thread.queue(file, key, value);
       // undefined: the thread stopped before it took the bytes; they are written here below.
       if (written !== undefined) {
-        if (this.fsync) {
-          this.#unsyncedFiles.add(file);
-          this.#unsyncedDirectories.add(dir);
-        }
+        if (this.fsync) this.#pending.add(file, dir);
         return written;
       }
     }
@@ -345,14 +333,12 @@ export class FileSystemStore implements WritableStore {
     else writeFileAtomicallySync(this.root, key, file, value, durable);
     if (durable) {
       // An earlier non-durable put of this key is covered now; its directory entry is too.
-      this.#unsyncedFiles.delete(file);
-      this.#failedFiles.delete(file);
+      this.#pending.forget(file);
       await syncDirectory(dir);
       return;
     }
     if (!this.fsync) return;
-    this.#unsyncedFiles.add(file);
-    this.#unsyncedDirectories.add(dir);
+    this.#pending.add(file, dir);
   }
 
   /**
@@ -373,62 +359,9 @@ export class FileSystemStore implements WritableStore {
   async sync(): Promise<void> {
     settleWriteThread();
     if (!this.fsync) return;
-    // What is pending is taken in the call (every queued file is written by now): a put called
-    // after sync and not awaited stays pending for the next sync. Taken later, its file could be
-    // flushed before the write thread wrote it (or found missing and skipped), and then dropped.
-    const files = [...this.#unsyncedFiles];
-    const directories = [...this.#unsyncedDirectories];
-    this.#unsyncedFiles.clear();
-    this.#unsyncedDirectories.clear();
-    // One sync at a time: a sync that resolves has seen every earlier put flushed, even those an
-    // overlapping sync had taken (or failed on: a failed run's files go to the next run).
-    const run = this.#lastSync.catch(() => undefined).then(() => this.#flush(files, directories));
-    this.#lastSync = run;
-    await run;
-  }
-
-  async #flush(taken: string[], takenDirectories: string[]): Promise<void> {
-    const files = [...new Set([...this.#failedFiles, ...taken])];
-    const directories = [...new Set([...this.#failedDirectories, ...takenDirectories])];
-    this.#failedFiles.clear();
-    this.#failedDirectories.clear();
-    // A directory of pending files replaced meanwhile by a link (or by anything but a directory)
-    // holds nothing the store wrote, since writes refuse links between the root and their file:
-    // its files and the directory itself are skipped, so that a sync never flushes outside the
-    // root. One check per distinct directory; the root itself may be a link (the caller's choice).
-    const inside = new Map<string, Promise<boolean>>();
-    const stillOurs = (dir: string): Promise<boolean> => {
-      let answer = inside.get(dir);
-      if (answer === undefined) {
-        const key = this.#keyOf(dir);
-        answer = key === "" ? Promise.resolve(true) : refuseLinksBetween(this.root, key, true).catch((error: unknown) => {
-          if (error instanceof UsageError && error.code === "UNSAFE_NAME") return false;
-          throw error;
-        });
-        inside.set(dir, answer);
-      }
-      return answer;
-    };
-    try {
-      let next = 0;
-      const worker = async (): Promise<void> => {
-        while (next < files.length) {
-          const file = files[next++]!;
-          if (await stillOurs(nodePath.dirname(file))) await syncFile(file, this.#keyOf(file));
-        }
-      };
-      // Every worker settles before this run ends (a failure included), so the next sync never
-      // starts while flushes of this one are still in flight.
-      const outcomes = await Promise.allSettled(Array.from({ length: Math.min(SYNC_PARALLELISM, files.length) }, worker));
-      const failed = outcomes.find((outcome) => outcome.status === "rejected");
-      if (failed !== undefined) throw failed.reason;
-      for (const dir of directories) if (await stillOurs(dir)) await syncDirectory(dir);
-    } catch (error) {
-      // Nothing is known to be durable: keep everything for the next attempt.
-      for (const f of files) this.#failedFiles.add(f);
-      for (const d of directories) this.#failedDirectories.add(d);
-      throw error;
-    }
+    // Every queued file is written by now (settleWriteThread above): what the flush takes in the
+    // call is on disk. A put called after sync, even one not awaited, stays pending for the next.
+    await this.#pending.flush();
   }
 
   /**
@@ -448,7 +381,7 @@ export class FileSystemStore implements WritableStore {
     if (!(value instanceof Uint8Array)) {
       throw new UsageError("INVALID_ARGUMENT", "a stored value must be a Uint8Array", { field: "value", expected: "Uint8Array", actual: typeof value });
     }
-    await this.createDirectory(this.#keyOf(nodePath.dirname(file)));
+    await this.createDirectory(keyOfPath(this.root, nodePath.dirname(file)));
     let handle: FileHandle;
     try {
       handle = await open(file, "wx");
@@ -560,14 +493,14 @@ export class FileSystemStore implements WritableStore {
       if (thread !== undefined && refuseLinksBetweenSync(this.root, key, false)) {
         const written = thread.queue(file, key, bytes, offset);
         if (written !== undefined) {
-          if (this.fsync) this.#unsyncedFiles.add(file);
+          if (this.fsync) this.#pending.add(file);
           return written;
         }
       }
       settleWriteThread();
       if (!refuseLinksBetweenSync(this.root, key, false)) throw new FormatError("MISSING_FILE", "writeAt needs an existing file", { path: key, field: "file" });
       writeIntoFileSync(key, file, offset, bytes, durable);
-      if (!durable && this.fsync) this.#unsyncedFiles.add(file);
+      if (!durable && this.fsync) this.#pending.add(file);
       return;
     }
     settleWriteThread();
@@ -601,7 +534,7 @@ export class FileSystemStore implements WritableStore {
     } catch (error) {
       throw writeAtError(new WriteAtFailure("write", error), key, file, offset);
     }
-    if (!durable && this.fsync) this.#unsyncedFiles.add(file);
+    if (!durable && this.fsync) this.#pending.add(file);
   }
 
   /** Unlinks the file of `key` (with `io: "sync"` in the call); a missing file is ignored, directories are kept. */
