@@ -138,8 +138,6 @@ export class S3Store implements WritableStore {
   #learnable = true;
   /** Bounds the direct reads in flight, as `HttpStore` bounds its requests. */
   readonly #limit: ConcurrencyLimit;
-  /** What {@link sendCommand} needs of this store. */
-  readonly #sendContext: SendContext;
 
   /** Connects to `options.bucket` (nothing is sent until the first operation). */
   constructor(options: S3StoreOptions) {
@@ -182,7 +180,6 @@ export class S3Store implements WritableStore {
       throw new UsageError("INVALID_ARGUMENT", "onWarning must be a function", { field: "onWarning", expected: "(message: string) => void", actual: typeof options.onWarning });
     }
     this.#onWarning = options.onWarning ?? ((message: string) => console.warn(message));
-    this.#sendContext = { client: this.client, bucket: this.bucket, prefix: this.prefix, retry: this.#retry, stats: this.stats, maxRedirects: this.#maxRedirects, allowCrossOrigin: this.#allowCrossOrigin };
   }
 
   /** The value of `key`; `undefined` if missing. */
@@ -548,8 +545,12 @@ export class S3Store implements WritableStore {
     }
   }
 
-  /** {@link sendCommand} for this store. */
+  /**
+   * {@link sendCommand} for this store, with its fields as they are now (`bucket`, `prefix` and
+   * the others are read-only to TypeScript only, and every other method reads them at the call).
+   */
   #send<O = unknown, R = O>(key: string, operation: string, command: () => object, missingIsSentinel = false, read?: (output: O) => Promise<R>, onSent?: (request: RequestLike) => void): Promise<R> {
-    return sendCommand<O, R>(this.#sendContext, key, operation, command, missingIsSentinel, read, onSent);
+    const context: SendContext = { client: this.client, bucket: this.bucket, prefix: this.prefix, retry: this.#retry, stats: this.stats, maxRedirects: this.#maxRedirects, allowCrossOrigin: this.#allowCrossOrigin };
+    return sendCommand<O, R>(context, key, operation, command, missingIsSentinel, read, onSent);
   }
 }
