@@ -7,7 +7,8 @@
  *
  * This module is the entry point; the code lives in kernel-abi.ts (the module's exports, error
  * codes and call helpers), types.ts (option and arena types), kernels.ts (the `WasmKernels`
- * class) and load.ts (decoding and instantiating the module).
+ * class), kernel-streams.ts, kernel-encode.ts and zstd-arena.ts (single streams, block encoding
+ * and the zstd arena, which the class calls) and load.ts (decoding and instantiating the module).
  *
  * Browser-safe: no `node:` imports, no `Buffer`.
  *

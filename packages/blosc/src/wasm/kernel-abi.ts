@@ -2,7 +2,8 @@
  * The contract with kernels.wasm as the `WasmKernels` methods call it: the module's raw exports,
  * its error codes and their translation into `FormatError` / `UsageError`, its codec numbers,
  * and the small helpers around a call (argument checks, a chunk header's sizes, the room a
- * stream may need, where data goes in module memory). Browser-safe: no `node:` imports.
+ * stream may need, where data goes in module memory) and the {@link KernelArena} the modules
+ * beside `WasmKernels` call through. Browser-safe: no `node:` imports.
  *
  * @example
  * ```ts
@@ -50,6 +51,30 @@ export interface KernelExports {
   zstd_huffman(src: number, start: number, end: number, symbol: number, bits: number, maxBits: number, out: number, from: number, to: number): number;
   zstd_huffman4(src: number, bounds: number, symbol: number, bits: number, maxBits: number, out: number, base: number, segment: number, end: number, left: number): void;
   sum_f64_like_numpy(a: number, n: number, start: number): number;
+}
+
+/**
+ * One kernels instance as the modules beside `WasmKernels` use it (kernel-streams.ts,
+ * kernel-encode.ts, zstd-arena.ts): its exports, the arena of one call, and a view of its memory.
+ *
+ * @example
+ * ```ts
+ * const [ps = 0, pd = 0] = arena.reserve(src.length, dst.length);
+ * arena.heap().set(src, ps);
+ * const got = arena.exports.lz4_decode(ps, src.length, pd, dst.length);
+ * ```
+ */
+export interface KernelArena {
+  /** The module's raw exports. */
+  readonly exports: KernelExports;
+  /**
+   * Releases the last call's arena (keeping the reserved inputs) and reserves regions of these
+   * sizes for the next call; their offsets.
+   * @throws FormatError SIZE_LIMIT when the memory cannot grow to hold them.
+   */
+  reserve(...sizes: number[]): number[];
+  /** A view of the whole memory as it is after the last `reserve` (growing replaces the buffer). */
+  heap(): Uint8Array;
 }
 
 /** The kernels' negative results (wasm/common.h); {@link kernelError} turns them into errors. */

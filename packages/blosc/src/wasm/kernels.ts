@@ -1,7 +1,9 @@
 /**
  * The `WasmKernels` class: typed calls into one instance of kernels.wasm (filters, stream
  * codecs, block and whole-chunk decoding, block encoding, the zstd sequence arena), each copying
- * its input into the module's memory, running one kernel and copying the result out.
+ * its input into the module's memory, running one kernel and copying the result out. Single
+ * streams live in kernel-streams.ts, block encoding in kernel-encode.ts and the zstd arena in
+ * zstd-arena.ts, each working on the instance's {@link KernelArena}.
  * Browser-safe: no `node:` imports, no `Buffer`.
  *
  * @example
@@ -13,10 +15,13 @@
  * @module
  */
 import { FormatError, UsageError } from "@fmt/errors";
-import { BLOSC_HEADER_SIZE as BLOSC_CHUNK_HEADER, useInPlaceChecksums } from "@fmt/header";
+import { useInPlaceChecksums } from "@fmt/header";
 import type { InPlaceChecksums } from "@fmt/header";
-import { ERR_CODEC, ERR_SRC_TRUNCATED, blockCodec, checkTypesize, kernelError, readI32, sharedShift, streamBound } from "./kernel-abi.js";
-import type { KernelExports } from "./kernel-abi.js";
+import { ERR_CODEC, checkTypesize, kernelError, readI32, sharedShift } from "./kernel-abi.js";
+import type { KernelArena, KernelExports } from "./kernel-abi.js";
+import { encodeBlockIn, encodeBlockIntoIn, encodeChunkTransientIn } from "./kernel-encode.js";
+import { decodeStreamIn, decodeStreamPrefixIn, encodeStreamIn } from "./kernel-streams.js";
+import { zstdArenaIn } from "./zstd-arena.js";
 import type { DecodeChunkOptions, EncodeBlockOptions, WasmCodecName, ZstdArena } from "./types.js";
 
 /**
@@ -60,6 +65,8 @@ export class WasmKernels {
   // Whether this instance's memory is shared (loadSharedWasmKernels): copies between it and any
   // other memory are then word copies only at the same alignment (see sharedShift).
   readonly #sharedMemory: boolean;
+  /** What the stream, encoding and zstd modules use of this instance (kernel-streams.ts, kernel-encode.ts, zstd-arena.ts). */
+  readonly #arena: KernelArena;
 
   /** @internal Use {@link loadWasmKernels} or {@link initWasmKernels}. */
   // A `WebAssembly.Instance`, typed by what is used (see KernelExports.memory).
@@ -67,6 +74,7 @@ export class WasmKernels {
     this.#exports = instance.exports as unknown as KernelExports;
     this.#heap = this.#viewOfMemory();
     this.#sharedMemory = !(this.#heap.buffer instanceof ArrayBuffer);
+    this.#arena = { exports: this.#exports, reserve: (...sizes) => this.#reserve(...sizes), heap: () => this.#heap };
   }
 
   /**
@@ -258,19 +266,6 @@ export class WasmKernels {
     return this.#filter("bitunshuffle", src, typesize, out);
   }
 
-  #decodeStream(codec: "lz4" | "blosclz", src: Uint8Array, dst: Uint8Array, path: string | undefined): number {
-    const [ps = 0, pd = 0] = this.#reserve(src.length, dst.length);
-    this.#heap.set(src, ps);
-    const ex = this.#exports;
-    const got = codec === "lz4" ? ex.lz4_decode(ps, src.length, pd, dst.length) : ex.blosclz_decode(ps, src.length, pd, dst.length);
-    if (got < 0) throw kernelError(got, `${codec}.stream`, path);
-    if (got !== dst.length) {
-      throw new FormatError("CORRUPT_STREAM", "stream decodes to fewer bytes than expected", { path, field: `${codec}.length`, expected: dst.length, actual: got });
-    }
-    dst.set(this.#heap.subarray(pd, pd + got));
-    return got;
-  }
-
   /**
    * Decode one raw LZ4 block into exactly `dst.length` bytes (same contract as the TypeScript
    * `decodeLz4`): throws FormatError CORRUPT_STREAM on any violation.
@@ -283,7 +278,7 @@ export class WasmKernels {
    * ```
    */
   decodeLz4(src: Uint8Array, dst: Uint8Array, path?: string): number {
-    return this.#decodeStream("lz4", src, dst, path);
+    return decodeStreamIn(this.#arena, "lz4", src, dst, path);
   }
 
   /**
@@ -297,35 +292,20 @@ export class WasmKernels {
    * ```
    */
   decodeBlosclz(src: Uint8Array, dst: Uint8Array, path?: string): number {
-    return this.#decodeStream("blosclz", src, dst, path);
+    return decodeStreamIn(this.#arena, "blosclz", src, dst, path);
   }
 
   /**
-   * Compress one stream: `lz4` (the fast block encoder, `param` its acceleration: 1 best, Blosc
-   * uses `10 - clevel`), `lz4hc` (hash chains, `param` 1..12 its search depth 2^level; an ordinary
-   * LZ4 block) or `blosclz` (`param` its clevel 1..9, levels below 5 skipping faster over
-   * incompressible data; a stream c-blosc 1.14 to 1.21 decode).
+   * Compress one stream with `lz4`, `lz4hc` or `blosclz` ({@link encodeStreamIn}, which says what
+   * `param` means for each); `undefined` if it would exceed `maxOutput`.
    *
-   * @param maxOutput - largest acceptable stream; default `src.length - 1` (Blosc stores a split
-   *   raw unless its stream is shorter than the split).
-   * @returns the stream, or `undefined` if it would exceed `maxOutput`.
    * @example
    * ```ts
    * const stream = kernels.encodeStream("lz4", new Uint8Array(1000), 1); // a few bytes
    * ```
    */
   encodeStream(codec: WasmCodecName, src: Uint8Array, param: number, maxOutput?: number): Uint8Array | undefined {
-    const cap = Math.max(0, Math.min(maxOutput ?? src.length - 1, streamBound(src.length)));
-    const [ps = 0, pd = 0] = this.#reserve(src.length, cap);
-    this.#heap.set(src, ps);
-    const ex = this.#exports;
-    const n =
-      codec === "lz4"
-        ? ex.lz4_encode(ps, src.length, pd, cap, param)
-        : codec === "lz4hc"
-          ? ex.lz4hc_encode(ps, src.length, pd, cap, param)
-          : ex.blosclz_encode(ps, src.length, pd, cap, param);
-    return n === 0 ? undefined : this.#heap.slice(pd, pd + n);
+    return encodeStreamIn(this.#arena, codec, src, param, maxOutput);
   }
 
   /**
@@ -394,48 +374,22 @@ export class WasmKernels {
   }
 
   /**
-   * Decode one lz4 or BloscLZ stream of `neblock` decoded bytes, or a prefix of it, until at least
-   * `want` bytes are out, and return decoded bytes `[from, want)`.
+   * Decoded bytes `[from, want)` of one lz4 or BloscLZ stream of `neblock` decoded bytes, decoding
+   * only as far as `want` ({@link decodeStreamPrefixIn}); `undefined` when `src`, a prefix of the
+   * stream, ended first.
    *
-   * @param codecFormat - the header's codec number: 0 BloscLZ, 1 lz4.
-   * @param src - the stream's bytes, or the first of them.
-   * @param whole - `src` is the whole stream: ending early is then corruption, not a short prefix.
-   * @param from - the first decoded byte wanted (a single row wants one or a few bytes of a
-   *   prefix of tens of kilobytes: only those are copied out).
-   * @returns a new array of the `want - from` decoded bytes, or `undefined` when `src`, a prefix,
-   *   ended first (read more of the stream).
-   * @throws FormatError CORRUPT_STREAM when the bytes cannot be the start of a valid stream.
    * @example
    * ```ts
    * const head = kernels.decodeStreamPrefix(1, streamStart, 65536, 101) ?? kernels.decodeStreamPrefix(1, stream, 65536, 101, path, true);
-   * const byte100 = kernels.decodeStreamPrefix(1, stream, 65536, 101, path, true, 100); // 1 byte
    * ```
    */
   decodeStreamPrefix(codecFormat: number, src: Uint8Array, neblock: number, want: number, path?: string, whole = false, from = 0): Uint8Array | undefined {
-    if (codecFormat !== 0 && codecFormat !== 1) {
-      throw new UsageError("INVALID_ARGUMENT", "codec not available in WebAssembly", { field: "codecFormat", expected: "0 or 1", actual: codecFormat });
-    }
-    if (!Number.isInteger(want) || want < 1 || want > neblock) {
-      throw new UsageError("OUT_OF_RANGE", "wanted bytes outside the stream", { path, field: "want", expected: `1..${neblock}`, actual: want });
-    }
-    if (!Number.isInteger(from) || from < 0 || from >= want) {
-      throw new UsageError("OUT_OF_RANGE", "first wanted byte outside the wanted prefix", { path, field: "from", expected: `0..${want - 1}`, actual: from });
-    }
-    const [ps = 0, pd = 0] = this.#reserve(Math.max(1, src.length), neblock);
-    this.#heap.set(src, ps);
-    const r = this.#exports.decode_stream_prefix(codecFormat, ps, src.length, pd, neblock, want);
-    if (r >= want) return this.#heap.slice(pd + from, pd + want);
-    // A prefix may end inside a sequence (ERR_SRC_TRUNCATED) or right after literals (a short
-    // count); any other error is corruption whatever follows.
-    if (!whole && (r === ERR_SRC_TRUNCATED || r >= 0)) return undefined;
-    if (r < 0) throw kernelError(r, "blosc.stream", path);
-    throw new FormatError("CORRUPT_STREAM", "stream decodes to fewer bytes than its block needs", { path, field: "blosc.stream", expected: `>= ${want}`, actual: r });
+    return decodeStreamPrefixIn(this.#arena, codecFormat, src, neblock, want, path, whole, from);
   }
 
   /**
-   * Module memory for one zstd stream of `src` decoding to `dstLength` bytes: the stream copied
-   * in, room for its output and for the sequence kernel's tables. Valid until the next call on
-   * these kernels (the arena is reset per call).
+   * Module memory for one zstd stream of `src` decoding to `dstLength` bytes, with the calls that
+   * decode into it ({@link zstdArenaIn}). Valid until the next call on these kernels.
    *
    * @example
    * ```ts
@@ -443,96 +397,7 @@ export class WasmKernels {
    * ```
    */
   zstdArena(src: Uint8Array, dstLength: number, unshuffleRoom = 0): ZstdArena {
-    // The kernel reads 8 bytes at a time from the stream and 16 from the literals at the end of
-    // the output; the padding keeps those reads inside the arena. Tables: symbol and bits bytes,
-    // then base halfwords, for the three tables of at most 2^9 entries each. `unshuffleRoom`:
-    // room for the unshuffled output (unshuffleInto), so that a byte-shuffled block is unshuffled
-    // where it was decoded instead of copied out, in again and out again.
-    const TABLE = 512;
-    // The Huffman table of the literals (symbol bytes then bits bytes, 2^11 entries at most),
-    // then the four streams' bounds and bits left.
-    const HUFFMAN = 2048;
-    const [ps = 0, pd = 0, pt = 0, pa = 0, pu = 0, ph = 0] = this.#reserve(src.length + 16, dstLength + 32, 3 * 4 * TABLE, 32 * 4, Math.max(1, unshuffleRoom), 2 * HUFFMAN + 9 * 4);
-    const heap = this.#heap;
-    heap.set(src, ps);
-    heap.fill(0, ps + src.length, ps + src.length + 16);
-    const ex = this.#exports;
-    const buffer = heap.buffer;
-    const args = new Uint32Array(buffer, pa, 21);
-    const rep = new Uint32Array(buffer, pa + 21 * 4, 3);
-    const result = new Int32Array(buffer, pa + 24 * 4, 5);
-    args[0] = ps;
-    args[4] = pd;
-    // The table last copied in: the four streams of a block, and treeless blocks, share one.
-    let huffmanIn: object | undefined;
-    const huffmanTable = (table: { readonly maxBits: number; readonly symbol: Uint8Array; readonly bits: Uint8Array }): void => {
-      if (huffmanIn === table) return;
-      const n = 1 << table.maxBits;
-      heap.set(table.symbol.subarray(0, n), ph);
-      heap.set(table.bits.subarray(0, n), ph + HUFFMAN);
-      huffmanIn = table;
-    };
-    const bounds = new Uint32Array(buffer, ph + 2 * HUFFMAN, 5);
-    // Positions the kernels take as unsigned 32-bit numbers.
-    const offsets = (...values: number[]): boolean => values.every((v) => Number.isInteger(v) && v >= 0 && v <= 0xffffffff);
-    const left = new Int32Array(buffer, ph + 2 * HUFFMAN + 5 * 4, 4);
-    return {
-      src: heap.subarray(ps, ps + src.length),
-      dst: heap.subarray(pd, pd + dstLength),
-      run: (start, end, nbSeq, tables, literals, frameStart, blockStart, blockEnd, repeated) => {
-        args[1] = start;
-        args[2] = end;
-        args[3] = nbSeq;
-        args[5] = literals;
-        args[6] = frameStart;
-        args[7] = blockStart;
-        args[8] = blockEnd;
-        tables.forEach((t, k) => {
-          const at = pt + k * 4 * TABLE;
-          const n = 1 << t.accuracy;
-          heap.set(t.symbol.subarray(0, n), at);
-          heap.set(t.bits.subarray(0, n), at + TABLE);
-          new Uint16Array(buffer, at + 2 * TABLE, n).set(t.base.subarray(0, n));
-          args[9 + 4 * k] = at;
-          args[10 + 4 * k] = at + TABLE;
-          args[11 + 4 * k] = at + 2 * TABLE;
-          args[12 + 4 * k] = t.accuracy;
-        });
-        rep[0] = repeated[0];
-        rep[1] = repeated[1];
-        rep[2] = repeated[2];
-        const code = ex.zstd_sequences(pa, pa + 21 * 4, pa + 24 * 4);
-        repeated[0] = rep[0]!;
-        repeated[1] = rep[1]!;
-        repeated[2] = rep[2]!;
-        return { code, out: result[0]!, lit: result[1]!, a: result[2]!, b: result[3]!, done: result[4]! };
-      },
-      huffman: (start, end, table, from, to) => {
-        const n = 1 << table.maxBits;
-        if (!offsets(start, end, from, to) || table.maxBits < 1 || n > HUFFMAN || end > src.length || start >= end || from > to || to > dstLength) {
-          throw new UsageError("INVALID_ARGUMENT", "Huffman stream or table outside the arena", { field: "huffman", actual: [start, end, table.maxBits, from, to] });
-        }
-        huffmanTable(table);
-        return ex.zstd_huffman(ps, start, end, ph, ph + HUFFMAN, table.maxBits, pd, from, to);
-      },
-      huffman4: (streams, table, base, segment, end) => {
-        let fits = offsets(...streams, base, segment, end) && table.maxBits >= 1 && 1 << table.maxBits <= HUFFMAN && streams.length === 5 && base + 3 * segment <= end && end - base - 3 * segment <= segment && end <= dstLength;
-        for (let k = 0; k < 4; k++) fits &&= streams[k]! < streams[k + 1]! && streams[k + 1]! <= src.length;
-        if (!fits) throw new UsageError("INVALID_ARGUMENT", "Huffman streams or table outside the arena", { field: "huffman", actual: [...streams, table.maxBits, base, segment, end] });
-        huffmanTable(table);
-        bounds.set(streams);
-        ex.zstd_huffman4(ps, ph + 2 * HUFFMAN, ph, ph + HUFFMAN, table.maxBits, pd, base, segment, end, ph + 2 * HUFFMAN + 5 * 4);
-        return [left[0]!, left[1]!, left[2]!, left[3]!];
-      },
-      unshuffleInto: (typesize, out) => {
-        checkTypesize(typesize);
-        if (out.length > unshuffleRoom || out.length > dstLength) {
-          throw new UsageError("INVALID_ARGUMENT", "unshuffle larger than the arena's room", { field: "out.length", expected: `<= ${Math.min(unshuffleRoom, dstLength)}`, actual: out.length });
-        }
-        ex.unshuffle(typesize, out.length, pd, pu);
-        out.set(heap.subarray(pu, pu + out.length));
-      },
-    };
+    return zstdArenaIn(this.#arena, src, dstLength, unshuffleRoom);
   }
 
   /**
@@ -677,85 +542,41 @@ export class WasmKernels {
   }
 
   /**
-   * Encode one block: filter, split into `nsplits` streams, compress each (stored raw unless the
-   * stream is shorter than the split) and write each as i32 csize + bytes, exactly as a Blosc 1.x
-   * block is laid out after its bstart.
+   * Encode one block as a Blosc 1.x block is laid out after its bstart ({@link encodeBlockIn}).
    *
-   * @returns the block's bytes (at most `block.length + 4 * nsplits`).
    * @example
    * ```ts
    * const body = kernels.encodeBlock(block, { typesize: 8, nsplits: 8, codec: "lz4", shuffle: 1, clevel: 5 });
    * ```
    */
   encodeBlock(block: Uint8Array, options: EncodeBlockOptions): Uint8Array {
-    const codecNumber = blockCodec(block.length, options);
-    const [ps = 0, pd = 0, pscratch = 0] = this.#reserve(block.length, block.length + 4 * options.nsplits, 2 * block.length);
-    const length = this.#encodeBlockAt(block, options, codecNumber, ps, pd, pscratch);
-    return this.#heap.slice(pd, pd + length);
+    return encodeBlockIn(this.#arena, block, options);
   }
 
   /**
-   * {@link WasmKernels.encodeBlock} written straight into `out` at `offset`. When the encoded
-   * block is longer than the room left in `out`, nothing is written.
+   * {@link WasmKernels.encodeBlock} written straight into `out` at `offset`, when it fits
+   * ({@link encodeBlockIntoIn}); the encoded length.
    *
-   * @returns the encoded length (written when `offset + length <= out.length`).
    * @example
    * ```ts
    * const n = kernels.encodeBlockInto(block, { typesize: 8, nsplits: 8, codec: "lz4", shuffle: 1, clevel: 5 }, chunk, 16 + 4 * nblocks);
    * ```
    */
   encodeBlockInto(block: Uint8Array, options: EncodeBlockOptions, out: Uint8Array, offset: number): number {
-    const codecNumber = blockCodec(block.length, options);
-    const [ps = 0, pd = 0, pscratch = 0] = this.#reserve(block.length, block.length + 4 * options.nsplits, 2 * block.length);
-    const length = this.#encodeBlockAt(block, options, codecNumber, ps, pd, pscratch);
-    if (offset + length <= out.length) out.set(this.#heap.subarray(pd, pd + length), offset);
-    return length;
+    return encodeBlockIntoIn(this.#arena, block, options, out, offset);
   }
 
   /**
-   * The blocks of a chunk (`blocksize` bytes each, the last one shorter), each encoded as by
-   * {@link WasmKernels.encodeBlock} (`nsplits` streams, one for the short last block) one after
-   * another in one region of the module's memory, the block starts written: the whole Blosc chunk
-   * but its 16-byte header, which is the caller's to write, after `headroom` free bytes. No copy
-   * out: the result is a view of the module's memory, valid until the next call on these kernels.
-   * The memory grows to hold the whole chunk (callers keep this for chunks of a few MiB).
-   * `undefined` for empty data and when the chunk would pass `data.length + 16` bytes (c-blosc
-   * stores it raw then).
+   * A whole chunk's blocks encoded in one region of the module's memory, all but the 16-byte
+   * header, after `headroom` free bytes ({@link encodeChunkTransientIn}): a view valid until the
+   * next call on these kernels, or `undefined` when c-blosc would store the chunk raw.
    *
    * @example
    * ```ts
    * const region = kernels.encodeChunkTransient(rows, { blocksize: 131072, typesize: 8, nsplits: 8, codec: "lz4", shuffle: 1, clevel: 5 }, 16);
-   * const chunk = region?.subarray(16); // header at chunk[0..16), then block starts and blocks
    * ```
    */
   encodeChunkTransient(data: Uint8Array, options: EncodeBlockOptions & { blocksize: number }, headroom = 0): Uint8Array | undefined {
-    const { blocksize, nsplits } = options;
-    const nbytes = data.length;
-    const nblocks = Math.ceil(nbytes / blocksize);
-    const maxbytes = nbytes + BLOSC_CHUNK_HEADER;
-    let ntbytes = BLOSC_CHUNK_HEADER + 4 * nblocks;
-    if (nbytes === 0 || ntbytes > maxbytes) return undefined;
-    const first = Math.min(blocksize, nbytes);
-    const codecNumber = blockCodec(first, first === blocksize ? options : { ...options, nsplits: 1 });
-    // c-blosc's limit plus one block's worst case: the encoder never writes past the region.
-    const [region = 0, ps = 0, pscratch = 0] = this.#reserve(headroom + maxbytes + first + 4 * nsplits, first, 2 * first);
-    const chunk = region + headroom;
-    for (let j = 0; j < nblocks; j++) {
-      const block = data.subarray(j * blocksize, Math.min(nbytes, (j + 1) * blocksize));
-      const at = chunk + BLOSC_CHUNK_HEADER + 4 * j;
-      this.#heap.set([ntbytes & 0xff, (ntbytes >>> 8) & 0xff, (ntbytes >>> 16) & 0xff, ntbytes >>> 24], at);
-      ntbytes += this.#encodeBlockAt(block, { ...options, nsplits: block.length === blocksize ? nsplits : 1 }, codecNumber, ps, chunk + ntbytes, pscratch);
-      if (ntbytes > maxbytes) return undefined;
-    }
-    return this.#heap.subarray(region, chunk + ntbytes);
-  }
-
-  /** Encodes one block, copied to `ps`, at `pd` (room for `block.length + 4 * nsplits` bytes); its length. */
-  #encodeBlockAt(block: Uint8Array, options: EncodeBlockOptions, codecNumber: number, ps: number, pd: number, pscratch: number): number {
-    const { typesize, nsplits, shuffle, clevel } = options;
-    this.#heap.set(block, ps);
-    const r = this.#exports.encode_block(ps, block.length, typesize, nsplits, codecNumber, shuffle, clevel, pd, block.length + 4 * nsplits, pscratch);
-    if (r < 0) throw new UsageError("INVALID_ARGUMENT", "block could not be encoded", { field: "block", actual: r });
-    return r;
+    return encodeChunkTransientIn(this.#arena, data, options, headroom);
   }
 }
