@@ -211,6 +211,23 @@ export interface WritableStore extends ReadableStore {
    */
   writeAt?(key: string, offset: number, bytes: Uint8Array, options?: PutOptions): Promise<void>;
   /**
+   * {@link WritableStore.writeAt} of `bytes` followed by their Adler-32 (RFC 1950) XOR `xor`, as
+   * four little-endian bytes, and then `zeros` zero bytes; resolves to the value stored (the sum
+   * XOR `xor`, unsigned). A store that writes on another thread computes the sum there, so that
+   * the caller's thread does not pay for it: format-2 writers store each new chunk this way,
+   * with its checksum bound to its index and its spare room (spec/v2.md §6, §7.2). Takes `bytes`
+   * at once when {@link WritableStore.positionalWritesAtOnce} says so, and the caller may write at
+   * the offset after the zeros at once. Optional: callers without it compute the sum themselves
+   * and call `writeAt`. A subclass or wrapper that changes `writeAt` must change this one too, or
+   * leave it out.
+   *
+   * @example
+   * ```ts
+   * const stored = await store.writeAtWithAdler32?.("data/__1__.bin", 4160, chunk, 7, 52428, { durable: false, unreferenced: true });
+   * ```
+   */
+  writeAtWithAdler32?(key: string, offset: number, bytes: Uint8Array, xor: number, zeros: number, options?: PutOptions): Promise<number>;
+  /**
    * Makes every value stored with `{ durable: false }` since the last `sync` durable, like a
    * `put` with the default options would have (on a file system: each file and each touched
    * directory flushed once). Optional: stores without a durability notion omit it, and callers

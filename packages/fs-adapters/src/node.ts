@@ -16,7 +16,8 @@ import { hostname } from "node:os";
 import { mkdir, open, stat, unlink } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import * as nodePath from "node:path";
-import { ConflictError, FormatError, StorageError, UsageError } from "@fmt/errors";
+import { ConflictError, FormatError, UsageError } from "@fmt/errors";
+import { adler32 } from "@fmt/header";
 import { DEFAULT_MAX_VALUE_BYTES } from "./file-system-options.js";
 import type { FileSystemStoreOptions } from "./file-system-options.js";
 import { isMissing, keyOfPath, refuseLinksBetween, refuseLinksBetweenSync, removeTemporaryFiles, storageFailure, systemErrorCode as errorCode } from "./file-safety-node.js";
@@ -25,9 +26,8 @@ import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./in
 import { walk, walkSync } from "./list-node.js";
 import { openRegularFile, readAt } from "./read-async-node.js";
 import { readFileChecked, readRangesChecked, regularFileSize } from "./read-sync-node.js";
-import { writeFileAtomically } from "./write-async-node.js";
-import { makeParentsSync, writeAtError, writeFileAtomicallySync, writeFileInPlaceSync, writeIntoFileSync } from "./write-sync-node.js";
-import { WRITE_AT_FLAGS, WriteAtFailure } from "./in-place-file-node.js";
+import { writeFileAtomically, writeIntoFile } from "./write-async-node.js";
+import { makeParentsSync, writeFileAtomicallySync, writeFileInPlaceSync, writeIntoFileSync } from "./write-sync-node.js";
 import { readyWriteThread, settleWriteThread } from "./write-thread-node.js";
 import type { ByteRange, PutOptions, WritableStore } from "./index.js";
 
@@ -505,36 +505,45 @@ export class FileSystemStore implements WritableStore {
     }
     settleWriteThread();
     if (!(await refuseLinksBetween(this.root, key, false))) throw new FormatError("MISSING_FILE", "writeAt needs an existing file", { path: key, field: "file" });
-    // The calling thread's steps and error wording (writeAtSync, writeAtError), through the pool.
-    let handle: FileHandle;
-    try {
-      handle = await open(file, WRITE_AT_FLAGS);
-    } catch (error) {
-      throw writeAtError(new WriteAtFailure(errorCode(error) === "ENXIO" ? "kind" : "open", error), key, file, offset);
-    }
-    try {
-      const info = await handle.stat();
-      if (!info.isFile()) throw writeAtError(new WriteAtFailure("kind"), key, file, offset);
-      if (!Number.isSafeInteger(offset) || offset < 0 || offset > info.size) throw writeAtError(new WriteAtFailure("range", undefined, info.size), key, file, offset);
-      let written = 0;
-      while (written < bytes.length) {
-        const { bytesWritten } = await handle.write(bytes, written, bytes.length - written, offset + written);
-        written += bytesWritten;
-      }
-      if (durable) await handle.datasync();
-    } catch (error) {
-      await handle.close().catch(() => undefined);
-      if (error instanceof UsageError || error instanceof StorageError) throw error;
-      throw writeAtError(new WriteAtFailure("write", error), key, file, offset);
-    }
-    try {
-      // A file system may report a failed write only at the close (NFS, a quota met by delayed
-      // allocation): the bytes are then not known to be stored, as on the calling thread.
-      await handle.close();
-    } catch (error) {
-      throw writeAtError(new WriteAtFailure("write", error), key, file, offset);
-    }
+    await writeIntoFile(key, file, offset, bytes, durable);
     if (!durable && this.fsync) this.#pending.add(file);
+  }
+
+  /**
+   * {@link FileSystemStore.writeAt} of `bytes` followed by their Adler-32 XOR `xor` (four bytes,
+   * little-endian) and `zeros` zero bytes ({@link WritableStore.writeAtWithAdler32}); resolves to
+   * the stored value. With `io: "sync"` and `{ durable: false, unreferenced: true }` the write
+   * thread computes the sum and writes all of it (this thread only copies `bytes`); otherwise the
+   * sum is computed here, and `bytes` and what follows them are two positional writes.
+   */
+  async writeAtWithAdler32(key: string, offset: number, bytes: Uint8Array, xor: number, zeros: number, options?: PutOptions): Promise<number> {
+    if (!Number.isInteger(xor) || xor < 0 || xor > 0xffffffff) {
+      throw new UsageError("INVALID_ARGUMENT", "the value XORed with the Adler-32 must be an unsigned 32-bit integer", { path: key, field: "xor", expected: "0..4294967295", actual: xor });
+    }
+    if (!Number.isSafeInteger(zeros) || zeros < 0) throw new UsageError("INVALID_ARGUMENT", "zeros must be a non-negative integer", { path: key, field: "zeros", expected: ">= 0", actual: zeros });
+    // A subclass that replaces writeAt gets its own writeAt, below.
+    if (this.io === "sync" && this.writeAt === FileSystemStore.prototype.writeAt && bytes instanceof Uint8Array) {
+      const durable = checkPutOptions(options) && this.fsync;
+      const queueable = !durable && options?.unreferenced === true && this.writeThread && Number.isSafeInteger(offset) && offset >= 0;
+      const thread = queueable ? readyWriteThread(bytes.length + 4 + zeros) : undefined;
+      if (thread !== undefined && refuseLinksBetweenSync(this.root, key, false)) {
+        const file = this.pathOf(key);
+        const stored = thread.queueSummed(file, key, bytes, offset, xor, zeros);
+        if (stored !== undefined) {
+          if (this.fsync) this.#pending.add(file);
+          return stored;
+        }
+      }
+    }
+    const stored = bytes instanceof Uint8Array ? (adler32(bytes) ^ xor) >>> 0 : 0;
+    const after = new Uint8Array(4 + zeros);
+    new DataView(after.buffer).setUint32(0, stored, true);
+    const written = this.writeAt(key, offset, bytes, options);
+    // With io "sync" both writes are made (or queued in order) before this returns, as a caller
+    // that writes at the next offset at once expects; otherwise the second waits for the first.
+    if (this.io === "sync") await Promise.all([written, this.writeAt(key, offset + bytes.length, after, options)]);
+    else await written.then(() => this.writeAt(key, offset + bytes.length, after, options));
+    return stored;
   }
 
   /** Unlinks the file of `key` (with `io: "sync"` in the call); a missing file is ignored, directories are kept. */

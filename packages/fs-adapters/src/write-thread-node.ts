@@ -22,8 +22,8 @@ import { InPlaceStepFailure, WriteAtFailure } from "./in-place-file-node.js";
 import type { InPlaceStep, WriteAtStep } from "./in-place-file-node.js";
 import { inPlaceFailure, writeAtError } from "./write-sync-node.js";
 import {
-  COUNTERS, DELAY, descriptor, DESCRIPTORS, F_AT_HIGH, F_AT_LOW, F_ERRNO, F_KIND, F_OFFSET, F_PATH, F_STATUS, F_SYSCALL, F_VALUE, F_VALUE_AT, FIELDS, FINISHED, KIND, PROTOCOL, QUEUED, READY, STATUS,
-  STOPPED, SYSCALLS,
+  COUNTERS, DELAY, descriptor, DESCRIPTORS, F_AT_HIGH, F_AT_LOW, F_ERRNO, F_KIND, F_OFFSET, F_PATH, F_STATUS, F_SUM, F_SUM_XOR, F_SUMMED, F_SYSCALL, F_VALUE, F_VALUE_AT, FIELDS, FINISHED, KIND,
+  PROTOCOL, QUEUED, READY, STATUS, STOPPED, SYSCALLS,
 } from "./write-thread-protocol-node.js";
 
 /**
@@ -41,13 +41,17 @@ export const AUTO_START_BYTES = 16 << 20;
 /** Longest the calling thread waits while the write thread finishes no file at all. */
 const STALL_MS = 60_000;
 
-/** A queued file: where its record starts in the ring, its key and path, its offset (`writeAt`), its promise. */
+/**
+ * A queued file: where its record starts in the ring, its key and path, its offset (`writeAt`),
+ * whether the thread stores a checksum in it ({@link WriteThread.queueSummed}), its promise.
+ */
 interface QueuedFile {
   start: number;
   key: string;
   file: string;
   at: number | undefined;
-  resolve: () => void;
+  summed: boolean;
+  resolve: (sum: number | undefined) => void;
   reject: (error: unknown) => void;
 }
 
@@ -247,12 +251,27 @@ export class WriteThread {
    * `undefined` when the thread stopped before it took the bytes: the caller writes them itself.
    */
   queue(file: string, key: string, value: Uint8Array, offset?: number): Promise<void> | undefined {
+    return this.#enqueue(file, key, value, offset, undefined) as Promise<void> | undefined;
+  }
+
+  /**
+   * {@link WriteThread.queue} of a positional write of `value` followed by four bytes, its Adler-32
+   * XOR `xor` (little-endian), and `zeros` zero bytes: the thread computes the sum. Resolves to the
+   * stored value (the sum XOR `xor`, unsigned).
+   */
+  queueSummed(file: string, key: string, value: Uint8Array, offset: number, xor: number, zeros: number): Promise<number> | undefined {
+    return this.#enqueue(file, key, value, offset, { xor, zeros }) as Promise<number> | undefined;
+  }
+
+  #enqueue(file: string, key: string, value: Uint8Array, offset: number | undefined, sum: { xor: number; zeros: number } | undefined): Promise<number | undefined> | undefined {
     if (this.#stopped !== undefined) return undefined;
     const name = encoder.encode(file);
     // The value keeps its alignment modulo 8 in the ring, so that the copy below runs between
     // like alignments (memcpy took ~3 times as long from 3 mod 8 into 0 mod 8 here).
     const valueAt = name.length + ((((value.byteOffset - name.length) % 8) + 8) % 8);
-    const size = valueAt + value.length;
+    // The sum's four bytes and the zeros after the value, which the thread writes with it.
+    const after = sum === undefined ? 0 : 4 + sum.zeros;
+    const size = valueAt + value.length + after;
     let at: number;
     try {
       at = this.#room(size, key);
@@ -266,6 +285,7 @@ export class WriteThread {
     // (relaxed atomic stores): 2.4 times the time here, 6–8 ms of a 10 M-row create
     // (tools/bench/README.md).
     this.#ring.fill(value, at + valueAt, at + valueAt + value.length);
+    if (after > 0) this.#ring.fill(0, at + valueAt + value.length, at + size);
     this.#head = (at + size + 7) & ~7;
     const n = this.#count;
     this.#count = (n + 1) | 0;
@@ -273,7 +293,9 @@ export class WriteThread {
     control[descriptor(n, F_OFFSET)] = at;
     control[descriptor(n, F_PATH)] = name.length;
     control[descriptor(n, F_VALUE_AT)] = valueAt;
-    control[descriptor(n, F_VALUE)] = value.length;
+    control[descriptor(n, F_VALUE)] = value.length + after;
+    control[descriptor(n, F_SUMMED)] = sum === undefined ? -1 : value.length;
+    control[descriptor(n, F_SUM_XOR)] = sum === undefined ? 0 : sum.xor | 0;
     control[descriptor(n, F_STATUS)] = 0;
     control[descriptor(n, F_KIND)] = offset === undefined ? KIND.newFile : KIND.writeAt;
     if (offset !== undefined) {
@@ -281,7 +303,7 @@ export class WriteThread {
       control[descriptor(n, F_AT_HIGH)] = Math.floor(offset / 2 ** 32);
     }
     if (this.#queued.length === 0) this.#progressAt = Date.now();
-    const written = new Promise<void>((resolve, reject) => this.#queued.push({ start: at, key, file, at: offset, resolve, reject }));
+    const written = new Promise<number | undefined>((resolve, reject) => this.#queued.push({ start: at, key, file, at: offset, summed: sum !== undefined, resolve, reject }));
     Atomics.store(control, QUEUED, this.#count);
     Atomics.notify(control, QUEUED);
     this.#watch();
@@ -343,7 +365,7 @@ export class WriteThread {
       const file = this.#queued.shift()!;
       const failure = failureOf(this.#control, n, file.file);
       if (failure === undefined) {
-        file.resolve();
+        file.resolve(file.summed ? this.#control[descriptor(n, F_SUM)]! >>> 0 : undefined);
         continue;
       }
       let error: unknown;

@@ -2,8 +2,10 @@
  * The write thread's loop (started by write-thread-node.ts): takes queued files in order from the
  * shared ring, writes each in place with the calling thread's own code ({@link writeNewFileSync};
  * through a temporary file when another process takes the name, as the calling thread would) and
- * records the outcome in its descriptor. If the loop ever ends, it says so in `STOPPED`, so that
- * a calling thread blocked waiting for it stops waiting.
+ * records the outcome in its descriptor. A positional write may also ask for the Adler-32 of its
+ * first bytes: the thread computes it and puts it in the record after them before it writes, so
+ * that the calling thread does not pay for it. If the loop ever ends, it says so in `STOPPED`, so
+ * that a calling thread blocked waiting for it stops waiting.
  *
  * @example
  * ```ts
@@ -13,10 +15,12 @@
  */
 import { isAbsolute } from "node:path";
 import { workerData } from "node:worker_threads";
+import { adler32 } from "@fmt/header";
 import { temporaryPathFor } from "./file-safety-node.js";
 import { InPlaceStepFailure, WriteAtFailure, writeAtSync, writeNewFileSync, writeThroughTemporarySync } from "./in-place-file-node.js";
 import {
-  DELAY, descriptor, F_AT_HIGH, F_AT_LOW, F_ERRNO, F_KIND, F_OFFSET, F_PATH, F_STATUS, F_SYSCALL, F_VALUE, F_VALUE_AT, FINISHED, KIND, PROTOCOL, QUEUED, READY, STATUS, STOPPED, SYSCALLS,
+  DELAY, descriptor, F_AT_HIGH, F_AT_LOW, F_ERRNO, F_KIND, F_OFFSET, F_PATH, F_STATUS, F_SUM, F_SUM_XOR, F_SUMMED, F_SYSCALL, F_VALUE, F_VALUE_AT, FINISHED, KIND, PROTOCOL, QUEUED, READY, STATUS, STOPPED,
+  SYSCALLS,
 } from "./write-thread-protocol-node.js";
 
 const { ring, control } = workerData as { ring: SharedArrayBuffer; control: Int32Array };
@@ -35,6 +39,12 @@ function write(n: number): number {
   const valueAt = at + control[descriptor(n, F_VALUE_AT)]!;
   const value = bytes.subarray(valueAt, valueAt + control[descriptor(n, F_VALUE)]!);
   try {
+    const summed = control[descriptor(n, F_SUMMED)]!;
+    if (summed >= 0) {
+      // A record without room for the sum after the summed bytes is damaged: never written.
+      if (summed + 4 > value.length || control[descriptor(n, F_KIND)] !== KIND.writeAt) return STATUS.internal;
+      putSum(n, value, summed);
+    }
     if (control[descriptor(n, F_KIND)] === KIND.writeAt) {
       writeAtSync(path, (control[descriptor(n, F_AT_LOW)]! >>> 0) + (control[descriptor(n, F_AT_HIGH)]! >>> 0) * 2 ** 32, value, false);
     } else if (writeNewFileSync(path, value, false) === "taken") {
@@ -54,6 +64,19 @@ function write(n: number): number {
     if (error instanceof InPlaceStepFailure && recordSystemError(n, error.error)) return STEP_STATUS[error.step];
     return STATUS.internal;
   }
+}
+
+/**
+ * Puts the Adler-32 of the first `summed` bytes of `value` (XOR the record's `F_SUM_XOR`) into the
+ * four bytes after them, little-endian, and into the descriptor for the calling thread.
+ */
+function putSum(n: number, value: Uint8Array, summed: number): void {
+  const stored = (adler32(value.subarray(0, summed)) ^ control[descriptor(n, F_SUM_XOR)]!) >>> 0;
+  value[summed] = stored & 0xff;
+  value[summed + 1] = (stored >>> 8) & 0xff;
+  value[summed + 2] = (stored >>> 16) & 0xff;
+  value[summed + 3] = stored >>> 24;
+  control[descriptor(n, F_SUM)] = stored | 0;
 }
 
 /** Puts a system error's errno and call in descriptor `n`; `false` for anything else. */

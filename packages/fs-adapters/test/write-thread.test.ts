@@ -5,37 +5,23 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { closeSync, constants, openSync, rmSync, writeFileSync } from "node:fs";
-import { link, lstat, mkdir, mkdtemp, open as openAsync, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { link, lstat, mkdir, open as openAsync, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import type { FileHandle, open } from "node:fs/promises";
 import { createRequire, syncBuiltinESMExports } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isBcolzError } from "@fmt/errors";
-import { FileSystemStore, startWriteThread } from "@fmt/fs-adapters/node";
+import { FileSystemStore } from "@fmt/fs-adapters/node";
 import type { PutOptions } from "@fmt/fs-adapters";
-import { AUTO_START_BYTES, LARGEST_QUEUED, startedWriteThread } from "../src/write-thread-node.js";
-import type { WriteThread } from "../src/write-thread-node.js";
+import { AUTO_START_BYTES, LARGEST_QUEUED } from "../src/write-thread-node.js";
+import { useWriteThreadScratch } from "./write-thread-scratch.js";
 
 const NEW_FILE: PutOptions = { unreferenced: true, durable: false };
 
-let scratch: string;
-let thread: WriteThread;
-beforeAll(async () => {
-  scratch = await mkdtemp(join(tmpdir(), "fmt-write-thread-"));
-  await startWriteThread();
-  thread = await startedWriteThread();
-});
-afterAll(async () => {
-  await rm(scratch, { recursive: true, force: true });
-});
-
+const scratch = useWriteThreadScratch("fmt-write-thread-");
 let counter = 0;
-function freshRoot(): string {
-  return join(scratch, `case-${counter++}`);
-}
 
 /**
  * Runs `inside` while every thread of libuv's pool waits on the open of a FIFO under `dir`, so
@@ -84,9 +70,9 @@ async function holds(path: string, expected: Uint8Array): Promise<boolean> {
 
 describe("FileSystemStore with the write thread", () => {
   it("writes new files there: the same bytes, whatever their size and alignment, and the source may change at once", async () => {
-    const root = freshRoot();
+    const root = scratch.freshRoot();
     const store = new FileSystemStore(root, { fsync: false });
-    const before = thread.queuedFiles;
+    const before = scratch.thread.queuedFiles;
     const sizes = [0, 1, 7, 4096, 65_537, 400_000, 1_000_003];
     const written: Uint8Array[] = [];
     const puts: Promise<void>[] = [];
@@ -98,15 +84,15 @@ describe("FileSystemStore with the write thread", () => {
       value.fill(0xee);
     });
     await Promise.all(puts);
-    expect(thread.queuedFiles - before).toBe(sizes.length);
+    expect(scratch.thread.queuedFiles - before).toBe(sizes.length);
     for (let i = 0; i < sizes.length; i++) expect(await holds(join(root, "data", `__${i}.blp`), written[i]!), `file ${i}`).toBe(true);
     expect(await readdir(join(root, "data"))).toHaveLength(sizes.length);
   });
 
   it("writes values held in shared memory (a shared WebAssembly memory) and in Buffers, at every alignment", async () => {
-    const root = freshRoot();
+    const root = scratch.freshRoot();
     const store = new FileSystemStore(root, { fsync: false });
-    const before = thread.queuedFiles;
+    const before = scratch.thread.queuedFiles;
     const memory = new WebAssembly.Memory({ initial: 16, maximum: 16, shared: true });
     const shared = new Uint8Array(memory.buffer);
     const written: Uint8Array[] = [];
@@ -129,12 +115,12 @@ describe("FileSystemStore with the write thread", () => {
       value.fill(0xee);
     }
     await Promise.all(puts);
-    expect(thread.queuedFiles - before).toBe(16);
+    expect(scratch.thread.queuedFiles - before).toBe(16);
     for (let i = 0; i < 16; i++) expect(await holds(join(root, "data", `__${i}.blp`), written[i]!), `file ${i}`).toBe(true);
   });
 
   it("goes round its ring and waits for room: 40 MiB queued without awaiting", async () => {
-    const root = freshRoot();
+    const root = scratch.freshRoot();
     const store = new FileSystemStore(root, { fsync: false });
     const puts: Promise<void>[] = [];
     const expected: Uint8Array[] = [];
@@ -148,9 +134,9 @@ describe("FileSystemStore with the write thread", () => {
   });
 
   it("with a slow thread, fills the ring and the descriptors and goes round them: 300 files of mixed sizes, then 600 tiny ones", async () => {
-    const root = freshRoot();
+    const root = scratch.freshRoot();
     const store = new FileSystemStore(root, { fsync: false });
-    thread.delayForTests(1);
+    scratch.thread.delayForTests(1);
     try {
       const puts: Promise<void>[] = [];
       const expected: Uint8Array[] = [];
@@ -169,13 +155,13 @@ describe("FileSystemStore with the write thread", () => {
       await Promise.all(puts);
       for (let i = 0; i < expected.length; i++) expect(await holds(join(root, "data", `__${i}.blp`), expected[i]!), `file ${i}`).toBe(true);
     } finally {
-      thread.delayForTests(0);
+      scratch.thread.delayForTests(0);
     }
   });
 
   it("a put under a queued file fails as on the calling thread: the queued file is written first", async () => {
     for (const writeThread of [true, false]) {
-      const root = freshRoot();
+      const root = scratch.freshRoot();
       const store = new FileSystemStore(root, { fsync: false, writeThread });
       const file = store.put("a", new Uint8Array([1]), NEW_FILE);
       const under = store.put("a/b", new Uint8Array([2]), NEW_FILE).catch((e: unknown) => e);
@@ -187,7 +173,7 @@ describe("FileSystemStore with the write thread", () => {
   });
 
   it("a failure whose report itself fails (the directory in the way gone before it is looked at) still rejects the put", async () => {
-    const root = freshRoot();
+    const root = scratch.freshRoot();
     const store = new FileSystemStore(root, { fsync: false });
     await mkdir(join(root, "d", "x"), { recursive: true });
     const put = store.put("d/x", new Uint8Array([1]), NEW_FILE).catch((e: unknown) => e);
@@ -201,7 +187,7 @@ describe("FileSystemStore with the write thread", () => {
   });
 
   it("keeps the order of calls: a put, read, list or delete after a queued file sees it written", async () => {
-    const root = freshRoot();
+    const root = scratch.freshRoot();
     const store = new FileSystemStore(root, { fsync: false });
     const first = store.put("data/__0.blp", new Uint8Array([1, 2, 3]), NEW_FILE);
     const got = store.get("data/__0.blp");
@@ -224,7 +210,7 @@ describe("FileSystemStore with the write thread", () => {
     // the walk ran later on the thread pool, between the unlink and the new file. Here every
     // pool thread is held, so anything on the pool runs only after the puts.
     for (const writeThread of [false, true]) {
-      const root = freshRoot();
+      const root = scratch.freshRoot();
       const store = new FileSystemStore(root, { fsync: false, writeThread });
       const newFile = writeThread ? NEW_FILE : { durable: false };
       await store.put("data/__0.blp", new Uint8Array([1]), NEW_FILE);
@@ -248,52 +234,52 @@ describe("FileSystemStore with the write thread", () => {
   });
 
   it("writes larger values, durable puts and io: async ones on the calling thread, in order with the queue", async () => {
-    const root = freshRoot();
+    const root = scratch.freshRoot();
     const store = new FileSystemStore(root, { fsync: false });
-    const before = thread.queuedFiles;
+    const before = scratch.thread.queuedFiles;
     const large = bytesAt(LARGEST_QUEUED + 1, 3, 99);
     const queued = store.put("data/__0.blp", new Uint8Array([1]), NEW_FILE);
     const direct = store.put("data/__0.blp", large, NEW_FILE);
     await Promise.all([queued, direct]);
-    expect(thread.queuedFiles - before).toBe(1);
+    expect(scratch.thread.queuedFiles - before).toBe(1);
     expect(await holds(join(root, "data", "__0.blp"), large)).toBe(true);
 
-    const durable = new FileSystemStore(freshRoot());
+    const durable = new FileSystemStore(scratch.freshRoot());
     await durable.put("data/__0.blp", new Uint8Array([1]), { unreferenced: true });
-    const asynchronous = new FileSystemStore(freshRoot(), { io: "async", fsync: false });
+    const asynchronous = new FileSystemStore(scratch.freshRoot(), { io: "async", fsync: false });
     await asynchronous.put("data/__0.blp", new Uint8Array([1]), NEW_FILE);
-    const off = new FileSystemStore(freshRoot(), { fsync: false, writeThread: false });
+    const off = new FileSystemStore(scratch.freshRoot(), { fsync: false, writeThread: false });
     await off.put("data/__0.blp", new Uint8Array([1]), NEW_FILE);
-    expect(thread.queuedFiles - before).toBe(1);
-    expect(() => new FileSystemStore(freshRoot(), { writeThread: "yes" as unknown as boolean })).toThrow(/writeThread must be true or false/);
+    expect(scratch.thread.queuedFiles - before).toBe(1);
+    expect(() => new FileSystemStore(scratch.freshRoot(), { writeThread: "yes" as unknown as boolean })).toThrow(/writeThread must be true or false/);
   });
 
   it("files queued without fsync are flushed by the next sync of a durable store", async () => {
-    const root = freshRoot();
+    const root = scratch.freshRoot();
     const store = new FileSystemStore(root);
-    const before = thread.queuedFiles;
+    const before = scratch.thread.queuedFiles;
     const put = store.put("data/__0.blp", new Uint8Array([9, 9]), NEW_FILE);
     await store.sync();
     await put;
-    expect(thread.queuedFiles - before).toBe(1);
+    expect(scratch.thread.queuedFiles - before).toBe(1);
     expect([...(await readFile(join(root, "data", "__0.blp")))]).toEqual([9, 9]);
   });
 
   it("replaces what stands at the name, never writing through it, and reports what cannot be replaced", async () => {
-    const root = freshRoot();
+    const root = scratch.freshRoot();
     const store = new FileSystemStore(root, { fsync: false });
     await store.put("data/__0.blp", new Uint8Array(1000).fill(7));
     await store.put("data/__0.blp", new Uint8Array([1, 2]), NEW_FILE);
     expect([...(await readFile(join(root, "data", "__0.blp")))]).toEqual([1, 2]);
 
-    const outside = join(scratch, `outside-${counter++}`);
+    const outside = join(scratch.dir, `outside-${counter++}`);
     await writeFile(outside, "keep");
     await symlink(outside, join(root, "data", "__1.blp"));
     await store.put("data/__1.blp", new Uint8Array([9]), NEW_FILE);
     expect(await readFile(outside, "utf8")).toBe("keep");
     expect((await lstat(join(root, "data", "__1.blp"))).isFile()).toBe(true);
 
-    const other = join(scratch, `other-${counter++}`);
+    const other = join(scratch.dir, `other-${counter++}`);
     await writeFile(other, "snapshot");
     await link(other, join(root, "data", "__2.blp"));
     await store.put("data/__2.blp", new Uint8Array([5]), NEW_FILE);
@@ -305,9 +291,9 @@ describe("FileSystemStore with the write thread", () => {
 
     // A directory at the name: the removal fails on the write thread (EISDIR), reported as on this thread.
     await mkdir(join(root, "data", "__4.blp"));
-    const before = thread.queuedFiles;
+    const before = scratch.thread.queuedFiles;
     const directory = await store.put("data/__4.blp", new Uint8Array([9]), NEW_FILE).catch((e: unknown) => e);
-    expect(thread.queuedFiles - before).toBe(1);
+    expect(scratch.thread.queuedFiles - before).toBe(1);
     const onThisThread = await new FileSystemStore(root, { fsync: false, writeThread: false }).put("data/__4.blp", new Uint8Array([9]), NEW_FILE).catch((e: unknown) => e);
     for (const error of [directory, onThisThread]) expect(isBcolzError(error) && [error.name, error.code, error.path, error.message]).toEqual(["ConflictError", "ALREADY_EXISTS", "data/__4.blp", "data/__4.blp: field key: a directory stands where the key's file should go"]);
 
@@ -321,19 +307,19 @@ describe("FileSystemStore with the write thread", () => {
     expect(there).toEqual([expect.stringContaining("longer than the file system allows"), "ENAMETOOLONG", "open"]);
 
     // A link between the root and the file is refused before anything is queued.
-    await symlink(scratch, join(root, "linked"));
+    await symlink(scratch.dir, join(root, "linked"));
     const between = await store.put("linked/__0.blp", new Uint8Array([9]), NEW_FILE).catch((e: unknown) => e);
     expect(isBcolzError(between) && between.code).toBe("UNSAFE_NAME");
   });
 
   it("writes into existing files there (writeAt of a file no reader follows): the same bytes and errors as on the calling thread and with io: async", async () => {
-    const root = freshRoot();
+    const root = scratch.freshRoot();
     const store = new FileSystemStore(root, { fsync: false });
     const stores = [store, new FileSystemStore(root, { fsync: false, writeThread: false }), new FileSystemStore(root, { fsync: false, io: "async" })];
     // Bytes: a new file, then writes at its end, inside it and at its start, queued without awaiting.
     const expected = new Uint8Array(900_010);
     const start = bytesAt(10, 3, 1);
-    const before = thread.queuedFiles;
+    const before = scratch.thread.queuedFiles;
     const calls = [store.put("data/__1__.bin", start, NEW_FILE)];
     expected.set(start);
     for (const [at, size, seed] of [[10, 500_000, 2], [500_010, 400_000, 3], [7, 5, 4], [0, 2, 5]] as const) {
@@ -344,7 +330,7 @@ describe("FileSystemStore with the write thread", () => {
       value.fill(0xee);
     }
     await Promise.all(calls);
-    expect(thread.queuedFiles - before).toBe(5);
+    expect(scratch.thread.queuedFiles - before).toBe(5);
     expect(await holds(join(root, "data", "__1__.bin"), expected)).toBe(true);
 
     // Errors: a missing file, an offset past the end or negative, a directory and a FIFO at the name.
@@ -352,29 +338,29 @@ describe("FileSystemStore with the write thread", () => {
     execFileSync("mkfifo", [join(root, "data", "fifo.bin")]);
     const cases: [string, number][] = [["data/none.bin", 0], ["none/x.bin", 0], ["data/__1__.bin", 900_011], ["data/__1__.bin", -1], ["data/dir.bin", 0], ["data/fifo.bin", 0]];
     for (const [key, at] of cases) {
-      const count = thread.queuedFiles;
+      const count = scratch.thread.queuedFiles;
       const errors = await Promise.all(stores.map((s) => s.writeAt(key, at, Uint8Array.of(1), NEW_FILE).then(() => "written", (e: unknown) => (isBcolzError(e) ? [e.name, e.code, e.path, e.field, e.message, e.expected, e.actual] : e))));
       expect(errors[0], `${key} at ${at}`).toEqual(errors[1]);
       expect(errors[0], `${key} at ${at}`).toEqual(errors[2]);
       expect(errors[0], `${key} at ${at}`).not.toBe("written");
       // Queued unless refused here first (a missing parent, a negative offset).
-      expect(thread.queuedFiles - count).toBe(key.startsWith("none/") || at < 0 ? 0 : 1);
+      expect(scratch.thread.queuedFiles - count).toBe(key.startsWith("none/") || at < 0 ? 0 : 1);
     }
     const fifo = await store.writeAt("data/fifo.bin", 0, Uint8Array.of(1), NEW_FILE).catch((e: unknown) => e);
     expect(isBcolzError(fifo) && [fifo.code, fifo.actual]).toEqual(["IO_ERROR", "a FIFO"]);
     const past = await store.writeAt("data/__1__.bin", 900_011, Uint8Array.of(1), NEW_FILE).catch((e: unknown) => e);
     expect(isBcolzError(past) && [past.code, past.expected, past.actual]).toEqual(["OUT_OF_RANGE", "0..900010", 900_011]);
     // Durable or referenced writes stay on the calling thread.
-    const count = thread.queuedFiles;
+    const count = scratch.thread.queuedFiles;
     await store.writeAt("data/__1__.bin", 0, Uint8Array.of(1), { durable: false });
     await new FileSystemStore(root).writeAt("data/__1__.bin", 0, Uint8Array.of(1), { unreferenced: true });
-    expect(thread.queuedFiles).toBe(count);
+    expect(scratch.thread.queuedFiles).toBe(count);
   });
 
   it("reports a failure at the close of a writeAt as a failed write, on the calling thread and with io: async", async () => {
     // Some file systems report a failed write only at the close (NFS, a quota met by delayed
     // allocation); that is injected here below the store: the real close runs, then fails.
-    const root = freshRoot();
+    const root = scratch.freshRoot();
     await mkdir(join(root, "data"), { recursive: true });
     await writeFile(join(root, "data", "__1__.bin"), new Uint8Array(16));
     const eio = (): Error => Object.assign(new Error("EIO: i/o error, close"), { code: "EIO", errno: -5, syscall: "close" });
@@ -428,9 +414,9 @@ describe("FileSystemStore with the write thread", () => {
       }
     }
     const flags = (store: FileSystemStore): boolean[] => [store.putsAtOnce, store.positionalWritesAtOnce];
-    expect(flags(new FileSystemStore(freshRoot()))).toEqual([true, true]);
-    expect(flags(new FileSystemStore(freshRoot(), { io: "async" }))).toEqual([false, false]);
-    expect(flags(new OwnWriteAt(freshRoot()))).toEqual([true, false]);
+    expect(flags(new FileSystemStore(scratch.freshRoot()))).toEqual([true, true]);
+    expect(flags(new FileSystemStore(scratch.freshRoot(), { io: "async" }))).toEqual([false, false]);
+    expect(flags(new OwnWriteAt(scratch.freshRoot()))).toEqual([true, false]);
   });
 
   it("gives the same results as the calling thread for random sequences of calls made without awaiting", async () => {
@@ -470,8 +456,8 @@ describe("FileSystemStore with the write thread", () => {
     };
     await fc.assert(
       fc.asyncProperty(fc.array(stepArb, { maxLength: 24 }), async (steps) => {
-        const viaThread = await run(new FileSystemStore(freshRoot(), { fsync: false }), steps);
-        const here = await run(new FileSystemStore(freshRoot(), { fsync: false, writeThread: false }), steps);
+        const viaThread = await run(new FileSystemStore(scratch.freshRoot(), { fsync: false }), steps);
+        const here = await run(new FileSystemStore(scratch.freshRoot(), { fsync: false, writeThread: false }), steps);
         expect(viaThread).toEqual(here);
       }),
       { numRuns: 40 },
@@ -488,7 +474,7 @@ describe("the write thread in a process of its own", () => {
   const internals = fileURLToPath(new URL("../dist/write-thread-node.js", import.meta.url));
 
   it("keeps the process alive until its queued files are written, and starts by itself after 16 MiB", async () => {
-    const root = freshRoot();
+    const root = scratch.freshRoot();
     // Nothing awaits the puts: the process must not exit before the thread wrote them.
     const script = `
       import { FileSystemStore } from ${JSON.stringify(adapters)};
@@ -506,7 +492,7 @@ describe("the write thread in a process of its own", () => {
       for (let i = 0; i < 24; i++) void store.put("data/__" + i + ".blp", new Uint8Array(1 << 20).fill(i), { unreferenced: true, durable: false });
       console.log(thread.queuedFiles - before);
     `;
-    const result = node(script, scratch);
+    const result = node(script, scratch.dir);
     expect(result.stderr).toBe("");
     expect(result.status).toBe(0);
     // Started by the put that reached 16 MiB (the 16th); the 24 puts went to it.
@@ -522,7 +508,7 @@ describe("the write thread in a process of its own", () => {
     // Exiting, throwing, ending with nothing awaited, and awaiting the puts (the process must stay
     // alive for them: an await nothing keeps alive would end it with code 13).
     for (const ending of ["process.exit(0);", "throw new Error(\"boom\");", "", "await Promise.all(puts); console.log(\"written\");"]) {
-      const root = freshRoot();
+      const root = scratch.freshRoot();
       const script = `
         import { FileSystemStore } from ${JSON.stringify(adapters)};
         import { startedWriteThread } from ${JSON.stringify(internals)};
@@ -533,7 +519,7 @@ describe("the write thread in a process of its own", () => {
         for (let i = 0; i < 12; i++) puts.push(store.put("data/__" + i + ".blp", new Uint8Array(100_000).fill(i), { unreferenced: true, durable: false }));
         ${ending}
       `;
-      const result = node(script, scratch);
+      const result = node(script, scratch.dir);
       expect(result.status, `${ending} ${result.stderr}`).toBe(ending.startsWith("throw") ? 1 : 0);
       expect(result.stdout.trim()).toBe(ending.startsWith("await") ? "written" : "");
       for (let i = 0; i < 12; i++) {
@@ -547,11 +533,11 @@ describe("the write thread in a process of its own", () => {
     const script = `
       import { FileSystemStore } from ${JSON.stringify(adapters)};
       import { writeThreadStarted } from ${JSON.stringify(internals)};
-      const store = new FileSystemStore(${JSON.stringify(freshRoot())}, { fsync: false });
+      const store = new FileSystemStore(${JSON.stringify(scratch.freshRoot())}, { fsync: false });
       for (let i = 0; i < 15; i++) await store.put("data/__" + i + ".blp", new Uint8Array(1 << 20), { unreferenced: true, durable: false });
       console.log(writeThreadStarted());
     `;
-    const result = node(script, scratch);
+    const result = node(script, scratch.dir);
     expect(result.stderr).toBe("");
     expect([result.status, result.stdout.trim()]).toEqual([0, "false"]);
   });

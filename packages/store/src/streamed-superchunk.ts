@@ -21,13 +21,18 @@
  * ```
  * @module
  */
-import { readChunkHeader, spareRoom, verifyChunkChecksum } from "@fmt/header";
+import { checksumKind, readChunkHeader, spareRoom, verifyChunkChecksum } from "@fmt/header";
 import type { WritableStore } from "@fmt/fs-adapters";
 import { newSuperchunkLayout, slotBinding, slotChecksum, superchunkPrefix } from "./pending-superchunk.js";
 import type { PendingSuperchunkSettings } from "./pending-superchunk.js";
 
 /** Slots are written in place, to a file no reader follows yet, flushed by the store's `sync` before the commit. */
 const IN_PLACE = { durable: false, unreferenced: true } as const;
+/** A slot's checksum while the store computes it ({@link WritableStore.writeAtWithAdler32}). */
+const NOT_YET_KNOWN = new Uint8Array(0);
+
+/** A store that computes the Adler-32 of what it writes. */
+type SummingStore = WritableStore & Required<Pick<WritableStore, "writeAtWithAdler32">>;
 
 /**
  * Where a streamed chunk lies in its file.
@@ -81,12 +86,18 @@ export class StreamedSuperchunk {
   finishing: Promise<void> | undefined;
   /** Checksum and spare room of a slot, reused (the store takes the bytes at once): zeros after the checksum. */
   #tail = new Uint8Array(0);
+  /**
+   * The store, when it computes each slot's Adler-32 itself where it writes (the checksum is
+   * Adler-32 and the store has `writeAtWithAdler32`); `undefined` when this writer computes it.
+   */
+  readonly #summingStore: SummingStore | undefined;
 
   constructor(store: WritableStore, key: string, settings: PendingSuperchunkSettings) {
     this.#store = store;
     this.key = key;
     this.settings = settings;
     ({ meta: this.#meta, dataStart: this.#dataStart, checksumSize: this.#checksumSize } = newSuperchunkLayout(settings));
+    this.#summingStore = checksumKind(settings.checksumId).name === "adler32" && store.writeAtWithAdler32 !== undefined ? (store as SummingStore) : undefined;
   }
 
   /** How many chunks the file holds. */
@@ -139,7 +150,24 @@ export class StreamedSuperchunk {
       this.#end = this.#dataStart;
     }
     const at = this.#end;
-    const tailLength = this.#checksumSize + spareRoom(cbytes, s.chunkSize, s.sparePercent);
+    const spare = spareRoom(cbytes, s.chunkSize, s.sparePercent);
+    const tailLength = this.#checksumSize + spare;
+    const summing = this.#summingStore;
+    if (summing !== undefined) {
+      // The store computes the Adler-32 where it writes (the file store's write thread), puts the
+      // bound value after the chunk and the spare room after it: this thread only hands the chunk
+      // over. The slot's checksum is known once the write is done, which every reader of the slot
+      // waits for (settled()).
+      const slot: StreamedSlot = { offset: at, cbytes, nbytes, checksum: NOT_YET_KNOWN };
+      const g = slotBinding(s, i)!;
+      const stored = summing.writeAtWithAdler32(this.key, at, chunk.subarray(0, cbytes), g % 2 ** 32, spare, IN_PLACE).then((sum) => {
+        slot.checksum = new Uint8Array([sum & 0xff, (sum >>> 8) & 0xff, (sum >>> 16) & 0xff, sum >>> 24]);
+      });
+      written.push(stored);
+      this.#slots.push(slot);
+      this.#end = at + cbytes + tailLength;
+      return this.#track(Promise.all(written).then(() => undefined), i);
+    }
     if (this.#tail.length < tailLength) this.#tail = new Uint8Array(Math.max(tailLength, 2 * this.#tail.length));
     const tail = this.#tail.subarray(0, tailLength);
     const checksum = slotChecksum(s, chunk.subarray(0, cbytes), i);
@@ -164,6 +192,7 @@ export class StreamedSuperchunk {
    */
   checked(i: number, bytes: Uint8Array): Uint8Array {
     const stored = this.#slots[i]!.checksum;
+    if (stored === NOT_YET_KNOWN) throw new Error(`internal: slot ${i} of ${this.key} read back before its write settled`);
     if (stored.length > 0) verifyChunkChecksum(this.settings.checksumId, bytes, stored, { path: this.key, index: this.settings.firstChunk + i, bind: slotBinding(this.settings, i) });
     return bytes;
   }

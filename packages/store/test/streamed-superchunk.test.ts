@@ -3,7 +3,7 @@
 // (StreamedSuperchunk). Elsewhere (io: "async") they are built in memory and put whole
 // (PendingSuperchunk). Random sequences of writes must leave the same bytes in every file either
 // way, and a create must really stream.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import fc from "fast-check";
@@ -113,6 +113,16 @@ class FailingStore extends MemoryStore {
     return new Promise((resolve, reject) => {
       answer.then(() => setTimeout(resolve, 2), (error: unknown) => setTimeout(() => reject(error), 2));
     });
+  }
+}
+
+/** Writes `bytes` into the file at `path` at `offset`, below any store. */
+function writeFileAt(path: string, offset: number, bytes: Uint8Array): void {
+  const fd = openSync(path, "r+");
+  try {
+    writeSync(fd, bytes, 0, bytes.length, offset);
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -226,6 +236,7 @@ describe("format-2 superchunks streamed as their chunks come", () => {
   it("a create writes each new superchunk in place, slot by slot, and never puts it whole", async () => {
     const puts = vi.spyOn(FileSystemStore.prototype, "put");
     const writes = vi.spyOn(FileSystemStore.prototype, "writeAt");
+    const summed = vi.spyOn(FileSystemStore.prototype, "writeAtWithAdler32");
     const root = join(scratch, `case-${counter++}`);
     const store = new FileSystemStore(root, { fsync: false });
     expect(store.positionalWritesAtOnce).toBe(true);
@@ -237,13 +248,23 @@ describe("format-2 superchunks streamed as their chunks come", () => {
     // 32-byte header, the metadata `{"capacity": 4, "first_chunk": 0}` (34 bytes, padded with
     // spaces to 40: spec/v2.md §5) and 4 offsets entries.
     expect(superchunkPuts.map(([key, value]) => [key, value.length])).toEqual([1, 2, 3].map((s) => [`data/__${s}__.bin`, 32 + 40 + 8 * 4]));
-    // Two writes per chunk (chunk; checksum and spare room), then the first bytes of each file.
-    expect(writes.mock.calls.filter(([key]) => key.startsWith("data/")).length).toBe(2 * 10 + 3);
+    // One write per chunk, which the store follows with its Adler-32 (the default checksum) bound
+    // to the chunk's index and with the spare room, then the first bytes of each file.
+    expect(summed.mock.calls.map(([key, , , xor]) => [key, xor])).toEqual(Array.from({ length: 10 }, (_, g) => [`data/__${Math.floor(g / 4) + 1}__.bin`, g]));
+    expect(writes.mock.calls.filter(([key]) => key.startsWith("data/")).map(([, offset]) => offset)).toEqual([0, 0, 0]);
     expect(await (await openCarray(new FileSystemStore(root), "")).read()).toEqual(values);
   });
 
-  it.each(["read while writing", "rebuilt whole"] as const)("a chunk read back from its slot is checked against the checksum computed when it was written (%s)", async (path) => {
-    const store = new FailingStore();
+  it.each([
+    ["read while writing", "memory"],
+    ["rebuilt whole", "memory"],
+    ["read while writing", "file"],
+    ["rebuilt whole", "file"],
+  ] as const)("a chunk read back from its slot is checked against the checksum computed when it was written (%s, %s store)", async (path, kind) => {
+    // The file store computes the Adler-32 on its write thread (writeAtWithAdler32); the memory
+    // store leaves it to the writer.
+    const fileStore = kind === "file" ? new FileSystemStore(join(scratch, `case-${counter++}`), { fsync: false }) : undefined;
+    const store = fileStore ?? new FailingStore();
     const array = await createCarray(store, "", counting(0), { dtype: "<f8", chunklen: 10, formatVersion: 2, superchunksize: 4 });
     await array.append(counting(25)); // chunks 0 and 1 streamed into data/__1__.bin, 5 rows pending
     // Below the carray, one byte of chunk 1's compressed bytes changes (a store that answers
@@ -256,7 +277,9 @@ describe("format-2 superchunks streamed as their chunks come", () => {
     }
     expect(starts.length).toBeGreaterThanOrEqual(2);
     const cbytes = new DataView(file.buffer, file.byteOffset + starts[1]! + 12, 4).getUint32(0, true);
-    await MemoryStore.prototype.writeAt.call(store, "data/__1__.bin", starts[1]! + cbytes - 1, Uint8Array.of(file[starts[1]! + cbytes - 1]! ^ 0x5a));
+    const changed = Uint8Array.of(file[starts[1]! + cbytes - 1]! ^ 0x5a);
+    if (fileStore !== undefined) writeFileAt(fileStore.pathOf("data/__1__.bin"), starts[1]! + cbytes - 1, changed);
+    else await MemoryStore.prototype.writeAt.call(store, "data/__1__.bin", starts[1]! + cbytes - 1, changed);
     // Reading chunk 1 while it is being written, or rebuilding the file from its slots (a new
     // image of chunk 0 turns the streamed file into one built whole): both refuse the bytes.
     const refused = path === "read while writing" ? array.get(12) : array.set(3, -1);

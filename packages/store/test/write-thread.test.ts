@@ -52,14 +52,16 @@ async function files(dir: string): Promise<Map<string, Buffer>> {
 }
 
 describe("carray and ctable writers with the write thread", () => {
-  it("create and append write the same files as on the calling thread, and read back", async () => {
+  // Format 2 streams each new chunk into its superchunk file with writeAtWithAdler32: through the
+  // thread, the thread computes its Adler-32 (the default checksum); without it, this thread does.
+  it.each([1, 2] as const)("create and append write the same files as on the calling thread, and read back (format %i)", async (formatVersion) => {
     const values = walk(300_000, 7);
     const more = walk(123_457, 8);
     const dirs = [freshDir(), freshDir()];
     const before = thread.queuedFiles;
     for (const [i, dir] of dirs.entries()) {
       const store = new FileSystemStore(dir, { writeThread: i === 0 });
-      const a = await createCarray(store, "", values, { dtype: "float64", chunklen: 4096 });
+      const a = await createCarray(store, "", values, { dtype: "float64", chunklen: 4096, formatVersion, ...(formatVersion === 2 ? { superchunksize: 16 } : {}) });
       await a.append(more);
       await a.close();
     }
