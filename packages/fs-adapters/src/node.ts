@@ -28,7 +28,7 @@ import { openRegularFile, readAt } from "./read-async-node.js";
 import { readFileChecked, readRangesChecked, regularFileSize } from "./read-sync-node.js";
 import { writeFileAtomically, writeIntoFile } from "./write-async-node.js";
 import { makeParentsSync, writeFileAtomicallySync, writeFileInPlaceSync, writeIntoFileSync } from "./write-sync-node.js";
-import { readyWriteThread, settleWriteThread } from "./write-thread-node.js";
+import { LARGEST_QUEUED, readyWriteThread, settleWriteThread } from "./write-thread-node.js";
 import type { ByteRange, PutOptions, WritableStore } from "./index.js";
 
 export type { ByteRange, PutOptions, ReadableStore, WritableStore } from "./index.js";
@@ -512,22 +512,27 @@ export class FileSystemStore implements WritableStore {
   /**
    * {@link FileSystemStore.writeAt} of `bytes` followed by their Adler-32 XOR `xor` (four bytes,
    * little-endian) and `zeros` zero bytes ({@link WritableStore.writeAtWithAdler32}); resolves to
-   * the stored value. With `io: "sync"` and `{ durable: false, unreferenced: true }` the write
-   * thread computes the sum and writes all of it (this thread only copies `bytes`); otherwise the
-   * sum is computed here, and `bytes` and what follows them are two positional writes.
+   * the stored value. When `writeAt` would hand `bytes` to the write thread (`io: "sync"`,
+   * `{ durable: false, unreferenced: true }`, the thread running, at most 2 MiB with the sum and
+   * the zeros), the thread computes the sum and writes all of it: this thread only copies
+   * `bytes`. Otherwise the sum is computed here, and `bytes` and what follows them are two
+   * positional writes (through a subclass's own `writeAt`, when it has one).
    */
   async writeAtWithAdler32(key: string, offset: number, bytes: Uint8Array, xor: number, zeros: number, options?: PutOptions): Promise<number> {
     if (!Number.isInteger(xor) || xor < 0 || xor > 0xffffffff) {
       throw new UsageError("INVALID_ARGUMENT", "the value XORed with the Adler-32 must be an unsigned 32-bit integer", { path: key, field: "xor", expected: "0..4294967295", actual: xor });
     }
-    if (!Number.isSafeInteger(zeros) || zeros < 0) throw new UsageError("INVALID_ARGUMENT", "zeros must be a non-negative integer", { path: key, field: "zeros", expected: ">= 0", actual: zeros });
+    if (!Number.isSafeInteger(zeros) || zeros < 0 || zeros > this.maxValueBytes) {
+      throw new UsageError("INVALID_ARGUMENT", "zeros must be a non-negative integer no larger than the store's maxValueBytes", { path: key, field: "zeros", expected: `0..${this.maxValueBytes}`, actual: zeros });
+    }
     // A subclass that replaces writeAt gets its own writeAt, below.
     if (this.io === "sync" && this.writeAt === FileSystemStore.prototype.writeAt && bytes instanceof Uint8Array) {
+      const file = this.pathOf(key);
       const durable = checkPutOptions(options) && this.fsync;
-      const queueable = !durable && options?.unreferenced === true && this.writeThread && Number.isSafeInteger(offset) && offset >= 0;
-      const thread = queueable ? readyWriteThread(bytes.length + 4 + zeros) : undefined;
+      const queueable = !durable && options?.unreferenced === true && this.writeThread && Number.isSafeInteger(offset) && offset >= 0 && bytes.length + 4 + zeros <= LARGEST_QUEUED;
+      // Asked for no bytes: the writes below count them towards the thread's start when it is not running.
+      const thread = queueable ? readyWriteThread(0) : undefined;
       if (thread !== undefined && refuseLinksBetweenSync(this.root, key, false)) {
-        const file = this.pathOf(key);
         const stored = thread.queueSummed(file, key, bytes, offset, xor, zeros);
         if (stored !== undefined) {
           if (this.fsync) this.#pending.add(file);
@@ -539,9 +544,10 @@ export class FileSystemStore implements WritableStore {
     const after = new Uint8Array(4 + zeros);
     new DataView(after.buffer).setUint32(0, stored, true);
     const written = this.writeAt(key, offset, bytes, options);
-    // With io "sync" both writes are made (or queued in order) before this returns, as a caller
-    // that writes at the next offset at once expects; otherwise the second waits for the first.
-    if (this.io === "sync") await Promise.all([written, this.writeAt(key, offset + bytes.length, after, options)]);
+    // A writeAt that takes the bytes at once has written or queued them when it returns: the
+    // second write may follow at once, as a caller that writes at the next offset at once
+    // expects. Any other (io "async", a subclass's) must be done before the second starts.
+    if (this.positionalWritesAtOnce) await Promise.all([written, this.writeAt(key, offset + bytes.length, after, options)]);
     else await written.then(() => this.writeAt(key, offset + bytes.length, after, options));
     return stored;
   }

@@ -85,11 +85,44 @@ describe("writeAtWithAdler32", () => {
   });
 
   it("gives 1 XOR the value for no bytes (the Adler-32 of nothing), through the thread and here", async () => {
-    for (const options of [{ fsync: false }, { fsync: false, writeThread: false }]) {
+    for (const [options, queued] of [[{ fsync: false }, 1], [{ fsync: false, writeThread: false }, 0]] as const) {
       const store = new FileSystemStore(scratch.freshRoot(), options);
       await store.put("f", new Uint8Array(3), NEW_FILE);
+      const before = scratch.thread.queuedFiles;
       expect(await store.writeAtWithAdler32("f", 3, new Uint8Array(0), 6, 2, NEW_FILE)).toBe(7);
+      expect(scratch.thread.queuedFiles - before).toBe(queued);
       expect([...(await readFile(store.pathOf("f")))]).toEqual([0, 0, 0, 7, 0, 0, 0, 0, 0]);
+    }
+  });
+
+  it("through a slow thread, goes round the ring and the descriptors: 400 summed writes of mixed sizes, none awaited", async () => {
+    const store = new FileSystemStore(scratch.freshRoot(), { fsync: false });
+    await store.put("f", new Uint8Array(0), NEW_FILE);
+    const before = scratch.thread.queuedFiles;
+    scratch.thread.delayForTests(1);
+    try {
+      // ~20 MiB in all: the 8 MiB ring is gone round twice, the 256 descriptors once.
+      const sizes = Array.from({ length: 400 }, (_, k) => (k % 7 === 0 ? 200_000 : (k * 7919) % 20_000));
+      const expected: Buffer[] = [];
+      const values: number[] = [];
+      const stored: Promise<number>[] = [];
+      let end = 0;
+      for (const [k, size] of sizes.entries()) {
+        const bytes = Uint8Array.from({ length: size }, (_, i) => (i * 31 + k) & 0xff);
+        const xor = (k * 2654435761) >>> 0;
+        const zeros = k % 5 === 0 ? 0 : k * 3;
+        stored.push(store.writeAtWithAdler32("f", end, bytes, xor, zeros, NEW_FILE));
+        bytes.fill(0);
+        const { stored: value, file } = expectedBytes(Uint8Array.from({ length: size }, (_, i) => (i * 31 + k) & 0xff), xor, zeros);
+        values.push(value);
+        expected.push(file);
+        end += file.length;
+      }
+      expect(await Promise.all(stored)).toEqual(values);
+      expect(scratch.thread.queuedFiles - before).toBe(sizes.length);
+      expect(Buffer.compare(await readFile(store.pathOf("f")), Buffer.concat(expected))).toBe(0);
+    } finally {
+      scratch.thread.delayForTests(0);
     }
   });
 
@@ -109,13 +142,13 @@ describe("writeAtWithAdler32", () => {
     expect(Buffer.compare(await readFile(store.pathOf("data/f")), Buffer.alloc(10))).toBe(0);
   });
 
-  it("refuses a value to XOR that is not an unsigned 32-bit integer, and a negative count of zeros", async () => {
+  it("refuses a value to XOR that is not an unsigned 32-bit integer, and a count of zeros that is negative or over maxValueBytes", async () => {
     const store = new FileSystemStore(scratch.freshRoot(), { fsync: false });
     await store.put("f", new Uint8Array(4), NEW_FILE);
     for (const xor of [-1, 2 ** 32, 1.5, Number.NaN]) {
       expect(await failureOf(store.writeAtWithAdler32("f", 4, new Uint8Array(8), xor, 0, NEW_FILE))).toMatchObject({ code: "INVALID_ARGUMENT", path: "f", field: "xor" });
     }
-    for (const zeros of [-1, 0.5]) {
+    for (const zeros of [-1, 0.5, store.maxValueBytes + 1]) {
       expect(await failureOf(store.writeAtWithAdler32("f", 4, new Uint8Array(8), 0, zeros, NEW_FILE))).toMatchObject({ code: "INVALID_ARGUMENT", path: "f", field: "zeros" });
     }
     expect((await readFile(store.pathOf("f"))).length).toBe(4);
@@ -140,6 +173,27 @@ describe("writeAtWithAdler32", () => {
     const { stored: value, file } = expectedBytes(bytes, 0x1234, 10);
     expect(stored).toBe(value);
     expect(Buffer.compare(await readFile(store.pathOf("f")), Buffer.concat([Buffer.alloc(2), file]))).toBe(0);
+  });
+
+  it("waits for a subclass's writeAt that does not take the bytes at once before it writes what follows them", async () => {
+    const calls: number[] = [];
+    class Late extends FileSystemStore {
+      override async writeAt(key: string, offset: number, bytes: Uint8Array, options?: PutOptions): Promise<void> {
+        const copy = bytes.slice();
+        calls.push(offset);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return super.writeAt(key, offset, copy, options);
+      }
+    }
+    const store = new Late(scratch.freshRoot(), { fsync: false });
+    expect(store.positionalWritesAtOnce).toBe(false);
+    await store.put("f", new Uint8Array(1), NEW_FILE);
+    const bytes = new Uint8Array(4000).fill(5);
+    const stored = await store.writeAtWithAdler32("f", 1, bytes, 3, 6, NEW_FILE);
+    expect(calls).toEqual([1, 4001]);
+    const { stored: value, file } = expectedBytes(bytes, 3, 6);
+    expect(stored).toBe(value);
+    expect(Buffer.compare(await readFile(store.pathOf("f")), Buffer.concat([Buffer.alloc(1), file]))).toBe(0);
   });
 
   it("keeps the order of writes queued before and after it on the thread", async () => {

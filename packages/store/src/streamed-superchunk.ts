@@ -28,8 +28,6 @@ import type { PendingSuperchunkSettings } from "./pending-superchunk.js";
 
 /** Slots are written in place, to a file no reader follows yet, flushed by the store's `sync` before the commit. */
 const IN_PLACE = { durable: false, unreferenced: true } as const;
-/** A slot's checksum while the store computes it ({@link WritableStore.writeAtWithAdler32}). */
-const NOT_YET_KNOWN = new Uint8Array(0);
 
 /** A store that computes the Adler-32 of what it writes. */
 type SummingStore = WritableStore & Required<Pick<WritableStore, "writeAtWithAdler32">>;
@@ -49,8 +47,12 @@ export interface StreamedSlot {
   cbytes: number;
   /** Uncompressed bytes of the chunk. */
   nbytes: number;
-  /** The chunk's bound checksum as written after it (empty with checksum "none"). */
-  checksum: Uint8Array;
+  /**
+   * The chunk's bound checksum as written after it (empty with checksum "none"); `undefined`
+   * while the store computes it ({@link WritableStore.writeAtWithAdler32}), until the slot's write
+   * settled.
+   */
+  checksum: Uint8Array | undefined;
 }
 
 /**
@@ -157,8 +159,10 @@ export class StreamedSuperchunk {
       // The store computes the Adler-32 where it writes (the file store's write thread), puts the
       // bound value after the chunk and the spare room after it: this thread only hands the chunk
       // over. The slot's checksum is known once the write is done, which every reader of the slot
-      // waits for (settled()).
-      const slot: StreamedSlot = { offset: at, cbytes, nbytes, checksum: NOT_YET_KNOWN };
+      // waits for (settled()). It is then the sum of the bytes the store took (its copy), no
+      // longer of the chunk as this thread held it: a store that wrote other bytes than it was
+      // given would write their sum too.
+      const slot: StreamedSlot = { offset: at, cbytes, nbytes, checksum: undefined };
       const g = slotBinding(s, i)!;
       const stored = summing.writeAtWithAdler32(this.key, at, chunk.subarray(0, cbytes), g % 2 ** 32, spare, IN_PLACE).then((sum) => {
         slot.checksum = new Uint8Array([sum & 0xff, (sum >>> 8) & 0xff, (sum >>> 16) & 0xff, sum >>> 24]);
@@ -186,13 +190,16 @@ export class StreamedSuperchunk {
    * `bytes`, read back from slot `i` (chunk `firstChunk + i` of the array), once they match the checksum
    * computed when the chunk was written: the writer decodes them, or rebuilds the file whole from
    * them with checksums of its own, so bytes the store answers wrongly would otherwise pass as
-   * the chunk. Nothing is checked with checksum "none".
+   * the chunk. Nothing is checked with checksum "none". When the store computed the checksum
+   * (`writeAtWithAdler32`), it is the sum of the bytes the store took: this catches bytes changed
+   * on the store or on their way back, not a store that wrote other bytes than it was given.
+   * Called once the slot's write settled ({@link StreamedSuperchunk.settled}).
    *
    * @throws FormatError CHECKSUM_MISMATCH, field `chunk[<index>].checksum`.
    */
   checked(i: number, bytes: Uint8Array): Uint8Array {
     const stored = this.#slots[i]!.checksum;
-    if (stored === NOT_YET_KNOWN) throw new Error(`internal: slot ${i} of ${this.key} read back before its write settled`);
+    if (stored === undefined) throw new Error(`internal: slot ${i} of ${this.key} read back before its write settled`);
     if (stored.length > 0) verifyChunkChecksum(this.settings.checksumId, bytes, stored, { path: this.key, index: this.settings.firstChunk + i, bind: slotBinding(this.settings, i) });
     return bytes;
   }

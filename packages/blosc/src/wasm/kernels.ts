@@ -74,7 +74,7 @@ export class WasmKernels {
     this.#exports = instance.exports as unknown as KernelExports;
     this.#heap = this.#viewOfMemory();
     this.#sharedMemory = !(this.#heap.buffer instanceof ArrayBuffer);
-    this.#arena = { exports: this.#exports, reserve: (...sizes) => this.#reserve(...sizes), heap: () => this.#heap };
+    this.#arena = { exports: this.#exports, reserve: this.#reserve.bind(this), heap: () => this.#heap };
   }
 
   /**
