@@ -33,6 +33,9 @@ import { TaskDispatcher } from "./pool-dispatch.js";
 import type { DispatchSlot } from "./pool-dispatch.js";
 import { checkPoolSizing, lentArgumentError, plainOptions, reviveError } from "./pool-protocol.js";
 import type { PoolDecodeReply, PoolDecodeRequest, PoolReply } from "./pool-protocol.js";
+import { packedAt, StagingBuffers, stagingSize } from "./pool-staging-node.js";
+
+export { packedAt } from "./pool-staging-node.js";
 
 /**
  * Options of {@link createBloscPool}.
@@ -138,55 +141,6 @@ function workerUrl(): URL {
   throw new UsageError("INVALID_ARGUMENT", "the worker script is missing: build @fmt/blosc first (pnpm --filter @fmt/blosc build)", {
     field: "pool.worker", expected: fileURLToPath(built),
   });
-}
-
-// Inputs are copied into buffers that travel to the worker and back and are then reused: fresh
-// memory for every chunk (a slice() per call) costs more in page faults than the copy itself, and
-// V8 copies into SharedArrayBuffers several times slower than into ordinary ones.
-const STAGING_MIN = 64 * 1024;
-const STAGING_KEEP_BYTES = 64 * 1024 * 1024;
-
-/**
- * The first offset from `at` with the chunk's own alignment modulo 8: V8 copies into a
- * `SharedArrayBuffer` word by word only when both sides have the same alignment, byte by byte
- * (5–10× slower) otherwise; and the worker's copy out of the staging memory into its kernels
- * (which match the alignment they are given) is then a word copy too. @internal
- *
- * @example
- * ```ts
- * packedAt(100, new Uint8Array(new ArrayBuffer(64), 3)); // 107
- * ```
- */
-export function packedAt(at: number, chunk: Uint8Array): number {
-  return at + ((chunk.byteOffset - at) & 7);
-}
-
-class StagingBuffers {
-  readonly #free = new Map<number, ArrayBuffer[]>();
-  #kept = 0;
-
-  take(length: number): ArrayBuffer {
-    let size = STAGING_MIN;
-    while (size < length) size *= 2;
-    const buffer = this.#free.get(size)?.pop();
-    if (buffer === undefined) return new ArrayBuffer(size);
-    this.#kept -= size;
-    return buffer;
-  }
-
-  acquire(bytes: Uint8Array, length: number): ArrayBuffer {
-    const buffer = this.take(length);
-    new Uint8Array(buffer, 0, length).set(length === bytes.length ? bytes : bytes.subarray(0, length));
-    return buffer;
-  }
-
-  release(buffer: ArrayBuffer): void {
-    if (this.#kept + buffer.byteLength > STAGING_KEEP_BYTES) return;
-    let list = this.#free.get(buffer.byteLength);
-    if (list === undefined) this.#free.set(buffer.byteLength, (list = []));
-    list.push(buffer);
-    this.#kept += buffer.byteLength;
-  }
 }
 
 /**
@@ -297,9 +251,7 @@ export function createBloscPool(options: BloscPoolOptions = {}): BloscPool {
     if (claims === undefined) input = staging.take(inputBytes);
     else {
       if (slot.sharedInput === undefined || slot.sharedInputRun !== undefined || slot.sharedInput.byteLength < inputBytes) {
-        let size = STAGING_MIN;
-        while (size < inputBytes) size *= 2;
-        slot.sharedInput = new SharedArrayBuffer(size);
+        slot.sharedInput = new SharedArrayBuffer(stagingSize(inputBytes));
       }
       input = slot.sharedInput;
     }
