@@ -3,12 +3,12 @@
  * `compress` does below the chunk header): each block filtered (shuffle or bitshuffle), split
  * by the forward-compatible split rule, each split compressed with its codec or stored raw when
  * the stream would not be shorter, exactly as c-blosc 1.21 lays them out. The kernels encode a
- * block in one call when they have the codec; otherwise the TypeScript codecs, fflate (zlib) and
- * the zstd encoder run split by split.
+ * block in one call when they have the codec; otherwise the TypeScript codecs, zlib (the given
+ * `ZlibCodec`, else fflate) and the zstd encoder run split by split.
  *
  * @example
  * ```ts
- * const cbytes = compressBlocks(job, loadWasmKernels(), true, room); // 0: store the chunk memcpyed
+ * const cbytes = compressBlocks(job, kernels, kernelsHaveTheCodec, room); // 0: store the chunk memcpyed
  * ```
  * @module
  */
@@ -77,7 +77,7 @@ export function compressBlocks(job: BlockJob, wasm: WasmKernels | undefined, was
     const nsplits = !dontSplit && !isLeftover ? typesize : 1;
     writeI32(out, BLOSC_HEADER_SIZE + 4 * j, ntbytes);
     if (wasmCodec && wasm !== undefined) {
-      // A large chunk in the kernels, block by block (see encodeInKernels; the same bytes).
+      // A large chunk in the kernels, block by block (see encodeInKernels in compress.ts; the same bytes).
       const written = wasm.encodeBlockInto(block, { typesize, nsplits, codec: cname as WasmCodecName, shuffle, clevel }, room, ntbytes);
       if (ntbytes + written > maxbytes) return 0;
       ntbytes += written;

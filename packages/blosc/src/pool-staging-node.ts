@@ -1,7 +1,7 @@
 /**
- * Where a Node pool's decode runs are staged before they travel to a worker: reused buffers by
- * size, and the offset each chunk takes in them (its own alignment modulo 8). Node-only, like
- * the pool (pool-node.ts).
+ * Where a Node pool stages what travels to a worker and back (the inputs of decode runs and of
+ * compress calls, the outputs of `compressInto`): reused buffers by size, and the offset each
+ * chunk takes in them (its own alignment modulo 8). Used by the Node pool (pool-node.ts).
  *
  * @example
  * ```ts
@@ -47,8 +47,8 @@ export function packedAt(at: number, chunk: Uint8Array): number {
 }
 
 /**
- * Staging buffers kept for reuse by size, up to 64 MiB in all: a decode run's input is copied into
- * one, transferred to a worker, and released when the worker's answer gives it back.
+ * Staging buffers kept for reuse by size, up to 64 MiB in all: an input is copied into one,
+ * transferred to a worker, and released when the worker's answer gives it back.
  *
  * @example
  * ```ts
@@ -76,7 +76,7 @@ export class StagingBuffers {
     return buffer;
   }
 
-  /** Keeps `buffer` for a later `take`, unless 64 MiB are kept already. */
+  /** Keeps `buffer` for a later `take`, unless keeping it would pass 64 MiB. */
   release(buffer: ArrayBuffer): void {
     if (this.#kept + buffer.byteLength > STAGING_KEEP_BYTES) return;
     let list = this.#free.get(buffer.byteLength);

@@ -214,7 +214,7 @@ export interface WritableStore extends ReadableStore {
    * {@link WritableStore.writeAt} of `bytes` followed by their Adler-32 (RFC 1950) XOR `xor`, as
    * four little-endian bytes, and then `zeros` zero bytes: the next free offset is
    * `offset + bytes.length + 4 + zeros`. Resolves to the value stored (the sum XOR `xor`,
-   * unsigned; `1 ^ xor` for no bytes). A store that writes on another thread computes the sum
+   * unsigned; `(1 ^ xor) >>> 0` for no bytes). A store that writes on another thread computes the sum
    * there, so that the caller's thread does not pay for it: format-2 writers store each new chunk
    * this way, with its checksum bound to its index and its spare room (spec/v2.md §6, §7.3). The
    * sum is then of the bytes the store took, which a store that wrote other bytes than it was
@@ -223,7 +223,7 @@ export interface WritableStore extends ReadableStore {
    * As `writeAt`: not atomic (after a rejection, part of the range may be written), `durable`
    * covers all of it, and when {@link WritableStore.positionalWritesAtOnce} is `true` the bytes
    * are taken at once and the caller may write at the next free offset at once. `xor` must be
-   * an unsigned 32-bit integer and `zeros` a non-negative integer (`UsageError`
+   * an unsigned 32-bit integer and `zeros` an integer from 0 to 2^31 (`UsageError`
    * `INVALID_ARGUMENT`, field `xor` or `zeros`). Only Adler-32, format 2's default checksum: with
    * CRC-32 or a hash, writers compute the checksum themselves.
    *

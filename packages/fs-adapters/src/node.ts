@@ -28,7 +28,7 @@ import { openRegularFile, readAt } from "./read-async-node.js";
 import { readFileChecked, readRangesChecked, regularFileSize } from "./read-sync-node.js";
 import { writeFileAtomically, writeIntoFile } from "./write-async-node.js";
 import { makeParentsSync, writeFileAtomicallySync, writeFileInPlaceSync, writeIntoFileSync } from "./write-sync-node.js";
-import { LARGEST_QUEUED, readyWriteThread, settleWriteThread } from "./write-thread-node.js";
+import { LARGEST_QUEUED, readyWriteThread, runningWriteThread, settleWriteThread } from "./write-thread-node.js";
 import type { ByteRange, PutOptions, WritableStore } from "./index.js";
 
 export type { ByteRange, PutOptions, ReadableStore, WritableStore } from "./index.js";
@@ -38,6 +38,8 @@ export { startWriteThread } from "./write-thread-node.js";
 
 // Keys whose resolved paths a store remembers at most (pathOf).
 const KNOWN_PATHS = 4096;
+/** The most zero bytes `writeAtWithAdler32` puts after a sum: room far beyond any chunk's spare room. */
+const MAX_ZEROS = 2 ** 31;
 
 /**
  * A {@link WritableStore} over a directory of the local file system: key `"data/__0.blp"` is the
@@ -516,22 +518,29 @@ export class FileSystemStore implements WritableStore {
    * `{ durable: false, unreferenced: true }`, the thread running, at most 2 MiB with the sum and
    * the zeros), the thread computes the sum and writes all of it: this thread only copies
    * `bytes`. Otherwise the sum is computed here, and `bytes` and what follows them are two
-   * positional writes (through a subclass's own `writeAt`, when it has one).
+   * positional writes (through a subclass's own `writeAt`, when it has one). `zeros` is at most
+   * 2^31; bytes that are not a `Uint8Array` or a negative offset fail as `writeAt` fails, with
+   * nothing written.
    */
   async writeAtWithAdler32(key: string, offset: number, bytes: Uint8Array, xor: number, zeros: number, options?: PutOptions): Promise<number> {
     if (!Number.isInteger(xor) || xor < 0 || xor > 0xffffffff) {
       throw new UsageError("INVALID_ARGUMENT", "the value XORed with the Adler-32 must be an unsigned 32-bit integer", { path: key, field: "xor", expected: "0..4294967295", actual: xor });
     }
-    if (!Number.isSafeInteger(zeros) || zeros < 0 || zeros > this.maxValueBytes) {
-      throw new UsageError("INVALID_ARGUMENT", "zeros must be a non-negative integer no larger than the store's maxValueBytes", { path: key, field: "zeros", expected: `0..${this.maxValueBytes}`, actual: zeros });
+    if (!Number.isSafeInteger(zeros) || zeros < 0 || zeros > MAX_ZEROS) {
+      throw new UsageError("INVALID_ARGUMENT", "zeros must be an integer from 0 to 2^31", { path: key, field: "zeros", expected: `0..${MAX_ZEROS}`, actual: zeros });
+    }
+    if (!(bytes instanceof Uint8Array) || !Number.isSafeInteger(offset) || offset < 0) {
+      // writeAt's own error, with nothing written (the sum and the zeros included).
+      await this.writeAt(key, offset, bytes, options);
+      throw new UsageError("INVALID_ARGUMENT", "bytes must be a Uint8Array written at a non-negative offset", { path: key, field: "offset", expected: ">= 0", actual: offset });
     }
     // A subclass that replaces writeAt gets its own writeAt, below.
-    if (this.io === "sync" && this.writeAt === FileSystemStore.prototype.writeAt && bytes instanceof Uint8Array) {
+    if (this.io === "sync" && this.writeAt === FileSystemStore.prototype.writeAt) {
       const file = this.pathOf(key);
       const durable = checkPutOptions(options) && this.fsync;
-      const queueable = !durable && options?.unreferenced === true && this.writeThread && Number.isSafeInteger(offset) && offset >= 0 && bytes.length + 4 + zeros <= LARGEST_QUEUED;
-      // Asked for no bytes: the writes below count them towards the thread's start when it is not running.
-      const thread = queueable ? readyWriteThread(0) : undefined;
+      const queueable = !durable && options?.unreferenced === true && this.writeThread && bytes.length + 4 + zeros <= LARGEST_QUEUED;
+      // When it does not run, the writes below count the bytes towards its start.
+      const thread = queueable ? runningWriteThread() : undefined;
       if (thread !== undefined && refuseLinksBetweenSync(this.root, key, false)) {
         const stored = thread.queueSummed(file, key, bytes, offset, xor, zeros);
         if (stored !== undefined) {
@@ -540,7 +549,7 @@ export class FileSystemStore implements WritableStore {
         }
       }
     }
-    const stored = bytes instanceof Uint8Array ? (adler32(bytes) ^ xor) >>> 0 : 0;
+    const stored = (adler32(bytes) ^ xor) >>> 0;
     const after = new Uint8Array(4 + zeros);
     new DataView(after.buffer).setUint32(0, stored, true);
     const written = this.writeAt(key, offset, bytes, options);

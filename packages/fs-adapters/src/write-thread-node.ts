@@ -88,6 +88,19 @@ export function readyWriteThread(length: number): WriteThread | undefined {
 }
 
 /**
+ * The write thread if it runs and takes files; `undefined` otherwise. Unlike
+ * {@link readyWriteThread} it counts nothing towards the thread's start. @internal
+ *
+ * @example
+ * ```ts
+ * const thread = runningWriteThread(); // undefined: the caller writes on its own thread
+ * ```
+ */
+export function runningWriteThread(): WriteThread | undefined {
+  return shared?.ready === true ? shared : undefined;
+}
+
+/**
  * Whether the process's write thread was started (by {@link startWriteThread} or by the stores),
  * for tests and diagnostics. @internal
  *

@@ -95,32 +95,31 @@ describe("writeAtWithAdler32", () => {
     }
   });
 
-  it("through a slow thread, goes round the ring and the descriptors: 400 summed writes of mixed sizes, none awaited", async () => {
+  it("through a slow thread, goes round the ring and the descriptors: 400 summed writes of mixed sizes, then 300 tiny ones, none awaited", async () => {
     const store = new FileSystemStore(scratch.freshRoot(), { fsync: false });
     await store.put("f", new Uint8Array(0), NEW_FILE);
+    // Everything made first, so that the writes are queued back to back: ~14 MiB in the first
+    // phase (the 8 MiB ring fills and goes round), then more tiny records than the 256
+    // descriptors while the thread pauses 1 ms before each.
+    const sizes = [...Array.from({ length: 400 }, (_, k) => (k % 7 === 0 ? 200_000 : (k * 7919) % 20_000)), ...Array.from({ length: 300 }, () => 16)];
+    const parts = sizes.map((size, k) => {
+      const bytes = Uint8Array.from({ length: size }, (_, i) => (i * 31 + k) & 0xff);
+      const xor = (k * 2654435761) >>> 0;
+      const zeros = k % 5 === 0 ? 0 : k % 40;
+      return { bytes, xor, zeros, ...expectedBytes(bytes, xor, zeros) };
+    });
     const before = scratch.thread.queuedFiles;
     scratch.thread.delayForTests(1);
     try {
-      // ~20 MiB in all: the 8 MiB ring is gone round twice, the 256 descriptors once.
-      const sizes = Array.from({ length: 400 }, (_, k) => (k % 7 === 0 ? 200_000 : (k * 7919) % 20_000));
-      const expected: Buffer[] = [];
-      const values: number[] = [];
       const stored: Promise<number>[] = [];
       let end = 0;
-      for (const [k, size] of sizes.entries()) {
-        const bytes = Uint8Array.from({ length: size }, (_, i) => (i * 31 + k) & 0xff);
-        const xor = (k * 2654435761) >>> 0;
-        const zeros = k % 5 === 0 ? 0 : k * 3;
+      for (const { bytes, xor, zeros, file } of parts) {
         stored.push(store.writeAtWithAdler32("f", end, bytes, xor, zeros, NEW_FILE));
-        bytes.fill(0);
-        const { stored: value, file } = expectedBytes(Uint8Array.from({ length: size }, (_, i) => (i * 31 + k) & 0xff), xor, zeros);
-        values.push(value);
-        expected.push(file);
         end += file.length;
       }
-      expect(await Promise.all(stored)).toEqual(values);
-      expect(scratch.thread.queuedFiles - before).toBe(sizes.length);
-      expect(Buffer.compare(await readFile(store.pathOf("f")), Buffer.concat(expected))).toBe(0);
+      expect(await Promise.all(stored)).toEqual(parts.map((p) => p.stored));
+      expect(scratch.thread.queuedFiles - before).toBe(parts.length);
+      expect(Buffer.compare(await readFile(store.pathOf("f")), Buffer.concat(parts.map((p) => p.file)))).toBe(0);
     } finally {
       scratch.thread.delayForTests(0);
     }
@@ -142,16 +141,31 @@ describe("writeAtWithAdler32", () => {
     expect(Buffer.compare(await readFile(store.pathOf("data/f")), Buffer.alloc(10))).toBe(0);
   });
 
-  it("refuses a value to XOR that is not an unsigned 32-bit integer, and a count of zeros that is negative or over maxValueBytes", async () => {
+  it("refuses a value to XOR that is not an unsigned 32-bit integer, and a count of zeros that is negative or over 2^31", async () => {
     const store = new FileSystemStore(scratch.freshRoot(), { fsync: false });
     await store.put("f", new Uint8Array(4), NEW_FILE);
     for (const xor of [-1, 2 ** 32, 1.5, Number.NaN]) {
       expect(await failureOf(store.writeAtWithAdler32("f", 4, new Uint8Array(8), xor, 0, NEW_FILE))).toMatchObject({ code: "INVALID_ARGUMENT", path: "f", field: "xor" });
     }
-    for (const zeros of [-1, 0.5, store.maxValueBytes + 1]) {
+    for (const zeros of [-1, 0.5, 2 ** 31 + 1]) {
       expect(await failureOf(store.writeAtWithAdler32("f", 4, new Uint8Array(8), 0, zeros, NEW_FILE))).toMatchObject({ code: "INVALID_ARGUMENT", path: "f", field: "zeros" });
     }
     expect((await readFile(store.pathOf("f"))).length).toBe(4);
+  });
+
+  it("fails as writeAt does, writing nothing, for bytes that are not a Uint8Array and for a negative offset", async () => {
+    for (const options of [{ fsync: false }, { fsync: false, writeThread: false }, { fsync: false, io: "async" as const }]) {
+      const store = new FileSystemStore(scratch.freshRoot(), options);
+      await store.put("f", new Uint8Array(10).fill(1), NEW_FILE);
+      const cases: [number, unknown][] = [[-4, new Uint8Array(8)], [Number.NaN, new Uint8Array(8)], [2, [1, 2, 3]], [2, null]];
+      for (const [offset, bytes] of cases) {
+        const summed = await failureOf(store.writeAtWithAdler32("f", offset, bytes as Uint8Array, 0, 16, NEW_FILE));
+        const plain = await failureOf(store.writeAt("f", offset, bytes as Uint8Array, NEW_FILE));
+        expect(summed, `${String(bytes)} at ${offset}`).toEqual(plain);
+        expect(summed, `${String(bytes)} at ${offset}`).toHaveProperty("code");
+      }
+      expect(Buffer.compare(await readFile(store.pathOf("f")), Buffer.alloc(10, 1))).toBe(0);
+    }
   });
 
   it("goes through a subclass's own writeAt, which then sees the bytes and what follows them", async () => {
@@ -181,7 +195,9 @@ describe("writeAtWithAdler32", () => {
       override async writeAt(key: string, offset: number, bytes: Uint8Array, options?: PutOptions): Promise<void> {
         const copy = bytes.slice();
         calls.push(offset);
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        // The first write is the slower: started together, the second would find the file too
+        // short for its offset (OUT_OF_RANGE).
+        await new Promise((resolve) => setTimeout(resolve, offset === 1 ? 30 : 0));
         return super.writeAt(key, offset, copy, options);
       }
     }
