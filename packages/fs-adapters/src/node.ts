@@ -29,6 +29,7 @@ import { readFileChecked, readRangesChecked, regularFileSize } from "./read-sync
 import { writeFileAtomically, writeIntoFile } from "./write-async-node.js";
 import { makeParentsSync, writeFileAtomicallySync, writeFileInPlaceSync, writeIntoFileSync } from "./write-sync-node.js";
 import { LARGEST_QUEUED, readyWriteThread, runningWriteThread, settleWriteThread } from "./write-thread-node.js";
+import type { WriteThread } from "./write-thread-node.js";
 import type { ByteRange, PutOptions, WritableStore } from "./index.js";
 
 export type { ByteRange, PutOptions, ReadableStore, WritableStore } from "./index.js";
@@ -488,11 +489,8 @@ export class FileSystemStore implements WritableStore {
       throw new UsageError("INVALID_ARGUMENT", "written bytes must be a Uint8Array", { field: "bytes", expected: "Uint8Array", actual: typeof bytes });
     }
     if (this.io === "sync") {
-      const queueable = !durable && options?.unreferenced === true && this.writeThread && Number.isSafeInteger(offset) && offset >= 0;
-      const thread = queueable ? readyWriteThread(bytes.length) : undefined;
-      // The parents exist once the files queued before are written (their parents were made
-      // before they were queued); a missing one is reported below, after them.
-      if (thread !== undefined && refuseLinksBetweenSync(this.root, key, false)) {
+      const thread = this.#threadForWriteAt(key, offset, durable, options, bytes.length, true);
+      if (thread !== undefined) {
         const written = thread.queue(file, key, bytes, offset);
         if (written !== undefined) {
           if (this.fsync) this.#pending.add(file);
@@ -512,14 +510,11 @@ export class FileSystemStore implements WritableStore {
   }
 
   /**
-   * {@link FileSystemStore.writeAt} of `bytes` followed by their Adler-32 XOR `xor` (four bytes,
-   * little-endian) and `zeros` zero bytes ({@link WritableStore.writeAtWithAdler32}); resolves to
-   * the stored value. When `writeAt` would hand `bytes` to the write thread (`io: "sync"`,
-   * `{ durable: false, unreferenced: true }`, the thread running, at most 2 MiB with the sum and
-   * the zeros), the thread computes the sum and writes all of it: this thread only copies
-   * `bytes`. Otherwise the sum is computed here, and `bytes` and what follows them are two
-   * positional writes (through a subclass's own `writeAt`, when it has one). `zeros` is at most
-   * 2^31; bytes that are not a `Uint8Array` or a negative offset fail as `writeAt` fails, with
+   * {@link WritableStore.writeAtWithAdler32}. When `writeAt` would queue `bytes` on the running
+   * write thread (`io: "sync"`, `{ durable: false, unreferenced: true }`, at most 2 MiB with the
+   * sum and the zeros), the thread computes the sum and writes all of it. Otherwise the sum is
+   * computed here and two `writeAt`s follow (a subclass's own, when it has one). `zeros` is at
+   * most 2^31; bytes that are not a `Uint8Array` or a bad offset fail as `writeAt` fails,
    * nothing written.
    */
   async writeAtWithAdler32(key: string, offset: number, bytes: Uint8Array, xor: number, zeros: number, options?: PutOptions): Promise<number> {
@@ -538,10 +533,9 @@ export class FileSystemStore implements WritableStore {
     if (this.io === "sync" && this.writeAt === FileSystemStore.prototype.writeAt) {
       const file = this.pathOf(key);
       const durable = checkPutOptions(options) && this.fsync;
-      const queueable = !durable && options?.unreferenced === true && this.writeThread && bytes.length + 4 + zeros <= LARGEST_QUEUED;
       // When it does not run, the writes below count the bytes towards its start.
-      const thread = queueable ? runningWriteThread() : undefined;
-      if (thread !== undefined && refuseLinksBetweenSync(this.root, key, false)) {
+      const thread = this.#threadForWriteAt(key, offset, durable, options, bytes.length + 4 + zeros, false);
+      if (thread !== undefined) {
         const stored = thread.queueSummed(file, key, bytes, offset, xor, zeros);
         if (stored !== undefined) {
           if (this.fsync) this.#pending.add(file);
@@ -559,6 +553,18 @@ export class FileSystemStore implements WritableStore {
     if (this.positionalWritesAtOnce) await Promise.all([written, this.writeAt(key, offset + bytes.length, after, options)]);
     else await written.then(() => this.writeAt(key, offset + bytes.length, after, options));
     return stored;
+  }
+
+  /**
+   * The write thread when a positional write of `length` bytes into `key` goes there: not
+   * durable, `unreferenced`, a valid offset, at most 2 MiB, no link on the way, the thread running
+   * (or started by these bytes, counted, with `countTowardsStart`). The parents exist once the
+   * files queued before are written; a missing one is reported by a write on this thread.
+   */
+  #threadForWriteAt(key: string, offset: number, durable: boolean, options: PutOptions | undefined, length: number, countTowardsStart: boolean): WriteThread | undefined {
+    if (durable || options?.unreferenced !== true || !this.writeThread || !Number.isSafeInteger(offset) || offset < 0) return undefined;
+    const thread = countTowardsStart ? readyWriteThread(length) : length <= LARGEST_QUEUED ? runningWriteThread() : undefined;
+    return thread !== undefined && refuseLinksBetweenSync(this.root, key, false) ? thread : undefined;
   }
 
   /** Unlinks the file of `key` (with `io: "sync"` in the call); a missing file is ignored, directories are kept. */

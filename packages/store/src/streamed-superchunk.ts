@@ -155,6 +155,7 @@ export class StreamedSuperchunk {
     const spare = spareRoom(cbytes, s.chunkSize, s.sparePercent);
     const tailLength = this.#checksumSize + spare;
     const summing = this.#summingStore;
+    let slot: StreamedSlot;
     if (summing !== undefined) {
       // The store computes the Adler-32 where it writes (the file store's write thread), puts the
       // bound value after the chunk and the spare room after it: this thread only hands the chunk
@@ -162,26 +163,26 @@ export class StreamedSuperchunk {
       // waits for (settled()). It is then the sum of the bytes the store took (its copy), no
       // longer of the chunk as this thread held it: a store that wrote other bytes than it was
       // given would write their sum too.
-      const slot: StreamedSlot = { offset: at, cbytes, nbytes, checksum: undefined };
+      const summed: StreamedSlot = { offset: at, cbytes, nbytes, checksum: undefined };
       const g = slotBinding(s, i)!;
       const stored = summing.writeAtWithAdler32(this.key, at, chunk.subarray(0, cbytes), g % 2 ** 32, spare, IN_PLACE).then((sum) => {
-        slot.checksum = new Uint8Array([sum & 0xff, (sum >>> 8) & 0xff, (sum >>> 16) & 0xff, sum >>> 24]);
+        summed.checksum = new Uint8Array([sum & 0xff, (sum >>> 8) & 0xff, (sum >>> 16) & 0xff, sum >>> 24]);
       });
       written.push(stored);
-      this.#slots.push(slot);
-      this.#end = at + cbytes + tailLength;
-      return this.#track(Promise.all(written).then(() => undefined), i);
+      slot = summed;
+    } else {
+      if (this.#tail.length < tailLength) this.#tail = new Uint8Array(Math.max(tailLength, 2 * this.#tail.length));
+      const tail = this.#tail.subarray(0, tailLength);
+      const checksum = slotChecksum(s, chunk.subarray(0, cbytes), i);
+      tail.set(checksum);
+      written.push(this.#write(at, chunk.subarray(0, cbytes)));
+      // Without a checksum or spare room (checksum "none", spare 0) there is nothing after the chunk.
+      if (tailLength > 0) written.push(this.#write(at + cbytes, tail));
+      // The reused tail is zeros again after its checksum (the store copied it already).
+      tail.fill(0, 0, this.#checksumSize);
+      slot = { offset: at, cbytes, nbytes, checksum };
     }
-    if (this.#tail.length < tailLength) this.#tail = new Uint8Array(Math.max(tailLength, 2 * this.#tail.length));
-    const tail = this.#tail.subarray(0, tailLength);
-    const checksum = slotChecksum(s, chunk.subarray(0, cbytes), i);
-    tail.set(checksum);
-    written.push(this.#write(at, chunk.subarray(0, cbytes)));
-    // Without a checksum or spare room (checksum "none", spare 0) there is nothing after the chunk.
-    if (tailLength > 0) written.push(this.#write(at + cbytes, tail));
-    // The reused tail is zeros again after its checksum (the store copied it already).
-    tail.fill(0, 0, this.#checksumSize);
-    this.#slots.push({ offset: at, cbytes, nbytes, checksum });
+    this.#slots.push(slot);
     this.#end = at + cbytes + tailLength;
     return this.#track(Promise.all(written).then(() => undefined), i);
   }
