@@ -11,13 +11,11 @@
  * @packageDocumentation
  */
 
-import { statSync, unlinkSync } from "node:fs";
 import { hostname } from "node:os";
 import { mkdir, open, stat, unlink } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import * as nodePath from "node:path";
 import { ConflictError, FormatError, UsageError } from "@fmt/errors";
-import { adler32 } from "@fmt/header";
 import { DEFAULT_MAX_VALUE_BYTES } from "./file-system-options.js";
 import type { FileSystemStoreOptions } from "./file-system-options.js";
 import { isMissing, keyOfPath, refuseLinksBetween, refuseLinksBetweenSync, removeTemporaryFiles, storageFailure, systemErrorCode as errorCode } from "./file-safety-node.js";
@@ -27,7 +25,8 @@ import { walk, walkSync } from "./list-node.js";
 import { openRegularFile, readAt } from "./read-async-node.js";
 import { readFileChecked, readRangesChecked, regularFileSize } from "./read-sync-node.js";
 import { writeFileAtomically, writeIntoFile } from "./write-async-node.js";
-import { makeParentsSync, writeFileAtomicallySync, writeFileInPlaceSync, writeIntoFileSync } from "./write-sync-node.js";
+import { checkSummedWrite, writeSummedInTwo } from "./write-summed-node.js";
+import { deleteFileSync, makeParentsSync, writeFileAtomicallySync, writeFileInPlaceSync, writeIntoFileSync } from "./write-sync-node.js";
 import { LARGEST_QUEUED, readyWriteThread, runningWriteThread, settleWriteThread } from "./write-thread-node.js";
 import type { WriteThread } from "./write-thread-node.js";
 import type { ByteRange, PutOptions, WritableStore } from "./index.js";
@@ -39,8 +38,6 @@ export { startWriteThread } from "./write-thread-node.js";
 
 // Keys whose resolved paths a store remembers at most (pathOf).
 const KNOWN_PATHS = 4096;
-/** The most zero bytes `writeAtWithAdler32` puts after a sum: room far beyond any chunk's spare room. */
-const MAX_ZEROS = 2 ** 31;
 
 /**
  * A {@link WritableStore} over a directory of the local file system: key `"data/__0.blp"` is the
@@ -518,12 +515,7 @@ export class FileSystemStore implements WritableStore {
    * nothing written.
    */
   async writeAtWithAdler32(key: string, offset: number, bytes: Uint8Array, xor: number, zeros: number, options?: PutOptions): Promise<number> {
-    if (!Number.isInteger(xor) || xor < 0 || xor > 0xffffffff) {
-      throw new UsageError("INVALID_ARGUMENT", "the value XORed with the Adler-32 must be an unsigned 32-bit integer", { path: key, field: "xor", expected: "0..4294967295", actual: xor });
-    }
-    if (!Number.isSafeInteger(zeros) || zeros < 0 || zeros > MAX_ZEROS) {
-      throw new UsageError("INVALID_ARGUMENT", "zeros must be an integer from 0 to 2^31", { path: key, field: "zeros", expected: `0..${MAX_ZEROS}`, actual: zeros });
-    }
+    checkSummedWrite(key, xor, zeros);
     if (!(bytes instanceof Uint8Array) || !Number.isSafeInteger(offset) || offset < 0) {
       // writeAt's own error, with nothing written (the sum and the zeros included).
       await this.writeAt(key, offset, bytes, options);
@@ -543,16 +535,8 @@ export class FileSystemStore implements WritableStore {
         }
       }
     }
-    const stored = (adler32(bytes) ^ xor) >>> 0;
-    const after = new Uint8Array(4 + zeros);
-    new DataView(after.buffer).setUint32(0, stored, true);
-    const written = this.writeAt(key, offset, bytes, options);
-    // A writeAt that takes the bytes at once has written or queued them when it returns: the
-    // second write may follow at once, as a caller that writes at the next offset at once
-    // expects. Any other (io "async", a subclass's) must be done before the second starts.
-    if (this.positionalWritesAtOnce) await Promise.all([written, this.writeAt(key, offset + bytes.length, after, options)]);
-    else await written.then(() => this.writeAt(key, offset + bytes.length, after, options));
-    return stored;
+    // A subclass's writeAt may take its bytes late: its two writes are chained then.
+    return writeSummedInTwo(this, key, offset, bytes, xor, zeros, this.positionalWritesAtOnce, options);
   }
 
   /**
@@ -587,26 +571,5 @@ export class FileSystemStore implements WritableStore {
       }
       throw storageFailure(error, key, "delete the file");
     }
-  }
-}
-
-// FileSystemStore.delete on the calling thread, the same rules.
-function deleteFileSync(root: string, key: string, file: string): void {
-  if (!refuseLinksBetweenSync(root, key, false)) return;
-  try {
-    unlinkSync(file);
-  } catch (error) {
-    if (isMissing(error)) return;
-    // macOS reports EPERM for unlink on a directory; a directory is not a key.
-    if (errorCode(error) === "EPERM" && isDirectorySync(file)) return;
-    throw storageFailure(error, key, "delete the file");
-  }
-}
-
-function isDirectorySync(file: string): boolean {
-  try {
-    return statSync(file, { throwIfNoEntry: false })?.isDirectory() === true;
-  } catch {
-    return false;
   }
 }

@@ -3,15 +3,15 @@
  * errors as the thread-pool version in write-async-node.ts (links refused, parents created, a
  * temporary file written, flushed when durable, renamed over the target), without a thread-pool
  * round trip per system call (creating a 10 M-row carray writes 153 chunk files: about 900 of
- * them); the in-place write of a key no reader follows yet (`put`'s `unreferenced`); and
- * `writeAt`.
+ * them); the in-place write of a key no reader follows yet (`put`'s `unreferenced`); `writeAt`;
+ * and `delete`.
  *
  * @module
  */
-import { lstatSync, mkdirSync, statSync } from "node:fs";
+import { lstatSync, mkdirSync, statSync, unlinkSync } from "node:fs";
 import * as nodePath from "node:path";
 import { FormatError, StorageError, UsageError } from "@fmt/errors";
-import { directoryFailure, directoryInTheWay, isMissing, mayBeDirectoryInTheWay, refuseLinksBetweenSync, storageFailure, temporaryPathFor } from "./file-safety-node.js";
+import { directoryFailure, directoryInTheWay, isMissing, mayBeDirectoryInTheWay, refuseLinksBetweenSync, storageFailure, systemErrorCode, temporaryPathFor } from "./file-safety-node.js";
 import { InPlaceStepFailure, WriteAtFailure, writeAtSync, writeNewFileSync, writeThroughTemporarySync } from "./in-place-file-node.js";
 import { fileKind } from "./read-sync-node.js";
 
@@ -154,4 +154,33 @@ export function makeParentsSync(root: string, key: string, file: string, beforeC
 function writeFailure(error: unknown, key: string, file: string, operation: string): unknown {
   if (mayBeDirectoryInTheWay(error) && statSync(file, { throwIfNoEntry: false })?.isDirectory() === true) return directoryInTheWay(error, key);
   return storageFailure(error, key, operation);
+}
+
+/**
+ * `FileSystemStore.delete` on the calling thread, the same rules: a link on the way, a missing
+ * file or a directory at the key is nothing to delete; a link at the key loses the link only.
+ *
+ * @example
+ * ```ts
+ * deleteFileSync("/data/t.bcolz", "data/__3.blp", "/data/t.bcolz/data/__3.blp");
+ * ```
+ */
+export function deleteFileSync(root: string, key: string, file: string): void {
+  if (!refuseLinksBetweenSync(root, key, false)) return;
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if (isMissing(error)) return;
+    // macOS reports EPERM for unlink on a directory; a directory is not a key.
+    if (systemErrorCode(error) === "EPERM" && isDirectorySync(file)) return;
+    throw storageFailure(error, key, "delete the file");
+  }
+}
+
+function isDirectorySync(file: string): boolean {
+  try {
+    return statSync(file, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
 }
