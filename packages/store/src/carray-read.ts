@@ -4,7 +4,7 @@
  * only a header and one Blosc block where the layout allows partial reads), validates each chunk
  * once into a `ChunkPlan`, decodes straight into the caller's buffer (on a worker pool for runs of
  * whole chunks when one is given), and keeps a byte-budgeted cache of decoded chunks, blocks and
- * plans that writers invalidate.
+ * plans that writers invalidate. Single-row reads are row-read.ts's ({@link RowReader}).
  * The types at its seams (settings, array geometry, loaded chunks) are in carray-read-types.ts.
  *
  * @example
@@ -16,27 +16,18 @@
  * @module
  */
 import { FormatError } from "@fmt/errors";
-import { BLOSC_HEADER_SIZE, readChunkHeader } from "@fmt/header";
-import { blockExtent, blockStreams, chunkHeadLength, decodeBlockInto, decodeBytePieces, decompressPlannedInto, decompressPlannedTransient, decompressRangePlannedInto, isResidentView, planBytePieces, planChunk, planChunkHead } from "@fmt/blosc";
-import type { BytePiece, ChunkCodecPool, ChunkPlan } from "@fmt/blosc";
+import { decompressPlannedInto, decompressPlannedTransient, decompressRangePlannedInto, isResidentView, planChunk } from "@fmt/blosc";
+import type { ChunkCodecPool } from "@fmt/blosc";
 import { ChunkCache } from "./chunk-cache.js";
-import { checkedPieces, learnChunkSums } from "./checked-ranges.js";
 import { withPath } from "./internal.js";
 import type { ArrayGeometry, LoadedChunk, ReaderSettings } from "./carray-read-types.js";
 import type { ChunkLayout, StoredChunk } from "./layout.js";
 import { LentBuffers, idleInputs } from "./lent-buffers.js";
+import { RowReader } from "./row-read.js";
 import { scatter } from "./take-scatter.js";
 
-/**
- * Bytes read by the first range request of a chunk: its headers, its block starts and, for the
- * many chunks smaller than this, the whole file. One request then serves a small chunk, and a
- * large one costs one more for the wanted block (remote stores pay per request, not per KiB).
- */
-const SPECULATIVE_HEAD = 64 * 1024;
 /** A run of whole chunks is sent to the worker pool once it holds this many. */
 const POOL_RUN = 8;
-/** Single-row reads remember this many chunks: a second read of one of them decodes it whole. */
-const RECENT_ROW_CHUNKS = 4;
 
 /**
  * The engine. @internal
@@ -54,12 +45,7 @@ export class ChunkReader {
   readonly #prefetch: number;
   readonly #workers: ChunkCodecPool | undefined;
   readonly #geometry: ArrayGeometry;
-  // Set once a full chunk turned out to be a single Blosc block: a writer uses one blocksize for
-  // all full chunks, so range reads of the others would only add a request.
-  #singleBlockChunks = false;
-  // Input buffers of single-row reads, and the chunks such reads touched last (see rowBytes).
-  readonly #rowInputs: LentBuffers;
-  readonly #recentRowChunks: number[] = [];
+  readonly #rows: RowReader;
 
   constructor(settings: ReaderSettings, geometry: ArrayGeometry) {
     this.layout = settings.layout;
@@ -69,10 +55,11 @@ export class ChunkReader {
     this.#workers = settings.workers;
     this.#geometry = geometry;
     this.cache = new ChunkCache(settings.cacheBytes);
-    this.#rowInputs = new LentBuffers(this.chunklen * this.atomSize);
+    this.#rows = new RowReader(this);
   }
 
-  get #nchunks(): number {
+  /** Chunks the array holds in full (the leftover chunk, if any, is the next). */
+  get fullChunks(): number {
     return Math.floor(this.#geometry.length() / this.chunklen);
   }
 
@@ -81,12 +68,14 @@ export class ChunkReader {
     return this.layout.keyOf(i);
   }
 
-  #rowsOf(index: number): number {
-    return index < this.#nchunks ? this.chunklen : this.#geometry.length() % this.chunklen;
+  /** Rows of chunk `index`: `chunklen`, or fewer for the leftover chunk. */
+  rowsOf(index: number): number {
+    return index < this.fullChunks ? this.chunklen : this.#geometry.length() % this.chunklen;
   }
 
-  #memoryRows(index: number): Uint8Array | undefined {
-    return index >= this.#nchunks ? this.#geometry.leftoverInMemory() : undefined;
+  /** The writer's leftover rows when chunk `index` is the leftover chunk held in memory. */
+  memoryRows(index: number): Uint8Array | undefined {
+    return index >= this.fullChunks ? this.#geometry.leftoverInMemory() : undefined;
   }
 
   /**
@@ -96,11 +85,11 @@ export class ChunkReader {
    * v2 §10.4): its first rows are used. A writer's leftover rows come from memory.
    */
   async loadChunk(index: number, fetched?: StoredChunk): Promise<LoadedChunk> {
-    const isLeftover = index >= this.#nchunks;
-    const rows = this.#rowsOf(index);
+    const isLeftover = index >= this.fullChunks;
+    const rows = this.rowsOf(index);
     const firstRow = index * this.chunklen;
     const nbytes = rows * this.atomSize;
-    const memory = this.#memoryRows(index);
+    const memory = this.memoryRows(index);
     if (memory !== undefined) {
       return { index, key: this.chunkKey(index), chunk: new Uint8Array(0), firstRow, rows, nbytes, storedNbytes: nbytes, decoded: memory };
     }
@@ -154,10 +143,10 @@ export class ChunkReader {
     // Rows a writer holds and chunks kept compressed by an earlier single-row read need no fetch.
     const kept = new Map<number, Uint8Array>();
     for (const k of order) {
-      const chunk = this.#memoryRows(k) === undefined ? this.cache.compressed(k) : undefined;
+      const chunk = this.memoryRows(k) === undefined ? this.cache.compressed(k) : undefined;
       if (chunk !== undefined) kept.set(k, chunk);
     }
-    const plan = this.layout.plan(order.filter((k) => this.#memoryRows(k) === undefined && !kept.has(k)), this.#prefetch, lent);
+    const plan = this.layout.plan(order.filter((k) => this.memoryRows(k) === undefined && !kept.has(k)), this.#prefetch, lent);
     const window: Promise<StoredChunk[]>[] = [];
     let planned = false;
     const fill = async (limit: number): Promise<void> => {
@@ -176,7 +165,7 @@ export class ChunkReader {
     let at = 0;
     try {
       for (const index of order) {
-        if (this.#memoryRows(index) !== undefined) {
+        if (this.memoryRows(index) !== undefined) {
           yield await this.loadChunk(index);
           continue;
         }
@@ -394,7 +383,7 @@ export class ChunkReader {
     const needed: number[] = [];
     for (const k of chunks) {
       const run = runs.get(k)!;
-      const bytes = this.cache.chunk(k) ?? this.#memoryRows(k);
+      const bytes = this.cache.chunk(k) ?? this.memoryRows(k);
       if (bytes !== undefined) scatter(bytes, k * this.chunklen, atom, rows, order, run.from, run.to, out);
       else needed.push(k);
     }
@@ -417,202 +406,9 @@ export class ChunkReader {
   }
 
   /**
-   * The stored bytes of row `row` (valid, non-negative) in a new array. From the cache when the
-   * chunk or block is there; otherwise, when the store can read ranges and the chunk has several
-   * Blosc blocks, only the chunk's header and block starts (once per chunk) and the one block are
-   * read and decoded; a memcpyed chunk gives the row's bytes directly.
+   * The stored bytes of row `row` (valid, non-negative) in a new array (see {@link RowReader}).
    */
-  async rowBytes(row: number): Promise<Uint8Array> {
-    const atom = this.atomSize;
-    const index = Math.floor(row / this.chunklen);
-    const offset = (row - index * this.chunklen) * atom;
-    const cached = this.cache.chunk(index) ?? this.#memoryRows(index);
-    if (cached !== undefined) return cached.slice(offset, offset + atom);
-    if (this.cache.compressed(index) !== undefined) return this.#rowFromWholeChunk(index, offset);
-    const fromPieces = await this.#rowFromPieces(index, offset);
-    if (fromPieces !== undefined) return fromPieces;
-    const full = index < this.#nchunks;
-    const partial = this.layout.partial;
-    if (partial === undefined || (full && this.#singleBlockChunks)) return this.#rowFromWholeChunk(index, offset);
-    const key = this.chunkKey(index);
-    let plan = this.cache.plan(index);
-    if (plan === undefined) {
-      const head = await this.#fetchPlan(index, key);
-      if (head.whole !== undefined) return this.#rowFromWholeChunk(index, offset, head.whole);
-      plan = head.plan;
-    }
-    if (plan.header.memcpyed) return this.#memcpyedRow(index, key, offset);
-    if (plan.nblocks <= 1) {
-      if (full) this.#singleBlockChunks = true;
-      return this.#rowFromWholeChunk(index, offset);
-    }
-    const out = new Uint8Array(atom);
-    const blocksize = plan.header.blocksize;
-    for (let j = Math.floor(offset / blocksize); j * blocksize < offset + atom; j++) {
-      const block = this.cache.block(index, j) ?? (await this.#fetchBlock(index, key, plan, j));
-      const from = Math.max(offset, j * blocksize);
-      const to = Math.min(offset + atom, j * blocksize + block.length);
-      out.set(block.subarray(from - j * blocksize, to - j * blocksize), from - offset);
-    }
-    return out;
+  rowBytes(row: number): Promise<Uint8Array> {
+    return this.#rows.rowBytes(row);
   }
-
-  async #rowFromWholeChunk(index: number, offset: number, fetched?: StoredChunk): Promise<Uint8Array> {
-    const kept = fetched === undefined ? this.cache.compressed(index) : undefined;
-    const row = offset / this.atomSize;
-    const again = this.#recentRowChunks.includes(index);
-    // A chunk file read for one row goes into a reused buffer unless the cache keeps it: random
-    // rows over a large array then neither allocate nor collect a chunk-sized buffer per get.
-    const keep = kept === undefined && !again && this.cache.bytes + this.chunklen * this.atomSize <= this.cache.maxBytes;
-    const buffer = fetched === undefined && kept === undefined && !keep && this.layout.readsInto ? this.#rowInputs.take() : undefined;
-    try {
-      const stored = kept !== undefined ? { index, key: this.chunkKey(index), chunk: kept } : (fetched ?? (await this.layout.read(index, buffer)));
-      const loaded = await this.loadChunk(index, stored);
-      // Bytes kept by the cache come from the read that took the checksums kept beside them.
-      if (kept === undefined) learnChunkSums(this.cache, this.layout, index, loaded);
-      this.#learnStreams(index, loaded, offset);
-      const cached = this.cache.chunk(index);
-      if (cached !== undefined) return cached.slice(offset, offset + this.atomSize);
-      if (loaded.storedNbytes !== loaded.nbytes) return this.decodeRows(loaded, row, row + 1);
-      if (kept === undefined && !again && this.cache.maxBytes >= loaded.nbytes) {
-        // First read of this chunk in a while: only its row is decoded (the codec decodes each
-        // stream up to it, half the chunk on average). The compressed chunk is kept while the
-        // cache has room; otherwise the chunk is remembered as read, and a second read of it
-        // soon after decodes it whole into the cache. Rows read one by one in order so cost one
-        // or two fetches and about one and a half decodes per chunk.
-        if (keep) this.cache.putCompressed(index, loaded.chunk);
-        else this.#rememberRowChunk(index);
-        return this.decodeRows(loaded, row, row + 1);
-      }
-      const bytes = this.cache.buffer(loaded.nbytes);
-      this.decodeRowsInto(loaded, 0, loaded.rows, bytes, 0);
-      this.cache.putChunk(index, bytes);
-      return bytes.slice(offset, offset + this.atomSize);
-    } finally {
-      if (buffer !== undefined) this.#rowInputs.giveBack(buffer);
-    }
-  }
-
-  /**
-   * The row from pieces of its block's streams (see `planBytePieces` of @fmt/blosc): once a read
-   * of the chunk told where the streams lie, a row of a byte-shuffled block costs one byte from
-   * each raw plane and a prefix of each compressed one, read through one open of the file.
-   * `undefined` when that does not apply (nothing known yet, the store reads no ranges, the
-   * block's layout needs a whole decode, or the chunk was read a moment ago: then it is decoded
-   * whole into the cache, for rows read in order).
-   */
-  async #rowFromPieces(index: number, offset: number): Promise<Uint8Array | undefined> {
-    const ranges = this.#pieceRanges(index);
-    const plan = ranges === undefined ? undefined : this.cache.streamPlan(index);
-    if (ranges === undefined || plan === undefined || plan.header.memcpyed || this.#recentRowChunks.includes(index)) return undefined;
-    const j = Math.floor(offset / plan.header.blocksize);
-    const streams = this.cache.block(index, j) === undefined ? this.cache.streams(index, j) : undefined;
-    if (streams === undefined) return undefined;
-    const end = offset + this.atomSize;
-    let pieces = planBytePieces(plan, streams, j, offset, end);
-    if (pieces === undefined) return undefined;
-    const key = this.chunkKey(index);
-    const out = new Uint8Array(this.atomSize);
-    // A compressed plane's prefix is an estimate; one estimated too short is read whole once.
-    for (let round = 0; round < 2; round++) {
-      const bytes = await ranges(pieces);
-      if (bytes === undefined) return undefined;
-      const asked: BytePiece[] = pieces;
-      const short = withPath(key, () => decodeBytePieces(plan, streams, j, offset, end, asked, bytes, out));
-      if (short.length === 0) {
-        this.#rememberRowChunk(index);
-        return out;
-      }
-      pieces = pieces.map((p) => short.find((s) => s.stream === p.stream) ?? p);
-    }
-    return undefined;
-  }
-
-  /**
-   * How pieces of chunk `index` are read: as they are (format 1), or checked against the segment
-   * checksums of a checked read of the chunk (format 2, see {@link checkedPieces}).
-   */
-  #pieceRanges(index: number): ((pieces: readonly BytePiece[]) => Promise<Uint8Array[] | undefined>) | undefined {
-    const partial = this.layout.partial;
-    if (partial?.ranges !== undefined) return (pieces) => partial.ranges!(index, pieces);
-    return checkedPieces(this.cache, this.layout, index);
-  }
-
-  /**
-   * Notes where the streams of the block holding byte `offset` lie, for later single-row reads
-   * (format 2: only of a chunk whose segment checksums are kept, learnt from the same bytes).
-   */
-  #learnStreams(index: number, loaded: LoadedChunk, offset: number): void {
-    const plan = loaded.plan;
-    const readsPieces = this.layout.partial?.ranges !== undefined || (this.layout.rawRanges !== undefined && this.cache.chunkSums(index) !== undefined);
-    if (!readsPieces || plan === undefined || plan.header.memcpyed || loaded.storedNbytes !== loaded.nbytes) return;
-    const j = Math.floor(offset / plan.header.blocksize);
-    if (this.cache.streams(index, j) === undefined) this.cache.putStreams(index, j, plan, blockStreams(loaded.chunk, 0, plan, j));
-  }
-
-  #rememberRowChunk(index: number): void {
-    const recent = this.#recentRowChunks;
-    if (recent.length >= RECENT_ROW_CHUNKS) recent.shift();
-    recent.push(index);
-  }
-
-  /**
-   * Reads and validates the Blosc header and block starts of chunk `index` through the layout's
-   * partial access; when the first read already brought the whole chunk (it ended inside the
-   * speculative window), hands the chunk back instead, to be decoded whole without another request.
-   */
-  async #fetchPlan(index: number, key: string): Promise<{ plan: ChunkPlan; whole?: undefined } | { whole: StoredChunk }> {
-    const partial = this.layout.partial!;
-    const rows = this.#rowsOf(index);
-    const checkHeader = (h: { nbytes: number }): void => this.checkStoredNbytes(key, h.nbytes, rows * this.atomSize, index >= this.#nchunks, rows);
-    const first = await partial.head(index, SPECULATIVE_HEAD);
-    if (first.whole !== undefined) return { whole: first.whole };
-    let head = first.bytes;
-    // The file's size is not known without another request; a file shorter than the cbytes it
-    // announces shows up as a truncated block when that block is read.
-    const { need, announced } = withPath(key, () => {
-      const cbytes = head.length >= BLOSC_HEADER_SIZE ? readCbytes(head) : 0;
-      const header = readChunkHeader(head, key, Math.max(cbytes, head.length));
-      checkHeader(header);
-      return { need: chunkHeadLength(header), announced: cbytes };
-    });
-    if (head.length < need) head = await partial.range(index, 0, need);
-    return withPath(key, () => {
-      const chunkHead = head.subarray(0, need);
-      const made = planChunkHead(chunkHead, Math.max(announced, chunkHead.length), { path: key, checkHeader });
-      this.cache.putPlan(index, made);
-      return { plan: made };
-    });
-  }
-
-  async #fetchBlock(index: number, key: string, plan: ChunkPlan, j: number): Promise<Uint8Array> {
-    const { start, end } = blockExtent(plan, j);
-    const size = j === plan.nblocks - 1 && plan.leftover > 0 ? plan.leftover : plan.header.blocksize;
-    const out = new Uint8Array(size);
-    const partial = this.layout.partial!;
-    let window = await partial.range(index, start, end - start);
-    try {
-      withPath(key, () => decodeBlockInto(plan, j, window, start, out));
-    } catch (error) {
-      // Blocks stored out of order can run past the next block start: read on to cbytes once.
-      if (!(error instanceof FormatError) || error.code !== "TRUNCATED" || end === plan.header.cbytes || window.length < end - start) throw error;
-      window = await partial.range(index, start, plan.header.cbytes - start);
-      withPath(key, () => decodeBlockInto(plan, j, window, start, out));
-    }
-    this.cache.putBlock(index, j, out);
-    if (this.layout.partial?.ranges !== undefined && this.cache.streams(index, j) === undefined) this.cache.putStreams(index, j, plan, blockStreams(window, start, plan, j));
-    return out;
-  }
-
-  async #memcpyedRow(index: number, key: string, offset: number): Promise<Uint8Array> {
-    const bytes = await this.layout.partial!.range(index, BLOSC_HEADER_SIZE + offset, this.atomSize);
-    if (bytes.length !== this.atomSize) {
-      throw new FormatError("TRUNCATED", "chunk file ends before the row", { path: key, field: "blosc.cbytes", expected: offset + this.atomSize, actual: offset + bytes.length });
-    }
-    return bytes;
-  }
-}
-
-function readCbytes(chunk: Uint8Array): number {
-  return (chunk[12]! | (chunk[13]! << 8) | (chunk[14]! << 16) | (chunk[15]! << 24)) >>> 0;
 }
