@@ -535,7 +535,8 @@ export class FileSystemStore implements WritableStore {
         }
       }
     }
-    // A subclass's writeAt may take its bytes late: its two writes are chained then.
+    // Unless writeAt takes its bytes at once (io "async", a subclass's own writeAt), the two
+    // writes are chained.
     return writeSummedInTwo(this, key, offset, bytes, xor, zeros, this.positionalWritesAtOnce, options);
   }
 

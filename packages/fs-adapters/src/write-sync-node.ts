@@ -157,8 +157,9 @@ function writeFailure(error: unknown, key: string, file: string, operation: stri
 }
 
 /**
- * `FileSystemStore.delete` on the calling thread, the same rules: a link on the way, a missing
- * file or a directory at the key is nothing to delete; a link at the key loses the link only.
+ * `FileSystemStore.delete` on the calling thread, the same rules: a missing parent (or one that
+ * is a file), a missing file or a directory at the key is nothing to delete; a link between the
+ * root and the key is `UsageError` `UNSAFE_NAME`; a link at the key loses the link only.
  *
  * @example
  * ```ts

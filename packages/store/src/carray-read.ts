@@ -1,10 +1,10 @@
 /**
  * The read engine of a carray, the same for both format versions: gets chunks through the
- * array's {@link ChunkLayout} (whole, in planned and coalesced fetches with a bounded window, or
- * only a header and one Blosc block where the layout allows partial reads), validates each chunk
- * once into a `ChunkPlan`, decodes straight into the caller's buffer (on a worker pool for runs of
- * whole chunks when one is given), and keeps a byte-budgeted cache of decoded chunks, blocks and
- * plans that writers invalidate. Single-row reads are row-read.ts's ({@link RowReader}).
+ * array's {@link ChunkLayout} (whole, in planned and coalesced fetches with a bounded window),
+ * validates each chunk once into a `ChunkPlan`, decodes straight into the caller's buffer (on a
+ * worker pool for runs of whole chunks when one is given), and keeps a byte-budgeted cache of
+ * decoded chunks, blocks and plans that writers invalidate. Single-row reads, which read only a
+ * header and one Blosc block where the layout allows, are row-read.ts's ({@link RowReader}).
  * The types at its seams (settings, array geometry, loaded chunks) are in carray-read-types.ts.
  *
  * @example

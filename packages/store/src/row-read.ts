@@ -1,9 +1,10 @@
 /**
  * The single-row read of a carray (`CArray.get`, `getBytes`), the same for both format versions:
- * a row comes from the cache when its chunk or block is there; otherwise from the fewest bytes the
- * store can give. With range reads that is one Blosc block of the chunk (after its header and
- * block starts, once per chunk), or, once a read told where a block's streams lie, a piece of
- * each stream; without them, the chunk file read into a reused buffer and decoded up to the row.
+ * a row comes from the cache when its chunk or block is there (or from the writer's leftover rows
+ * in memory); otherwise from the fewest bytes the store can give. With range reads that is one
+ * Blosc block of the chunk (after its header and block starts, once per chunk), or, once a read
+ * told where a block's streams lie, a piece of each stream; without them, the chunk file, decoded
+ * up to the row (read into a reused buffer unless the cache keeps the compressed chunk).
  * Chunks read again soon after are decoded whole into the cache, so rows read in order cost about
  * one and a half decodes per chunk.
  *
@@ -46,10 +47,11 @@ const RECENT_ROW_CHUNKS = 4;
  */
 export class RowReader {
   readonly #reader: ChunkReader;
-  readonly layout: ChunkLayout;
-  readonly cache: ChunkCache;
-  readonly chunklen: number;
-  readonly atomSize: number;
+  // The reader's own (all fixed at its construction): the same layout and cache objects.
+  readonly #layout: ChunkLayout;
+  readonly #cache: ChunkCache;
+  readonly #chunklen: number;
+  readonly #atomSize: number;
   // Set once a full chunk turned out to be a single Blosc block: a writer uses one blocksize for
   // all full chunks, so range reads of the others would only add a request.
   #singleBlockChunks = false;
@@ -59,11 +61,11 @@ export class RowReader {
 
   constructor(reader: ChunkReader) {
     this.#reader = reader;
-    this.layout = reader.layout;
-    this.cache = reader.cache;
-    this.chunklen = reader.chunklen;
-    this.atomSize = reader.atomSize;
-    this.#inputs = new LentBuffers(this.chunklen * this.atomSize);
+    this.#layout = reader.layout;
+    this.#cache = reader.cache;
+    this.#chunklen = reader.chunklen;
+    this.#atomSize = reader.atomSize;
+    this.#inputs = new LentBuffers(this.#chunklen * this.#atomSize);
   }
 
   /**
@@ -73,19 +75,19 @@ export class RowReader {
    * read and decoded; a memcpyed chunk gives the row's bytes directly.
    */
   async rowBytes(row: number): Promise<Uint8Array> {
-    const atom = this.atomSize;
-    const index = Math.floor(row / this.chunklen);
-    const offset = (row - index * this.chunklen) * atom;
-    const cached = this.cache.chunk(index) ?? this.#reader.memoryRows(index);
+    const atom = this.#atomSize;
+    const index = Math.floor(row / this.#chunklen);
+    const offset = (row - index * this.#chunklen) * atom;
+    const cached = this.#cache.chunk(index) ?? this.#reader.memoryRows(index);
     if (cached !== undefined) return cached.slice(offset, offset + atom);
-    if (this.cache.compressed(index) !== undefined) return this.#rowFromWholeChunk(index, offset);
+    if (this.#cache.compressed(index) !== undefined) return this.#rowFromWholeChunk(index, offset);
     const fromPieces = await this.#rowFromPieces(index, offset);
     if (fromPieces !== undefined) return fromPieces;
     const full = index < this.#reader.fullChunks;
-    const partial = this.layout.partial;
+    const partial = this.#layout.partial;
     if (partial === undefined || (full && this.#singleBlockChunks)) return this.#rowFromWholeChunk(index, offset);
     const key = this.#reader.chunkKey(index);
-    let plan = this.cache.plan(index);
+    let plan = this.#cache.plan(index);
     if (plan === undefined) {
       const head = await this.#fetchPlan(index, key);
       if (head.whole !== undefined) return this.#rowFromWholeChunk(index, offset, head.whole);
@@ -99,7 +101,7 @@ export class RowReader {
     const out = new Uint8Array(atom);
     const blocksize = plan.header.blocksize;
     for (let j = Math.floor(offset / blocksize); j * blocksize < offset + atom; j++) {
-      const block = this.cache.block(index, j) ?? (await this.#fetchBlock(index, key, plan, j));
+      const block = this.#cache.block(index, j) ?? (await this.#fetchBlock(index, key, plan, j));
       const from = Math.max(offset, j * blocksize);
       const to = Math.min(offset + atom, j * blocksize + block.length);
       out.set(block.subarray(from - j * blocksize, to - j * blocksize), from - offset);
@@ -108,36 +110,36 @@ export class RowReader {
   }
 
   async #rowFromWholeChunk(index: number, offset: number, fetched?: StoredChunk): Promise<Uint8Array> {
-    const kept = fetched === undefined ? this.cache.compressed(index) : undefined;
-    const row = offset / this.atomSize;
+    const kept = fetched === undefined ? this.#cache.compressed(index) : undefined;
+    const row = offset / this.#atomSize;
     const again = this.#recentChunks.includes(index);
     // A chunk file read for one row goes into a reused buffer unless the cache keeps it: random
     // rows over a large array then neither allocate nor collect a chunk-sized buffer per get.
-    const keep = kept === undefined && !again && this.cache.bytes + this.chunklen * this.atomSize <= this.cache.maxBytes;
-    const buffer = fetched === undefined && kept === undefined && !keep && this.layout.readsInto ? this.#inputs.take() : undefined;
+    const keep = kept === undefined && !again && this.#cache.bytes + this.#chunklen * this.#atomSize <= this.#cache.maxBytes;
+    const buffer = fetched === undefined && kept === undefined && !keep && this.#layout.readsInto ? this.#inputs.take() : undefined;
     try {
-      const stored = kept !== undefined ? { index, key: this.#reader.chunkKey(index), chunk: kept } : (fetched ?? (await this.layout.read(index, buffer)));
+      const stored = kept !== undefined ? { index, key: this.#reader.chunkKey(index), chunk: kept } : (fetched ?? (await this.#layout.read(index, buffer)));
       const loaded = await this.#reader.loadChunk(index, stored);
       // Bytes kept by the cache come from the read that took the checksums kept beside them.
-      if (kept === undefined) learnChunkSums(this.cache, this.layout, index, loaded);
+      if (kept === undefined) learnChunkSums(this.#cache, this.#layout, index, loaded);
       this.#learnStreams(index, loaded, offset);
-      const cached = this.cache.chunk(index);
-      if (cached !== undefined) return cached.slice(offset, offset + this.atomSize);
+      const cached = this.#cache.chunk(index);
+      if (cached !== undefined) return cached.slice(offset, offset + this.#atomSize);
       if (loaded.storedNbytes !== loaded.nbytes) return this.#reader.decodeRows(loaded, row, row + 1);
-      if (kept === undefined && !again && this.cache.maxBytes >= loaded.nbytes) {
+      if (kept === undefined && !again && this.#cache.maxBytes >= loaded.nbytes) {
         // First read of this chunk in a while: only its row is decoded (the codec decodes each
         // stream up to it, half the chunk on average). The compressed chunk is kept while the
         // cache has room; otherwise the chunk is remembered as read, and a second read of it
         // soon after decodes it whole into the cache. Rows read one by one in order so cost one
         // or two fetches and about one and a half decodes per chunk.
-        if (keep) this.cache.putCompressed(index, loaded.chunk);
+        if (keep) this.#cache.putCompressed(index, loaded.chunk);
         else this.#rememberRowChunk(index);
         return this.#reader.decodeRows(loaded, row, row + 1);
       }
-      const bytes = this.cache.buffer(loaded.nbytes);
+      const bytes = this.#cache.buffer(loaded.nbytes);
       this.#reader.decodeRowsInto(loaded, 0, loaded.rows, bytes, 0);
-      this.cache.putChunk(index, bytes);
-      return bytes.slice(offset, offset + this.atomSize);
+      this.#cache.putChunk(index, bytes);
+      return bytes.slice(offset, offset + this.#atomSize);
     } finally {
       if (buffer !== undefined) this.#inputs.giveBack(buffer);
     }
@@ -153,16 +155,16 @@ export class RowReader {
    */
   async #rowFromPieces(index: number, offset: number): Promise<Uint8Array | undefined> {
     const ranges = this.#pieceRanges(index);
-    const plan = ranges === undefined ? undefined : this.cache.streamPlan(index);
+    const plan = ranges === undefined ? undefined : this.#cache.streamPlan(index);
     if (ranges === undefined || plan === undefined || plan.header.memcpyed || this.#recentChunks.includes(index)) return undefined;
     const j = Math.floor(offset / plan.header.blocksize);
-    const streams = this.cache.block(index, j) === undefined ? this.cache.streams(index, j) : undefined;
+    const streams = this.#cache.block(index, j) === undefined ? this.#cache.streams(index, j) : undefined;
     if (streams === undefined) return undefined;
-    const end = offset + this.atomSize;
+    const end = offset + this.#atomSize;
     let pieces = planBytePieces(plan, streams, j, offset, end);
     if (pieces === undefined) return undefined;
     const key = this.#reader.chunkKey(index);
-    const out = new Uint8Array(this.atomSize);
+    const out = new Uint8Array(this.#atomSize);
     // A compressed plane's prefix is an estimate; one estimated too short is read whole once.
     for (let round = 0; round < 2; round++) {
       const bytes = await ranges(pieces);
@@ -183,9 +185,9 @@ export class RowReader {
    * checksums of a checked read of the chunk (format 2, see {@link checkedPieces}).
    */
   #pieceRanges(index: number): ((pieces: readonly BytePiece[]) => Promise<Uint8Array[] | undefined>) | undefined {
-    const partial = this.layout.partial;
+    const partial = this.#layout.partial;
     if (partial?.ranges !== undefined) return (pieces) => partial.ranges!(index, pieces);
-    return checkedPieces(this.cache, this.layout, index);
+    return checkedPieces(this.#cache, this.#layout, index);
   }
 
   /**
@@ -194,10 +196,10 @@ export class RowReader {
    */
   #learnStreams(index: number, loaded: LoadedChunk, offset: number): void {
     const plan = loaded.plan;
-    const readsPieces = this.layout.partial?.ranges !== undefined || (this.layout.rawRanges !== undefined && this.cache.chunkSums(index) !== undefined);
+    const readsPieces = this.#layout.partial?.ranges !== undefined || (this.#layout.rawRanges !== undefined && this.#cache.chunkSums(index) !== undefined);
     if (!readsPieces || plan === undefined || plan.header.memcpyed || loaded.storedNbytes !== loaded.nbytes) return;
     const j = Math.floor(offset / plan.header.blocksize);
-    if (this.cache.streams(index, j) === undefined) this.cache.putStreams(index, j, plan, blockStreams(loaded.chunk, 0, plan, j));
+    if (this.#cache.streams(index, j) === undefined) this.#cache.putStreams(index, j, plan, blockStreams(loaded.chunk, 0, plan, j));
   }
 
   #rememberRowChunk(index: number): void {
@@ -212,9 +214,9 @@ export class RowReader {
    * speculative window), hands the chunk back instead, to be decoded whole without another request.
    */
   async #fetchPlan(index: number, key: string): Promise<{ plan: ChunkPlan; whole?: undefined } | { whole: StoredChunk }> {
-    const partial = this.layout.partial!;
+    const partial = this.#layout.partial!;
     const rows = this.#reader.rowsOf(index);
-    const checkHeader = (h: { nbytes: number }): void => this.#reader.checkStoredNbytes(key, h.nbytes, rows * this.atomSize, index >= this.#reader.fullChunks, rows);
+    const checkHeader = (h: { nbytes: number }): void => this.#reader.checkStoredNbytes(key, h.nbytes, rows * this.#atomSize, index >= this.#reader.fullChunks, rows);
     const first = await partial.head(index, SPECULATIVE_HEAD);
     if (first.whole !== undefined) return { whole: first.whole };
     let head = first.bytes;
@@ -230,7 +232,7 @@ export class RowReader {
     return withPath(key, () => {
       const chunkHead = head.subarray(0, need);
       const made = planChunkHead(chunkHead, Math.max(announced, chunkHead.length), { path: key, checkHeader });
-      this.cache.putPlan(index, made);
+      this.#cache.putPlan(index, made);
       return { plan: made };
     });
   }
@@ -239,7 +241,7 @@ export class RowReader {
     const { start, end } = blockExtent(plan, j);
     const size = j === plan.nblocks - 1 && plan.leftover > 0 ? plan.leftover : plan.header.blocksize;
     const out = new Uint8Array(size);
-    const partial = this.layout.partial!;
+    const partial = this.#layout.partial!;
     let window = await partial.range(index, start, end - start);
     try {
       withPath(key, () => decodeBlockInto(plan, j, window, start, out));
@@ -249,15 +251,15 @@ export class RowReader {
       window = await partial.range(index, start, plan.header.cbytes - start);
       withPath(key, () => decodeBlockInto(plan, j, window, start, out));
     }
-    this.cache.putBlock(index, j, out);
-    if (this.layout.partial?.ranges !== undefined && this.cache.streams(index, j) === undefined) this.cache.putStreams(index, j, plan, blockStreams(window, start, plan, j));
+    this.#cache.putBlock(index, j, out);
+    if (this.#layout.partial?.ranges !== undefined && this.#cache.streams(index, j) === undefined) this.#cache.putStreams(index, j, plan, blockStreams(window, start, plan, j));
     return out;
   }
 
   async #memcpyedRow(index: number, key: string, offset: number): Promise<Uint8Array> {
-    const bytes = await this.layout.partial!.range(index, BLOSC_HEADER_SIZE + offset, this.atomSize);
-    if (bytes.length !== this.atomSize) {
-      throw new FormatError("TRUNCATED", "chunk file ends before the row", { path: key, field: "blosc.cbytes", expected: offset + this.atomSize, actual: offset + bytes.length });
+    const bytes = await this.#layout.partial!.range(index, BLOSC_HEADER_SIZE + offset, this.#atomSize);
+    if (bytes.length !== this.#atomSize) {
+      throw new FormatError("TRUNCATED", "chunk file ends before the row", { path: key, field: "blosc.cbytes", expected: offset + this.#atomSize, actual: offset + bytes.length });
     }
     return bytes;
   }
