@@ -1,10 +1,12 @@
 /**
- * HTTP/1.1 over `node:net` sockets for {@link nodeHttpTransport}'s `http:` requests: each
- * connection reads into a buffer of its own, reused (`onread`), and an answer's body is copied from it
- * straight into the value, so a read of many chunk files allocates no socket buffers and runs no
- * stream machinery. On loopback, a prototype fetched the 153 chunk files (60 MB) of the store
- * benchmark's carray in 25–58 ms this way, where `node:http` took 70–110 ms and left four full
- * garbage collections per read behind it (tools/bench/README.md).
+ * HTTP/1.1 over `node:net` sockets for {@link nodeHttpTransport}'s `http:` requests (their pool is
+ * `http-socket-pool-node.ts`): each connection reads into a small buffer of its own, reused
+ * (`onread`), and a body framed by its length is read from the socket straight into its value
+ * (the buffer the request offers, or one of the announced length), so a read of many chunk files
+ * allocates no socket buffers, copies little and runs no stream machinery. On loopback, a
+ * prototype fetched the 153 chunk files (60 MB) of the store benchmark's carray in 25–58 ms this
+ * way, where `node:http` took 70–110 ms and left four full garbage collections per read behind it
+ * (tools/bench/README.md).
  *
  * What it speaks: requests without a body (`GET`, `HEAD`); answers framed by `Content-Length`, by
  * `Transfer-Encoding: chunked`, or by the end of the connection; interim 1xx answers skipped.
@@ -17,10 +19,11 @@
 import { connect } from "node:net";
 import type { Socket } from "node:net";
 import type { HttpAnswer, HttpRequest } from "./http.js";
-import { collectedBody, unclaimedBody } from "./http1-body-sinks-node.js";
-import type { BodySink, UnclaimedBody } from "./http1-body-sinks-node.js";
-import { CHUNK_LINE_LIMIT, HEAD_END, HEAD_LIMIT, INTERIM_LIMIT, TRAILER_LIMIT, framingOf, parseError, parseHead, prematureClose, requestHead } from "./http1-message-node.js";
+import { collectedBody, earlyBody, unclaimedBody } from "./http1-body-sinks-node.js";
+import type { BodySink, EarlyBody, UnclaimedBody } from "./http1-body-sinks-node.js";
+import { CHUNK_LINE_LIMIT, HEAD_END, HEAD_LIMIT, INTERIM_LIMIT, TRAILER_LIMIT, framingOf, parseError, parseHead, prematureClose } from "./http1-message-node.js";
 import type { Framing, Head } from "./http1-message-node.js";
+import type { SocketPool } from "./http-socket-pool-node.js";
 
 /**
  * An idle kept-alive connection is closed after this long: a little under the 5 s after which
@@ -42,8 +45,19 @@ export const DRAIN_LIMIT = 64 * 1024;
  */
 export const PREALLOCATE_LIMIT = 16 * 1024 * 1024;
 
-/** Bytes a connection reads at once into its buffer. */
-const READ_BYTES = 256 * 1024;
+/**
+ * Bytes a connection reads at once into its own buffer: heads, and bodies without a place of
+ * their own. A body with one (the caller's buffer, or one allocated for its announced length)
+ * is read straight into it, as much at a time as the socket has.
+ */
+const READ_BYTES = 16 * 1024;
+
+/**
+ * The last bytes of a body read straight into its value are read into the connection's own
+ * buffer instead, so that whatever the server sends after the body comes in the same read and
+ * retires the connection (bytes after an answer), as when the whole body comes that way.
+ */
+const BODY_TAIL = 1024;
 
 /** One exchange on a connection: its request, its answer's state, and its promises. */
 interface Exchange {
@@ -62,8 +76,13 @@ interface Exchange {
   sink: BodySink;
   complete: boolean;
   settled: boolean;
-  /** `body` or `discard` was called: body bytes go to their sink (until then reading pauses). */
+  /**
+   * `body` or `discard` was called, or the body is read early: body bytes go to their sink
+   * (until then reading pauses).
+   */
   claimed: boolean;
+  /** The body is read before `body` is called, into the buffer the request offered. */
+  early: EarlyBody | undefined;
   /** Interim answers and trailer lines seen so far. */
   interim: number;
   trailers: number;
@@ -74,8 +93,15 @@ interface Exchange {
 /**
  * One kept-alive connection to an origin: sends a request, parses its answer from the reused read
  * buffer, and hands itself back to its pool when the answer is complete and was read or dropped.
+ * @internal
+ *
+ * @example
+ * ```ts
+ * const connection = new Connection(pool, "127.0.0.1:8080", "127.0.0.1", 8080);
+ * connection.send(request, requestHead(request, url), resolve, reject);
+ * ```
  */
-class Connection {
+export class Connection {
   readonly socket: Socket;
   /** `host:port`, the pool's key. */
   readonly origin: string;
@@ -87,6 +113,8 @@ class Connection {
   #tainted = false;
   /** The rest of a read that came before its answer's body was asked for (reading is paused). */
   #parked: { bytes: Buffer; at: number } | undefined;
+  /** The buffer of this connection's reads, except those straight into a body's value. */
+  readonly #own: Buffer;
   /** A read is being taken; {@link Connection.#done} inside it leaves the release to its end. */
   #inRead = false;
   #releaseAfterRead = false;
@@ -96,8 +124,12 @@ class Connection {
     this.origin = origin;
     // Each connection reads into a buffer of its own, so that a read whose body is not asked for
     // yet can wait there, reading paused (returning false pauses), instead of being copied out.
-    const buffer = Buffer.allocUnsafe(READ_BYTES);
-    const onread = { buffer, callback: (n: number): boolean => this.#read(buffer.subarray(0, n)) };
+    const own = Buffer.allocUnsafe(READ_BYTES);
+    this.#own = own;
+    const onread = {
+      buffer: () => this.#nextReadBuffer(),
+      callback: (n: number, into: Uint8Array): boolean => this.#read(into === own ? own.subarray(0, n) : Buffer.from(into.buffer, into.byteOffset, n)),
+    };
     this.socket = connect({ host, port, onread });
     this.socket.setNoDelay(true);
     this.socket.on("error", (error) => {
@@ -149,7 +181,7 @@ class Connection {
     signal.addEventListener("abort", onAbort, { once: true });
     this.#exchange = {
       request, resolveAnswer: resolve, rejectAnswer: reject, headText: "", head: undefined, framing: undefined, remaining: 0,
-      chunkState: "size", chunkLine: "", sink: unclaimedBody(), complete: false, settled: false, claimed: false, interim: 0, trailers: 0,
+      chunkState: "size", chunkLine: "", sink: unclaimedBody(), complete: false, settled: false, claimed: false, early: undefined, interim: 0, trailers: 0,
       removeAbort: () => signal.removeEventListener("abort", onAbort),
     };
     this.socket.write(head, "latin1");
@@ -170,6 +202,23 @@ class Connection {
     this.socket.unref();
     this.#idleTimer = setTimeout(() => this.#close(), IDLE_SOCKET_MS);
     this.#idleTimer.unref();
+  }
+
+  /**
+   * Where Node puts the next read (asked after each read, and once before the first): straight
+   * into the body's value when the body is claimed, framed by its length, and its sink has a
+   * place for the rest, so those bytes are never copied; else into this connection's buffer.
+   * Such a read stops {@link BODY_TAIL} bytes short of the body's end. While reading is paused,
+   * the rest of a read waits in this connection's buffer; it is asked for again only after that
+   * rest is taken.
+   */
+  #nextReadBuffer(): Uint8Array {
+    const exchange = this.#exchange;
+    if (exchange !== undefined && exchange.claimed && !exchange.complete && this.#parked === undefined && exchange.framing?.kind === "length" && exchange.remaining > BODY_TAIL) {
+      const place = exchange.sink.place?.(exchange.remaining - BODY_TAIL);
+      if (place !== undefined) return place;
+    }
+    return this.#own;
   }
 
   /**
@@ -273,9 +322,27 @@ class Connection {
     exchange.framing = framingOf(head, exchange.request.method);
     exchange.head = head;
     exchange.remaining = exchange.framing.kind === "length" ? exchange.framing.length : 0;
+    this.#readEarly(exchange, head);
     exchange.resolveAnswer(this.#answer(exchange, head));
     if (exchange.framing.kind === "length" && exchange.remaining === 0) this.#finishBody(exchange);
     return bodyAt;
+  }
+
+  /**
+   * A request that offered a buffer (`into`) gets the body of a 200 or 206 answer read into it
+   * at once, without waiting for `body`, when the body's announced length fits it (within
+   * {@link PREALLOCATE_LIMIT}) and is not content-encoded: most of the body then goes straight
+   * from the socket into the buffer, none of it through this connection's.
+   */
+  #readEarly(exchange: Exchange, head: Head): void {
+    const into = exchange.request.into;
+    const length = exchange.framing?.kind === "length" ? exchange.framing.length : 0;
+    const encoding = head.headers.get("content-encoding");
+    if (into === undefined || exchange.request.method !== "GET" || (head.status !== 200 && head.status !== 206)) return;
+    if (length === 0 || length > Math.min(into.length, PREALLOCATE_LIMIT) || (encoding !== undefined && encoding.toLowerCase() !== "identity")) return;
+    exchange.early = earlyBody(into.subarray(0, length));
+    exchange.sink = exchange.early;
+    exchange.claimed = true;
   }
 
   /** Takes body bytes from `at`; returns where the next unread byte is. */
@@ -391,6 +458,30 @@ class Connection {
       },
       body: (cap, tooLong, into) => {
         return new Promise<Uint8Array>((resolve, reject) => {
+          const early = exchange.early;
+          if (early !== undefined && !used) {
+            // Read (or being read) into the request's buffer already; `into` is not used.
+            used = true;
+            if (announced! > cap) {
+              let error: unknown;
+              try {
+                error = tooLong(announced!);
+              } catch (thrown) {
+                error = thrown;
+              }
+              this.#abandon(exchange);
+              reject(error);
+              return;
+            }
+            early.attach((bytes) => {
+              this.#done(exchange);
+              resolve(bytes);
+            }, (error) => {
+              this.#abandon(exchange);
+              reject(error);
+            });
+            return;
+          }
           if (used || (exchange.settled && !exchange.complete)) {
             // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
             reject(unclaimed.failure ?? new Error("the body of this answer was already read or discarded"));
@@ -439,113 +530,18 @@ class Connection {
             resolve();
             return;
           }
+          if (exchange.early !== undefined) {
+            exchange.early.attach(() => {
+              this.#done(exchange);
+              resolve();
+            }, () => resolve());
+            return;
+          }
           exchange.sink = { take() {}, end: () => { this.#done(exchange); resolve(); }, fail: () => resolve() };
           unclaimed.replay(exchange.sink);
           this.#claim(exchange);
         });
       },
     };
-  }
-}
-
-/**
- * The `http:` connections of one {@link nodeHttpTransport}: at most `maxSockets` per origin,
- * idle ones kept for the next request, requests beyond the limit queued. @internal
- *
- * @example
- * ```ts
- * const pool = new SocketPool(16);
- * const answer = await pool.send(request);
- * ```
- */
-export class SocketPool {
-  readonly #maxSockets: number;
-  readonly #idle = new Map<string, Connection[]>();
-  readonly #open = new Map<string, Set<Connection>>();
-  readonly #waiting = new Map<string, (() => void)[]>();
-
-  constructor(maxSockets: number) {
-    this.#maxSockets = maxSockets;
-  }
-
-  /** Sends an `http:` request; resolves with its answer once its head is in. */
-  send(request: HttpRequest, url: URL): Promise<HttpAnswer> {
-    const { signal } = request;
-    if (signal.aborted) return Promise.reject(signal.reason);
-    let head: string;
-    try {
-      head = requestHead(request, url);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const port = url.port === "" ? 80 : Number(url.port);
-    const origin = `${url.hostname}:${port}`;
-    return new Promise<HttpAnswer>((resolve, reject) => {
-      // Tried at once, and again each time a connection of the origin comes free or closes.
-      const attempt = (): void => {
-        let open = this.#open.get(origin);
-        if (open === undefined) this.#open.set(origin, (open = new Set()));
-        const idle = this.#idle.get(origin) ?? [];
-        let connection: Connection | undefined;
-        // An idle connection the server has closed meanwhile is dropped, not used.
-        while (connection === undefined && idle.length > 0) {
-          const candidate = idle.pop()!;
-          if (candidate.usable) connection = candidate;
-          else candidate.destroy();
-        }
-        if (connection === undefined && open.size < this.#maxSockets) connection = new Connection(this, origin, url.hostname.replace(/^\[|\]$/g, ""), port);
-        if (connection !== undefined) {
-          open.add(connection);
-          connection.send(request, head, resolve, reject);
-          return;
-        }
-        // Every connection is busy: the request waits for one to come free (or to close).
-        let queue = this.#waiting.get(origin);
-        if (queue === undefined) this.#waiting.set(origin, (queue = []));
-        const waiter = (): void => {
-          signal.removeEventListener("abort", onAbort);
-          attempt();
-        };
-        const onAbort = (): void => {
-          const at = queue.indexOf(waiter);
-          if (at >= 0) queue.splice(at, 1);
-          reject(signal.reason);
-        };
-        signal.addEventListener("abort", onAbort, { once: true });
-        queue.push(waiter);
-      };
-      attempt();
-    });
-  }
-
-  /** A connection whose answer is complete takes the next queued request or waits idle. */
-  release(connection: Connection): void {
-    const origin = connection.origin;
-    if (connection.closed) return;
-    let idle = this.#idle.get(origin);
-    if (idle === undefined) this.#idle.set(origin, (idle = []));
-    idle.push(connection);
-    connection.idle();
-    this.#wake(origin);
-  }
-
-  /** A closed connection leaves the pool, making room for a queued request. */
-  forget(connection: Connection): void {
-    const origin = connection.origin;
-    const idle = this.#idle.get(origin);
-    const at = idle?.indexOf(connection) ?? -1;
-    if (at >= 0) idle!.splice(at, 1);
-    if (this.#open.get(origin)?.delete(connection) === true) this.#wake(origin);
-  }
-
-  /** Closes every connection. */
-  close(): void {
-    for (const open of this.#open.values()) for (const connection of open) connection.destroy();
-  }
-
-  /** The oldest waiting request of `origin` tries again (a connection came free or closed). */
-  #wake(origin: string): void {
-    const next = this.#waiting.get(origin)?.shift();
-    if (next !== undefined) next();
   }
 }

@@ -83,6 +83,12 @@ export interface HttpRequest {
   signal: AbortSignal;
   /** See above. */
   redirect: "manual" | "follow";
+  /**
+   * A buffer the body of a 200 or 206 answer may be read into as it arrives, before `body` is
+   * called, when its announced length fits; `body` then resolves to a view of it. The store
+   * offers the buffer it passes to `body` (`getInto`). A transport may ignore it.
+   */
+  into?: Uint8Array;
 }
 
 /**
@@ -390,7 +396,7 @@ export class HttpStore implements ReadableStore {
     let answer: HttpAnswer;
     for (let hops = 0; ; hops++) {
       this.stats.record(0);
-      answer = await this.#transport({ url, method, headers, signal, redirect: "manual" });
+      answer = await this.#transport({ url, method, headers, signal, redirect: "manual", ...(into === undefined || method !== "GET" ? {} : { into }) });
       if (answer.opaqueRedirect) {
         // A browser hides where a redirect goes (no status, no Location). Follow it with only the
         // headers that may go to another origin, and look where it ended: on another origin it

@@ -14,6 +14,11 @@ export interface BodySink {
   end(): void;
   /** The exchange failed. */
   fail(error: unknown): void;
+  /**
+   * Where the body's next `length` bytes go, when they can be read there straight from the
+   * socket (a view of the value, so `take` then has nothing to copy); `undefined` otherwise.
+   */
+  place?(length: number): Uint8Array | undefined;
 }
 
 /**
@@ -96,8 +101,9 @@ export function collectedBody(
         reject(error);
         return;
       }
-      if (target !== undefined) target.set(bytes, total);
-      else parts.push(copyOf(bytes));
+      if (target === undefined) parts.push(copyOf(bytes));
+      // Bytes read straight into their place (see `place`) are there already.
+      else if (bytes.buffer !== target.buffer || bytes.byteOffset !== target.byteOffset + total) target.set(bytes, total);
       total = next;
     },
     end() {
@@ -115,5 +121,51 @@ export function collectedBody(
       over = true;
       reject(error);
     },
+    place(length) {
+      return over || target === undefined ? undefined : target.subarray(total, total + length);
+    },
   };
+}
+
+/**
+ * The sink of a body read before `body` was asked for, straight into the buffer its request
+ * offered (`HttpRequest.into`): it keeps the body's outcome until {@link EarlyBody.attach}.
+ */
+export interface EarlyBody extends BodySink {
+  /** Hands the body, or the failure, to `resolve` or `reject`: at once if it came, else when it comes. */
+  attach(resolve: (bytes: Uint8Array) => void, reject: (error: unknown) => void): void;
+}
+
+/**
+ * A new {@link EarlyBody} whose bytes go into `target`, exactly as long as the announced body.
+ *
+ * @example
+ * ```ts
+ * exchange.sink = earlyBody(request.into.subarray(0, announced));
+ * ```
+ */
+export function earlyBody(target: Uint8Array): EarlyBody {
+  let outcome: { bytes: Uint8Array } | { error: unknown } | undefined;
+  let waiting: { resolve: (bytes: Uint8Array) => void; reject: (error: unknown) => void } | undefined;
+  const settle = (): void => {
+    if (outcome === undefined || waiting === undefined) return;
+    const { resolve, reject } = waiting;
+    waiting = undefined;
+    if ("bytes" in outcome) resolve(outcome.bytes);
+    else reject(outcome.error);
+  };
+  // Length framing ends the body after exactly target.length bytes, so the cap is never passed.
+  const value = collectedBody(target, target.length, (received) => new Error(`internal: ${received} body bytes, ${target.length} announced`), (bytes) => {
+    outcome ??= { bytes };
+    settle();
+  }, (error) => {
+    outcome ??= { error };
+    settle();
+  });
+  return Object.assign(value, {
+    attach(resolve: (bytes: Uint8Array) => void, reject: (error: unknown) => void): void {
+      waiting = { resolve, reject };
+      settle();
+    },
+  });
 }

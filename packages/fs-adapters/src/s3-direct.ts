@@ -130,7 +130,7 @@ export async function directRequest(
     const headers = route.signed
       ? signS3Request(method, url, extra, await context.credentials(), route.region, route.service, new Date(Date.now() + context.clockOffset()), context.keys)
       : { ...extra };
-    answer = await transport({ url: url.href, method, headers, signal, redirect: "manual" });
+    answer = await transport({ url: url.href, method, headers, signal, redirect: "manual", ...(into === undefined || method !== "GET" ? {} : { into }) });
     // Only the configured endpoint's clock counts: another host (a followed redirect) does not set it.
     if (url.origin === route.origin) clockCorrected = context.correctClock(answer.header("date")) || clockCorrected;
     if (answer.opaqueRedirect) {

@@ -3,62 +3,25 @@
 // the transport makes of them: chunked bodies split anywhere, interim 1xx answers, bodies framed
 // by the end of the connection, and each malformed or ambiguous answer refused with an `HPE_*`
 // code (retried by the store as a connection error) and its connection closed.
-import { createServer } from "node:net";
-import type { AddressInfo, Server, Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { StorageError, UsageError } from "@fmt/errors";
 import { HttpStore } from "@fmt/fs-adapters/http";
 import { nodeHttpTransport } from "@fmt/fs-adapters/http-node";
 import type { HttpAnswer } from "@fmt/fs-adapters/http";
 import { rejection } from "../src/rejection.js";
+import { scripted as startScripted, trickle } from "../src/scripted-server.js";
+import type { Scripted } from "../src/scripted-server.js";
 
-/** A server that hands every request (its text up to the empty line) to `answer`. */
-interface Scripted {
-  url: string;
-  connections: number;
-  requests: string[];
-}
-
-const servers: { server: Server; sockets: Set<Socket> }[] = [];
+const servers: Scripted[] = [];
 afterEach(async () => {
-  for (const { server, sockets } of servers.splice(0)) {
-    for (const socket of sockets) socket.destroy();
-    await new Promise((resolve) => server.close(resolve));
-  }
+  for (const server of servers.splice(0)) await server.close();
 });
 
-async function scripted(answer: (socket: Socket, request: string, index: number) => void | Promise<void>): Promise<Scripted> {
-  const sockets = new Set<Socket>();
-  const state: Scripted = { url: "", connections: 0, requests: [] };
-  const server = createServer((socket) => {
-    state.connections += 1;
-    sockets.add(socket);
-    socket.setNoDelay(true);
-    socket.on("close", () => sockets.delete(socket));
-    socket.on("error", () => undefined);
-    let text = "";
-    socket.on("data", (data: Buffer) => {
-      text += data.toString("latin1");
-      for (let end = text.indexOf("\r\n\r\n"); end >= 0; end = text.indexOf("\r\n\r\n")) {
-        const request = text.slice(0, end);
-        text = text.slice(end + 4);
-        state.requests.push(request);
-        void answer(socket, request, state.requests.length - 1);
-      }
-    });
-  });
-  servers.push({ server, sockets });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  return state;
-}
-
-/** Writes `text` one byte at a time, each in a write of its own after a pause. */
-async function trickle(socket: Socket, text: string): Promise<void> {
-  for (const byte of Buffer.from(text, "latin1")) {
-    socket.write(Buffer.of(byte));
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
+/** A scripted server closed after the test. */
+async function scripted(answer: Parameters<typeof startScripted>[0]): Promise<Scripted> {
+  const server = await startScripted(answer);
+  servers.push(server);
+  return server;
 }
 
 const signal = new AbortController().signal;
