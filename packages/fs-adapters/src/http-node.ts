@@ -50,7 +50,8 @@ export interface NodeHttpTransportOptions {
   tls?: Pick<HttpsAgentOptions, "ca" | "cert" | "key" | "pfx" | "passphrase" | "rejectUnauthorized" | "servername">;
   /**
    * How `http:` requests go: `"sockets"` (default), HTTP/1.1 spoken over `node:net` connections,
-   * each reading into a buffer of its own, bodies copied from it straight into their value; or
+   * each reading into a small buffer of its own, a body with a `Content-Length` read from the
+   * socket straight into its value; or
    * `"node:http"`, Node's own client, which allocates a buffer per socket read and collects them
    * later: on loopback, a whole read of a 153-file carray took about half its time over the
    * sockets. `https:` always goes through `node:https`.

@@ -74,6 +74,8 @@ interface Exchange {
   chunkState: "size" | "data" | "data-end" | "trailers";
   chunkLine: string;
   sink: BodySink;
+  /** The sink the exchange starts with, until `body`, `discard` or an early read replaces it. */
+  unclaimed: UnclaimedBody;
   complete: boolean;
   settled: boolean;
   /**
@@ -179,9 +181,10 @@ export class Connection {
       this.#close();
     };
     signal.addEventListener("abort", onAbort, { once: true });
+    const unclaimed = unclaimedBody();
     this.#exchange = {
       request, resolveAnswer: resolve, rejectAnswer: reject, headText: "", head: undefined, framing: undefined, remaining: 0,
-      chunkState: "size", chunkLine: "", sink: unclaimedBody(), complete: false, settled: false, claimed: false, early: undefined, interim: 0, trailers: 0,
+      chunkState: "size", chunkLine: "", sink: unclaimed, unclaimed, complete: false, settled: false, claimed: false, early: undefined, interim: 0, trailers: 0,
       removeAbort: () => signal.removeEventListener("abort", onAbort),
     };
     this.socket.write(head, "latin1");
@@ -223,7 +226,7 @@ export class Connection {
 
   /**
    * Takes the bytes of one read from `at`; returns whether reading goes on. Reading pauses while
-   * an answer's body has not been asked for yet: the rest of the read waits in this connection's
+   * an answer's body has not been asked for yet (unless it is read early, {@link Connection.#readEarly}): the rest of the read waits in this connection's
    * buffer ({@link Connection.#parked}) and goes straight where `body` or `discard` sends it.
    */
   #read(bytes: Buffer, at = 0): boolean {
@@ -445,7 +448,7 @@ export class Connection {
 
   #answer(exchange: Exchange, head: Head): HttpAnswer {
     let used = false;
-    const unclaimed = exchange.sink as UnclaimedBody;
+    const unclaimed = exchange.unclaimed;
     const announced = exchange.framing?.kind === "length" ? exchange.framing.length : undefined;
     return {
       status: head.status,

@@ -85,8 +85,11 @@ export interface HttpRequest {
   redirect: "manual" | "follow";
   /**
    * A buffer the body of a 200 or 206 answer may be read into as it arrives, before `body` is
-   * called, when its announced length fits; `body` then resolves to a view of it. The store
-   * offers the buffer it passes to `body` (`getInto`). A transport may ignore it.
+   * called, when its announced length fits; `body` then resolves to a view of it, whatever buffer
+   * `body` is given. The buffer may be written until `body` or `discard` settles (or the request
+   * is aborted), also for an answer the caller then refuses (a wrong `Content-Range`, a body
+   * past its cap that `discard` drains). The store offers the buffer it passes to `body`
+   * (`getInto`). A transport may ignore it.
    */
   into?: Uint8Array;
 }
@@ -117,7 +120,8 @@ export interface HttpAnswer {
   header(name: string): string | null;
   /**
    * The whole body. Once more than `cap` bytes have come, reading stops, the connection is
-   * dropped and the promise rejects with `tooLong(bytes received so far)`. `into`: a buffer the
+   * dropped and the promise rejects with `tooLong(bytes received so far)` (or with
+   * `tooLong(announced length)` at once, for a body already being read into the request's `into`). `into`: a buffer the
    * body may be read into when it fits (the result is then a view of it), so that a reader of
    * many chunk files reuses one buffer; a transport may ignore it.
    */

@@ -1,6 +1,7 @@
 /**
  * Where the socket transport puts an answer's body (`http-socket-node.ts`): nowhere yet while
- * nobody asked for it (reading pauses), or into the value `body` resolves to. @internal
+ * nobody asked for it (reading pauses), into the value `body` resolves to, or, for a request
+ * that offered a buffer, into that buffer before `body` is asked for. @internal
  *
  * @module
  */
@@ -8,7 +9,10 @@ import { joinParts } from "./remote.js";
 
 /** Where an answer's body goes: not asked for yet (kept), into a value, or dropped. */
 export interface BodySink {
-  /** Takes bytes of the body (a view of the read buffer, valid during the call only). */
+  /**
+   * Takes bytes of the body: a view of the connection's read buffer, valid during the call only,
+   * or of the value itself when they were read into the place {@link BodySink.place} gave.
+   */
   take(bytes: Uint8Array): void;
   /** The body ended. */
   end(): void;

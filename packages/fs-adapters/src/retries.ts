@@ -204,6 +204,9 @@ export async function withRetries<T>(
     try {
       return await attempt(controller.signal);
     } catch (error) {
+      // Whatever of the attempt is still under way stops: a transport still reading its body
+      // (into a buffer the caller lent, say) must not go on once the caller has moved on.
+      controller.abort(error);
       // Read again: the caller may have aborted while the attempt ran.
       if (isAborted(outer)) throw outer?.reason;
       last = attemptState.timedOut ? new AttemptTimeout(`no answer within ${budget} ms`, { cause: error }) : error;

@@ -103,7 +103,7 @@ describe("nodeHttpTransport reads a body into the buffer its request offers", ()
     );
   });
 
-  it("leaves the buffer alone for an error answer, a content-encoded body, or an answer whose body is not asked for with it", async () => {
+  it("leaves the buffer alone for an error answer, a content-encoded body or a redirect", async () => {
     const body = pattern(40_000);
     const server = await scripted((socket, _request, index) => {
       const texts = [
@@ -130,6 +130,49 @@ describe("nodeHttpTransport reads a body into the buffer its request offers", ()
     expect(redirect.status).toBe(302);
     await redirect.discard();
     expect(into.every((b) => b === FILL)).toBe(true);
+    transport.close();
+  });
+
+  it("reads into the request's buffer whatever buffer body is given, and on a connection the server closes after the answer", async () => {
+    const body = pattern(60_000);
+    const server = await scripted((socket, _request, index) => {
+      if (index === 2) socket.end(answerText(200, body, "Connection: close\r\n"));
+      else socket.write(answerText(206, body));
+    });
+    const transport = nodeHttpTransport({ maxSockets: 1 });
+    for (const other of [undefined, new Uint8Array(100_000)]) {
+      const into = new Uint8Array(70_000);
+      const answer = await request(transport, `${server.url}k`, into);
+      const got = await answer.body(1 << 20, tooLong, other);
+      expect(Buffer.from(got).equals(body)).toBe(true);
+      expect(got.buffer).toBe(into.buffer);
+      if (other !== undefined) expect(other.every((b) => b === 0)).toBe(true);
+    }
+    expect(server.connections).toBe(1);
+    const into = new Uint8Array(60_000);
+    const closing = await request(transport, `${server.url}c`, into);
+    await expect.poll(() => Buffer.from(into).equals(body)).toBe(true);
+    expect(Buffer.from(await closing.body(1 << 20, tooLong, into)).equals(body)).toBe(true);
+    const after = await request(transport, `${server.url}d`, into);
+    expect(Buffer.from(await after.body(1 << 20, tooLong, into)).equals(body)).toBe(true);
+    expect(server.connections).toBe(2);
+    transport.close();
+  });
+
+  it("does not read early a body past 16 MiB (PREALLOCATE_LIMIT), even into a buffer that would hold it", async () => {
+    const length = 16 * 1024 * 1024 + 1;
+    const body = pattern(length);
+    const server = await scripted((socket) => {
+      socket.write(answerText(200, body));
+    });
+    const transport = nodeHttpTransport();
+    const into = new Uint8Array(length + 10).fill(FILL);
+    const answer = await request(transport, `${server.url}big`, into);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(into.every((b) => b === FILL)).toBe(true);
+    const got = await answer.body(length, tooLong, into);
+    expect(got.buffer === into.buffer).toBe(false);
+    expect(Buffer.from(got).equals(body)).toBe(true);
     transport.close();
   });
 
