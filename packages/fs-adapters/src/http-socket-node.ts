@@ -226,8 +226,9 @@ export class Connection {
 
   /**
    * Takes the bytes of one read from `at`; returns whether reading goes on. Reading pauses while
-   * an answer's body has not been asked for yet (unless it is read early, {@link Connection.#readEarly}): the rest of the read waits in this connection's
-   * buffer ({@link Connection.#parked}) and goes straight where `body` or `discard` sends it.
+   * an answer's body has not been asked for yet (unless it is read early, see
+   * {@link Connection.#readEarly}): the rest of the read waits in this connection's buffer
+   * ({@link Connection.#parked}) and goes straight where `body` or `discard` sends it.
    */
   #read(bytes: Buffer, at = 0): boolean {
     this.#inRead = true;
@@ -334,8 +335,9 @@ export class Connection {
   /**
    * A request that offered a buffer (`into`) gets the body of a 200 or 206 answer read into it
    * at once, without waiting for `body`, when the body's announced length fits it (within
-   * {@link PREALLOCATE_LIMIT}) and is not content-encoded: most of the body then goes straight
-   * from the socket into the buffer, none of it through this connection's.
+   * {@link PREALLOCATE_LIMIT}) and is not content-encoded: reading does not pause for it, and
+   * all of the body but what came with the head and its last bytes goes straight from the socket
+   * into the buffer ({@link Connection.#nextReadBuffer}).
    */
   #readEarly(exchange: Exchange, head: Head): void {
     const into = exchange.request.into;

@@ -120,10 +120,10 @@ export interface HttpAnswer {
   header(name: string): string | null;
   /**
    * The whole body. Once more than `cap` bytes have come, reading stops, the connection is
-   * dropped and the promise rejects with `tooLong(bytes received so far)` (or with
-   * `tooLong(announced length)` at once, for a body already being read into the request's `into`). `into`: a buffer the
-   * body may be read into when it fits (the result is then a view of it), so that a reader of
-   * many chunk files reuses one buffer; a transport may ignore it.
+   * dropped and the promise rejects with `tooLong(bytes received so far)` (or at once with
+   * `tooLong(announced length)`, for a body already being read into the request's `into`).
+   * `into`: a buffer the body may be read into when it fits (the result is then a view of it), so
+   * that a reader of many chunk files reuses one buffer; a transport may ignore it.
    */
   body(cap: number, tooLong: (received: number) => Error, into?: Uint8Array): Promise<Uint8Array>;
   /** Drops the body unread (a transport may close the connection rather than read a long one). */
