@@ -4,6 +4,7 @@
 // connections are counted.
 import { createServer } from "node:net";
 import type { AddressInfo, Server, Socket } from "node:net";
+import { afterEach } from "vitest";
 
 /** A running scripted server: its URL, the connections it accepted, the requests it saw. */
 export interface Scripted {
@@ -55,6 +56,28 @@ export async function scripted(answer: (socket: Socket, request: string, index: 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   return state;
+}
+
+/**
+ * {@link scripted}, for a test file: each server it starts is closed after the test that
+ * started it. Call once, at the top of the file.
+ *
+ * @example
+ * ```ts
+ * const scriptedServer = scriptedServersClosedAfterEach();
+ * const server = await scriptedServer((socket) => socket.end("HTTP/1.1 204 No Content\r\n\r\n"));
+ * ```
+ */
+export function scriptedServersClosedAfterEach(): typeof scripted {
+  const servers: Scripted[] = [];
+  afterEach(async () => {
+    for (const server of servers.splice(0)) await server.close();
+  });
+  return async (answer) => {
+    const server = await scripted(answer);
+    servers.push(server);
+    return server;
+  };
 }
 
 /**

@@ -7,24 +7,14 @@
 // body), and that every failure on the way still fails, is retried, and frees the connection.
 import type { Socket } from "node:net";
 import fc from "fast-check";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { HttpStore } from "@fmt/fs-adapters/http";
 import { nodeHttpTransport } from "@fmt/fs-adapters/http-node";
 import type { HttpAnswer, HttpTransport } from "@fmt/fs-adapters/http";
 import { rejection } from "../src/rejection.js";
-import { scripted as startScripted } from "../src/scripted-server.js";
-import type { Scripted } from "../src/scripted-server.js";
+import { scriptedServersClosedAfterEach } from "../src/scripted-server.js";
 
-const servers: Scripted[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.close();
-});
-
-async function scripted(answer: Parameters<typeof startScripted>[0]): Promise<Scripted> {
-  const server = await startScripted(answer);
-  servers.push(server);
-  return server;
-}
+const scripted = scriptedServersClosedAfterEach();
 
 const never = new AbortController().signal;
 const FILL = 0xee;

@@ -3,26 +3,15 @@
 // the transport makes of them: chunked bodies split anywhere, interim 1xx answers, bodies framed
 // by the end of the connection, and each malformed or ambiguous answer refused with an `HPE_*`
 // code (retried by the store as a connection error) and its connection closed.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { StorageError, UsageError } from "@fmt/errors";
 import { HttpStore } from "@fmt/fs-adapters/http";
 import { nodeHttpTransport } from "@fmt/fs-adapters/http-node";
 import type { HttpAnswer } from "@fmt/fs-adapters/http";
 import { rejection } from "../src/rejection.js";
-import { scripted as startScripted, trickle } from "../src/scripted-server.js";
-import type { Scripted } from "../src/scripted-server.js";
+import { scriptedServersClosedAfterEach, trickle } from "../src/scripted-server.js";
 
-const servers: Scripted[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.close();
-});
-
-/** A scripted server closed after the test. */
-async function scripted(answer: Parameters<typeof startScripted>[0]): Promise<Scripted> {
-  const server = await startScripted(answer);
-  servers.push(server);
-  return server;
-}
+const scripted = scriptedServersClosedAfterEach();
 
 const signal = new AbortController().signal;
 
