@@ -27,6 +27,7 @@ import { activeWasm, filterKernels, kernels, usesWasmCodec, withZlib } from "./d
 import { decodeBlock, filterOf, scratchFor } from "./decode-block.js";
 import { residentKernelsOf } from "./resident-inputs.js";
 import type { WasmKernels } from "./wasm/index.js";
+import type { PlaneComparison } from "./wasm/kernel-compare.js";
 
 export { getDecodeBackend, getKernels, initBlosc, setDecodeBackend, setKernels, streamPrefixDecoder, usesWasmCodec } from "./decode-backend.js";
 export type { BloscKernels, DecodeBackend, StreamDecoder, StreamPrefixDecoder } from "./decode-backend.js";
@@ -147,6 +148,32 @@ function wholeChunkKernels(chunk: Uint8Array, header: ChunkPlan["header"], share
 export function sumTransientFloat64(view: Uint8Array, start: number): number | undefined {
   // A view decoded in a reader's own kernels (ResidentInputs) is summed there.
   return (residentKernelsOf(view) ?? activeWasm())?.sumFloat64LikeNumpy(view, start);
+}
+
+/**
+ * How many values of a whole chunk already validated by `planChunk` compare true with a constant
+ * (`value op constant`), decided on the chunk's byte planes in the WebAssembly kernels: planes
+ * are decoded only as far as they decide, and nothing is unshuffled (with `mask`, a 0/1 byte per
+ * value is written there too). `undefined` when the chunk is not one the plane kernel compares
+ * (not byte-shuffled, a typesize other than 1, 2, 4 or 8, memcpyed, a codec other than BloscLZ
+ * or LZ4) or WebAssembly is not in use: decode it and compare then. @internal
+ *
+ * @example
+ * ```ts
+ * const value = new Uint8Array(new Float64Array([2.5]).buffer);
+ * const above = comparePlanned(chunk, plan, { kind: "float", op: ">", value }) ?? countInJavaScript(chunk);
+ * ```
+ */
+export function comparePlanned(chunk: Uint8Array, plan: ChunkPlan, comparison: PlaneComparison, mask?: Uint8Array): number | undefined {
+  requirePlan(plan);
+  const { header, path } = plan;
+  const values = header.typesize === 0 ? 0 : header.nbytes / header.typesize;
+  if (mask !== undefined) checkOut(mask, values, path);
+  if (header.nbytes === 0 || header.memcpyed) return undefined;
+  const wasm = activeWasm();
+  if (wasm === undefined || !usesWasmCodec(header)) return undefined;
+  if (!plan.streamsChecked) checkStreams(chunk, 0, plan, 0, plan.nblocks, header.cbytes);
+  return wholeChunkKernels(chunk, header, wasm).comparePlanes(chunk, header, comparison, mask, path);
 }
 
 /**

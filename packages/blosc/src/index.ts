@@ -12,7 +12,8 @@
  * ```
  * @packageDocumentation
  */
-export { decodeBlockInto, decompress, decompressInto, decompressPlannedInto, decompressPlannedTransient, decompressRange, decompressRangePlannedInto, getitem, sumTransientFloat64 } from "./decompress.js";
+export { decodeBlockInto, decompress, decompressInto, decompressPlannedInto, decompressPlannedTransient, decompressRange, decompressRangePlannedInto, getitem, sumTransientFloat64, comparePlanned } from "./decompress.js";
+export type { PlaneComparison } from "./wasm/kernel-compare.js";
 export { blockExtent, chunkHeadLength, planChunk, planChunkHead } from "./plan.js";
 export { blockStreams, decodeBytePieces, planBytePieces } from "./element-pieces.js";
 export type { BlockStreams, BytePiece } from "./element-pieces.js";

@@ -7,4 +7,4 @@
 set -euo pipefail
 # build-module.sh checks the arguments (nothing, or --check).
 exec bash "$(dirname "${BASH_SOURCE[0]}")/../../../tools/wasm/build-module.sh" packages/blosc kernels KERNELS "The SIMD kernels module" \
-  src/wasm/kernels.generated.ts "$@" -- filters.c lz4.c blosclz.c kernels.c zstd_seq.c
+  src/wasm/kernels.generated.ts "$@" -- filters.c lz4.c blosclz.c kernels.c zstd_seq.c compare_planes.c

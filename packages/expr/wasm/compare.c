@@ -17,13 +17,8 @@ typedef unsigned int u32;
 
 extern unsigned char __heap_base;
 
-/* Operation numbers, shared with src/compare-wasm.ts. */
-#define OP_EQ 0
-#define OP_NE 1
-#define OP_LT 2
-#define OP_LE 3
-#define OP_GT 4
-#define OP_GE 5
+/* Operation numbers (OP_EQ ... OP_GE), shared with src/compare-wasm.ts. */
+#include "compare_ops.h"
 
 #define EXPORT(name) __attribute__((export_name(#name)))
 

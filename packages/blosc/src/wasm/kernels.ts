@@ -19,6 +19,8 @@ import { useInPlaceChecksums } from "@fmt/header";
 import type { InPlaceChecksums } from "@fmt/header";
 import { ERR_CODEC, checkTypesize, kernelError, readI32, sharedShift } from "./kernel-abi.js";
 import type { KernelArena, KernelExports } from "./kernel-abi.js";
+import { compareChunkIn } from "./kernel-compare.js";
+import type { PlaneComparison } from "./kernel-compare.js";
 import { encodeBlockIn, encodeBlockIntoIn, encodeChunkTransientIn } from "./kernel-encode.js";
 import { decodeStreamIn, decodeStreamPrefixIn, encodeStreamIn } from "./kernel-streams.js";
 import { zstdArenaIn } from "./zstd-arena.js";
@@ -505,6 +507,21 @@ export class WasmKernels {
     const ex = this.#exports;
     if (view.buffer !== ex.memory.buffer || view.byteOffset % 8 !== 0 || view.length % 8 !== 0) return undefined;
     return ex.sum_f64_like_numpy(view.byteOffset, view.length / 8, start);
+  }
+
+  /**
+   * How many values of a whole chunk (its header validated by the caller) compare true with a
+   * constant, decided on the chunk's byte planes without unshuffling it (with `mask`, a 0/1 byte
+   * per value too); `undefined` when the plane kernel does not take the chunk. A chunk read into
+   * the reserved inputs is compared where it lies. @internal
+   *
+   * @example
+   * ```ts
+   * const n = kernels.comparePlanes(chunk, plan.header, { kind: "float", op: ">", value });
+   * ```
+   */
+  comparePlanes(chunk: Uint8Array, header: { readonly nbytes: number; readonly blocksize: number; readonly cbytes: number; readonly typesize: number }, comparison: PlaneComparison, mask?: Uint8Array, path?: string): number | undefined {
+    return compareChunkIn(this.#arena, chunk, header, this.#liesInInputs(chunk, Math.min(chunk.length, header.cbytes)), comparison, mask, path);
   }
 
   /** Decodes blocks [first, end) (`length` bytes) into the arena; returns where they start. */

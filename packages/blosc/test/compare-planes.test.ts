@@ -1,0 +1,217 @@
+// comparePlanned (the plane kernel of wasm/compare_planes.c) against comparisons of the values
+// themselves, made here in JavaScript from the array that was compressed (IEEE 754 for floats,
+// exact integers otherwise): counts and masks, for every operator, integers of 1 to 8 bytes
+// (signed and unsigned), float16, float32 and float64 (NaN, ±0, ±∞ and subnormals among the
+// values), both codecs the kernel takes, split and unsplit blocks, several blocks with a short
+// last one, and constants drawn from the values (ties down to the last plane). Chunks the
+// kernel does not take (memcpyed, bit-shuffled, unshuffled, zlib) give `undefined`.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { compress, comparePlanned, planChunk, setDecodeBackend } from "../src/index.js";
+import type { PlaneComparison } from "../src/index.js";
+
+type Op = PlaneComparison["op"];
+const OPS: readonly Op[] = ["==", "!=", "<", "<=", ">", ">="];
+
+interface Kind {
+  name: string;
+  size: number;
+  kind: PlaneComparison["kind"];
+  /** The values of some little-endian bytes, as numbers or bigints. */
+  read(bytes: Uint8Array): (number | bigint)[];
+  /** Little-endian bytes of values drawn as 64-bit patterns. */
+  write(bits: bigint[]): Uint8Array;
+}
+
+/** The value of IEEE 754 half-precision bits. */
+function halfToNumber(bits: number): number {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exponent = (bits >> 10) & 0x1f;
+  const fraction = bits & 0x3ff;
+  if (exponent === 0x1f) return fraction === 0 ? sign * Infinity : NaN;
+  if (exponent === 0) return sign * fraction * 2 ** -24;
+  return sign * (1 + fraction / 1024) * 2 ** (exponent - 15);
+}
+
+function integers(size: number, signed: boolean): Kind {
+  return {
+    name: `${signed ? "i" : "u"}${size}`,
+    size,
+    kind: signed ? "signed" : "unsigned",
+    read(bytes) {
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const out: (number | bigint)[] = [];
+      for (let at = 0; at < bytes.length; at += size) {
+        if (size === 8) out.push(signed ? view.getBigInt64(at, true) : view.getBigUint64(at, true));
+        else if (size === 4) out.push(signed ? view.getInt32(at, true) : view.getUint32(at, true));
+        else if (size === 2) out.push(signed ? view.getInt16(at, true) : view.getUint16(at, true));
+        else out.push(signed ? view.getInt8(at) : view.getUint8(at));
+      }
+      return out;
+    },
+    write: (bits) => bytesOf(bits, size),
+  };
+}
+
+function floats(size: 2 | 4 | 8): Kind {
+  return {
+    name: `f${size}`,
+    size,
+    kind: "float",
+    read(bytes) {
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const out: number[] = [];
+      for (let at = 0; at < bytes.length; at += size) out.push(size === 8 ? view.getFloat64(at, true) : size === 4 ? view.getFloat32(at, true) : halfToNumber(view.getUint16(at, true)));
+      return out;
+    },
+    write: (bits) => bytesOf(bits, size),
+  };
+}
+
+function bytesOf(bits: bigint[], size: number): Uint8Array {
+  const out = new Uint8Array(bits.length * size);
+  bits.forEach((b, i) => {
+    let rest = BigInt.asUintN(8 * size, b);
+    for (let k = 0; k < size; k++, rest >>= 8n) out[i * size + k] = Number(rest & 0xffn);
+  });
+  return out;
+}
+
+const KINDS: Kind[] = [integers(1, true), integers(1, false), integers(2, true), integers(2, false), integers(4, true), integers(4, false), integers(8, true), integers(8, false), floats(2), floats(4), floats(8)];
+
+/** Bit patterns of special floats of each size: ±0, ±∞, NaNs, the smallest subnormals, ±1. */
+const SPECIAL: { [size: number]: bigint[] } = {
+  2: [0x0000n, 0x8000n, 0x7c00n, 0xfc00n, 0x7e00n, 0x7c01n, 0xfe00n, 0x0001n, 0x8001n, 0x3c00n, 0xbc00n],
+  4: [0x00000000n, 0x80000000n, 0x7f800000n, 0xff800000n, 0x7fc00000n, 0x7f800001n, 0xffc00000n, 0x00000001n, 0x80000001n, 0x3f800000n, 0xbf800000n],
+  8: [0n, 0x8000000000000000n, 0x7ff0000000000000n, 0xfff0000000000000n, 0x7ff8000000000000n, 0x7ff0000000000001n, 0xfff8000000000000n, 1n, 0x8000000000000001n, 0x3ff0000000000000n, 0xbff0000000000000n],
+};
+
+function holds(op: Op, a: number | bigint, b: number | bigint): boolean {
+  switch (op) {
+    case "==":
+      return a === b;
+    case "!=":
+      return a !== b;
+    case "<":
+      return a < b;
+    case "<=":
+      return a <= b;
+    case ">":
+      return a > b;
+    case ">=":
+      return a >= b;
+  }
+}
+
+/**
+ * Values of one kind: a walk of small steps from a random start (neighbours share their top
+ * planes, so ties reach the low planes), random patterns, and the kind's special values.
+ */
+function valuesOf(kind: Kind, n: number, seed: number, spread: number): bigint[] {
+  const out: bigint[] = [];
+  let s = seed >>> 0;
+  const next = (): number => (s = (Math.imul(s, 1103515245) + 12345) >>> 0);
+  const mask = (1n << BigInt(8 * kind.size)) - 1n;
+  let walk = (BigInt(next()) << 32n) | BigInt(next());
+  for (let i = 0; i < n; i++) {
+    const r = next() % 10;
+    if (r < 6) walk += BigInt((next() % (2 * spread + 1)) - spread);
+    else if (r < 8) walk = (BigInt(next()) << 32n) | BigInt(next());
+    out.push(r === 9 && kind.kind === "float" ? SPECIAL[kind.size]![next() % SPECIAL[kind.size]!.length]! : walk & mask);
+  }
+  return out;
+}
+
+describe("comparePlanned", () => {
+  it("counts and masks as comparing the values would (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...KINDS),
+        fc.oneof(fc.integer({ min: 1, max: 300 }), fc.integer({ min: 300, max: 20_000 })),
+        fc.integer(),
+        fc.constantFrom(1, 3, 300, 70_000),
+        fc.constantFrom(...OPS),
+        fc.constantFrom("lz4", "blosclz"),
+        fc.constantFrom(0, 256, 1024, 4096, 65_536),
+        fc.nat(),
+        (kind, n, seed, spread, op, cname, blocksize, pick) => {
+          const bits = valuesOf(kind, n, seed, spread);
+          const bytes = kind.write(bits);
+          const values = kind.read(bytes);
+          // The constant: a value of the array (a tie down to the last plane) or one next to it.
+          const base = bits[pick % n]!;
+          const constantBits = pick % 3 === 0 ? base : pick % 3 === 1 ? base + 1n : base - 1n;
+          const value = kind.write([constantBits]);
+          const constant = kind.read(value)[0]!;
+          const chunk = compress(bytes, { typesize: kind.size, cname, clevel: 5, shuffle: 1, blocksize });
+          const plan = planChunk(chunk);
+          const mask = new Uint8Array(n);
+          const got = comparePlanned(chunk, plan, { kind: kind.kind, op, value }, mask);
+          // NaN and zero constants are the caller's to refuse; the kernel's answer is not defined.
+          if (kind.kind === "float" && (Number.isNaN(constant) || constant === 0)) return;
+          if (plan.header.memcpyed) {
+            expect(got).toBeUndefined();
+            return;
+          }
+          expect(got).toBeDefined();
+          let expected = 0;
+          for (let i = 0; i < n; i++) {
+            const hit = holds(op, values[i]!, constant);
+            expected += hit ? 1 : 0;
+            if (mask[i] !== (hit ? 1 : 0)) expect.fail(`${kind.name} ${op} ${constant}: value ${i} (${values[i]}) gave ${mask[i]}`);
+          }
+          expect(got).toBe(expected);
+          // Counting alone gives the same number.
+          expect(comparePlanned(chunk, plan, { kind: kind.kind, op, value })).toBe(expected);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it("compares a chunk of several blocks with a short last one, and blocks too small to split", () => {
+    const n = 10_000 + 37;
+    const values = Float64Array.from({ length: n }, (_, i) => Math.round(Math.sin(i / 300) * 4000) / 8);
+    const bytes = new Uint8Array(values.buffer);
+    for (const blocksize of [512, 8192]) {
+      const chunk = compress(bytes, { typesize: 8, cname: "lz4", clevel: 9, shuffle: 1, blocksize });
+      const plan = planChunk(chunk);
+      expect(plan.nblocks).toBeGreaterThan(1);
+      const mask = new Uint8Array(n);
+      const got = comparePlanned(chunk, plan, { kind: "float", op: "<=", value: new Uint8Array(new Float64Array([12.5]).buffer) }, mask);
+      let expected = 0;
+      for (let i = 0; i < n; i++) {
+        expected += values[i]! <= 12.5 ? 1 : 0;
+        expect(mask[i]).toBe(values[i]! <= 12.5 ? 1 : 0);
+      }
+      expect(got).toBe(expected);
+    }
+  });
+
+  it("declines chunks it does not compare on planes", () => {
+    const values = new Float64Array(4096).map((_, i) => i / 7);
+    const bytes = new Uint8Array(values.buffer);
+    const value = new Uint8Array(new Float64Array([3]).buffer);
+    const comparison = { kind: "float", op: ">", value } as const;
+    for (const options of [{ shuffle: 2 }, { shuffle: 0 }, { cname: "zlib" }, { clevel: 0 }] as const) {
+      const chunk = compress(bytes, { typesize: 8, cname: "lz4", clevel: 5, shuffle: 1, ...options });
+      expect(comparePlanned(chunk, planChunk(chunk), comparison)).toBeUndefined();
+    }
+    // A constant of the wrong size.
+    const chunk = compress(bytes, { typesize: 8, cname: "lz4", clevel: 5, shuffle: 1 });
+    expect(comparePlanned(chunk, planChunk(chunk), { ...comparison, value: new Uint8Array(4) })).toBeUndefined();
+    // Without the WebAssembly decoder there is no plane kernel.
+    setDecodeBackend("js");
+    try {
+      expect(comparePlanned(chunk, planChunk(chunk), comparison)).toBeUndefined();
+    } finally {
+      setDecodeBackend("auto");
+    }
+    expect(comparePlanned(chunk, planChunk(chunk), comparison)).toBe(4096 - 22);
+  });
+
+  it("refuses a mask shorter than the chunk's values", () => {
+    const chunk = compress(new Uint8Array(new Float64Array(1000).buffer), { typesize: 8, cname: "lz4", clevel: 5, shuffle: 1 });
+    expect(() => comparePlanned(chunk, planChunk(chunk), { kind: "float", op: ">", value: new Uint8Array(8) }, new Uint8Array(999))).toThrow(/output buffer/);
+  });
+});

@@ -1,0 +1,251 @@
+/*
+ * A chunk's values compared with a constant on their byte planes, without unshuffling them.
+ *
+ * A byte-shuffled block holds its n values as typesize planes of n bytes, plane b holding byte b
+ * of every value (format-facts 1.6); a split block stores each plane as its own stream. Mapped to
+ * an order-preserving key (unsigned integers as they are; signed ones with the sign bit flipped;
+ * floats with every bit flipped when negative, the sign bit otherwise), values compare as their
+ * keys' bytes read from the most significant plane down. Most values of real data already differ
+ * from the constant in the first plane or two: the planes below are decoded only for a block
+ * where some value still ties with the constant there (or is a float whose exponent is all ones,
+ * infinity or NaN, told apart by the lower planes), and no block is unshuffled.
+ *
+ * NaN compares as IEEE 754 says (only != holds); the caller passes no NaN and no zero constant
+ * (-0 and +0 are equal but their keys differ).
+ */
+#include "common.h"
+
+#define KIND_UNSIGNED 0
+#define KIND_SIGNED 1
+#define KIND_FLOAT 2
+
+/* The operators (OP_EQ ... OP_GE), numbered as @fmt/expr numbers them. */
+#include "compare_ops.h"
+
+#define MAX_PLANES 8
+
+typedef struct {
+  u32 typesize;
+  u32 kind;
+  u32 op;
+  v128_t key[MAX_PLANES];  /* the constant's key bytes, most significant first, in every lane */
+  v128_t top_flip;         /* what maps a top byte to its key byte (floats: per lane, see below) */
+  v128_t exp_top, exp_next; /* float exponent bits in the top plane and the one below (all ones: inf or NaN) */
+  v128_t want_gt, want_eq, want_lt; /* which outcomes the operator accepts: all ones or zero */
+} comparison;
+
+/* The key byte of plane `from_top` (0: most significant) of a value whose top byte is `top`. */
+INLINE u8 key_byte(u32 kind, u8 byte, u8 top, u32 from_top) {
+  if (kind == KIND_UNSIGNED) return byte;
+  if (kind == KIND_SIGNED) return from_top == 0 ? (u8)(byte ^ 0x80) : byte;
+  u8 sign = (top & 0x80) ? 0xff : 0x00;
+  return from_top == 0 ? (u8)(byte ^ (sign | 0x80)) : (u8)(byte ^ sign);
+}
+
+/*
+ * Compares lanes [0, 16) of planes[] (most significant first, `avail` of them, each pointing at
+ * the lanes' bytes) and returns the result mask, or sets *more when `avail` planes do not decide
+ * some lane.
+ */
+INLINE v128_t compare_vector(const comparison *c, const u8 *const *planes, u32 avail, u32 at, int *more) {
+  const v128_t zero = wasm_i8x16_splat(0);
+  const int is_float = c->kind == KIND_FLOAT;
+  v128_t top = wasm_v128_load(planes[0] + at);
+  /* Floats: a negative value's bytes are all flipped (its top byte's sign bit too, by 0x80). */
+  v128_t sign = is_float ? wasm_i8x16_lt(top, zero) : zero;
+  v128_t k = wasm_v128_xor(top, is_float ? wasm_v128_or(sign, c->top_flip) : c->top_flip);
+  v128_t gt = wasm_u8x16_gt(k, c->key[0]);
+  v128_t eq = wasm_i8x16_eq(k, c->key[0]);
+  v128_t special = zero;
+  if (is_float) {
+    special = wasm_i8x16_eq(wasm_v128_and(top, c->exp_top), c->exp_top);
+    if (c->typesize > 2) {
+      v128_t next = wasm_v128_load(planes[1] + at);
+      special = wasm_v128_and(special, wasm_i8x16_eq(wasm_v128_and(next, c->exp_next), c->exp_next));
+    }
+  }
+  for (u32 p = 1; p < avail && wasm_v128_any_true(eq); p++) {
+    k = wasm_v128_xor(wasm_v128_load(planes[p] + at), sign);
+    gt = wasm_v128_or(gt, wasm_v128_and(eq, wasm_u8x16_gt(k, c->key[p])));
+    eq = wasm_v128_and(eq, wasm_i8x16_eq(k, c->key[p]));
+  }
+  if (avail < c->typesize && wasm_v128_any_true(wasm_v128_or(eq, special))) {
+    *more = 1;
+    return zero;
+  }
+  v128_t lt = wasm_v128_not(wasm_v128_or(gt, eq));
+  v128_t result = wasm_v128_or(wasm_v128_or(wasm_v128_and(gt, c->want_gt), wasm_v128_and(eq, c->want_eq)), wasm_v128_and(lt, c->want_lt));
+  if (is_float && wasm_v128_any_true(special)) {
+    /* Exponent all ones: NaN when any mantissa bit is set (every plane is here by now). */
+    v128_t mantissa = wasm_v128_andnot(top, wasm_v128_or(c->exp_top, wasm_i8x16_splat((signed char)0x80)));
+    for (u32 p = 1; p < c->typesize; p++) {
+      v128_t raw = wasm_v128_load(planes[p] + at);
+      mantissa = wasm_v128_or(mantissa, p == 1 ? wasm_v128_andnot(raw, c->exp_next) : raw);
+    }
+    v128_t nan = wasm_v128_and(special, wasm_i8x16_ne(mantissa, zero));
+    result = c->op == OP_NE ? wasm_v128_or(result, nan) : wasm_v128_andnot(result, nan);
+  }
+  return result;
+}
+
+/* One block's planes: the first `avail` (most significant first) are decoded, of n values each. */
+typedef struct {
+  const u8 *planes[MAX_PLANES];
+  u32 avail;
+  u32 n;
+} block_planes;
+
+/* The result of the 16 values from `at` (past n: false), or *more when they are not decided. */
+INLINE v128_t vector_at(const comparison *c, const block_planes *b, u32 at, int *more) {
+  if (at + 16 <= b->n) return compare_vector(c, b->planes, b->avail, at, more);
+  /* The last values, through 16-byte copies of their planes (zeros after them). */
+  u32 left = b->n - at;
+  u8 tail[MAX_PLANES][16];
+  const u8 *tails[MAX_PLANES];
+  for (u32 p = 0; p < b->avail; p++) {
+    __builtin_memset(tail[p], 0, 16);
+    __builtin_memcpy(tail[p], b->planes[p] + at, left);
+    tails[p] = tail[p];
+  }
+  v128_t r = compare_vector(c, tails, b->avail, 0, more);
+  const v128_t lanes = wasm_i8x16_make(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  return wasm_v128_and(r, wasm_i8x16_lt(lanes, wasm_i8x16_splat((signed char)left)));
+}
+
+/* Counts a decided vector's true values and writes their 0/1 bytes to mask (when not 0). */
+INLINE u32 emit(v128_t r, u8 *mask, u32 at, u32 n) {
+  if (mask) {
+    if (at + 16 <= n) {
+      wasm_v128_store(mask + at, wasm_v128_and(r, wasm_i8x16_splat(1)));
+    } else {
+      u8 out[16];
+      wasm_v128_store(out, wasm_v128_and(r, wasm_i8x16_splat(1)));
+      __builtin_memcpy(mask + at, out, n - at);
+    }
+  }
+  return (u32)__builtin_popcount(wasm_i8x16_bitmask(r));
+}
+
+/*
+ * Compares every value of a Blosc 1.x chunk (src, srclen readable bytes; header and bstarts
+ * validated by the caller, streams checked again here) with the constant whose typesize
+ * little-endian bytes are at `value`: `kind` 0 unsigned, 1 signed, 2 float (typesize 2, 4 or 8),
+ * `op` as numbered above. Writes a 0/1 byte per value to mask (when not 0). scratch must hold
+ * blocksize bytes rounded up to 16, plus 4 bytes for every 16 values of a block. Returns the
+ * number of values for which the comparison holds, ERR_ARGUMENT when
+ * the chunk is not one this kernel compares (not byte-shuffled, bit-shuffled, memcpyed, a typesize
+ * other than 1, 2, 4 or 8, blocks that are not whole values), or another negative error.
+ */
+EXPORT(compare_chunk)
+i32 compare_chunk(const u8 *src, u32 srclen, u32 kind, u32 op, const u8 *value, u8 *mask, u8 *scratch) {
+  if (srclen < 16 || kind > KIND_FLOAT || op > OP_GE) return ERR_ARGUMENT;
+  u32 flags = src[2], T = src[3];
+  u32 nbytes = load_u32le(src + 4), blocksize = load_u32le(src + 8), cbytes = load_u32le(src + 12);
+  if (src[0] != 2 || src[1] != 1 || (flags & 0x08) || blocksize == 0 || nbytes > 0x7fffffffu || blocksize > 0x7fffffffu) return ERR_HEADER;
+  if ((flags & 0x02) || (flags & 0x04)) return ERR_ARGUMENT; /* memcpyed, bit-shuffled */
+  if (T != 1 && T != 2 && T != 4 && T != 8) return ERR_ARGUMENT;
+  if (T > 1 && !(flags & 0x01)) return ERR_ARGUMENT; /* not byte-shuffled */
+  if (kind == KIND_FLOAT && T == 1) return ERR_ARGUMENT;
+  if (nbytes % T != 0 || blocksize % T != 0) return ERR_ARGUMENT;
+  u32 codec = flags >> 5;
+  if (codec > 1) return ERR_CODEC;
+  u32 limit = cbytes < srclen ? cbytes : srclen;
+  u32 nblocks = nbytes / blocksize + (nbytes % blocksize ? 1 : 0);
+  u32 leftover = nbytes % blocksize;
+  if (nblocks > (limit - 16) / 4) return ERR_SRC_TRUNCATED;
+
+  comparison c;
+  c.typesize = T;
+  c.kind = kind;
+  c.op = op;
+  u8 exp_top = 0, exp_next = 0;
+  if (kind == KIND_FLOAT) {
+    if (T == 2) exp_top = 0x7c;
+    else if (T == 4) { exp_top = 0x7f; exp_next = 0x80; }
+    else { exp_top = 0x7f; exp_next = 0xf0; }
+  }
+  c.exp_top = wasm_i8x16_splat((signed char)exp_top);
+  c.exp_next = wasm_i8x16_splat((signed char)exp_next);
+  c.top_flip = wasm_i8x16_splat(kind == KIND_UNSIGNED ? 0 : (signed char)0x80);
+  for (u32 p = 0; p < T; p++) c.key[p] = wasm_i8x16_splat((signed char)key_byte(kind, value[T - 1 - p], value[T - 1], p));
+  const v128_t all = wasm_i8x16_splat(-1), none = wasm_i8x16_splat(0);
+  c.want_gt = op == OP_GT || op == OP_GE || op == OP_NE ? all : none;
+  c.want_eq = op == OP_EQ || op == OP_GE || op == OP_LE ? all : none;
+  c.want_lt = op == OP_LT || op == OP_LE || op == OP_NE ? all : none;
+
+  u32 count = 0;
+  for (u32 j = 0; j < nblocks; j++) {
+    int is_leftover = leftover != 0 && j == nblocks - 1;
+    u32 bsize = is_leftover ? leftover : blocksize;
+    u32 n = bsize / T;
+    u32 nsplits = (!(flags & 0x10) && T <= 16 && n >= 128 && !is_leftover) ? T : 1;
+    u32 neblock = bsize / nsplits;
+    u32 pos = load_u32le(src + 16 + 4 * j);
+    /* Where each stream lies, and whether it is stored raw. */
+    u32 at[MAX_PLANES], size[MAX_PLANES];
+    for (u32 s = 0; s < nsplits; s++) {
+      if (pos > limit || limit - pos < 4) return ERR_SRC_TRUNCATED;
+      u32 csize = load_u32le(src + pos);
+      pos += 4;
+      if (csize > limit - pos) return ERR_SRC_TRUNCATED;
+      at[s] = pos;
+      size[s] = csize;
+      pos += csize;
+    }
+    /* planes[p]: the plane of byte T-1-p (most significant first), decoded when first needed. */
+    block_planes b;
+    b.n = n;
+    b.avail = 0;
+    if (nsplits == 1) {
+      /* One stream holds the whole shuffled block: its planes lie one after another. */
+      const u8 *block = src + at[0];
+      if (size[0] != bsize) {
+        i32 got = codec == 0 ? fmt_blosclz_decode(src + at[0], size[0], scratch, bsize) : fmt_lz4_decode(src + at[0], size[0], scratch, bsize);
+        if (got < 0) return got;
+        if ((u32)got != bsize) return ERR_SIZE_MISMATCH;
+        block = scratch;
+      }
+      for (u32 p = 0; p < T; p++) b.planes[p] = block + (size_t)(T - 1 - p) * n;
+      b.avail = T;
+    }
+    u8 *block_mask = mask ? mask + (size_t)j * (blocksize / T) : 0;
+    /* The 16-value vectors the decoded planes leave undecided, by their first value. */
+    u32 *undecided = (u32 *)(scratch + ((bsize + 15) & ~15u));
+    u32 pending = 0;
+    for (u32 want = T < 2 ? T : 2;; want = b.avail + 1) {
+      for (; b.avail < want; b.avail++) {
+        u32 s = T - 1 - b.avail;
+        if (size[s] == neblock) {
+          b.planes[b.avail] = src + at[s];
+        } else {
+          u8 *out = scratch + (size_t)s * neblock;
+          i32 got = codec == 0 ? fmt_blosclz_decode(src + at[s], size[s], out, neblock) : fmt_lz4_decode(src + at[s], size[s], out, neblock);
+          if (got < 0) return got;
+          if ((u32)got != neblock) return ERR_SIZE_MISMATCH;
+          b.planes[b.avail] = out;
+        }
+      }
+      if (want == (T < 2 ? T : 2) && pending == 0) {
+        /* First pass: every vector. */
+        for (u32 v = 0; v < n; v += 16) {
+          int more = 0;
+          v128_t r = vector_at(&c, &b, v, &more);
+          if (more) undecided[pending++] = v;
+          else count += emit(r, block_mask, v, n);
+        }
+      } else {
+        u32 keep = 0;
+        for (u32 k = 0; k < pending; k++) {
+          int more = 0;
+          v128_t r = vector_at(&c, &b, undecided[k], &more);
+          if (more) undecided[keep++] = undecided[k];
+          else count += emit(r, block_mask, undecided[k], n);
+        }
+        pending = keep;
+      }
+      if (pending == 0) break;
+      if (b.avail == T) return ERR_CORRUPT; /* cannot happen: every plane decides */
+    }
+  }
+  return (i32)count;
+}
