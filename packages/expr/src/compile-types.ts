@@ -3,6 +3,7 @@
 // the record a compiled node is. Types only, so that the helper modules below the compiler
 // (columns.ts, operands.ts) can use them without importing it.
 import type { DType } from "@fmt/meta";
+import type { CompareOperator } from "./ast.js";
 import type { ScalarTerm } from "./compare-wasm.js";
 import type { Kind, NumVec } from "./kernels.js";
 import type { PyValue } from "./python.js";
@@ -82,6 +83,13 @@ export interface Compiled {
    * (then the node's `ev` answers).
    */
   terms?: { isAnd: boolean | undefined; get: (ctx: EvalContext) => ScalarTerm[] | undefined };
+  /**
+   * A node that compares a column as it is stored (no arithmetic; in the column's own kind, or
+   * in float64, which holds every int32 and float32 value exactly) with a constant: the column,
+   * the operator with the column on its left, and the constant (read from the leaf once
+   * mergeZeros has run). A table may answer such a query without decoding the column.
+   */
+  comparison?: { column: string; op: CompareOperator; leaf: Leaf };
 }
 
 /** A constant as an operation uses it: converted to the operation's kind. */

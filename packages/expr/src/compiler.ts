@@ -206,9 +206,16 @@ export class Compiler {
     const result = (ev: Evaluator): Compiled => ({ type: { t: "num", kind: "bool" }, ev, leaves, discovery: "bool" });
     // A constant side stays a scalar (a column on the left, the operator mirrored if needed).
     const [vec, scalarSide, cmpOp] = b.leaf !== undefined ? [a, b.leaf, op] : a.leaf !== undefined ? [b, a.leaf, MIRROR[op]] : [a, undefined, op];
+    // A column as it is stored compared with a constant, in the column's own kind or in float64,
+    // to which int32 and float32 values convert exactly: the table may compare the stored values
+    // without decoding them (Compiled.comparison).
+    const side = b.leaf !== undefined ? node.left : node.right;
+    const sideKind = this.kindOf(b.leaf !== undefined ? left : right);
+    const exact = sideKind === kind || (kind === "double" && (sideKind === "int" || sideKind === "float"));
+    const comparison = scalarSide !== undefined && side.kind === "column" && exact ? { comparison: { column: side.name, op: cmpOp, leaf: scalarSide } } : {};
     if (kind === "long") {
       const longOf = (x: Operand, ctx: EvalContext): LongValues => (x.get(ctx) as NumVec & { k: "long" }).v;
-      if (scalarSide !== undefined) return result((ctx) => ({ k: "bool", v: compareLong(cmpOp, longOf(vec, ctx), scalarSide.scalar as bigint, ctx.n) }));
+      if (scalarSide !== undefined) return { ...result((ctx) => ({ k: "bool", v: compareLong(cmpOp, longOf(vec, ctx), scalarSide.scalar as bigint, ctx.n) })), ...comparison };
       return result((ctx) => ({ k: "bool", v: compareLong(op, longOf(a, ctx), longOf(b, ctx), ctx.n) }));
     }
     // bool and int vectors are compared as they are (casting them would only copy).
@@ -230,7 +237,7 @@ export class Compiler {
         const a = values(ctx);
         return a instanceof Float64Array || a instanceof Float32Array || a instanceof Int32Array ? [{ op: cmpOp, a, b: scalar }] : undefined;
       };
-      return { ...result((ctx) => ({ k: "bool", v: compareNumbers(cmpOp, values(ctx), scalar, ctx.n) })), terms: { isAnd: undefined, get: term } };
+      return { ...result((ctx) => ({ k: "bool", v: compareNumbers(cmpOp, values(ctx), scalar, ctx.n) })), terms: { isAnd: undefined, get: term }, ...comparison };
     }
     return result((ctx) => ({ k: "bool", v: compareNumbers(op, numbers(a, ctx), numbers(b, ctx), ctx.n) }));
   }

@@ -14,7 +14,7 @@
 // - columns.ts, operands.ts, compare-text.ts: column data, constants, text comparisons;
 // - compiler.ts: the type checker and evaluator builder.
 import { UsageError } from "@fmt/errors";
-import type { ExpressionNode } from "./ast.js";
+import type { CompareOperator, ExpressionNode } from "./ast.js";
 import type { EvalContext, ExpressionInput, ExpressionSchema } from "./compile-types.js";
 import { Compiler, termsResult } from "./compiler.js";
 import { formatExpression } from "./format.js";
@@ -130,7 +130,9 @@ export function compileExpression(expression: string | ExpressionNode, schema: E
     // A b1 column as the whole condition is the caller's own bytes: hand out a copy.
     return node.kind === "column" ? result.slice() : result;
   };
+  const comparison = compiled.comparison;
   internals.set(compiledExpression, {
+    comparison: () => (comparison === undefined ? undefined : { column: comparison.column, op: comparison.op, value: comparison.leaf.scalar }),
     count: (input, rows) => {
       const ctx = context(input, rows);
       if (constant !== undefined) return constant.v === true ? rows : 0;
@@ -147,6 +149,7 @@ export function compileExpression(expression: string | ExpressionNode, schema: E
 }
 
 interface Internals {
+  comparison(): StoredComparison | undefined;
   count(input: ExpressionInput, rows: number): number;
   rowsOrMask(input: ExpressionInput, rows: number, first: number): { rows: Float64Array } | { mask: Uint8Array };
 }
@@ -157,6 +160,40 @@ function internalsOf(expression: CompiledExpression): Internals {
   const found = internals.get(expression);
   if (found === undefined) throw new UsageError("INVALID_ARGUMENT", "not an expression made by compileExpression", { field: "expression" });
   return found;
+}
+
+/**
+ * What a table may compare without decoding (`WhereTable.compareColumn`): a column as it is
+ * stored, the operator (the column on its left) and the constant as the comparison converts it:
+ * a bigint for int64 comparisons, else a number (the comparison is made in the column's own
+ * kind, or in float64 for int32 and float32 columns, whose values it holds exactly).
+ *
+ * @example
+ * ```ts
+ * const c: StoredComparison = { column: "price", op: ">", value: 2.5 };
+ * ```
+ */
+export interface StoredComparison {
+  /** The column compared. */
+  column: string;
+  /** `column op value`. */
+  op: CompareOperator;
+  /** The constant, as the comparison converts it. */
+  value: number | bigint;
+}
+
+/**
+ * The comparison `expression` is when it is exactly one comparison of a column as it is stored
+ * (no arithmetic, no cast that changes a value) with a constant; else `undefined`. For
+ * `runWhere`; not part of the package's exports.
+ *
+ * @example
+ * ```ts
+ * storedComparison(compileExpression("2.5 < price", schema)); // { column: "price", op: ">", value: 2.5 }
+ * ```
+ */
+export function storedComparison(expression: CompiledExpression): StoredComparison | undefined {
+  return internalsOf(expression).comparison();
 }
 
 /**

@@ -25,7 +25,7 @@
  */
 
 export { EXPRESSION_KEYWORDS, EXPRESSION_LIMITS, compileExpression, formatExpression, parseExpression } from "./expression.js";
-export type { ArithmeticOperator, CompareOperator, CompiledExpression, ExpressionErrorLocation, ExpressionInput, ExpressionNode, ExpressionSchema, FormatExpressionOptions, NodeSpan } from "./expression.js";
+export type { ArithmeticOperator, CompareOperator, CompiledExpression, ExpressionErrorLocation, ExpressionInput, ExpressionNode, ExpressionSchema, FormatExpressionOptions, NodeSpan, StoredComparison } from "./expression.js";
 export { runWhere } from "./where.js";
 export type { BlockPredicate, PredicateBlock, RowPredicate, WhereBlock, WhereOptions, WhereQuery, WhereResult, WhereTable } from "./where.js";
 export { byteOrderUnit, decodeValues, entriesPerElement, halfToNumber, toLittleEndian } from "./values.js";

@@ -4,8 +4,8 @@
 import { UsageError } from "@fmt/errors";
 import type { DType } from "@fmt/meta";
 import { MIN_WASM_ROWS, maskRowsWasm } from "./compare-wasm.js";
-import { compileExpression, countMatches, matchRowsOrMask } from "./expression.js";
-import type { ExpressionInput } from "./expression.js";
+import { compileExpression, countMatches, matchRowsOrMask, storedComparison } from "./expression.js";
+import type { ExpressionInput, StoredComparison } from "./expression.js";
 import { countOnes } from "./kernels.js";
 import { checkInteger, normalizeSlice } from "./slice.js";
 import { decodeValues, entriesPerElement } from "./values.js";
@@ -132,6 +132,15 @@ export interface WhereTable {
   column(name: string): { readonly dtype: DType; readonly shape: readonly number[]; readonly itemsPerRow: number; readonly chunklen: number; readonly vtype?: "utf8" | "bytes" | "ragged" };
   /** Row blocks: stored bytes of fixed-size columns in `columns`, decoded elements of variable-length ones in `elements`. */
   iterBlocks(options: { columns: readonly string[]; blockLen?: number; start: number; stop: number; reuse?: boolean; blocksUnusedAfterLoop?: boolean }): AsyncIterable<WhereBlock>;
+  /**
+   * Optional: rows `[start, stop)` of a fixed-size column compared with a constant as they are
+   * stored, where the table can do so without decoding them (`CTable` of `@fmt/store` compares a
+   * byte-shuffled chunk on its byte planes). `visit` gets run after run of rows, in order: the
+   * run's first row, its number of matches and, with `masks`, a 0/1 byte per row of the run
+   * (valid only during the call). Resolves to `false`, having visited nothing, when the table
+   * cannot for this column or constant: the query then runs over `iterBlocks`.
+   */
+  compareColumn?(comparison: StoredComparison, options: { start: number; stop: number; masks: boolean }, visit: (first: number, matches: number, mask: Uint8Array | undefined) => void): Promise<boolean>;
 }
 
 /**
@@ -244,6 +253,7 @@ function compileQuery(
   count?: (block: WhereBlock) => number;
   rowsOrMask?: (block: WhereBlock) => { rows: Float64Array } | { mask: Uint8Array };
   reusesInputs?: boolean;
+  comparison?: StoredComparison | undefined;
 } {
   if (typeof query === "string") {
     type Entry = { dtype: DType; shape: readonly number[]; vtype?: "utf8" | "bytes" | "ragged" };
@@ -260,6 +270,7 @@ function compileQuery(
       evaluate: (block) => compiled.evaluate(input(block), block.stop - block.start),
       count: (block) => countMatches(compiled, input(block), block.stop - block.start),
       rowsOrMask: (block) => matchRowsOrMask(compiled, input(block), block.stop - block.start, block.start),
+      comparison: storedComparison(compiled),
     };
   }
   if (typeof query === "function") {
@@ -336,7 +347,7 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
   }
   if (options.blockLen !== undefined && (checkInteger(options.blockLen, "blockLen") < 1)) badOption("blockLen", "blockLen must be at least 1", ">= 1", options.blockLen);
   const { start, stop } = normalizeSlice(table.length, options.start, options.stop, undefined);
-  const { inputs, evaluate, count: countBlock, rowsOrMask, reusesInputs } = compileQuery(table, query);
+  const { inputs, evaluate, count: countBlock, rowsOrMask, reusesInputs, comparison } = compileQuery(table, query);
 
   const needed = [...inputs];
   if (as === "rows") for (const name of projection) if (!needed.includes(name)) needed.push(name);
@@ -348,6 +359,27 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
   // A variable-length element is counted as its 8-byte offset plus one value (an estimate: its length is known only once read).
   const rowBytes = (name: string): number => (table.column(name).vtype !== undefined ? 8 + table.column(name).dtype.itemsize : table.column(name).dtype.itemsize * table.column(name).itemsPerRow);
   const bytesPerMatch = as === "rows" ? projection.reduce((total, name) => total + rowBytes(name), 0) : as === "indices" ? 8 : 0;
+
+  const checkResultBytes = (matches: number): void => {
+    if (matches * bytesPerMatch > maxResultBytes) {
+      throw new UsageError("SIZE_LIMIT", `the matches found so far take ${matches * bytesPerMatch} bytes, more than maxReadBytes (${maxResultBytes}); narrow the query, set a limit or raise the option`, {
+        field: "maxReadBytes",
+        expected: `<= ${maxResultBytes}`,
+        actual: matches * bytesPerMatch,
+      });
+    }
+  };
+
+  // One comparison of a column as it is stored, counted or listed whole: the table may compare
+  // the column without decoding it.
+  if (comparison !== undefined && table.compareColumn !== undefined && limit === Infinity && start < stop && as !== "rows") {
+    const compared = await table.compareColumn(comparison, { start, stop, masks: as === "indices" }, (first, matches, mask) => {
+      if (mask !== undefined) collectMatches(mask, indices, first);
+      count += matches;
+      checkResultBytes(count);
+    });
+    if (compared) return as === "count" ? count : indices.toArray();
+  }
 
   if (limit > 0 && start < stop) {
     // Blocks may live in reused memory when nothing outlives the loop's turn: the mask is used up
@@ -378,13 +410,7 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
       let matches: number;
       if ("rows" in answer) matches = indices.addRows(answer.rows);
       else matches = limit - count >= mask!.length ? collectMatches(mask!, as === "indices" ? indices : undefined, block.start) : collectLimited(mask!, as === "indices" ? indices : undefined, block.start, limit - count);
-      if ((count + matches) * bytesPerMatch > maxResultBytes) {
-        throw new UsageError("SIZE_LIMIT", `the matches found so far take ${(count + matches) * bytesPerMatch} bytes, more than maxReadBytes (${maxResultBytes}); narrow the query, set a limit or raise the option`, {
-          field: "maxReadBytes",
-          expected: `<= ${maxResultBytes}`,
-          actual: (count + matches) * bytesPerMatch,
-        });
-      }
+      checkResultBytes(count + matches);
       if (as === "rows" && matches > 0) {
         for (const name of projection) parts.get(name)!.push(selectRows(decoded(name), mask!, matches, entriesPerRow(table, name)));
       }

@@ -5,7 +5,9 @@ import { checkInteger, normalizeSlice } from "./internal.js";
 import { callLimits, checkChunkWork } from "./limits.js";
 import type { CallLimits } from "./limits.js";
 import { decodeValues, entriesPerElement } from "@fmt/expr";
-import type { Scalar, TypedValues, Values } from "@fmt/expr";
+import type { Scalar, StoredComparison, TypedValues, Values } from "@fmt/expr";
+import { compareStoredOf } from "./carray-compare.js";
+import type { ComparedRows } from "./carray-compare.js";
 import { ChunkReader } from "./carray-read.js";
 import { checkAllocation, checkBounds, checkChunkIndex, checkIndex, checkWork, precheckChunk, requireWriter } from "./carray-checks.js";
 import { readerSettings, writerAccess } from "./carray-parts.js";
@@ -587,6 +589,20 @@ export class CArray {
    */
   async *iterBlocks(blockLenOrOptions: number | IterBlocksOptions = this.chunklen, start = 0, stop: number = this.length): AsyncGenerator<RowBlock, void, undefined> {
     yield* iterBlocksOf(this.#scan(), blockLenOrOptions, start, stop);
+  }
+
+  /**
+   * Rows `[start, stop)` compared with a constant as they are stored, chunk by chunk, without
+   * decoding byte-shuffled chunks (`CTable.where`'s `compareColumn`, see `compareStoredOf`);
+   * `false` when the dtype or the constant does not allow it. @internal
+   *
+   * @example
+   * ```ts
+   * await a.compareStored({ column: "", op: ">", value: 2.5 }, { start: 0, stop: a.length, masks: false }, (first, n) => (count += n));
+   * ```
+   */
+  compareStored(comparison: StoredComparison, options: { start: number; stop: number; masks: boolean }, visit: ComparedRows): Promise<boolean> {
+    return compareStoredOf(this.#scan(), comparison, options, visit);
   }
 
   /** The array's state as the scans of `carray-scan.ts` need it. */

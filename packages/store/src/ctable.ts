@@ -32,7 +32,7 @@ import type { VLBlock } from "./vlarray.js";
 import type { EncodedElements, VLInput, VLValues } from "./vlarray-elements.js";
 import { openColumn } from "./vlarray-open.js";
 import { runWhere } from "@fmt/expr";
-import type { ColumnValues, TypedValues, WhereOptions, WhereQuery, WhereResult } from "@fmt/expr";
+import type { ColumnValues, StoredComparison, TypedValues, WhereOptions, WhereQuery, WhereResult } from "@fmt/expr";
 import type { AddColumnOptions, TableBlock, TableBlockOptions, TableColumn } from "./ctable-types.js";
 
 // Kept for the modules that import these from here (ctable-open.ts holds them).
@@ -281,6 +281,24 @@ export class CTable {
     } finally {
       await Promise.all(iterators.map((it) => it.return(undefined)));
     }
+  }
+
+  /**
+   * Rows `[start, stop)` of a fixed-size column compared with a constant as they are stored: the
+   * optional `compareColumn` of `@fmt/expr`'s `WhereTable`, which {@link CTable.where} uses for a
+   * query that is one such comparison counted or listed whole. Byte-shuffled chunks are compared
+   * on their byte planes without being decoded. `false`, having read nothing, when the column or
+   * the constant does not allow it.
+   *
+   * @example
+   * ```ts
+   * let n = 0;
+   * await t.compareColumn({ column: "price", op: ">", value: 2.5 }, { start: 0, stop: t.length, masks: false }, (first, matches) => (n += matches));
+   * ```
+   */
+  compareColumn(comparison: StoredComparison, options: { start: number; stop: number; masks: boolean }, visit: (first: number, matches: number, mask: Uint8Array | undefined) => void): Promise<boolean> {
+    const column = this.column(comparison.column);
+    return column.kind === "vlarray" ? Promise.resolve(false) : column.compareStored(comparison, options, visit);
   }
 
   /**

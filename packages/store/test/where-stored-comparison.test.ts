@@ -1,0 +1,185 @@
+// CTable.where for a query that is one comparison of a column with a constant, counted or listed
+// whole: the table compares the column as it is stored (compareColumn), byte-shuffled chunks on
+// their byte planes. The expected rows come from comparing the values this test wrote, in
+// JavaScript. Every numeric dtype, both format versions, every codec and shuffle (the chunks the
+// plane kernel declines are decoded and compared instead), chunks of several blocks, a leftover
+// chunk, rows a writer still holds in memory, start/stop, constants tied with stored values.
+import fc from "fast-check";
+import { describe, expect, it, vi } from "vitest";
+import { UsageError } from "@fmt/errors";
+import { MemoryStore } from "@fmt/fs-adapters";
+import { createCtable, openCtable } from "@fmt/store";
+import type { CTable } from "@fmt/store";
+
+type Op = "==" | "!=" | "<" | "<=" | ">" | ">=";
+const OPS: readonly Op[] = ["==", "!=", "<", "<=", ">", ">="];
+const MIRROR: { readonly [op in Op]: Op } = { "==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<=" };
+
+interface Column {
+  dtype: string;
+  /** The stored values from 64-bit patterns (a walk: neighbours share their top bytes). */
+  make(bits: bigint[]): ArrayLike<number | bigint> & { buffer: ArrayBufferLike };
+  /** Whether the plane kernel may take it (little-endian, a kind and size it compares). */
+  planes: boolean;
+}
+
+const COLUMNS: Column[] = [
+  { dtype: "|i1", make: (b) => Int8Array.from(b, (x) => Number(BigInt.asIntN(8, x))), planes: true },
+  { dtype: "|u1", make: (b) => Uint8Array.from(b, (x) => Number(BigInt.asUintN(8, x))), planes: true },
+  { dtype: "<i2", make: (b) => Int16Array.from(b, (x) => Number(BigInt.asIntN(16, x))), planes: true },
+  { dtype: "<u2", make: (b) => Uint16Array.from(b, (x) => Number(BigInt.asUintN(16, x))), planes: true },
+  { dtype: "<i4", make: (b) => Int32Array.from(b, (x) => Number(BigInt.asIntN(32, x))), planes: true },
+  { dtype: "<u4", make: (b) => Uint32Array.from(b, (x) => Number(BigInt.asUintN(32, x))), planes: true },
+  { dtype: "<i8", make: (b) => BigInt64Array.from(b, (x) => BigInt.asIntN(64, x)), planes: true },
+  { dtype: "<f4", make: (b) => new Float32Array(Uint32Array.from(b, (x) => Number(BigInt.asUintN(32, x))).buffer), planes: true },
+  { dtype: "<f8", make: (b) => new Float64Array(BigUint64Array.from(b, (x) => BigInt.asUintN(64, x)).buffer), planes: true },
+  { dtype: ">i4", make: (b) => Int32Array.from(b, (x) => Number(BigInt.asIntN(32, x))), planes: false },
+];
+
+function holds(op: Op, a: number | bigint, b: number | bigint): boolean {
+  return op === "==" ? a === b : op === "!=" ? a !== b : op === "<" ? a < b : op === "<=" ? a <= b : op === ">" ? a > b : a >= b;
+}
+
+/** A constant as expression text: an integer, or a float that reads back as the same double. */
+function literal(value: number | bigint, integer = false): string {
+  if (typeof value === "bigint" || integer) return String(value);
+  const text = String(value);
+  return /[.e]/.test(text) ? text : `${text}.0`;
+}
+
+/** 64-bit patterns: a walk of small steps around a random start, jumps, and float specials. */
+function patterns(n: number, seed: number, dtype: string): bigint[] {
+  let s = seed >>> 0;
+  const next = (): number => (s = (Math.imul(s, 1103515245) + 12345) >>> 0);
+  // Floats walk in their top bits' neighbourhood of 1.0 (so ties reach the low planes), with NaN,
+  // ±0 and ±∞ among them.
+  const float = dtype.endsWith("f8") ? 0x3ff0000000000000n : dtype.endsWith("f4") ? 0x3f800000n : undefined;
+  const specials = dtype.endsWith("f8") ? [0x7ff8000000000000n, 0n, 0x8000000000000000n, 0x7ff0000000000000n, 0xfff0000000000000n] : [0x7fc00000n, 0n, 0x80000000n, 0x7f800000n, 0xff800000n];
+  let walk = float ?? BigInt(next() % 2000) - 1000n;
+  const out: bigint[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = next() % 20;
+    if (r < 15) walk += BigInt((next() % 7) - 3) * (float === undefined ? 1n : 1n << BigInt(next() % 40));
+    else if (r < 18) walk = (float ?? 0n) + BigInt(next() % 100_000) * (next() % 2 === 0 ? 1n : -1n);
+    out.push(r === 19 && float !== undefined ? specials[next() % specials.length]! : walk);
+  }
+  return out;
+}
+
+/** Spies on compareColumn: what it answered, call by call. */
+function spyOnCompare(table: CTable): boolean[] {
+  const answers: boolean[] = [];
+  const original = table.compareColumn.bind(table);
+  vi.spyOn(table, "compareColumn").mockImplementation(async (...args) => {
+    const answer = await original(...args);
+    answers.push(answer);
+    return answer;
+  });
+  return answers;
+}
+
+describe("where: one comparison of a stored column", () => {
+  const scenario = fc.record({
+    column: fc.constantFrom(...COLUMNS),
+    n: fc.oneof(fc.integer({ min: 0, max: 400 }), fc.integer({ min: 400, max: 40_000 })),
+    seed: fc.integer(),
+    chunklen: fc.constantFrom(7, 100, 1000, 4096, 16_384),
+    cparams: fc.constantFrom(
+      { cname: "lz4", shuffle: 1, clevel: 5 },
+      { cname: "blosclz", shuffle: 1, clevel: 9 },
+      { cname: "lz4", shuffle: 1, clevel: 1 },
+      { cname: "zlib", shuffle: 1, clevel: 5 },
+      { cname: "lz4", shuffle: 0, clevel: 5 },
+      { cname: "lz4", shuffle: 2, clevel: 5 },
+      { cname: "lz4", shuffle: 1, clevel: 0 },
+    ),
+    formatVersion: fc.constantFrom(1 as const, 2 as const),
+    op: fc.constantFrom(...OPS),
+    constantOnLeft: fc.boolean(),
+    pick: fc.nat(),
+    unflushed: fc.integer({ min: 0, max: 50 }),
+    range: fc.option(fc.tuple(fc.nat(), fc.nat()), { nil: undefined }),
+  });
+
+  it("counts and lists the rows comparing the written values would (property)", async () => {
+    await fc.assert(
+      fc.asyncProperty(scenario, async ({ column, n, seed, chunklen, cparams, formatVersion, op, constantOnLeft, pick, unflushed, range }) => {
+        const all = column.make(patterns(n + unflushed, seed, column.dtype)) as unknown as Int32Array;
+        const values = Array.from(all as ArrayLike<number | bigint>);
+        const store = new MemoryStore();
+        const table = await createCtable(store, "t", [{ name: "x", data: all.subarray(0, n), options: { dtype: column.dtype, chunklen, cparams } }], { formatVersion });
+        // Rows appended and not flushed stay in the writer's memory (a leftover chunk).
+        if (unflushed > 0) await table.append({ x: all.subarray(n) });
+        // A constant tied with a stored value, or next to one; finite, and not zero for floats.
+        let constant: number | bigint = values.length === 0 ? 1 : values[pick % values.length]!;
+        if (column.dtype[1] === "f" && (!Number.isFinite(constant) || constant === 0)) constant = 1.5;
+        if (column.dtype.endsWith("f4")) constant = Math.fround(constant as number);
+        const integer = column.dtype[1] !== "f";
+        const text = constantOnLeft ? `${literal(constant, integer)} ${MIRROR[op]} x` : `x ${op} ${literal(constant, integer)}`;
+        const [start, stop] = range === undefined ? [0, values.length] : [Math.min(range[0], range[1]) % (values.length + 1), Math.max(range[0], range[1]) % (values.length + 1)];
+        const expected: number[] = [];
+        for (let i = start; i < Math.max(start, stop); i++) if (holds(op, values[i]!, constant)) expected.push(i);
+        const answers = spyOnCompare(table);
+        const options = range === undefined ? {} : { start, stop };
+        expect(await table.where(text, { ...options, as: "count" })).toBe(expected.length);
+        expect(Array.from(await table.where(text, options))).toEqual(expected);
+        if (start < stop) expect(answers).toEqual(column.planes ? [true, true] : [false, false]);
+        await table.close();
+        // Read back from the store (no writer), as a reader would.
+        const reopened = await openCtable(store, "t");
+        expect(await reopened.where(text, { ...options, as: "count" })).toBe(expected.length);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("compares the chunks of a large float64 column on their planes, in both formats", async () => {
+    const n = 200_000;
+    const values = new Float64Array(n);
+    let v = 0;
+    for (let i = 0; i < n; i++) values[i] = v += Math.sin(i * 0.37) * 3;
+    for (const formatVersion of [1, 2] as const) {
+      const store = new MemoryStore();
+      const t = await createCtable(store, "t", [{ name: "f64", data: values, options: { chunklen: 65_536 } }], { formatVersion });
+      await t.close();
+      const table = await openCtable(store, "t");
+      const answers = spyOnCompare(table);
+      for (const [op, c] of [[">", 12.25], ["<=", -40.5], ["==", values[77_777]!]] as const) {
+        const expected: number[] = [];
+        for (let i = 0; i < n; i++) if (holds(op, values[i]!, c)) expected.push(i);
+        expect(await table.where(`f64 ${op} ${literal(c)}`, { as: "count" })).toBe(expected.length);
+        expect(Array.from(await table.where(`f64 ${op} ${literal(c)}`))).toEqual(expected);
+      }
+      expect(answers.every((a) => a)).toBe(true);
+    }
+  });
+
+  it("leaves other queries to the block-by-block evaluation", async () => {
+    const store = new MemoryStore();
+    const t = await createCtable(store, "t", [
+      { name: "a", data: new Float64Array([1, 2, 3, 4]) },
+      { name: "b", data: new Int32Array([4, 3, 2, 1]) },
+    ]);
+    const answers = spyOnCompare(t);
+    expect(await t.where("a > 0.0", { as: "count" })).toBe(4); // a zero float constant
+    expect(await t.where("b > 2.5", { as: "count" })).toBe(2); // not an int32 value
+    expect(await t.where("a + 1 > 3", { as: "count" })).toBe(2); // arithmetic
+    expect(await t.where("(a > 1) & (b > 1)", { as: "count" })).toBe(2); // two comparisons
+    expect(await t.where("a > 1", { as: "count", limit: 2 })).toBe(2); // a limit
+    expect(await t.where("a > 1", { as: "rows" })).toEqual({ a: new Float64Array([2, 3, 4]), b: new Int32Array([3, 2, 1]) });
+    // Only the first two are one comparison of a stored column, which compareColumn declined.
+    expect(answers).toEqual([false, false]);
+    expect(await t.where("b > 2", { as: "count" })).toBe(2);
+    expect(await t.where("b > 2.0", { as: "count" })).toBe(2); // in float64, which holds every int32
+    expect(answers).toEqual([false, false, true, true]);
+  });
+
+  it("stops at maxResultBytes while listing rows", async () => {
+    const store = new MemoryStore();
+    const t = await createCtable(store, "t", [{ name: "a", data: new Float64Array(10_000).map((_, i) => i) }]);
+    const error = await t.where("a > 10.5", { maxResultBytes: 8 * 1000 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).code).toBe("SIZE_LIMIT");
+    expect(await t.where("a > 10.5", { as: "count", maxResultBytes: 8 })).toBe(10_000 - 11);
+  });
+});
