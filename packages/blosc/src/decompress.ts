@@ -154,9 +154,10 @@ export function sumTransientFloat64(view: Uint8Array, start: number): number | u
  * How many values of a whole chunk already validated by `planChunk` compare true with a constant
  * (`value op constant`), decided on the chunk's byte planes in the WebAssembly kernels: planes
  * are decoded only as far as they decide, and nothing is unshuffled (with `mask`, a 0/1 byte per
- * value is written there too). `undefined` when the chunk is not one the plane kernel compares
- * (not byte-shuffled, a typesize other than 1, 2, 4 or 8, memcpyed, a codec other than BloscLZ
- * or LZ4) or WebAssembly is not in use: decode it and compare then. @internal
+ * value is written there too). `undefined` when the chunk is not one the plane kernel compares (a
+ * typesize other than 1, 2, 4 or 8; values of more than one byte that are not byte-shuffled;
+ * bit-shuffled; memcpyed; a codec other than BloscLZ or LZ4) or WebAssembly is not in use:
+ * decode it and compare then. @internal
  *
  * @example
  * ```ts

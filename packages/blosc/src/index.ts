@@ -12,7 +12,7 @@
  * ```
  * @packageDocumentation
  */
-export { decodeBlockInto, decompress, decompressInto, decompressPlannedInto, decompressPlannedTransient, decompressRange, decompressRangePlannedInto, getitem, sumTransientFloat64, comparePlanned } from "./decompress.js";
+export { comparePlanned, decodeBlockInto, decompress, decompressInto, decompressPlannedInto, decompressPlannedTransient, decompressRange, decompressRangePlannedInto, getitem, sumTransientFloat64 } from "./decompress.js";
 export type { PlaneComparison } from "./wasm/kernel-compare.js";
 export { blockExtent, chunkHeadLength, planChunk, planChunkHead } from "./plan.js";
 export { blockStreams, decodeBytePieces, planBytePieces } from "./element-pieces.js";

@@ -6,12 +6,14 @@
  * an order-preserving key (unsigned integers as they are; signed ones with the sign bit flipped;
  * floats with every bit flipped when negative, the sign bit otherwise), values compare as their
  * keys' bytes read from the most significant plane down. Most values of real data already differ
- * from the constant in the first plane or two: the planes below are decoded only for a block
- * where some value still ties with the constant there (or is a float whose exponent is all ones,
- * infinity or NaN, told apart by the lower planes), and no block is unshuffled.
+ * from the constant in the first plane or two: a split block's top two planes are decoded, and a
+ * plane below only when some 16 values still tie with the constant above it (or hold a float
+ * whose exponent is all ones, infinity or NaN, told apart by the lower planes). A block stored as
+ * one stream (a short last block, too few values to split) is decoded whole. No block is
+ * unshuffled.
  *
- * NaN compares as IEEE 754 says (only != holds); the caller passes no NaN and no zero constant
- * (-0 and +0 are equal but their keys differ).
+ * NaN compares as IEEE 754 says (only != holds); the caller passes no NaN float constant and no
+ * zero float constant (-0 and +0 are equal but their keys differ).
  */
 #include "common.h"
 
@@ -45,9 +47,9 @@ INLINE u8 key_byte(u32 kind, u8 byte, u8 top, u32 from_top) {
 /*
  * Compares lanes [0, 16) of planes[] (most significant first, `avail` of them, each pointing at
  * the lanes' bytes) and returns the result mask, or sets *more when `avail` planes do not decide
- * some lane.
+ * some lane of `valid` (the lanes that hold values).
  */
-INLINE v128_t compare_vector(const comparison *c, const u8 *const *planes, u32 avail, u32 at, int *more) {
+INLINE v128_t compare_vector(const comparison *c, const u8 *const *planes, u32 avail, u32 at, v128_t valid, int *more) {
   const v128_t zero = wasm_i8x16_splat(0);
   const int is_float = c->kind == KIND_FLOAT;
   v128_t top = wasm_v128_load(planes[0] + at);
@@ -69,7 +71,7 @@ INLINE v128_t compare_vector(const comparison *c, const u8 *const *planes, u32 a
     gt = wasm_v128_or(gt, wasm_v128_and(eq, wasm_u8x16_gt(k, c->key[p])));
     eq = wasm_v128_and(eq, wasm_i8x16_eq(k, c->key[p]));
   }
-  if (avail < c->typesize && wasm_v128_any_true(wasm_v128_or(eq, special))) {
+  if (avail < c->typesize && wasm_v128_any_true(wasm_v128_and(wasm_v128_or(eq, special), valid))) {
     *more = 1;
     return zero;
   }
@@ -97,7 +99,7 @@ typedef struct {
 
 /* The result of the 16 values from `at` (past n: false), or *more when they are not decided. */
 INLINE v128_t vector_at(const comparison *c, const block_planes *b, u32 at, int *more) {
-  if (at + 16 <= b->n) return compare_vector(c, b->planes, b->avail, at, more);
+  if (at + 16 <= b->n) return compare_vector(c, b->planes, b->avail, at, wasm_i8x16_splat(-1), more);
   /* The last values, through 16-byte copies of their planes (zeros after them). */
   u32 left = b->n - at;
   u8 tail[MAX_PLANES][16];
@@ -107,9 +109,10 @@ INLINE v128_t vector_at(const comparison *c, const block_planes *b, u32 at, int 
     __builtin_memcpy(tail[p], b->planes[p] + at, left);
     tails[p] = tail[p];
   }
-  v128_t r = compare_vector(c, tails, b->avail, 0, more);
+  /* The zeros after the values must not ask for more planes (they may tie with the constant). */
   const v128_t lanes = wasm_i8x16_make(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  return wasm_v128_and(r, wasm_i8x16_lt(lanes, wasm_i8x16_splat((signed char)left)));
+  v128_t valid = wasm_i8x16_lt(lanes, wasm_i8x16_splat((signed char)left));
+  return wasm_v128_and(compare_vector(c, tails, b->avail, 0, valid, more), valid);
 }
 
 /* Counts a decided vector's true values and writes their 0/1 bytes to mask (when not 0). */
@@ -132,16 +135,17 @@ INLINE u32 emit(v128_t r, u8 *mask, u32 at, u32 n) {
  * little-endian bytes are at `value`: `kind` 0 unsigned, 1 signed, 2 float (typesize 2, 4 or 8),
  * `op` as numbered above. Writes a 0/1 byte per value to mask (when not 0). scratch must hold
  * blocksize bytes rounded up to 16, plus 4 bytes for every 16 values of a block. Returns the
- * number of values for which the comparison holds, ERR_ARGUMENT when
- * the chunk is not one this kernel compares (not byte-shuffled, bit-shuffled, memcpyed, a typesize
- * other than 1, 2, 4 or 8, blocks that are not whole values), or another negative error.
+ * number of values for which the comparison holds, ERR_ARGUMENT when the chunk is not one this
+ * kernel compares (a typesize other than 1, 2, 4 or 8; values of more than one byte that are not
+ * byte-shuffled; bit-shuffled; memcpyed; blocks that are not whole values), ERR_CODEC for a codec
+ * other than BloscLZ and LZ4, or another negative error.
  */
 EXPORT(compare_chunk)
 i32 compare_chunk(const u8 *src, u32 srclen, u32 kind, u32 op, const u8 *value, u8 *mask, u8 *scratch) {
   if (srclen < 16 || kind > KIND_FLOAT || op > OP_GE) return ERR_ARGUMENT;
   u32 flags = src[2], T = src[3];
   u32 nbytes = load_u32le(src + 4), blocksize = load_u32le(src + 8), cbytes = load_u32le(src + 12);
-  if (src[0] != 2 || src[1] != 1 || (flags & 0x08) || blocksize == 0 || nbytes > 0x7fffffffu || blocksize > 0x7fffffffu) return ERR_HEADER;
+  if (src[0] != 2 || src[1] != 1 || (flags & 0x08) || blocksize == 0 || nbytes > 0x7fffffffu || blocksize > 0x7fffffffu || cbytes < 16) return ERR_HEADER;
   if ((flags & 0x02) || (flags & 0x04)) return ERR_ARGUMENT; /* memcpyed, bit-shuffled */
   if (T != 1 && T != 2 && T != 4 && T != 8) return ERR_ARGUMENT;
   if (T > 1 && !(flags & 0x01)) return ERR_ARGUMENT; /* not byte-shuffled */

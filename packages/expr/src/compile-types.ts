@@ -87,7 +87,8 @@ export interface Compiled {
    * A node that compares a column as it is stored (no arithmetic; in the column's own kind, or
    * in float64, which holds every int32 and float32 value exactly) with a constant: the column,
    * the operator with the column on its left, and the constant (read from the leaf once
-   * mergeZeros has run). A table may answer such a query without decoding the column.
+   * mergeZeros has run). A table may answer such a query from the column's stored bytes
+   * (WhereTable.compareColumn).
    */
   comparison?: { column: string; op: CompareOperator; leaf: Leaf };
 }

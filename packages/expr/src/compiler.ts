@@ -207,8 +207,8 @@ export class Compiler {
     // A constant side stays a scalar (a column on the left, the operator mirrored if needed).
     const [vec, scalarSide, cmpOp] = b.leaf !== undefined ? [a, b.leaf, op] : a.leaf !== undefined ? [b, a.leaf, MIRROR[op]] : [a, undefined, op];
     // A column as it is stored compared with a constant, in the column's own kind or in float64,
-    // to which int32 and float32 values convert exactly: the table may compare the stored values
-    // without decoding them (Compiled.comparison).
+    // to which int32 and float32 values convert exactly: the table may compare the stored bytes
+    // (Compiled.comparison).
     const side = b.leaf !== undefined ? node.left : node.right;
     const sideKind = this.kindOf(b.leaf !== undefined ? left : right);
     const exact = sideKind === kind || (kind === "double" && (sideKind === "int" || sideKind === "float"));

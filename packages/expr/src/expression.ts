@@ -163,7 +163,7 @@ function internalsOf(expression: CompiledExpression): Internals {
 }
 
 /**
- * What a table may compare without decoding (`WhereTable.compareColumn`): a column as it is
+ * What a table may compare on its stored bytes (`WhereTable.compareColumn`): a column as it is
  * stored, the operator (the column on its left) and the constant as the comparison converts it:
  * a bigint for int64 comparisons, else a number (the comparison is made in the column's own
  * kind, or in float64 for int32 and float32 columns, whose values it holds exactly).

@@ -134,8 +134,8 @@ export interface WhereTable {
   iterBlocks(options: { columns: readonly string[]; blockLen?: number; start: number; stop: number; reuse?: boolean; blocksUnusedAfterLoop?: boolean }): AsyncIterable<WhereBlock>;
   /**
    * Optional: rows `[start, stop)` of a fixed-size column compared with a constant as they are
-   * stored, where the table can do so without decoding them (`CTable` of `@fmt/store` compares a
-   * byte-shuffled chunk on its byte planes). `visit` gets run after run of rows, in order: the
+   * stored, where the table can do so more cheaply than by decoding them (`CTable` of
+   * `@fmt/store` compares a byte-shuffled chunk on its byte planes, without unshuffling it). `visit` gets run after run of rows, in order: the
    * run's first row, its number of matches and, with `masks`, a 0/1 byte per row of the run
    * (valid only during the call). Resolves to `false`, having visited nothing, when the table
    * cannot for this column or constant: the query then runs over `iterBlocks`.
@@ -371,7 +371,7 @@ export async function runWhere(table: WhereTable, query: WhereQuery, options: Wh
   };
 
   // One comparison of a column as it is stored, counted or listed whole: the table may compare
-  // the column without decoding it.
+  // the column's stored bytes (on their byte planes) instead of handing out decoded blocks.
   if (comparison !== undefined && table.compareColumn !== undefined && limit === Infinity && start < stop && as !== "rows") {
     const compared = await table.compareColumn(comparison, { start, stop, masks: as === "indices" }, (first, matches, mask) => {
       if (mask !== undefined) collectMatches(mask, indices, first);

@@ -1,9 +1,9 @@
 /**
  * A carray's rows compared with a constant as they are stored, for `CTable.where` (its
- * `compareColumn`): each chunk that is byte-shuffled is compared on its byte planes by
- * @fmt/blosc's kernel, which decodes the planes only as far as they decide and never
- * unshuffles; any other chunk (memcpyed, bit-shuffled, zlib, zstd or snappy, rows in memory or
- * in the cache) is decoded and compared here. Written once for both format versions over the
+ * `compareColumn`): each chunk @fmt/blosc's plane kernel takes (byte-shuffled or one-byte values,
+ * BloscLZ or LZ4) is compared on its byte planes, which are decoded only as far as they decide and
+ * never unshuffled; any other chunk (memcpyed, bit-shuffled, zlib, zstd or snappy, rows in memory
+ * or in the cache) is decoded and compared here. Written once for both format versions over the
  * read engine.
  *
  * @example
@@ -14,6 +14,7 @@
  */
 import { comparePlanned } from "@fmt/blosc";
 import type { PlaneComparison } from "@fmt/blosc";
+import { UsageError } from "@fmt/errors";
 import { decodeValues } from "@fmt/expr";
 import type { StoredComparison } from "@fmt/expr";
 import type { DType } from "@fmt/meta";
@@ -57,15 +58,36 @@ export function planeComparisonOf(dtype: DType, itemsPerRow: number, comparison:
   return { kind: kind === "i" ? "signed" : "unsigned", op, value: bytes };
 }
 
-/** `values[i] op value` into `mask` (0/1 per value); the number of 1s. NaN is unordered. */
+const OPERATORS: ReadonlySet<string> = new Set(["==", "!=", "<", "<=", ">", ">="]);
+
+/**
+ * `values[i] op value` into `mask` (0/1 per value); the number of 1s. NaN is unordered. One loop
+ * per operator: the operator is not looked at again for every value.
+ */
 function compareValues(values: ArrayLike<number | bigint>, op: StoredComparison["op"], value: number | bigint, mask: Uint8Array): number {
-  let matches = 0;
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i]!;
-    const hit = op === ">" ? v > value : op === ">=" ? v >= value : op === "<" ? v < value : op === "<=" ? v <= value : op === "==" ? v === value : v !== value;
-    mask[i] = hit ? 1 : 0;
-    matches += mask[i]!;
+  const n = values.length;
+  switch (op) {
+    case "==":
+      for (let i = 0; i < n; i++) mask[i] = values[i] === value ? 1 : 0;
+      break;
+    case "!=":
+      for (let i = 0; i < n; i++) mask[i] = values[i] !== value ? 1 : 0;
+      break;
+    case "<":
+      for (let i = 0; i < n; i++) mask[i] = values[i]! < value ? 1 : 0;
+      break;
+    case "<=":
+      for (let i = 0; i < n; i++) mask[i] = values[i]! <= value ? 1 : 0;
+      break;
+    case ">":
+      for (let i = 0; i < n; i++) mask[i] = values[i]! > value ? 1 : 0;
+      break;
+    case ">=":
+      for (let i = 0; i < n; i++) mask[i] = values[i]! >= value ? 1 : 0;
+      break;
   }
+  let matches = 0;
+  for (let i = 0; i < n; i++) matches += mask[i]!;
   return matches;
 }
 
@@ -74,7 +96,10 @@ function compareValues(values: ArrayLike<number | bigint>, op: StoredComparison[
  * by chunk (`CTable.where` through `compareColumn`): `visit` gets each chunk's run of rows in
  * order, with its number of matches and, with `masks`, a 0/1 byte per row (valid only during the
  * call). Resolves to `false`, having read nothing, when the column or the constant is not one
- * this compares exactly ({@link planeComparisonOf}).
+ * this compares exactly ({@link planeComparisonOf}). The call limits apply as to `iterBlocks`.
+ *
+ * @throws UsageError INVALID_ARGUMENT for an unknown operator or a constant that is not a number
+ * or bigint; OUT_OF_RANGE for rows outside the array; SIZE_LIMIT and the other call limits.
  *
  * @example
  * ```ts
@@ -83,18 +108,25 @@ function compareValues(values: ArrayLike<number | bigint>, op: StoredComparison[
  * ```
  */
 export async function compareStoredOf(ctx: ScanContext, comparison: StoredComparison, options: { start: number; stop: number; masks: boolean }, visit: ComparedRows): Promise<boolean> {
-  const plane = planeComparisonOf(ctx.dtype, ctx.itemsPerRow, comparison);
-  if (plane === undefined) return false;
+  const { op, value: constant } = comparison;
+  if (!OPERATORS.has(op)) throw new UsageError("INVALID_ARGUMENT", "unknown comparison operator", { path: ctx.path, field: "comparison.op", expected: [...OPERATORS].join(" "), actual: op });
+  if (typeof constant !== "number" && typeof constant !== "bigint") {
+    throw new UsageError("INVALID_ARGUMENT", "the constant must be a number or a bigint", { path: ctx.path, field: "comparison.value", expected: "number | bigint", actual: typeof constant });
+  }
   const { start, stop, masks } = options;
   ctx.checkBounds(start, stop);
+  const plane = planeComparisonOf(ctx.dtype, ctx.itemsPerRow, comparison);
+  if (plane === undefined) return false;
   ctx.checkWork(start, stop, 1);
+  // A chunk's rows at a time, as iterBlocks would hold them.
+  ctx.checkAllocation(Math.min(ctx.chunklen, stop - start));
   if (start === stop) return true;
   const reader = ctx.reader;
   const atom = ctx.atomSize;
   // The constant as the decoded values hold it: a bigint for int64, a number otherwise.
   const value = ctx.dtype.itemsize === 8 && ctx.dtype.kind !== "f" ? BigInt(comparison.value) : Number(comparison.value);
-  const indices: number[] = [];
-  for (let k = Math.floor(start / ctx.chunklen); k <= Math.floor((stop - 1) / ctx.chunklen); k++) indices.push(k);
+  const first = Math.floor(start / ctx.chunklen);
+  const indices = Array.from({ length: Math.floor((stop - 1) / ctx.chunklen) - first + 1 }, (_, i) => first + i);
   let mask = new Uint8Array(0);
   let scratch = new Uint8Array(0);
   const maskOf = (values: number): Uint8Array => {

@@ -592,9 +592,8 @@ export class CArray {
   }
 
   /**
-   * Rows `[start, stop)` compared with a constant as they are stored, chunk by chunk, without
-   * decoding byte-shuffled chunks (`CTable.where`'s `compareColumn`, see `compareStoredOf`);
-   * `false` when the dtype or the constant does not allow it. @internal
+   * Rows `[start, stop)` compared with a constant as they are stored (`CTable.compareColumn`, see
+   * `compareStoredOf`). @internal
    *
    * @example
    * ```ts

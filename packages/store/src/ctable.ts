@@ -287,8 +287,8 @@ export class CTable {
    * Rows `[start, stop)` of a fixed-size column compared with a constant as they are stored: the
    * optional `compareColumn` of `@fmt/expr`'s `WhereTable`, which {@link CTable.where} uses for a
    * query that is one such comparison counted or listed whole. Byte-shuffled chunks are compared
-   * on their byte planes without being decoded. `false`, having read nothing, when the column or
-   * the constant does not allow it.
+   * on their byte planes, decoded only as far as they decide and never unshuffled. `false`,
+   * having read nothing, when the column or the constant does not allow it.
    *
    * @example
    * ```ts
@@ -296,9 +296,9 @@ export class CTable {
    * await t.compareColumn({ column: "price", op: ">", value: 2.5 }, { start: 0, stop: t.length, masks: false }, (first, matches) => (n += matches));
    * ```
    */
-  compareColumn(comparison: StoredComparison, options: { start: number; stop: number; masks: boolean }, visit: (first: number, matches: number, mask: Uint8Array | undefined) => void): Promise<boolean> {
+  async compareColumn(comparison: StoredComparison, options: { start: number; stop: number; masks: boolean }, visit: (first: number, matches: number, mask: Uint8Array | undefined) => void): Promise<boolean> {
     const column = this.column(comparison.column);
-    return column.kind === "vlarray" ? Promise.resolve(false) : column.compareStored(comparison, options, visit);
+    return column.kind === "vlarray" ? false : column.compareStored(comparison, options, visit);
   }
 
   /**

@@ -8,8 +8,9 @@ import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { UsageError } from "@fmt/errors";
 import { MemoryStore } from "@fmt/fs-adapters";
-import { createCtable, openCtable } from "@fmt/store";
+import { createCtable, openCarray, openCtable } from "@fmt/store";
 import type { CTable } from "@fmt/store";
+import { datasetDir, expectedBytes, expectedValues, manifest, memoryCopy } from "./helpers.js";
 
 type Op = "==" | "!=" | "<" | "<=" | ">" | ">=";
 const OPS: readonly Op[] = ["==", "!=", "<", "<=", ">", ">="];
@@ -172,6 +173,81 @@ describe("where: one comparison of a stored column", () => {
     expect(await t.where("b > 2", { as: "count" })).toBe(2);
     expect(await t.where("b > 2.0", { as: "count" })).toBe(2); // in float64, which holds every int32
     expect(answers).toEqual([false, false, true, true]);
+  });
+
+  it("compares the chunks real bcolz 1.2.1 wrote (c-blosc 1.14) as their expected values do", async () => {
+    let compared = 0;
+    for (const c of manifest.cases) {
+      const columns = c.kind === "carray" ? [{ dtype: c.dtype, shape: c.shape, values: () => expectedBytes(c, "values.bin", c.expected["values.bin"].sha256), open: () => openCarray(memoryCopy(datasetDir(c))) }] : [];
+      for (const { dtype, shape, values, open } of columns) {
+        if (shape.length > 1 || !/^[<|][iuf][1248]$/.test(dtype) || dtype === "<u8" || dtype === "<f1") continue;
+        const array = await open();
+        const stored = expectedValues(values(), dtype) as (number | bigint)[];
+        if (stored.length === 0) continue;
+        for (const op of OPS) {
+          const constant = stored[Math.floor(stored.length / 3)]!;
+          if (typeof constant === "number" && (!Number.isFinite(constant) || constant === 0)) continue;
+          let matches = 0;
+          const mask: number[] = [];
+          const answered = await array.compareStored({ column: "", op, value: constant }, { start: 0, stop: array.length, masks: true }, (first, n, m) => {
+            matches += n;
+            for (const bit of m!) mask.push(bit);
+          });
+          expect(answered).toBe(true);
+          const expected = stored.map((v) => (holds(op, v, constant) ? 1 : 0));
+          expect(matches).toBe(expected.reduce((a: number, b) => a + b, 0));
+          expect(mask).toEqual(expected);
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(20);
+  });
+
+  it("declines constants the column's values cannot equal exactly, and answers them right", async () => {
+    const store = new MemoryStore();
+    const t = await createCtable(store, "t", [
+      { name: "u4", data: new Uint32Array([0, 1, 4294967295]) },
+      { name: "i1", data: new Int8Array([-128, 0, 127]) },
+      { name: "u2", data: new Uint16Array([0, 65535, 7]) },
+      { name: "i4", data: new Int32Array([-5, 0, 2147483647]) },
+      { name: "f4", data: new Float32Array([0.1, 0.5, 2]) },
+      { name: "f8", data: new Float64Array([-Infinity, 1, Infinity, NaN]).subarray(0, 3) },
+    ]);
+    const answers = spyOnCompare(t);
+    expect(await t.where("u4 > -1", { as: "count" })).toBe(3);
+    expect(await t.where("i1 < 300", { as: "count" })).toBe(3);
+    expect(await t.where("u2 == 70000", { as: "count" })).toBe(0);
+    expect(await t.where("i4 > 3000000000.0", { as: "count" })).toBe(0);
+    expect(await t.where("f4 > 0.1", { as: "count" })).toBe(3); // compared in float64: 0.1f is above 0.1
+    expect(answers).toEqual([false, false, false, false, false]);
+    // ±∞ constants (folded from 1e308 * 10) are compared on planes.
+    expect(Array.from(await t.where("f8 < 1e308 * 10"))).toEqual([0, 1]);
+    expect(Array.from(await t.where("f8 >= -1e308 * 10"))).toEqual([0, 1, 2]);
+    expect(Array.from(await t.where("f8 == -1e308 * 10"))).toEqual([0]);
+    expect(answers.slice(5)).toEqual([true, true, true]);
+  });
+
+  it("refuses a bad comparison and an unknown column", async () => {
+    const t = await createCtable(new MemoryStore(), "t", [{ name: "a", data: new Float64Array([1, 2]) }]);
+    const visit = (): void => undefined;
+    await expect(t.compareColumn({ column: "a", op: "<>" as "==", value: 1 }, { start: 0, stop: 2, masks: false }, visit)).rejects.toMatchObject({ code: "INVALID_ARGUMENT", field: "comparison.op" });
+    await expect(t.compareColumn({ column: "a", op: ">", value: "1" as unknown as number }, { start: 0, stop: 2, masks: false }, visit)).rejects.toMatchObject({ code: "INVALID_ARGUMENT", field: "comparison.value" });
+    await expect(t.compareColumn({ column: "a", op: ">", value: 1 }, { start: 0, stop: 3, masks: false }, visit)).rejects.toMatchObject({ code: "OUT_OF_RANGE" });
+    await expect(t.compareColumn({ column: "b", op: ">", value: 1 }, { start: 0, stop: 2, masks: false }, visit)).rejects.toBeInstanceOf(UsageError);
+  });
+
+  it("answers from chunks kept in the cache as from the stored ones", async () => {
+    const store = new MemoryStore();
+    const values = Float64Array.from({ length: 5000 }, (_, i) => (i % 97) - 40.5);
+    const t = await createCtable(store, "t", [{ name: "a", data: values, options: { chunklen: 1000 } }]);
+    await t.close();
+    const table = await openCtable(store, "t", { cacheBytes: 1 << 20 });
+    await table.column("a").read(0, 2500); // chunks 0-2 decoded and cached
+    const expected: number[] = [];
+    for (let i = 0; i < values.length; i++) if (values[i]! > 3) expected.push(i);
+    expect(Array.from(await table.where("a > 3.0"))).toEqual(expected);
+    expect(await table.where("a > 3.0", { as: "count", start: 1500, stop: 4200 })).toBe(expected.filter((i) => i >= 1500 && i < 4200).length);
   });
 
   it("stops at maxResultBytes while listing rows", async () => {

@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * const count = compareChunkIn(arena, chunk, plan.header, false, { kind: "float", op: ">", value: bytesOf(2.5) });
+ * const count = compareChunkIn(arena, chunk, plan.header, false, { kind: "float", op: ">", value: bytesOf(2.5) }, undefined);
  * ```
  * @module
  */
@@ -38,9 +38,15 @@ const OPS = { "==": 0, "!=": 1, "<": 2, "<=": 3, ">": 4, ">=": 5 } as const;
 
 /**
  * How many of a chunk's values compare true; with `mask`, a 0/1 byte per value written there too.
- * `undefined` when the kernel does not compare this chunk on planes (not byte-shuffled, a
- * typesize other than 1, 2, 4 or 8, memcpyed, a codec other than BloscLZ or LZ4): the caller
- * decodes it then.
+ * `undefined` when the kernel does not compare this chunk on planes (a typesize other than 1, 2,
+ * 4 or 8; values of more than one byte that are not byte-shuffled; bit-shuffled; memcpyed; a
+ * codec other than BloscLZ or LZ4): the caller decodes it then.
+ *
+ * @example
+ * ```ts
+ * const mask = new Uint8Array(plan.header.nbytes / 8);
+ * const count = compareChunkIn(arena, chunk, plan.header, false, { kind: "float", op: "<", value }, mask);
+ * ```
  *
  * @param inPlace - whether `chunk` lies in the instance's reserved inputs (then it is not copied).
  * @throws FormatError CORRUPT_STREAM (or TRUNCATED-like kernel errors) for a stream that does not decode.
