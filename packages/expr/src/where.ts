@@ -135,10 +135,11 @@ export interface WhereTable {
   /**
    * Optional: rows `[start, stop)` of a fixed-size column compared with a constant as they are
    * stored, where the table can do so more cheaply than by decoding them (`CTable` of
-   * `@fmt/store` compares a byte-shuffled chunk on its byte planes, without unshuffling it). `visit` gets run after run of rows, in order: the
-   * run's first row, its number of matches and, with `masks`, a 0/1 byte per row of the run
-   * (valid only during the call). Resolves to `false`, having visited nothing, when the table
-   * cannot for this column or constant: the query then runs over `iterBlocks`.
+   * `@fmt/store` compares a byte-shuffled chunk on its byte planes, without unshuffling it).
+   * `visit` gets run after run of rows, in order: the run's first row, its number of matches
+   * and, with `masks`, a 0/1 byte per row of the run (valid only during the call). Resolves to
+   * `false`, having visited nothing, when the table cannot for this column or constant: the
+   * query then runs over `iterBlocks`.
    */
   compareColumn?(comparison: StoredComparison, options: { start: number; stop: number; masks: boolean }, visit: (first: number, matches: number, mask: Uint8Array | undefined) => void): Promise<boolean>;
 }

@@ -15,8 +15,8 @@ import type { KernelArena } from "./kernel-abi.js";
 /**
  * A comparison of every value of a chunk with a constant, as the plane kernel takes it: the
  * values' kind, the operator and the constant as the values' own little-endian bytes (typesize of
- * them). The kernel orders floats as IEEE 754 does, NaN values included; the constant itself must
- * be neither NaN nor zero (its caller compares those otherwise). @internal
+ * them). The kernel orders floats as IEEE 754 does, NaN values included; a float constant must be
+ * neither NaN nor zero (its caller compares those otherwise). @internal
  *
  * @example
  * ```ts
