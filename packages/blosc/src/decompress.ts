@@ -156,8 +156,9 @@ export function sumTransientFloat64(view: Uint8Array, start: number): number | u
  * are decoded only as far as they decide, and nothing is unshuffled (with `mask`, a 0/1 byte per
  * value is written there too). `undefined` when the chunk is not one the plane kernel compares (a
  * typesize other than 1, 2, 4 or 8; values of more than one byte that are not byte-shuffled;
- * bit-shuffled; memcpyed; a codec other than BloscLZ or LZ4) or WebAssembly is not in use:
- * decode it and compare then. @internal
+ * bit-shuffled; memcpyed; a codec other than BloscLZ or LZ4), when it needs a stream before
+ * `comparison.readFrom` (a chunk of which only the top planes were read), or when WebAssembly is
+ * not in use: read it whole, decode it and compare then. @internal
  *
  * @example
  * ```ts

@@ -33,6 +33,7 @@ typedef int32_t i32;
 #define ERR_ARGUMENT -6       /* invalid argument (typesize 0, split count that does not divide...) */
 #define ERR_HEADER -7         /* chunk header inconsistent */
 #define ERR_NOMEM -8          /* linear memory could not grow */
+#define ERR_NOT_READ -9       /* a stream the caller did not read is needed (compare_chunk) */
 
 INLINE u32 load_u32le(const u8 *p) {
   u32 v;

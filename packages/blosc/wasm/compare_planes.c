@@ -134,14 +134,16 @@ INLINE u32 emit(v128_t r, u8 *mask, u32 at, u32 n) {
  * validated by the caller, streams checked again here) with the constant whose typesize
  * little-endian bytes are at `value`: `kind` 0 unsigned, 1 signed, 2 float (typesize 2, 4 or 8),
  * `op` as numbered above. Writes a 0/1 byte per value to mask (when not 0). scratch must hold
- * blocksize bytes rounded up to 16, plus 4 bytes for every 16 values of a block. Returns the
+ * blocksize bytes rounded up to 16, plus 4 bytes for every 16 values of a block. Streams before
+ * `read_from` (split blocks; their size prefixes are there, their bytes need not be) were not read
+ * by the caller: a block that needs one of them gives ERR_NOT_READ. Returns the
  * number of values for which the comparison holds, ERR_ARGUMENT when the chunk is not one this
  * kernel compares (a typesize other than 1, 2, 4 or 8; values of more than one byte that are not
  * byte-shuffled; bit-shuffled; memcpyed; blocks that are not whole values), ERR_CODEC for a codec
  * other than BloscLZ and LZ4, or another negative error.
  */
 EXPORT(compare_chunk)
-i32 compare_chunk(const u8 *src, u32 srclen, u32 kind, u32 op, const u8 *value, u8 *mask, u8 *scratch) {
+i32 compare_chunk(const u8 *src, u32 srclen, u32 kind, u32 op, const u8 *value, u8 *mask, u8 *scratch, u32 read_from) {
   if (srclen < 16 || kind > KIND_FLOAT || op > OP_GE) return ERR_ARGUMENT;
   u32 flags = src[2], T = src[3];
   u32 nbytes = load_u32le(src + 4), blocksize = load_u32le(src + 8), cbytes = load_u32le(src + 12);
@@ -201,6 +203,7 @@ i32 compare_chunk(const u8 *src, u32 srclen, u32 kind, u32 op, const u8 *value, 
     b.n = n;
     b.avail = 0;
     if (nsplits == 1) {
+      if (read_from > 0) return ERR_NOT_READ;
       /* One stream holds the whole shuffled block: its planes lie one after another. */
       const u8 *block = src + at[0];
       if (size[0] != bsize) {
@@ -219,6 +222,7 @@ i32 compare_chunk(const u8 *src, u32 srclen, u32 kind, u32 op, const u8 *value, 
     for (u32 want = T < 2 ? T : 2;; want = b.avail + 1) {
       for (; b.avail < want; b.avail++) {
         u32 s = T - 1 - b.avail;
+        if (s < read_from) return ERR_NOT_READ;
         if (size[s] == neblock) {
           b.planes[b.avail] = src + at[s];
         } else {

@@ -51,7 +51,7 @@ export interface KernelExports {
   zstd_huffman(src: number, start: number, end: number, symbol: number, bits: number, maxBits: number, out: number, from: number, to: number): number;
   zstd_huffman4(src: number, bounds: number, symbol: number, bits: number, maxBits: number, out: number, base: number, segment: number, end: number, left: number): void;
   sum_f64_like_numpy(a: number, n: number, start: number): number;
-  compare_chunk(src: number, srclen: number, kind: number, op: number, value: number, mask: number, scratch: number): number;
+  compare_chunk(src: number, srclen: number, kind: number, op: number, value: number, mask: number, scratch: number, readFrom: number): number;
 }
 
 /**
@@ -86,6 +86,7 @@ const ERR_SIZE_MISMATCH = -4;
 export const ERR_CODEC = -5;
 export const ERR_ARGUMENT = -6;
 const ERR_HEADER = -7;
+export const ERR_NOT_READ = -9;
 
 const ERROR_REASONS: Record<number, string> = {
   [ERR_CORRUPT]: "malformed stream (bad match distance or instruction)",

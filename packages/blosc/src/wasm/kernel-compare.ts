@@ -9,7 +9,7 @@
  * ```
  * @module
  */
-import { ERR_ARGUMENT, ERR_CODEC, kernelError } from "./kernel-abi.js";
+import { ERR_ARGUMENT, ERR_CODEC, ERR_NOT_READ, kernelError } from "./kernel-abi.js";
 import type { KernelArena } from "./kernel-abi.js";
 
 /**
@@ -30,6 +30,12 @@ export interface PlaneComparison {
   readonly op: "==" | "!=" | "<" | "<=" | ">" | ">=";
   /** The constant's little-endian bytes, as many as the chunk's typesize. */
   readonly value: Uint8Array;
+  /**
+   * The first stream of each split block whose bytes the caller read (default 0: all). The
+   * streams before it hold only their size prefixes (a reader that fetched the top planes of a
+   * chunk file and nothing else); a chunk that needs one of them gives `undefined`.
+   */
+  readonly readFrom?: number;
 }
 
 const KINDS = { unsigned: 0, signed: 1, float: 2 } as const;
@@ -40,7 +46,8 @@ const OPS = { "==": 0, "!=": 1, "<": 2, "<=": 3, ">": 4, ">=": 5 } as const;
  * How many of a chunk's values compare true; with `mask`, a 0/1 byte per value written there too.
  * `undefined` when the kernel does not compare this chunk on planes (a typesize other than 1, 2,
  * 4 or 8; values of more than one byte that are not byte-shuffled; bit-shuffled; memcpyed; a
- * codec other than BloscLZ or LZ4): the caller decodes it then.
+ * codec other than BloscLZ or LZ4), or when it needs a stream before `comparison.readFrom`: the
+ * caller decodes it then.
  *
  * @example
  * ```ts
@@ -77,8 +84,8 @@ export function compareChunkIn(
   if (!inPlace) heap.set(srclen === chunk.length ? chunk : chunk.subarray(0, srclen), ps);
   heap.set(comparison.value, pv);
   const pm = mask === undefined ? 0 : pm0;
-  const r = arena.exports.compare_chunk(ps, srclen, KINDS[comparison.kind], OPS[comparison.op], pv, pm, pscratch);
-  if (r === ERR_ARGUMENT || r === ERR_CODEC) return undefined;
+  const r = arena.exports.compare_chunk(ps, srclen, KINDS[comparison.kind], OPS[comparison.op], pv, pm, pscratch, comparison.readFrom ?? 0);
+  if (r === ERR_ARGUMENT || r === ERR_CODEC || r === ERR_NOT_READ) return undefined;
   if (r < 0) throw kernelError(r, "blosc.stream", path);
   if (mask !== undefined) mask.set(heap.subarray(pm, pm + values));
   return r;
