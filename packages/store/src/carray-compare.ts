@@ -12,13 +12,16 @@
  * ```
  * @module
  */
-import { comparePlanned } from "@fmt/blosc";
-import type { PlaneComparison } from "@fmt/blosc";
+import { comparePlanned, planChunkHead, ResidentInputs } from "@fmt/blosc";
+import type { ChunkPlan, PlaneComparison } from "@fmt/blosc";
 import { UsageError } from "@fmt/errors";
 import { decodeValues } from "@fmt/expr";
 import type { StoredComparison } from "@fmt/expr";
 import type { DType } from "@fmt/meta";
+import { splitCount } from "@fmt/header";
+import type { LoadedChunk } from "./carray-read-types.js";
 import type { ScanContext } from "./carray-scan.js";
+import { withPath } from "./internal.js";
 
 /** `visit` of {@link compareStoredOf}: a run of rows, its matches and (when asked) its 0/1 mask. */
 export type ComparedRows = (first: number, matches: number, mask: Uint8Array | undefined) => void;
@@ -91,6 +94,76 @@ function compareValues(values: ArrayLike<number | bigint>, op: StoredComparison[
   return matches;
 }
 
+/** Of an eight-byte value's planes, the top four (streams 4–7) are read when reading less pays. */
+const TOP_FROM = 4;
+
+/**
+ * Reads of full chunks' top four byte planes, for 8-byte values in format 1 on a store where
+ * several small windows of a file cost about one read (`PartialChunkAccess.cheapRanges`): about
+ * 40 % of a float64 chunk file whose low planes are stored raw. `undefined` where that does not
+ * apply, or without WebAssembly memory to read into.
+ */
+function topPlaneReader(ctx: ScanContext): { read(g: number): Promise<{ chunk: Uint8Array; plan: ChunkPlan } | undefined>; release(): void } | undefined {
+  const reader = ctx.reader;
+  const partial = reader.layout.partial;
+  const atom = ctx.atomSize;
+  if (partial?.ranges === undefined || partial.cheapRanges !== true || atom !== 8) return undefined;
+  const ranges = partial.ranges.bind(partial);
+  const nbytes = ctx.chunklen * atom;
+  const neblock = nbytes / atom;
+  // A chunk of one block of split planes: 128 values at least (c-blosc's split rule), blocks of
+  // at most 1 MiB (what c-blosc and this library's writer make).
+  if (neblock < 128 || nbytes > 1 << 20) return undefined;
+  // Chunk offsets, for one block of eight split streams (header 16, one block start, then each
+  // stream's 4-byte size and bytes) whose streams before `s` are stored raw.
+  const prefixAt = (s: number): number => 20 + s * (4 + neblock);
+  const headLength = prefixAt(0) + 4;
+  const slotBytes = prefixAt(8) + 64;
+  const inputs = ResidentInputs.acquire({ slotBytes, slots: 1, chunkBytes: nbytes });
+  const slot = inputs?.take(slotBytes);
+  if (inputs === undefined || slot === undefined) {
+    inputs?.release();
+    return undefined;
+  }
+  const pieces = [{ offset: 0, length: headLength }];
+  for (let s = 1; s < TOP_FROM; s++) pieces.push({ offset: prefixAt(s), length: 4 });
+  pieces.push({ offset: prefixAt(TOP_FROM), length: (8 - TOP_FROM) * (4 + neblock) });
+  return {
+    async read(g) {
+      const key = reader.chunkKey(g);
+      const got = await ranges(g, pieces, true);
+      if (got === undefined) return undefined;
+      const head = got[0]!;
+      const tail = got[got.length - 1]!;
+      if (head.length < headLength) return undefined;
+      // The head is checked as any chunk's is (header, the reader's nbytes, the block start);
+      // only a chunk laid out as guessed is compared from what was read.
+      const cbytes = readI32(head, 12) >>> 0;
+      // One block (blocksize = nbytes) or the head read holds too little of its block starts.
+      if (readI32(head, 4) !== nbytes || readI32(head, 8) !== nbytes) return undefined;
+      const plan = withPath(key, () => planChunkHead(head, Math.max(cbytes, head.length), { path: key, maxBytes: nbytes, checkHeader: (h) => reader.checkStoredNbytes(key, h.nbytes, nbytes, false, ctx.chunklen) }));
+      const { header } = plan;
+      if (plan.nblocks !== 1 || header.memcpyed || header.typesize !== 8 || header.nbytes !== nbytes || splitCount(header, header.blocksize, false) !== 8 || plan.bstarts[0] !== prefixAt(0)) return undefined;
+      if (cbytes < prefixAt(TOP_FROM) + 16 || cbytes > prefixAt(8) || tail.length < cbytes - prefixAt(TOP_FROM) || readI32(head, prefixAt(0)) !== neblock) return undefined;
+      for (let s = 1; s < TOP_FROM; s++) if (got[s]!.length !== 4 || readI32(got[s]!, 0) !== neblock) return undefined;
+      // The pieces at their offsets in the slot (the low planes' bytes are not there).
+      slot.set(head, 0);
+      for (let s = 1; s < TOP_FROM; s++) slot.set(got[s]!, prefixAt(s));
+      slot.set(tail.subarray(0, cbytes - prefixAt(TOP_FROM)), prefixAt(TOP_FROM));
+      return { chunk: slot.subarray(0, cbytes), plan };
+    },
+    release() {
+      inputs.giveBack(slot);
+      inputs.release();
+    },
+  };
+}
+
+/** The little-endian int32 at `at`. */
+function readI32(bytes: Uint8Array, at: number): number {
+  return bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
+}
+
 /**
  * Rows `[start, stop)` of the carray of `ctx` compared with a constant as they are stored, chunk
  * by chunk (`CTable.where` through `compareColumn`): `visit` gets each chunk's run of rows in
@@ -133,28 +206,31 @@ export async function compareStoredOf(ctx: ScanContext, comparison: StoredCompar
     if (mask.length < values) mask = new Uint8Array(Math.max(values, ctx.chunklen));
     return mask.subarray(0, values);
   };
-  for await (const loaded of reader.chunksInOrder(indices, { reuseInputs: true })) {
+  // The kernel on a chunk (`all` values, rows [from, to) of it asked for); false when it declines.
+  const compareInKernel = (chunk: Uint8Array, plan: ChunkPlan, firstRow: number, from: number, to: number, readFrom: number): boolean => {
+    // A chunk of more values than its rows (a lenient leftover chunk), or only some of its rows
+    // asked for: the kernel's mask, cut to those rows.
+    const all = plan.header.nbytes / atom;
+    const whole = from === 0 && to === all;
+    const chunkMask = masks || !whole ? maskOf(all) : undefined;
+    const matches = comparePlanned(chunk, plan, readFrom === 0 ? plane : { ...plane, readFrom }, chunkMask);
+    if (matches === undefined) return false;
+    if (whole) {
+      visit(firstRow, matches, chunkMask);
+    } else {
+      const part = chunkMask!.subarray(from, to);
+      let n = 0;
+      for (let i = 0; i < part.length; i++) n += part[i]!;
+      visit(firstRow + from, n, masks ? part : undefined);
+    }
+    return true;
+  };
+  const compareLoaded = (loaded: LoadedChunk): void => {
     const from = Math.max(start, loaded.firstRow) - loaded.firstRow;
     const to = Math.min(stop, loaded.firstRow + loaded.rows) - loaded.firstRow;
     const plan = loaded.plan;
     if (plan !== undefined && loaded.decoded === undefined && reader.cache.chunk(loaded.index) === undefined && plan.header.typesize === atom) {
-      // A chunk of more values than its rows (a lenient leftover chunk), or only some of its rows
-      // asked for: the kernel's mask, cut to those rows.
-      const all = plan.header.nbytes / atom;
-      const whole = from === 0 && to === all;
-      const chunkMask = masks || !whole ? maskOf(all) : undefined;
-      const matches = comparePlanned(loaded.chunk, plan, plane, chunkMask);
-      if (matches !== undefined) {
-        if (whole) {
-          visit(loaded.firstRow, matches, chunkMask);
-        } else {
-          const part = chunkMask!.subarray(from, to);
-          let n = 0;
-          for (let i = 0; i < part.length; i++) n += part[i]!;
-          visit(loaded.firstRow + from, n, masks ? part : undefined);
-        }
-        continue;
-      }
+      if (compareInKernel(loaded.chunk, plan, loaded.firstRow, from, to, 0)) return;
     }
     const size = (to - from) * atom;
     if (scratch.length < size) scratch = new Uint8Array(Math.max(size, ctx.chunklen * atom));
@@ -163,6 +239,34 @@ export async function compareStoredOf(ctx: ScanContext, comparison: StoredCompar
     const part = maskOf(to - from);
     const matches = compareValues(decodeValues(bytes, ctx.dtype) as ArrayLike<number | bigint>, comparison.op, value, part);
     visit(loaded.firstRow + from, matches, masks ? part : undefined);
+  };
+  const top = topPlaneReader(ctx);
+  if (top === undefined) {
+    for await (const loaded of reader.chunksInOrder(indices, { reuseInputs: true })) compareLoaded(loaded);
+    return true;
+  }
+  // Full chunks stored as files, nothing of them in memory: only their top planes are read, and
+  // the rest only for a chunk the top planes do not decide (or not laid out as expected).
+  // Chunks not laid out as expected (several blocks, compressed low planes) are read whole; after
+  // a few more of them than of the others, the rest of the pass reads whole files.
+  let misses = 0;
+  let hits = 0;
+  try {
+    for (const k of indices) {
+      const kept = reader.cache.compressed(k);
+      if (k < reader.fullChunks && reader.cache.chunk(k) === undefined && kept === undefined && (misses < 4 || misses <= hits)) {
+        const read = await top.read(k);
+        const firstRow = k * ctx.chunklen;
+        if (read !== undefined && compareInKernel(read.chunk, read.plan, firstRow, Math.max(start, firstRow) - firstRow, Math.min(stop, firstRow + ctx.chunklen) - firstRow, TOP_FROM)) {
+          hits++;
+          continue;
+        }
+        misses++;
+      }
+      compareLoaded(await reader.loadChunk(k, kept === undefined ? undefined : { index: k, key: reader.chunkKey(k), chunk: kept }));
+    }
+  } finally {
+    top.release();
   }
   return true;
 }

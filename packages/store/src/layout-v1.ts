@@ -151,14 +151,18 @@ export class LayoutV1 implements ChunkLayoutWriter {
     };
     const getRanges = store.getRanges?.bind(store);
     if (getRanges !== undefined) {
-      this.partial.ranges = async (g, pieces) => {
+      this.partial.ranges = async (g, pieces, checkContainer = false) => {
         // A journaled chunk is read whole (from its staged file), as head() does.
         if (this.#journal.has(g)) return undefined;
         const key = this.keyOf(g);
-        const got = await getRanges(key, pieces.map((p) => ({ offset: BLPK_V1_HEADER_SIZE + p.offset, length: p.length })));
+        const windows = pieces.map((p) => ({ offset: BLPK_V1_HEADER_SIZE + p.offset, length: p.length }));
+        const got = await getRanges(key, checkContainer ? [{ offset: 0, length: BLPK_V1_HEADER_SIZE }, ...windows] : windows);
         if (got === undefined) throw new FormatError("MISSING_FILE", "chunk file is missing", { path: key, field: "file" });
-        return got;
+        if (!checkContainer) return got;
+        withPath(key, () => readBlpkV1Header(got[0]!, key));
+        return got.slice(1);
       };
+      this.partial.cheapRanges = store.concurrency === undefined;
     }
   }
 

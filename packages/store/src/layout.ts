@@ -55,9 +55,17 @@ export interface PartialChunkAccess {
   range(g: number, offset: number, length: number): Promise<Uint8Array>;
   /**
    * Several such windows through one request or open (stores with `getRanges`); `undefined` when
-   * the chunk must be read whole instead (a staged, journaled chunk).
+   * the chunk must be read whole instead (a staged, journaled chunk). `checkContainer`: the file's
+   * container header is read in the same request and checked, as {@link PartialChunkAccess.head}
+   * and whole reads check it.
    */
-  ranges?(g: number, pieces: readonly { offset: number; length: number }[]): Promise<Uint8Array[] | undefined>;
+  ranges?(g: number, pieces: readonly { offset: number; length: number }[], checkContainer?: boolean): Promise<Uint8Array[] | undefined>;
+  /**
+   * Whether `ranges` costs about what reading the file whole costs, less the bytes not read: taken
+   * to hold for a store without a `concurrency` hint (local files, memory: windows come through one
+   * open, no request crosses a network); the HTTP and S3 stores declare one.
+   */
+  cheapRanges?: boolean;
 }
 
 /**
