@@ -85,12 +85,20 @@ export interface ReadableStore {
    * reader fetching a few bytes from each of a chunk's streams pays one open, not one per
    * stream).
    *
+   * `into` lends a buffer per range, as {@link getInto} lends one: part `i` is read into
+   * `into[i]` when it fits there (the part is then a view of it, lent until the caller is done
+   * with the part); a part without a buffer, or too long for its buffer, comes in memory of the
+   * store's own, and so may every part (a store that cannot read into a given buffer ignores
+   * `into`). A reader that lays out the pieces of a chunk at their offsets lends views of one
+   * buffer and copies nothing after the read.
+   *
    * @example
    * ```ts
    * const [head, tail] = (await store.getRanges?.("data/__0.blp", [{ offset: 0, length: 16 }, { suffixLength: 8 }])) ?? [];
+   * const [first] = (await store.getRanges?.("data/__0.blp", [{ offset: 16, length: 4096 }], [spare.subarray(16)])) ?? [];
    * ```
    */
-  getRanges?(key: string, ranges: readonly ByteRange[]): Promise<Uint8Array[] | undefined>;
+  getRanges?(key: string, ranges: readonly ByteRange[], into?: readonly (Uint8Array | undefined)[]): Promise<Uint8Array[] | undefined>;
   /**
    * Every key that starts with `prefix` (plain string prefix, so `"data/"` lists the chunk files
    * and `""` lists everything), recursively, sorted by UTF-16 code units (JavaScript's default

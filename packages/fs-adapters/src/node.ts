@@ -256,19 +256,21 @@ export class FileSystemStore implements WritableStore {
 
   /**
    * Several parts of the file (each clipped at its end) through one open; `undefined` if missing.
-   * With `io: "sync"` the parts are views of one allocation (transferring one's `buffer` detaches
-   * the others).
+   * With `io: "sync"` a part is read into its buffer in `into` when it fits there, and the other
+   * parts are views of one allocation (transferring one's `buffer` detaches the others); with
+   * `io: "async"` every part comes in memory of its own.
    *
    * @example
    * ```ts
    * const [a, b] = (await store.getRanges("data/__0.blp", [{ offset: 16, length: 4 }, { offset: 9000, length: 1 }]))!;
+   * const [c] = (await store.getRanges("data/__0.blp", [{ offset: 16, length: 4096 }], [new Uint8Array(4096)]))!;
    * ```
    */
-  async getRanges(key: string, ranges: readonly ByteRange[]): Promise<Uint8Array[] | undefined> {
+  async getRanges(key: string, ranges: readonly ByteRange[], into?: readonly (Uint8Array | undefined)[]): Promise<Uint8Array[] | undefined> {
     settleWriteThread();
     const path = this.pathOf(key);
     for (const range of ranges) resolveRange(range, 0);
-    if (this.io === "sync") return readRangesChecked(path, key, (size) => ranges.map((range) => resolveRange(range, size)));
+    if (this.io === "sync") return readRangesChecked(path, key, (size) => ranges.map((range) => resolveRange(range, size)), into);
     const opened = await openRegularFile(this.pathOf(key), key);
     if (opened === undefined) return undefined;
     try {

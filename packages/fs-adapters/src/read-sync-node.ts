@@ -80,26 +80,41 @@ export function readFileChecked(
 
 /**
  * Several windows of a regular file, read synchronously through one descriptor: `ranges(size)`
- * gives them once the size is known. `undefined` as {@link readFileChecked}.
+ * gives them once the size is known. `into[i]`, when given and long enough, receives window `i`
+ * (which is then a view of it). `undefined` as {@link readFileChecked}.
  *
  * @example
  * ```ts
  * const parts = readRangesChecked(path, key, (size) => [{ start: 0, end: Math.min(16, size) }]);
  * ```
  */
-export function readRangesChecked(file: string, key: string, ranges: (size: number) => { start: number; end: number }[]): Uint8Array[] | undefined {
+export function readRangesChecked(
+  file: string,
+  key: string,
+  ranges: (size: number) => { start: number; end: number }[],
+  into?: readonly (Uint8Array | undefined)[],
+): Uint8Array[] | undefined {
   return withRegularFile(file, key, (fd, size) => {
-    // One zero-filled allocation for all the windows (a single row reads eight, some of one
-    // byte): they share its memory, and a window cut short by the file's end leaves zeros in it.
+    // One allocation for the windows without a lent buffer (a single row reads eight, some of
+    // one byte): they share its memory.
     const windows = ranges(size);
+    const lent = (i: number, length: number): Uint8Array | undefined => {
+      const buffer = into?.[i];
+      return buffer !== undefined && buffer.length >= length ? buffer : undefined;
+    };
     let total = 0;
-    for (const { start, end } of windows) total += end - start;
-    const memory = new ArrayBuffer(total + READ_BUFFER_OFFSET);
+    windows.forEach(({ start, end }, i) => {
+      if (lent(i, end - start) === undefined) total += end - start;
+    });
+    const memory = total === 0 ? undefined : new ArrayBuffer(total + READ_BUFFER_OFFSET);
     let at = READ_BUFFER_OFFSET;
-    return windows.map(({ start, end }) => {
-      const into = new Uint8Array(memory, at, end - start);
-      at += end - start;
-      return readWindow(fd, key, start, end, into);
+    return windows.map(({ start, end }, i) => {
+      let destination = lent(i, end - start);
+      if (destination === undefined) {
+        destination = new Uint8Array(memory!, at, end - start);
+        at += end - start;
+      }
+      return readWindow(fd, key, start, end, destination);
     });
   });
 }

@@ -110,6 +110,27 @@ describe.each(factories)("%s basic behaviour", (name, make) => {
     await rejectsWith(store.getRanges!("../x", [{ offset: 0, length: 1 }]), "UNSAFE_NAME");
   });
 
+  it("getRanges reads a part into the buffer lent for it when it fits there", async () => {
+    const store = await make();
+    await store.put("k", bytes(0, 1, 2, 3, 4, 5, 6, 7, 8, 9));
+    const memory = new Uint8Array(32).fill(0xee);
+    const lent = [memory.subarray(20, 24), undefined, memory.subarray(4, 6), memory.subarray(10, 14)];
+    const parts = await store.getRanges!("k", [{ offset: 6, length: 4 }, { offset: 0, length: 2 }, { offset: 1, length: 3 }, { suffixLength: 3 }], lent);
+    expect(parts).toEqual([bytes(6, 7, 8, 9), bytes(0, 1), bytes(1, 2, 3), bytes(7, 8, 9)]);
+    const into = store instanceof FileSystemStore && store.io === "sync";
+    // Read where lent: the first part and the clipped suffix; the third did not fit its buffer.
+    expect(parts!.map((p) => p.buffer === memory.buffer)).toEqual([into, false, false, into]);
+    if (into) {
+      expect(parts![0]!.byteOffset).toBe(20);
+      expect(parts![3]!.byteOffset).toBe(10);
+      expect(Array.from(memory.subarray(4, 6))).toEqual([0xee, 0xee]);
+    } else {
+      // A store that does not read into lent buffers leaves them as they were.
+      expect(memory.every((b) => b === 0xee)).toBe(true);
+    }
+    expect(await store.getRanges!("missing", [{ offset: 0, length: 1 }], [memory])).toBeUndefined();
+  });
+
   it("getInto reads the value or a clipped part of it into the lent buffer when it fits", async () => {
     const store = await make();
     if (store.getInto === undefined) return; // optional: this store reads into new arrays only
