@@ -130,6 +130,61 @@ INLINE u32 emit(v128_t r, u8 *mask, u32 at, u32 n) {
 }
 
 /*
+ * The first pass over a block's top two planes, for values of 4 or 8 bytes (`is_float` a
+ * constant at each call, so that each loop is compiled for its kind): the vectors of 16 whole
+ * values in order, each decided by those planes compared at once, with no loop over planes. Keys
+ * are compared as signed bytes (key ^ 0x80), which WebAssembly compares in one instruction where
+ * unsigned bytes take three. A vector with a value still tied with the constant, or a float whose
+ * top byte could hold an exponent of all ones, goes through compare_vector (which may leave it
+ * undecided, for the next planes). Returns the first value not looked at (the short last vector).
+ */
+INLINE u32 first_two_planes(const comparison *c, const block_planes *b, int is_float, u8 *mask, u32 *undecided, u32 *pending, u32 *count) {
+  const u8 *p0 = b->planes[0], *p1 = b->planes[1];
+  const u32 n = b->n, full = n & ~15u;
+  const v128_t zero = wasm_i8x16_splat(0), high = wasm_i8x16_splat((signed char)0x80), low7 = wasm_i8x16_splat(0x7f);
+  const v128_t all = wasm_i8x16_splat(-1);
+  /* Unsigned integers' top bytes are keys already: flipped to compare signed. */
+  const v128_t flip0 = c->kind == KIND_UNSIGNED ? high : zero;
+  const v128_t k0 = wasm_v128_xor(c->key[0], high), k1 = wasm_v128_xor(c->key[1], high);
+  const v128_t want_gt = c->want_gt, want_lt = c->want_lt;
+  u32 matches = 0, waiting = *pending;
+  for (u32 v = 0; v < full; v += 16) {
+    v128_t top = wasm_v128_load(p0 + v), next = wasm_v128_load(p1 + v);
+    v128_t x0, x1, odd;
+    if (is_float) {
+      /* A negative float's key is every bit flipped; the top byte's sign bit is not, here. */
+      v128_t sign = wasm_i8x16_lt(top, zero);
+      x0 = wasm_v128_xor(top, wasm_v128_and(sign, low7));
+      x1 = wasm_v128_xor(next, wasm_v128_xor(sign, high));
+      odd = wasm_i8x16_eq(wasm_v128_and(top, low7), low7);
+    } else {
+      x0 = wasm_v128_xor(top, flip0);
+      x1 = wasm_v128_xor(next, high);
+      odd = zero;
+    }
+    v128_t eq0 = wasm_i8x16_eq(x0, k0);
+    v128_t gt = wasm_v128_or(wasm_i8x16_gt(x0, k0), wasm_v128_and(eq0, wasm_i8x16_gt(x1, k1)));
+    v128_t tie = wasm_v128_or(wasm_v128_and(eq0, wasm_i8x16_eq(x1, k1)), odd);
+    v128_t r;
+    if (wasm_v128_any_true(tie)) {
+      int more = 0;
+      r = compare_vector(c, b->planes, b->avail, v, all, &more);
+      if (more) {
+        undecided[waiting++] = v;
+        continue;
+      }
+    } else {
+      /* Decided by the two planes: greater or less, never equal. */
+      r = wasm_v128_bitselect(want_gt, want_lt, gt);
+    }
+    matches += emit(r, mask, v, n);
+  }
+  *pending = waiting;
+  *count += matches;
+  return full;
+}
+
+/*
  * Compares every value of a Blosc 1.x chunk (src, srclen readable bytes; header and bstarts
  * validated by the caller, streams checked again here) with the constant whose typesize
  * little-endian bytes are at `value`: `kind` 0 unsigned, 1 signed, 2 float (typesize 2, 4 or 8),
@@ -235,7 +290,9 @@ i32 compare_chunk(const u8 *src, u32 srclen, u32 kind, u32 op, const u8 *value, 
       }
       if (want == (T < 2 ? T : 2) && pending == 0) {
         /* First pass: every vector. */
-        for (u32 v = 0; v < n; v += 16) {
+        u32 v = 0;
+        if (T >= 4 && b.avail == 2) v = kind == KIND_FLOAT ? first_two_planes(&c, &b, 1, block_mask, undecided, &pending, &count) : first_two_planes(&c, &b, 0, block_mask, undecided, &pending, &count);
+        for (; v < n; v += 16) {
           int more = 0;
           v128_t r = vector_at(&c, &b, v, &more);
           if (more) undecided[pending++] = v;
