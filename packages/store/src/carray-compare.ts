@@ -15,6 +15,7 @@
 import { comparePlanned, planChunkHead, ResidentInputs } from "@fmt/blosc";
 import type { ChunkPlan, PlaneComparison } from "@fmt/blosc";
 import { UsageError } from "@fmt/errors";
+import { READ_BUFFER_OFFSET } from "@fmt/fs-adapters";
 import { decodeValues } from "@fmt/expr";
 import type { StoredComparison } from "@fmt/expr";
 import type { DType } from "@fmt/meta";
@@ -94,64 +95,110 @@ function compareValues(values: ArrayLike<number | bigint>, op: StoredComparison[
   return matches;
 }
 
-/** Of an eight-byte value's planes, the top four (streams 4–7) are read when reading less pays. */
-const TOP_FROM = 4;
+/**
+ * A read of a full chunk's top byte planes (streams `from` and up of its one block) into the
+ * slot, at their chunk offsets; `undefined` when the chunk is not laid out as the read guessed.
+ */
+interface PlaneRead {
+  /** Streams before this one were not read (the kernel's `readFrom`). */
+  readonly from: number;
+  read(g: number): Promise<{ chunk: Uint8Array; plan: ChunkPlan } | undefined>;
+}
 
 /**
- * Reads of full chunks' top four byte planes, for 8-byte values in format 1 on a store where
- * several small windows of a file cost about one read (`PartialChunkAccess.cheapRanges`): about
- * 40 % of a float64 chunk file whose low planes are stored raw. `undefined` where that does not
- * apply, or without WebAssembly memory to read into.
+ * Readers of full chunks' top byte planes, for values of 4 or 8 bytes in format 1 on a store
+ * where several small windows of a file cost about one read (`PartialChunkAccess.cheapRanges`),
+ * tried in order: the top two planes, then for eight-byte values the top four (about 40 % of a
+ * float64 chunk file whose low planes are stored raw). In the bench's float64 random walk the top
+ * two planes of a 512 KiB chunk compress to 3 KiB (36 KiB at most) and decide all but 0.3 % of
+ * its values. Each reads, through one `ranges` call, the file's head, a small window around the
+ * size prefix of each stream below the ones it reads (where it lies if those streams are stored
+ * raw or nearly), and one window from the first stream it reads to the file's end (the last
+ * streams are the top planes), all into a slot of WebAssembly memory. `undefined` where that does
+ * not apply, or without WebAssembly memory to read into.
  */
-function topPlaneReader(ctx: ScanContext): { read(g: number): Promise<{ chunk: Uint8Array; plan: ChunkPlan } | undefined>; release(): void } | undefined {
+function planeReaders(ctx: ScanContext): { readers: PlaneRead[]; release(): void } | undefined {
   const reader = ctx.reader;
   const partial = reader.layout.partial;
   const atom = ctx.atomSize;
-  if (partial?.ranges === undefined || partial.cheapRanges !== true || atom !== 8) return undefined;
+  if (partial?.ranges === undefined || partial.cheapRanges !== true || (atom !== 8 && atom !== 4)) return undefined;
   const ranges = partial.ranges.bind(partial);
   const nbytes = ctx.chunklen * atom;
   const neblock = nbytes / atom;
   // A chunk of one block of split planes: 128 values at least (c-blosc's split rule), blocks of
   // at most 1 MiB (what c-blosc and this library's writer make).
   if (neblock < 128 || nbytes > 1 << 20) return undefined;
-  // Chunk offsets, for one block of eight split streams (header 16, one block start, then each
-  // stream's 4-byte size and bytes) whose streams before `s` are stored raw.
+  // Chunk offsets, for one block of `atom` split streams (header 16, one block start, then each
+  // stream's 4-byte size and bytes): where stream `s`'s size prefix lies if the streams before it
+  // are stored raw.
   const prefixAt = (s: number): number => 20 + s * (4 + neblock);
   const headLength = prefixAt(0) + 4;
-  const slotBytes = prefixAt(8) + 64;
-  const inputs = ResidentInputs.acquire({ slotBytes, slots: 1, chunkBytes: nbytes });
+  const slotBytes = prefixAt(atom) + 64;
+  const inputs = ResidentInputs.acquire({ slotBytes, slots: 1, chunkBytes: nbytes, slotOffset: READ_BUFFER_OFFSET });
   const slot = inputs?.take(slotBytes);
   if (inputs === undefined || slot === undefined) {
     inputs?.release();
     return undefined;
   }
-  const pieces = [{ offset: 0, length: headLength }];
-  for (let s = 1; s < TOP_FROM; s++) pieces.push({ offset: prefixAt(s), length: 4 });
-  pieces.push({ offset: prefixAt(TOP_FROM), length: (8 - TOP_FROM) * (4 + neblock) });
+  const place = (got: Uint8Array, at: number, length: number): void => {
+    if (got.buffer !== slot.buffer || got.byteOffset !== slot.byteOffset + at) slot.set(got.subarray(0, length), at);
+  };
+  // Low planes of measured values are nearly random but not quite: LZ4 finds a few matches in
+  // them, so a stream stored compressed may be a few hundred bytes short of `neblock`, which
+  // moves every later stream. Each stream below the ones read may fall short by up to `slack`
+  // bytes: the window of a size prefix starts that much earlier for each stream before it.
+  const slack = neblock >> 6;
+  const readerFrom = (from: number): PlaneRead => {
+    const windowAt = (s: number): number => prefixAt(s) - s * slack;
+    const pieces = [{ offset: 0, length: headLength }];
+    for (let s = 1; s < from; s++) pieces.push({ offset: windowAt(s), length: s * slack + 4 });
+    // To the file's end (the last streams are the top planes): the store clips the window there.
+    pieces.push({ offset: windowAt(from), length: prefixAt(atom) - windowAt(from) });
+    // Each piece is lent its place in the slot: a store that reads there (local files) leaves
+    // nothing to copy.
+    const lent = pieces.map((p) => slot.subarray(p.offset, p.offset + p.length));
+    return {
+      from,
+      async read(g) {
+        const key = reader.chunkKey(g);
+        const got = await ranges(g, pieces, true, lent);
+        if (got === undefined) return undefined;
+        const head = got[0]!;
+        const tail = got[got.length - 1]!;
+        if (head.length < headLength) return undefined;
+        // The head is checked as any chunk's is (header, the reader's nbytes, the block start);
+        // only a chunk laid out as guessed is compared from what was read.
+        const cbytes = readI32(head, 12) >>> 0;
+        // One block (blocksize = nbytes) or the head read holds too little of its block starts.
+        if (readI32(head, 4) !== nbytes || readI32(head, 8) !== nbytes) return undefined;
+        const plan = withPath(key, () => planChunkHead(head, Math.max(cbytes, head.length), { path: key, maxBytes: nbytes, checkHeader: (h) => reader.checkStoredNbytes(key, h.nbytes, nbytes, false, ctx.chunklen) }));
+        const { header } = plan;
+        if (plan.nblocks !== 1 || header.memcpyed || header.typesize !== atom || header.nbytes !== nbytes || splitCount(header, header.blocksize, false) !== atom || plan.bstarts[0] !== prefixAt(0)) return undefined;
+        // Each size prefix where the sizes before it put it, inside its window; the streams read
+        // start in the last window, which holds them to the chunk's end.
+        let at = prefixAt(0);
+        let size = readI32(head, at);
+        for (let s = 1; s <= from; s++) {
+          if (size < 0 || size > neblock) return undefined;
+          at += 4 + size;
+          if (s === from) break;
+          const window = got[s]!;
+          if (at < windowAt(s) || at + 4 > windowAt(s) + window.length) return undefined;
+          size = readI32(window, at - windowAt(s));
+        }
+        if (at < windowAt(from) || cbytes < at + 4 * (atom - from) || cbytes > prefixAt(atom) || tail.length < cbytes - windowAt(from)) return undefined;
+        // The pieces at their offsets in the slot (the low planes' bytes are not there).
+        place(head, 0, head.length);
+        for (let s = 1; s < from; s++) place(got[s]!, windowAt(s), got[s]!.length);
+        place(tail, windowAt(from), cbytes - windowAt(from));
+        return { chunk: slot.subarray(0, cbytes), plan };
+      },
+    };
+  };
+  const readers = [readerFrom(atom - 2)];
+  if (atom === 8) readers.push(readerFrom(4));
   return {
-    async read(g) {
-      const key = reader.chunkKey(g);
-      const got = await ranges(g, pieces, true);
-      if (got === undefined) return undefined;
-      const head = got[0]!;
-      const tail = got[got.length - 1]!;
-      if (head.length < headLength) return undefined;
-      // The head is checked as any chunk's is (header, the reader's nbytes, the block start);
-      // only a chunk laid out as guessed is compared from what was read.
-      const cbytes = readI32(head, 12) >>> 0;
-      // One block (blocksize = nbytes) or the head read holds too little of its block starts.
-      if (readI32(head, 4) !== nbytes || readI32(head, 8) !== nbytes) return undefined;
-      const plan = withPath(key, () => planChunkHead(head, Math.max(cbytes, head.length), { path: key, maxBytes: nbytes, checkHeader: (h) => reader.checkStoredNbytes(key, h.nbytes, nbytes, false, ctx.chunklen) }));
-      const { header } = plan;
-      if (plan.nblocks !== 1 || header.memcpyed || header.typesize !== 8 || header.nbytes !== nbytes || splitCount(header, header.blocksize, false) !== 8 || plan.bstarts[0] !== prefixAt(0)) return undefined;
-      if (cbytes < prefixAt(TOP_FROM) + 16 || cbytes > prefixAt(8) || tail.length < cbytes - prefixAt(TOP_FROM) || readI32(head, prefixAt(0)) !== neblock) return undefined;
-      for (let s = 1; s < TOP_FROM; s++) if (got[s]!.length !== 4 || readI32(got[s]!, 0) !== neblock) return undefined;
-      // The pieces at their offsets in the slot (the low planes' bytes are not there).
-      slot.set(head, 0);
-      for (let s = 1; s < TOP_FROM; s++) slot.set(got[s]!, prefixAt(s));
-      slot.set(tail.subarray(0, cbytes - prefixAt(TOP_FROM)), prefixAt(TOP_FROM));
-      return { chunk: slot.subarray(0, cbytes), plan };
-    },
+    readers,
     release() {
       inputs.giveBack(slot);
       inputs.release();
@@ -240,28 +287,35 @@ export async function compareStoredOf(ctx: ScanContext, comparison: StoredCompar
     const matches = compareValues(decodeValues(bytes, ctx.dtype) as ArrayLike<number | bigint>, comparison.op, value, part);
     visit(loaded.firstRow + from, matches, masks ? part : undefined);
   };
-  const top = topPlaneReader(ctx);
+  const top = planeReaders(ctx);
   if (top === undefined) {
     for await (const loaded of reader.chunksInOrder(indices, { reuseInputs: true })) compareLoaded(loaded);
     return true;
   }
-  // Full chunks stored as files, nothing of them in memory: only their top planes are read, and
-  // the rest only for a chunk the top planes do not decide (or not laid out as expected).
-  // Chunks not laid out as expected (several blocks, compressed low planes) are read whole; after
-  // a few more of them than of the others, the rest of the pass reads whole files.
-  let misses = 0;
-  let hits = 0;
+  // Full chunks stored as files, nothing of them in memory: only their top planes are read, the
+  // top two first, and more only for a chunk they do not decide (or not laid out as expected).
+  // A reader that missed a few more chunks than it compared is not tried for the rest of the
+  // pass; neither is any once the last one is not.
+  const misses = top.readers.map(() => 0);
+  const hits = top.readers.map(() => 0);
+  const worth = (r: number): boolean => misses[r]! < 4 || misses[r]! <= hits[r]!;
   try {
     for (const k of indices) {
       const kept = reader.cache.compressed(k);
-      if (k < reader.fullChunks && reader.cache.chunk(k) === undefined && kept === undefined && (misses < 4 || misses <= hits)) {
-        const read = await top.read(k);
+      if (k < reader.fullChunks && reader.cache.chunk(k) === undefined && kept === undefined) {
         const firstRow = k * ctx.chunklen;
-        if (read !== undefined && compareInKernel(read.chunk, read.plan, firstRow, Math.max(start, firstRow) - firstRow, Math.min(stop, firstRow + ctx.chunklen) - firstRow, TOP_FROM)) {
-          hits++;
-          continue;
+        const from = Math.max(start, firstRow) - firstRow;
+        const to = Math.min(stop, firstRow + ctx.chunklen) - firstRow;
+        let done = false;
+        for (let r = 0; r < top.readers.length && !done && worth(top.readers.length - 1); r++) {
+          if (!worth(r)) continue;
+          const planes = top.readers[r]!;
+          const read = await planes.read(k);
+          done = read !== undefined && compareInKernel(read.chunk, read.plan, firstRow, from, to, planes.from);
+          if (done) hits[r]!++;
+          else misses[r]!++;
         }
-        misses++;
+        if (done) continue;
       }
       compareLoaded(await reader.loadChunk(k, kept === undefined ? undefined : { index: k, key: reader.chunkKey(k), chunk: kept }));
     }

@@ -151,12 +151,14 @@ export class LayoutV1 implements ChunkLayoutWriter {
     };
     const getRanges = store.getRanges?.bind(store);
     if (getRanges !== undefined) {
-      this.partial.ranges = async (g, pieces, checkContainer = false) => {
+      this.partial.ranges = async (g, pieces, checkContainer = false, into = undefined) => {
         // A journaled chunk is read whole (from its staged file), as head() does.
         if (this.#journal.has(g)) return undefined;
         const key = this.keyOf(g);
         const windows = pieces.map((p) => ({ offset: BLPK_V1_HEADER_SIZE + p.offset, length: p.length }));
-        const got = await getRanges(key, checkContainer ? [{ offset: 0, length: BLPK_V1_HEADER_SIZE }, ...windows] : windows);
+        const got = checkContainer
+          ? await getRanges(key, [{ offset: 0, length: BLPK_V1_HEADER_SIZE }, ...windows], into === undefined ? undefined : [undefined, ...into])
+          : await getRanges(key, windows, into);
         if (got === undefined) throw new FormatError("MISSING_FILE", "chunk file is missing", { path: key, field: "file" });
         if (!checkContainer) return got;
         withPath(key, () => readBlpkV1Header(got[0]!, key));

@@ -57,9 +57,10 @@ export interface PartialChunkAccess {
    * Several such windows through one request or open (stores with `getRanges`); `undefined` when
    * the chunk must be read whole instead (a staged, journaled chunk). `checkContainer`: the file's
    * container header is read in the same request and checked, as {@link PartialChunkAccess.head}
-   * and whole reads check it.
+   * and whole reads check it. `into` lends a buffer per piece, as the store's `getRanges` takes
+   * them: a piece read there is a view of its buffer, any other comes in memory of its own.
    */
-  ranges?(g: number, pieces: readonly { offset: number; length: number }[], checkContainer?: boolean): Promise<Uint8Array[] | undefined>;
+  ranges?(g: number, pieces: readonly { offset: number; length: number }[], checkContainer?: boolean, into?: readonly (Uint8Array | undefined)[]): Promise<Uint8Array[] | undefined>;
   /**
    * Whether `ranges` costs about what reading the file whole costs, less the bytes not read: taken
    * to hold for a store without a `concurrency` hint (local files, memory: windows come through one

@@ -4,10 +4,14 @@
 // JavaScript. Every numeric dtype, both format versions, every codec and shuffle (the chunks the
 // plane kernel declines are decoded and compared instead), chunks of several blocks, a leftover
 // chunk, rows a writer still holds in memory, start/stop, constants tied with stored values.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { UsageError } from "@fmt/errors";
 import { MemoryStore } from "@fmt/fs-adapters";
+import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { createCtable, openCarray, openCtable } from "@fmt/store";
 import type { CTable } from "@fmt/store";
 import { datasetDir, expectedBytes, expectedValues, manifest, memoryCopy } from "./helpers.js";
@@ -193,6 +197,73 @@ describe("where: one comparison of a stored column", () => {
     }
   });
 
+  it("reads only the top two planes of local chunk files where they decide, into the kernel's memory", async () => {
+    // A slow climb with noise, as the bench's walk is within a chunk: the low planes are stored
+    // raw, the top two of float64 and float32 values compress well and decide every value of a
+    // chunk whose values do not come near the constant's top two bytes (one chunk of twelve here:
+    // it is read again, more of it). A local store reads the windows where they go.
+    const n = 12 * 65_536;
+    const f8 = new Float64Array(n);
+    const f4 = new Float32Array(n);
+    let s = 7;
+    // mulberry32: random in every bit (the low bits of a linear congruential generator are not).
+    const random = (): number => {
+      s = (s + 0x6d2b79f5) | 0;
+      let r = Math.imul(s ^ (s >>> 15), 1 | s);
+      r ^= r + Math.imul(r ^ (r >>> 7), 61 | r);
+      return ((r ^ (r >>> 14)) >>> 0) / 2 ** 32;
+    };
+    const bits = new Uint32Array(f8.buffer);
+    for (let i = 0; i < n; i++) {
+      f8[i] = 100 + i * 0.0005 + random() * 2;
+      // Measurement noise in the low half of the mantissa.
+      bits[2 * i] = random() * 2 ** 32;
+      f4[i] = Math.fround(f8[i]!);
+    }
+    const dir = mkdtempSync(join(tmpdir(), "top-planes-"));
+    try {
+      const store = new FileSystemStore(dir);
+      const t = await createCtable(store, "t", [
+        { name: "f8", data: f8, options: { chunklen: 65_536 } },
+        { name: "f4", data: f4, options: { chunklen: 65_536 } },
+      ]);
+      await t.close();
+      let read = 0;
+      const getRanges = store.getRanges.bind(store);
+      vi.spyOn(store, "getRanges").mockImplementation(async (key, ranges, into) => {
+        const got = await getRanges(key, ranges, into);
+        read += got?.reduce((a, b) => a + b.length, 0) ?? 0;
+        return got;
+      });
+      const get = store.get.bind(store);
+      vi.spyOn(store, "get").mockImplementation(async (key) => {
+        const bytes = await get(key);
+        if (key.includes("/data/")) read += bytes?.length ?? 0;
+        return bytes;
+      });
+      const table = await openCtable(store, "t");
+      for (const [column, values] of [["f8", f8], ["f4", f4]] as const) {
+        const files = await Promise.all((await store.list(`t/${column}/data/`)).map((k) => get(k)));
+        const total = files.reduce((a, b) => a + (b?.length ?? 0), 0);
+        for (const c of [values[Math.floor(0.75 * n)]!, 300.03125]) {
+          for (const op of ["<", ">=", "=="] as const) {
+            const expected: number[] = [];
+            for (let i = 0; i < n; i++) if (holds(op, values[i]!, c)) expected.push(i);
+            read = 0;
+            expect(await table.where(`${column} ${op} ${literal(c)}`, { as: "count" })).toBe(expected.length);
+            expect(Array.from(await table.where(`${column} ${op} ${literal(c)}`))).toEqual(expected);
+            // The chunks that come near the constant are read again, more of them; the others by
+            // their top two planes: under a third of the bytes for float64 (the top four planes
+            // alone would read more than half), under half for float32 (read whole otherwise).
+            expect(read).toBeLessThan((column === "f8" ? 0.35 : 0.45) * 2 * total);
+          }
+        }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("reads chunks whole whose low planes are compressed, and checks every chunk file's container", async () => {
     // Integer-valued floats: the low planes are all zeros (compressed), so the top-plane read
     // does not apply; after a few such chunks the pass stops trying.
@@ -206,7 +277,8 @@ describe("where: one comparison of a stored column", () => {
     const table = await openCtable(store, "t");
     const expected = values.reduce((k, v) => k + (v > 500.5 ? 1 : 0), 0);
     expect(await table.where("f64 > 500.5", { as: "count" })).toBe(expected);
-    expect(getRanges.mock.calls.length).toBe(4);
+    // Each of the two readers (the top two planes, the top four) tried on four chunks.
+    expect(getRanges.mock.calls.length).toBe(8);
     // A chunk file whose container header is broken is refused, as a whole read refuses it.
     const walk = new Float64Array(4 * 65_536);
     let v = 0;
