@@ -270,7 +270,7 @@ export class FileSystemStore implements WritableStore {
     settleWriteThread();
     const path = this.pathOf(key);
     for (const range of ranges) resolveRange(range, 0);
-    if (this.io === "sync") return readRangesChecked(path, key, (size) => ranges.map((range) => resolveRange(range, size)), into);
+    if (this.io === "sync") return readRangesChecked(path, key, ranges, resolveRange, into);
     const opened = await openRegularFile(this.pathOf(key), key);
     if (opened === undefined) return undefined;
     try {
