@@ -20,8 +20,10 @@ import { decodeValues } from "@fmt/expr";
 import type { StoredComparison } from "@fmt/expr";
 import type { DType } from "@fmt/meta";
 import { splitCount } from "@fmt/header";
+import type { ChunkReader } from "./carray-read.js";
 import type { LoadedChunk } from "./carray-read-types.js";
 import type { ScanContext } from "./carray-scan.js";
+import type { PartialChunkAccess } from "./layout.js";
 import { withPath } from "./internal.js";
 
 /** `visit` of {@link compareStoredOf}: a run of rows, its matches and (when asked) its 0/1 mask. */
@@ -96,14 +98,137 @@ function compareValues(values: ArrayLike<number | bigint>, op: StoredComparison[
 }
 
 /**
- * A read of a full chunk's top byte planes (streams `from` and up of its one block) into the
- * slot, at their chunk offsets; `undefined` when the chunk is not laid out as the read guessed.
+ * Reads of a full chunk's top byte planes (streams `from` and up of its one block) into a slot of
+ * WebAssembly memory, at their chunk offsets, through one `ranges` call: the file's head, a small
+ * window around the size prefix of each stream below `from` (where it lies if those streams are
+ * stored raw or nearly), and one window from stream `from` to the file's end (the last streams
+ * are the top planes). A class, not closures made per pass: V8 keeps the optimized code of a
+ * method across garbage collections, while a closure's dies with the closures of the pass it was
+ * made for (and every pass after a collection ran the reads unoptimized again).
  */
-interface PlaneRead {
+class PlaneReader {
   /** Streams before this one were not read (the kernel's `readFrom`). */
   readonly from: number;
-  read(g: number): Promise<{ chunk: Uint8Array; plan: ChunkPlan } | undefined>;
+  /** In this pass, chunks this reader compared, and chunks it did not (laid out otherwise, not decided). */
+  hits = 0;
+  misses = 0;
+  readonly #reader: ChunkReader;
+  readonly #ranges: NonNullable<PartialChunkAccess["ranges"]>;
+  readonly #neblock: number;
+  readonly #atom: number;
+  readonly #slack: number;
+  readonly #pieces: { offset: number; length: number }[];
+  /** This pass's slot, and each piece's place in it. */
+  #slot: Uint8Array = new Uint8Array(0);
+  #lent: Uint8Array[] = [];
+  /** Whether a pass is reading with it (another pass on the same array at once makes its own). */
+  busy = false;
+
+  constructor(reader: ChunkReader, ranges: NonNullable<PartialChunkAccess["ranges"]>, neblock: number, atom: number, from: number) {
+    this.#reader = reader;
+    this.#ranges = ranges;
+    this.from = from;
+    this.#neblock = neblock;
+    this.#atom = atom;
+    // Low planes of measured values are nearly random but not quite: LZ4 finds a few matches in
+    // them, so a stream stored compressed may be a few hundred bytes short of `neblock`, which
+    // moves every later stream. Each stream below the ones read may fall short by up to `slack`
+    // bytes: the window of a size prefix starts that much earlier for each stream before it.
+    this.#slack = neblock >> 6;
+    const pieces = [{ offset: 0, length: HEAD_LENGTH }];
+    for (let s = 1; s < from; s++) pieces.push({ offset: this.#windowAt(s), length: s * this.#slack + 4 });
+    // To the file's end: the store clips the window there.
+    pieces.push({ offset: this.#windowAt(from), length: this.#prefixAt(atom) - this.#windowAt(from) });
+    this.#pieces = pieces;
+  }
+
+  /**
+   * Starts a pass reading into `slot` (the chunk's streams all raw fit there): each piece is lent
+   * its place in it, so that a store that reads there (local files) leaves nothing to copy.
+   */
+  begin(slot: Uint8Array): void {
+    this.#slot = slot;
+    this.#lent = this.#pieces.map((p) => slot.subarray(p.offset, p.offset + p.length));
+    this.hits = 0;
+    this.misses = 0;
+    this.busy = true;
+  }
+
+  /** Ends the pass: the slot goes back to its owner, and nothing here holds it. */
+  end(): void {
+    this.#slot = new Uint8Array(0);
+    this.#lent = [];
+    this.busy = false;
+  }
+
+  /** Whether trying it still pays: it missed at most a few more chunks than it compared. */
+  get worth(): boolean {
+    return this.misses < 4 || this.misses <= this.hits;
+  }
+
+  /** Where stream `s`'s size prefix lies if the streams before it are stored raw. */
+  #prefixAt(s: number): number {
+    return BLOCK_START + s * (4 + this.#neblock);
+  }
+
+  /** Where the window read for stream `s` starts. */
+  #windowAt(s: number): number {
+    return this.#prefixAt(s) - s * this.#slack;
+  }
+
+  /** `got`'s first `length` bytes at `at` in the slot, unless the store read them there. */
+  #place(got: Uint8Array, at: number, length: number): void {
+    const slot = this.#slot;
+    if (got.buffer !== slot.buffer || got.byteOffset !== slot.byteOffset + at) slot.set(got.subarray(0, length), at);
+  }
+
+  /** Chunk `g`'s top planes in the slot, or `undefined` when it is not laid out as guessed. */
+  async read(g: number): Promise<{ chunk: Uint8Array; plan: ChunkPlan } | undefined> {
+    const reader = this.#reader;
+    const { from } = this;
+    const atom = this.#atom;
+    const neblock = this.#neblock;
+    const nbytes = neblock * atom;
+    const key = reader.chunkKey(g);
+    const got = await this.#ranges(g, this.#pieces, true, this.#lent);
+    if (got === undefined) return undefined;
+    const head = got[0]!;
+    const tail = got[got.length - 1]!;
+    if (head.length < HEAD_LENGTH) return undefined;
+    // The head is checked as any chunk's is (header, the reader's nbytes, the block start); only
+    // a chunk laid out as guessed is compared from what was read.
+    const cbytes = readI32(head, 12) >>> 0;
+    // One block (blocksize = nbytes) or the head read holds too little of its block starts.
+    if (readI32(head, 4) !== nbytes || readI32(head, 8) !== nbytes) return undefined;
+    const plan = withPath(key, () => planChunkHead(head, Math.max(cbytes, head.length), { path: key, maxBytes: nbytes, checkHeader: (h) => reader.checkStoredNbytes(key, h.nbytes, nbytes, false, neblock) }));
+    const { header } = plan;
+    if (plan.nblocks !== 1 || header.memcpyed || header.typesize !== atom || header.nbytes !== nbytes || splitCount(header, header.blocksize, false) !== atom || plan.bstarts[0] !== BLOCK_START) return undefined;
+    // Each size prefix where the sizes before it put it, inside its window; the streams read
+    // start in the last window, which holds them to the chunk's end.
+    let at = BLOCK_START;
+    let size = readI32(head, at);
+    for (let s = 1; s <= from; s++) {
+      if (size < 0 || size > neblock) return undefined;
+      at += 4 + size;
+      if (s === from) break;
+      const window = got[s]!;
+      if (at < this.#windowAt(s) || at + 4 > this.#windowAt(s) + window.length) return undefined;
+      size = readI32(window, at - this.#windowAt(s));
+    }
+    const last = this.#windowAt(from);
+    if (at < last || cbytes < at + 4 * (atom - from) || cbytes > this.#prefixAt(atom) || tail.length < cbytes - last) return undefined;
+    // The pieces at their offsets in the slot (the low planes' bytes are not there).
+    this.#place(head, 0, head.length);
+    for (let s = 1; s < from; s++) this.#place(got[s]!, this.#windowAt(s), got[s]!.length);
+    this.#place(tail, last, cbytes - last);
+    return { chunk: this.#slot.subarray(0, cbytes), plan };
+  }
 }
+
+/** The chunk offset of a one-block chunk's block: the 16-byte header, then its one block start. */
+const BLOCK_START = 20;
+/** What a plane reader reads of a chunk's head: up to stream 0's size prefix. */
+const HEAD_LENGTH = BLOCK_START + 4;
 
 /**
  * Readers of full chunks' top byte planes, for values of 4 or 8 bytes in format 1 on a store
@@ -111,104 +236,137 @@ interface PlaneRead {
  * tried in order: the top two planes, then for eight-byte values the top four (about 40 % of a
  * float64 chunk file whose low planes are stored raw). In the bench's float64 random walk the top
  * two planes of a 512 KiB chunk compress to 3 KiB (36 KiB at most) and decide all but 0.3 % of
- * its values. Each reads, through one `ranges` call, the file's head, a small window around the
- * size prefix of each stream below the ones it reads (where it lies if those streams are stored
- * raw or nearly), and one window from the first stream it reads to the file's end (the last
- * streams are the top planes), all into a slot of WebAssembly memory. `undefined` where that does
- * not apply, or without WebAssembly memory to read into.
+ * its values. All read into one slot of WebAssembly memory. `undefined` where that does not
+ * apply, or without WebAssembly memory to read into.
  */
-function planeReaders(ctx: ScanContext): { readers: PlaneRead[]; release(): void } | undefined {
+function planeReaders(ctx: ScanContext): { readers: PlaneReader[]; release(): void } | undefined {
   const reader = ctx.reader;
   const partial = reader.layout.partial;
   const atom = ctx.atomSize;
   if (partial?.ranges === undefined || partial.cheapRanges !== true || (atom !== 8 && atom !== 4)) return undefined;
-  const ranges = partial.ranges.bind(partial);
-  const nbytes = ctx.chunklen * atom;
-  const neblock = nbytes / atom;
+  const neblock = ctx.chunklen;
+  const nbytes = neblock * atom;
   // A chunk of one block of split planes: 128 values at least (c-blosc's split rule), blocks of
   // at most 1 MiB (what c-blosc and this library's writer make).
   if (neblock < 128 || nbytes > 1 << 20) return undefined;
-  // Chunk offsets, for one block of `atom` split streams (header 16, one block start, then each
-  // stream's 4-byte size and bytes): where stream `s`'s size prefix lies if the streams before it
-  // are stored raw.
-  const prefixAt = (s: number): number => 20 + s * (4 + neblock);
-  const headLength = prefixAt(0) + 4;
-  const slotBytes = prefixAt(atom) + 64;
+  // The chunk's streams all stored raw, and a little more.
+  const slotBytes = BLOCK_START + atom * (4 + neblock) + 64;
   const inputs = ResidentInputs.acquire({ slotBytes, slots: 1, chunkBytes: nbytes, slotOffset: READ_BUFFER_OFFSET });
   const slot = inputs?.take(slotBytes);
   if (inputs === undefined || slot === undefined) {
     inputs?.release();
     return undefined;
   }
-  const place = (got: Uint8Array, at: number, length: number): void => {
-    if (got.buffer !== slot.buffer || got.byteOffset !== slot.byteOffset + at) slot.set(got.subarray(0, length), at);
-  };
-  // Low planes of measured values are nearly random but not quite: LZ4 finds a few matches in
-  // them, so a stream stored compressed may be a few hundred bytes short of `neblock`, which
-  // moves every later stream. Each stream below the ones read may fall short by up to `slack`
-  // bytes: the window of a size prefix starts that much earlier for each stream before it.
-  const slack = neblock >> 6;
-  const readerFrom = (from: number): PlaneRead => {
-    const windowAt = (s: number): number => prefixAt(s) - s * slack;
-    const pieces = [{ offset: 0, length: headLength }];
-    for (let s = 1; s < from; s++) pieces.push({ offset: windowAt(s), length: s * slack + 4 });
-    // To the file's end (the last streams are the top planes): the store clips the window there.
-    pieces.push({ offset: windowAt(from), length: prefixAt(atom) - windowAt(from) });
-    // Each piece is lent its place in the slot: a store that reads there (local files) leaves
-    // nothing to copy.
-    const lent = pieces.map((p) => slot.subarray(p.offset, p.offset + p.length));
-    return {
-      from,
-      async read(g) {
-        const key = reader.chunkKey(g);
-        const got = await ranges(g, pieces, true, lent);
-        if (got === undefined) return undefined;
-        const head = got[0]!;
-        const tail = got[got.length - 1]!;
-        if (head.length < headLength) return undefined;
-        // The head is checked as any chunk's is (header, the reader's nbytes, the block start);
-        // only a chunk laid out as guessed is compared from what was read.
-        const cbytes = readI32(head, 12) >>> 0;
-        // One block (blocksize = nbytes) or the head read holds too little of its block starts.
-        if (readI32(head, 4) !== nbytes || readI32(head, 8) !== nbytes) return undefined;
-        const plan = withPath(key, () => planChunkHead(head, Math.max(cbytes, head.length), { path: key, maxBytes: nbytes, checkHeader: (h) => reader.checkStoredNbytes(key, h.nbytes, nbytes, false, ctx.chunklen) }));
-        const { header } = plan;
-        if (plan.nblocks !== 1 || header.memcpyed || header.typesize !== atom || header.nbytes !== nbytes || splitCount(header, header.blocksize, false) !== atom || plan.bstarts[0] !== prefixAt(0)) return undefined;
-        // Each size prefix where the sizes before it put it, inside its window; the streams read
-        // start in the last window, which holds them to the chunk's end.
-        let at = prefixAt(0);
-        let size = readI32(head, at);
-        for (let s = 1; s <= from; s++) {
-          if (size < 0 || size > neblock) return undefined;
-          at += 4 + size;
-          if (s === from) break;
-          const window = got[s]!;
-          if (at < windowAt(s) || at + 4 > windowAt(s) + window.length) return undefined;
-          size = readI32(window, at - windowAt(s));
-        }
-        if (at < windowAt(from) || cbytes < at + 4 * (atom - from) || cbytes > prefixAt(atom) || tail.length < cbytes - windowAt(from)) return undefined;
-        // The pieces at their offsets in the slot (the low planes' bytes are not there).
-        place(head, 0, head.length);
-        for (let s = 1; s < from; s++) place(got[s]!, windowAt(s), got[s]!.length);
-        place(tail, windowAt(from), cbytes - windowAt(from));
-        return { chunk: slot.subarray(0, cbytes), plan };
-      },
-    };
-  };
-  const readers = [readerFrom(atom - 2)];
-  if (atom === 8) readers.push(readerFrom(4));
+  // The readers of a carray are made once and kept with its chunk reader: V8 keeps the optimized
+  // code of their methods only while objects of their shape live (readers made per pass died at
+  // every garbage collection, and with them that code: a where after one ran unoptimized).
+  // A pass running while another reads with them makes readers of its own.
+  let readers = readersOf.get(reader);
+  if (readers === undefined || readers[0]!.busy) {
+    const ranges = partial.ranges.bind(partial);
+    const made = [new PlaneReader(reader, ranges, neblock, atom, atom - 2)];
+    if (atom === 8) made.push(new PlaneReader(reader, ranges, neblock, atom, 4));
+    if (readers === undefined) readersOf.set(reader, made);
+    readers = made;
+  }
+  for (const r of readers) r.begin(slot);
+  const kept = readers;
   return {
     readers,
     release() {
+      for (const r of kept) r.end();
       inputs.giveBack(slot);
       inputs.release();
     },
   };
 }
 
+/** The plane readers of each chunk reader (see {@link planeReaders}). */
+const readersOf = new WeakMap<ChunkReader, PlaneReader[]>();
+
 /** The little-endian int32 at `at`. */
 function readI32(bytes: Uint8Array, at: number): number {
   return bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
+}
+
+/**
+ * One pass of {@link compareStoredOf}: each chunk compared by the kernel where it takes it, or
+ * decoded and compared here. A class for the reason {@link PlaneReader} is one.
+ */
+class ComparisonPass {
+  readonly #ctx: ScanContext;
+  readonly #op: StoredComparison["op"];
+  /** The constant as the decoded values hold it: a bigint for int64, a number otherwise. */
+  readonly #value: number | bigint;
+  readonly #plane: PlaneComparison;
+  readonly #start: number;
+  readonly #stop: number;
+  readonly #masks: boolean;
+  readonly #visit: ComparedRows;
+  #mask = new Uint8Array(0);
+  #scratch = new Uint8Array(0);
+
+  constructor(ctx: ScanContext, comparison: StoredComparison, plane: PlaneComparison, options: { start: number; stop: number; masks: boolean }, visit: ComparedRows) {
+    this.#ctx = ctx;
+    this.#op = comparison.op;
+    this.#value = ctx.dtype.itemsize === 8 && ctx.dtype.kind !== "f" ? BigInt(comparison.value) : Number(comparison.value);
+    this.#plane = plane;
+    this.#start = options.start;
+    this.#stop = options.stop;
+    this.#masks = options.masks;
+    this.#visit = visit;
+  }
+
+  #maskOf(values: number): Uint8Array {
+    if (this.#mask.length < values) this.#mask = new Uint8Array(Math.max(values, this.#ctx.chunklen));
+    return this.#mask.subarray(0, values);
+  }
+
+  /**
+   * The kernel on a chunk of `rows` rows from `firstRow` (their part in `[start, stop)` asked
+   * for), streams before `readFrom` not read; false when it declines.
+   */
+  compareInKernel(chunk: Uint8Array, plan: ChunkPlan, firstRow: number, rows: number, readFrom: number): boolean {
+    const from = Math.max(this.#start, firstRow) - firstRow;
+    const to = Math.min(this.#stop, firstRow + rows) - firstRow;
+    // A chunk of more values than its rows (a lenient leftover chunk), or only some of its rows
+    // asked for: the kernel's mask, cut to those rows.
+    const all = plan.header.nbytes / this.#ctx.atomSize;
+    const whole = from === 0 && to === all;
+    const masks = this.#masks;
+    const chunkMask = masks || !whole ? this.#maskOf(all) : undefined;
+    const matches = comparePlanned(chunk, plan, readFrom === 0 ? this.#plane : { ...this.#plane, readFrom }, chunkMask);
+    if (matches === undefined) return false;
+    if (whole) {
+      this.#visit(firstRow, matches, chunkMask);
+    } else {
+      const part = chunkMask!.subarray(from, to);
+      let n = 0;
+      for (let i = 0; i < part.length; i++) n += part[i]!;
+      this.#visit(firstRow + from, n, masks ? part : undefined);
+    }
+    return true;
+  }
+
+  /** A chunk the reader loaded: by the kernel where it takes it, else decoded and compared here. */
+  compareLoaded(loaded: LoadedChunk): void {
+    const ctx = this.#ctx;
+    const reader = ctx.reader;
+    const atom = ctx.atomSize;
+    const plan = loaded.plan;
+    if (plan !== undefined && loaded.decoded === undefined && reader.cache.chunk(loaded.index) === undefined && plan.header.typesize === atom) {
+      if (this.compareInKernel(loaded.chunk, plan, loaded.firstRow, loaded.rows, 0)) return;
+    }
+    const from = Math.max(this.#start, loaded.firstRow) - loaded.firstRow;
+    const to = Math.min(this.#stop, loaded.firstRow + loaded.rows) - loaded.firstRow;
+    const size = (to - from) * atom;
+    if (this.#scratch.length < size) this.#scratch = new Uint8Array(Math.max(size, ctx.chunklen * atom));
+    const bytes = this.#scratch.subarray(0, size);
+    reader.decodeRowsInto(loaded, from, to, bytes, 0);
+    const part = this.#maskOf(to - from);
+    const matches = compareValues(decodeValues(bytes, ctx.dtype) as ArrayLike<number | bigint>, this.#op, this.#value, part);
+    this.#visit(loaded.firstRow + from, matches, this.#masks ? part : undefined);
+  }
 }
 
 /**
@@ -233,7 +391,7 @@ export async function compareStoredOf(ctx: ScanContext, comparison: StoredCompar
   if (typeof constant !== "number" && typeof constant !== "bigint") {
     throw new UsageError("INVALID_ARGUMENT", "the constant must be a number or a bigint", { path: ctx.path, field: "comparison.value", expected: "number | bigint", actual: typeof constant });
   }
-  const { start, stop, masks } = options;
+  const { start, stop } = options;
   ctx.checkBounds(start, stop);
   const plane = planeComparisonOf(ctx.dtype, ctx.itemsPerRow, comparison);
   if (plane === undefined) return false;
@@ -242,82 +400,36 @@ export async function compareStoredOf(ctx: ScanContext, comparison: StoredCompar
   ctx.checkAllocation(Math.min(ctx.chunklen, stop - start));
   if (start === stop) return true;
   const reader = ctx.reader;
-  const atom = ctx.atomSize;
-  // The constant as the decoded values hold it: a bigint for int64, a number otherwise.
-  const value = ctx.dtype.itemsize === 8 && ctx.dtype.kind !== "f" ? BigInt(comparison.value) : Number(comparison.value);
+  const pass = new ComparisonPass(ctx, comparison, plane, options, visit);
   const first = Math.floor(start / ctx.chunklen);
   const indices = Array.from({ length: Math.floor((stop - 1) / ctx.chunklen) - first + 1 }, (_, i) => first + i);
-  let mask = new Uint8Array(0);
-  let scratch = new Uint8Array(0);
-  const maskOf = (values: number): Uint8Array => {
-    if (mask.length < values) mask = new Uint8Array(Math.max(values, ctx.chunklen));
-    return mask.subarray(0, values);
-  };
-  // The kernel on a chunk (`all` values, rows [from, to) of it asked for); false when it declines.
-  const compareInKernel = (chunk: Uint8Array, plan: ChunkPlan, firstRow: number, from: number, to: number, readFrom: number): boolean => {
-    // A chunk of more values than its rows (a lenient leftover chunk), or only some of its rows
-    // asked for: the kernel's mask, cut to those rows.
-    const all = plan.header.nbytes / atom;
-    const whole = from === 0 && to === all;
-    const chunkMask = masks || !whole ? maskOf(all) : undefined;
-    const matches = comparePlanned(chunk, plan, readFrom === 0 ? plane : { ...plane, readFrom }, chunkMask);
-    if (matches === undefined) return false;
-    if (whole) {
-      visit(firstRow, matches, chunkMask);
-    } else {
-      const part = chunkMask!.subarray(from, to);
-      let n = 0;
-      for (let i = 0; i < part.length; i++) n += part[i]!;
-      visit(firstRow + from, n, masks ? part : undefined);
-    }
-    return true;
-  };
-  const compareLoaded = (loaded: LoadedChunk): void => {
-    const from = Math.max(start, loaded.firstRow) - loaded.firstRow;
-    const to = Math.min(stop, loaded.firstRow + loaded.rows) - loaded.firstRow;
-    const plan = loaded.plan;
-    if (plan !== undefined && loaded.decoded === undefined && reader.cache.chunk(loaded.index) === undefined && plan.header.typesize === atom) {
-      if (compareInKernel(loaded.chunk, plan, loaded.firstRow, from, to, 0)) return;
-    }
-    const size = (to - from) * atom;
-    if (scratch.length < size) scratch = new Uint8Array(Math.max(size, ctx.chunklen * atom));
-    const bytes = scratch.subarray(0, size);
-    reader.decodeRowsInto(loaded, from, to, bytes, 0);
-    const part = maskOf(to - from);
-    const matches = compareValues(decodeValues(bytes, ctx.dtype) as ArrayLike<number | bigint>, comparison.op, value, part);
-    visit(loaded.firstRow + from, matches, masks ? part : undefined);
-  };
   const top = planeReaders(ctx);
   if (top === undefined) {
-    for await (const loaded of reader.chunksInOrder(indices, { reuseInputs: true })) compareLoaded(loaded);
+    for await (const loaded of reader.chunksInOrder(indices, { reuseInputs: true })) pass.compareLoaded(loaded);
     return true;
   }
   // Full chunks stored as files, nothing of them in memory: only their top planes are read, the
   // top two first, and more only for a chunk they do not decide (or not laid out as expected).
   // A reader that missed a few more chunks than it compared is not tried for the rest of the
   // pass; neither is any once the last one is not.
-  const misses = top.readers.map(() => 0);
-  const hits = top.readers.map(() => 0);
-  const worth = (r: number): boolean => misses[r]! < 4 || misses[r]! <= hits[r]!;
+  const { readers } = top;
   try {
     for (const k of indices) {
       const kept = reader.cache.compressed(k);
       if (k < reader.fullChunks && reader.cache.chunk(k) === undefined && kept === undefined) {
         const firstRow = k * ctx.chunklen;
-        const from = Math.max(start, firstRow) - firstRow;
-        const to = Math.min(stop, firstRow + ctx.chunklen) - firstRow;
         let done = false;
-        for (let r = 0; r < top.readers.length && !done && worth(top.readers.length - 1); r++) {
-          if (!worth(r)) continue;
-          const planes = top.readers[r]!;
+        for (let r = 0; r < readers.length && !done && readers[readers.length - 1]!.worth; r++) {
+          const planes = readers[r]!;
+          if (!planes.worth) continue;
           const read = await planes.read(k);
-          done = read !== undefined && compareInKernel(read.chunk, read.plan, firstRow, from, to, planes.from);
-          if (done) hits[r]!++;
-          else misses[r]!++;
+          done = read !== undefined && pass.compareInKernel(read.chunk, read.plan, firstRow, ctx.chunklen, planes.from);
+          if (done) planes.hits++;
+          else planes.misses++;
         }
         if (done) continue;
       }
-      compareLoaded(await reader.loadChunk(k, kept === undefined ? undefined : { index: k, key: reader.chunkKey(k), chunk: kept }));
+      pass.compareLoaded(await reader.loadChunk(k, kept === undefined ? undefined : { index: k, key: reader.chunkKey(k), chunk: kept }));
     }
   } finally {
     top.release();

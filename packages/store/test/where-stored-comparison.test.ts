@@ -258,6 +258,15 @@ describe("where: one comparison of a stored column", () => {
             expect(read).toBeLessThan((column === "f8" ? 0.35 : 0.45) * 2 * total);
           }
         }
+        // Passes over the same column at once each read into their own memory.
+        const constants = [values[Math.floor(0.2 * n)]!, values[Math.floor(0.5 * n)]!, 300.03125, values[Math.floor(0.9 * n)]!];
+        const counts = await Promise.all(constants.map((c) => table.where(`${column} > ${literal(c)}`, { as: "count" })));
+        const above = (c: number): number => {
+          let k = 0;
+          for (let i = 0; i < n; i++) if (values[i]! > c) k++;
+          return k;
+        };
+        expect(counts).toEqual(constants.map(above));
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
