@@ -133,8 +133,8 @@ INLINE u32 emit(v128_t r, u8 *mask, u32 at, u32 n) {
  * The first pass over a block's top two planes, for values of 4 or 8 bytes (`is_float` a
  * constant at each call, so that each loop is compiled for its kind): the vectors of 16 whole
  * values in order, each decided by those planes compared at once, with no loop over planes. Keys
- * are compared as signed bytes (key ^ 0x80), which WebAssembly compares in one instruction where
- * unsigned bytes take three. A vector with a value still tied with the constant, or a float whose
+ * are compared as signed bytes (key ^ 0x80), which x64 compares in one instruction where an
+ * unsigned comparison takes three. A vector with a value still tied with the constant, or a float whose
  * top byte could hold an exponent of all ones, goes through compare_vector (which may leave it
  * undecided, for the next planes). Returns the first value not looked at (the short last vector).
  */

@@ -119,7 +119,8 @@ export function readRangesChecked<R>(
       const { start, end } = windows[i]!;
       let destination = lentFor(into, i, end - start);
       if (destination === undefined) {
-        destination = new Uint8Array(memory!, at, end - start);
+        // No memory of its own when every part was lent a buffer or is empty.
+        destination = memory === undefined ? new Uint8Array(0) : new Uint8Array(memory, at, end - start);
         at += end - start;
       }
       parts.push(readWindow(fd, key, start, end, destination));

@@ -102,16 +102,17 @@ function compareValues(values: ArrayLike<number | bigint>, op: StoredComparison[
  * WebAssembly memory, at their chunk offsets, through one `ranges` call: the file's head, a small
  * window around the size prefix of each stream below `from` (where it lies if those streams are
  * stored raw or nearly), and one window from stream `from` to the file's end (the last streams
- * are the top planes). A class, not closures made per pass: V8 keeps the optimized code of a
- * method across garbage collections, while a closure's dies with the closures of the pass it was
- * made for (and every pass after a collection ran the reads unoptimized again).
+ * are the top planes). A class whose objects are kept with their chunk reader (see
+ * {@link planeReaders}), not closures made per pass: V8 drops optimized code that refers to
+ * objects a garbage collection freed, and `--trace-opt` showed the per-pass closures optimized
+ * anew in every pass after a collection (the bench collects before each run).
  */
 class PlaneReader {
   /** Streams before this one were not read (the kernel's `readFrom`). */
   readonly from: number;
   /** In this pass, chunks this reader compared, and chunks it did not (laid out otherwise, not decided). */
-  hits = 0;
-  misses = 0;
+  #hits = 0;
+  #misses = 0;
   readonly #reader: ChunkReader;
   readonly #ranges: NonNullable<PartialChunkAccess["ranges"]>;
   readonly #neblock: number;
@@ -149,8 +150,8 @@ class PlaneReader {
   begin(slot: Uint8Array): void {
     this.#slot = slot;
     this.#lent = this.#pieces.map((p) => slot.subarray(p.offset, p.offset + p.length));
-    this.hits = 0;
-    this.misses = 0;
+    this.#hits = 0;
+    this.#misses = 0;
     this.busy = true;
   }
 
@@ -163,7 +164,13 @@ class PlaneReader {
 
   /** Whether trying it still pays: it missed at most a few more chunks than it compared. */
   get worth(): boolean {
-    return this.misses < 4 || this.misses <= this.hits;
+    return this.#misses < 4 || this.#misses <= this.#hits;
+  }
+
+  /** Counts a chunk this reader compared (`true`) or did not. */
+  record(compared: boolean): void {
+    if (compared) this.#hits++;
+    else this.#misses++;
   }
 
   /** Where stream `s`'s size prefix lies if the streams before it are stored raw. */
@@ -249,18 +256,17 @@ function planeReaders(ctx: ScanContext): { readers: PlaneReader[]; release(): vo
   // A chunk of one block of split planes: 128 values at least (c-blosc's split rule), blocks of
   // at most 1 MiB (what c-blosc and this library's writer make).
   if (neblock < 128 || nbytes > 1 << 20) return undefined;
-  // The chunk's streams all stored raw, and a little more.
-  const slotBytes = BLOCK_START + atom * (4 + neblock) + 64;
+  // The largest chunk a reader takes: every stream stored raw (`read` refuses a larger cbytes).
+  const slotBytes = BLOCK_START + atom * (4 + neblock);
   const inputs = ResidentInputs.acquire({ slotBytes, slots: 1, chunkBytes: nbytes, slotOffset: READ_BUFFER_OFFSET });
   const slot = inputs?.take(slotBytes);
   if (inputs === undefined || slot === undefined) {
     inputs?.release();
     return undefined;
   }
-  // The readers of a carray are made once and kept with its chunk reader: V8 keeps the optimized
-  // code of their methods only while objects of their shape live (readers made per pass died at
-  // every garbage collection, and with them that code: a where after one ran unoptimized).
-  // A pass running while another reads with them makes readers of its own.
+  // The readers of a carray are made once and kept with its chunk reader, so that what their
+  // optimized code refers to outlives a garbage collection (see PlaneReader). A pass running
+  // while another reads with them makes readers of its own.
   let readers = readersOf.get(reader);
   if (readers === undefined || readers[0]!.busy) {
     const ranges = partial.ranges.bind(partial);
@@ -291,7 +297,8 @@ function readI32(bytes: Uint8Array, at: number): number {
 
 /**
  * One pass of {@link compareStoredOf}: each chunk compared by the kernel where it takes it, or
- * decoded and compared here. A class for the reason {@link PlaneReader} is one.
+ * decoded and compared here. A class rather than closures made per pass (see
+ * {@link PlaneReader}; `--trace-opt` shows its methods optimized once).
  */
 class ComparisonPass {
   readonly #ctx: ScanContext;
@@ -419,13 +426,12 @@ export async function compareStoredOf(ctx: ScanContext, comparison: StoredCompar
       if (k < reader.fullChunks && reader.cache.chunk(k) === undefined && kept === undefined) {
         const firstRow = k * ctx.chunklen;
         let done = false;
-        for (let r = 0; r < readers.length && !done && readers[readers.length - 1]!.worth; r++) {
+        for (let r = 0; r < readers.length && !done; r++) {
           const planes = readers[r]!;
           if (!planes.worth) continue;
           const read = await planes.read(k);
           done = read !== undefined && pass.compareInKernel(read.chunk, read.plan, firstRow, ctx.chunklen, planes.from);
-          if (done) planes.hits++;
-          else planes.misses++;
+          planes.record(done);
         }
         if (done) continue;
       }

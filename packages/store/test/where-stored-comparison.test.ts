@@ -200,9 +200,12 @@ describe("where: one comparison of a stored column", () => {
   it("reads only the top two planes of local chunk files where they decide, into the kernel's memory", async () => {
     // A slow climb with noise, as the bench's walk is within a chunk: the low planes are stored
     // raw, the top two of float64 and float32 values compress well and decide every value of a
-    // chunk whose values do not come near the constant's top two bytes (one chunk of twelve here:
-    // it is read again, more of it). A local store reads the windows where they go.
-    const n = 12 * 65_536;
+    // chunk whose values do not come near the constant's top two bytes; the chunks that do are
+    // read again, more of them. Chunk 3's lowest plane is a few hundred bytes short of raw (the
+    // size prefixes above it are found all the same); chunk 5's low planes compress well (read
+    // whole). A local store reads the windows where they go.
+    const chunklen = 65_536;
+    const n = 12 * chunklen;
     const f8 = new Float64Array(n);
     const f4 = new Float32Array(n);
     let s = 7;
@@ -213,49 +216,80 @@ describe("where: one comparison of a stored column", () => {
       r ^= r + Math.imul(r ^ (r >>> 7), 61 | r);
       return ((r ^ (r >>> 14)) >>> 0) / 2 ** 32;
     };
-    const bits = new Uint32Array(f8.buffer);
+    const bits8 = new Uint32Array(f8.buffer);
+    const bits4 = new Uint32Array(f4.buffer);
     for (let i = 0; i < n; i++) {
       f8[i] = 100 + i * 0.0005 + random() * 2;
       // Measurement noise in the low half of the mantissa.
-      bits[2 * i] = random() * 2 ** 32;
+      bits8[2 * i] = random() * 2 ** 32;
       f4[i] = Math.fround(f8[i]!);
+    }
+    for (let i = 3 * chunklen; i < 3 * chunklen + 400; i++) {
+      bits8[2 * i] = bits8[2 * i]! & ~0xff;
+      bits4[i] = bits4[i]! & ~0xff;
+    }
+    for (let i = 5 * chunklen; i < 6 * chunklen; i++) {
+      bits8[2 * i] = 0;
+      bits4[i] = bits4[i]! & ~0xffff;
     }
     const dir = mkdtempSync(join(tmpdir(), "top-planes-"));
     try {
       const store = new FileSystemStore(dir);
       const t = await createCtable(store, "t", [
-        { name: "f8", data: f8, options: { chunklen: 65_536 } },
-        { name: "f4", data: f4, options: { chunklen: 65_536 } },
+        { name: "f8", data: f8, options: { chunklen } },
+        { name: "f4", data: f4, options: { chunklen } },
       ]);
       await t.close();
-      let read = 0;
+      // Bytes read per chunk file, whole or as windows, and the windows read where they were lent.
+      const read = new Map<string, number>();
+      const count = (key: string, bytes: number): void => void read.set(key, (read.get(key) ?? 0) + bytes);
+      let readWhereLent = 0;
       const getRanges = store.getRanges.bind(store);
       vi.spyOn(store, "getRanges").mockImplementation(async (key, ranges, into) => {
         const got = await getRanges(key, ranges, into);
-        read += got?.reduce((a, b) => a + b.length, 0) ?? 0;
+        got?.forEach((part, i) => {
+          count(key, part.length);
+          const lent = into?.[i];
+          if (lent !== undefined && part.length > 0 && part.buffer === lent.buffer && part.byteOffset === lent.byteOffset) readWhereLent++;
+        });
         return got;
       });
       const get = store.get.bind(store);
       vi.spyOn(store, "get").mockImplementation(async (key) => {
         const bytes = await get(key);
-        if (key.includes("/data/")) read += bytes?.length ?? 0;
+        if (key.includes("/data/")) count(key, bytes?.length ?? 0);
         return bytes;
       });
       const table = await openCtable(store, "t");
       for (const [column, values] of [["f8", f8], ["f4", f4]] as const) {
-        const files = await Promise.all((await store.list(`t/${column}/data/`)).map((k) => get(k)));
-        const total = files.reduce((a, b) => a + (b?.length ?? 0), 0);
+        const sizes = await Promise.all(Array.from({ length: 12 }, async (_, g) => (await get(`t/${column}/data/__${g}.blp`))!.length));
         for (const c of [values[Math.floor(0.75 * n)]!, 300.03125]) {
           for (const op of ["<", ">=", "=="] as const) {
             const expected: number[] = [];
             for (let i = 0; i < n; i++) if (holds(op, values[i]!, c)) expected.push(i);
-            read = 0;
+            read.clear();
+            readWhereLent = 0;
             expect(await table.where(`${column} ${op} ${literal(c)}`, { as: "count" })).toBe(expected.length);
             expect(Array.from(await table.where(`${column} ${op} ${literal(c)}`))).toEqual(expected);
-            // The chunks that come near the constant are read again, more of them; the others by
-            // their top two planes: under a third of the bytes for float64 (the top four planes
-            // alone would read more than half), under half for float32 (read whole otherwise).
-            expect(read).toBeLessThan((column === "f8" ? 0.35 : 0.45) * 2 * total);
+            expect(readWhereLent).toBeGreaterThan(0);
+            for (let g = 0; g < 12; g++) {
+              const bytes = read.get(`t/${column}/data/__${g}.blp`) ?? 0;
+              let min = Infinity;
+              let max = -Infinity;
+              for (let i = g * chunklen; i < (g + 1) * chunklen; i++) {
+                min = Math.min(min, values[i]!);
+                max = Math.max(max, values[i]!);
+              }
+              if (g === 5) {
+                // Its low planes compressed: both readers miss, then the file is read whole.
+                expect(bytes).toBeGreaterThan(2 * sizes[g]!);
+              } else if (min > c + 32 || max < c - 32) {
+                // Decided by the top two planes: a tenth of a float64 file (the top four planes
+                // are over a quarter), under half of a float32 file (read whole otherwise), in
+                // each of the two passes.
+                expect(bytes).toBeLessThan((column === "f8" ? 0.1 : 0.45) * 2 * sizes[g]!);
+              }
+            }
           }
         }
         // Passes over the same column at once each read into their own memory.
@@ -271,6 +305,50 @@ describe("where: one comparison of a stored column", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("keeps reading the top two planes when only the top four keep missing", async () => {
+    // Every other chunk from the third holds values tied with the constant down to the top four
+    // planes: both readers miss it (read whole), and after four such chunks the top-four reader
+    // stops being tried. The top-two reader, which decides the chunks between, goes on.
+    const chunklen = 65_536;
+    const n = 12 * chunklen;
+    const c = 300.03125;
+    const values = new Float64Array(n);
+    const bits = new Uint32Array(values.buffer);
+    let s = 11;
+    const random = (): number => {
+      s = (s + 0x6d2b79f5) | 0;
+      let r = Math.imul(s ^ (s >>> 15), 1 | s);
+      r ^= r + Math.imul(r ^ (r >>> 7), 61 | r);
+      return (r ^ (r >>> 14)) >>> 0;
+    };
+    for (let i = 0; i < n; i++) {
+      values[i] = 100 + (i % chunklen) * 0.0005 + (random() / 2 ** 32) * 2;
+      bits[2 * i] = random();
+    }
+    const tied = [2, 4, 6, 8, 10];
+    for (const g of tied) {
+      for (let i = g * chunklen; i < g * chunklen + 10; i++) {
+        values[i] = c;
+        bits[2 * i] = random(); // the same top four bytes as the constant, other low ones
+      }
+    }
+    const store = new MemoryStore();
+    const t = await createCtable(store, "t", [{ name: "f64", data: values, options: { chunklen } }]);
+    await t.close();
+    const getRanges = vi.spyOn(store, "getRanges");
+    const get = vi.spyOn(store, "get");
+    const table = await openCtable(store, "t");
+    const expected = values.reduce((k, v) => k + (v > c ? 1 : 0), 0);
+    getRanges.mockClear();
+    get.mockClear();
+    expect(await table.where(`f64 > ${literal(c)}`, { as: "count" })).toBe(expected);
+    const calls = (key: string): number => getRanges.mock.calls.filter(([k]) => k === key).length;
+    // Tried by both readers: the first four tied chunks; by the top-two reader alone: the fifth
+    // and every chunk between.
+    for (let g = 0; g < 12; g++) expect(calls(`t/f64/data/__${g}.blp`)).toBe(tied.includes(g) && g < 10 ? 2 : 1);
+    expect(get.mock.calls.filter(([k]) => k.includes("/data/")).map(([k]) => k)).toEqual(tied.map((g) => `t/f64/data/__${g}.blp`));
   });
 
   it("reads chunks whole whose low planes are compressed, and checks every chunk file's container", async () => {
