@@ -243,7 +243,7 @@ const HEAD_LENGTH = BLOCK_START + 4;
  * tried in order: the top two planes, then for eight-byte values the top four (about 40 % of a
  * float64 chunk file whose low planes are stored raw). In the bench's float64 random walk the top
  * two planes of a 512 KiB chunk compress to 3 KiB (36 KiB at most) and decide all but 0.3 % of
- * its values. All read into one slot of WebAssembly memory. `undefined` where that does not
+ * its groups of 16 values. All read into one slot of WebAssembly memory. `undefined` where that does not
  * apply, or without WebAssembly memory to read into.
  */
 function planeReaders(ctx: ScanContext): { readers: PlaneReader[]; release(): void } | undefined {
@@ -418,7 +418,7 @@ export async function compareStoredOf(ctx: ScanContext, comparison: StoredCompar
   // Full chunks stored as files, nothing of them in memory: only their top planes are read, the
   // top two first, and more only for a chunk they do not decide (or not laid out as expected).
   // A reader that missed a few more chunks than it compared is not tried for the rest of the
-  // pass; neither is any once the last one is not.
+  // pass (the others still are); a chunk no reader compares is read whole.
   const { readers } = top;
   try {
     for (const k of indices) {
