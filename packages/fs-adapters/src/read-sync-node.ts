@@ -99,7 +99,7 @@ export function readRangesChecked<R>(
   resolve: (range: R, size: number) => { start: number; end: number },
   into?: readonly (Uint8Array | undefined)[],
 ): Uint8Array[] | undefined {
-  const opened = openRegularFile(file, key);
+  const opened = openRegularFileSync(file, key);
   if (opened === undefined) return undefined;
   const { fd, size } = opened;
   try {
@@ -153,7 +153,7 @@ export function regularFileSize(file: string, key: string): number | undefined {
 // Opens `file` for reading, checks it is a regular file and runs `read` with its descriptor and
 // size; `undefined` when it is missing or a directory. The descriptor is always closed.
 function withRegularFile<T>(file: string, key: string, read: (fd: number, size: number) => T): T | undefined {
-  const opened = openRegularFile(file, key);
+  const opened = openRegularFileSync(file, key);
   if (opened === undefined) return undefined;
   try {
     return read(opened.fd, opened.size);
@@ -163,8 +163,9 @@ function withRegularFile<T>(file: string, key: string, read: (fd: number, size: 
 }
 
 // Opens `file` for reading and checks it is a regular file: its descriptor and size, which the
-// caller closes; `undefined` when it is missing or a directory.
-function openRegularFile(file: string, key: string): { fd: number; size: number } | undefined {
+// caller closes; `undefined` when it is missing or a directory (read-async-node.ts's
+// openRegularFile, on this thread).
+function openRegularFileSync(file: string, key: string): { fd: number; size: number } | undefined {
   let fd: number;
   try {
     fd = openSync(file, READ_FLAGS);

@@ -45,6 +45,20 @@ function holds(op: Op, a: number | bigint, b: number | bigint): boolean {
   return op === "==" ? a === b : op === "!=" ? a !== b : op === "<" ? a < b : op === "<=" ? a <= b : op === ">" ? a > b : a >= b;
 }
 
+/**
+ * A seeded generator of 32-bit values, random in every bit (mulberry32): the low bits of a linear
+ * congruential generator are not, and low byte planes made of them compress.
+ */
+function mulberry32(seed: number): () => number {
+  let s = seed;
+  return () => {
+    s = (s + 0x6d2b79f5) | 0;
+    let r = Math.imul(s ^ (s >>> 15), 1 | s);
+    r ^= r + Math.imul(r ^ (r >>> 7), 61 | r);
+    return (r ^ (r >>> 14)) >>> 0;
+  };
+}
+
 /** A constant as expression text: an integer, or a float that reads back as the same double. */
 function literal(value: number | bigint, integer = false): string {
   if (typeof value === "bigint" || integer) return String(value);
@@ -208,14 +222,8 @@ describe("where: one comparison of a stored column", () => {
     const n = 12 * chunklen;
     const f8 = new Float64Array(n);
     const f4 = new Float32Array(n);
-    let s = 7;
-    // mulberry32: random in every bit (the low bits of a linear congruential generator are not).
-    const random = (): number => {
-      s = (s + 0x6d2b79f5) | 0;
-      let r = Math.imul(s ^ (s >>> 15), 1 | s);
-      r ^= r + Math.imul(r ^ (r >>> 7), 61 | r);
-      return ((r ^ (r >>> 14)) >>> 0) / 2 ** 32;
-    };
+    const next = mulberry32(7);
+    const random = (): number => next() / 2 ** 32;
     const bits8 = new Uint32Array(f8.buffer);
     const bits4 = new Uint32Array(f4.buffer);
     for (let i = 0; i < n; i++) {
@@ -316,13 +324,7 @@ describe("where: one comparison of a stored column", () => {
     const c = 300.03125;
     const values = new Float64Array(n);
     const bits = new Uint32Array(values.buffer);
-    let s = 11;
-    const random = (): number => {
-      s = (s + 0x6d2b79f5) | 0;
-      let r = Math.imul(s ^ (s >>> 15), 1 | s);
-      r ^= r + Math.imul(r ^ (r >>> 7), 61 | r);
-      return (r ^ (r >>> 14)) >>> 0;
-    };
+    const random = mulberry32(11);
     for (let i = 0; i < n; i++) {
       values[i] = 100 + (i % chunklen) * 0.0005 + (random() / 2 ** 32) * 2;
       bits[2 * i] = random();
