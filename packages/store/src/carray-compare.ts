@@ -20,11 +20,12 @@ import { decodeValues } from "@fmt/expr";
 import type { StoredComparison } from "@fmt/expr";
 import type { DType } from "@fmt/meta";
 import { splitCount } from "@fmt/header";
+import { ChunkPlanOptions } from "./carray-read.js";
 import type { ChunkReader } from "./carray-read.js";
 import type { LoadedChunk } from "./carray-read-types.js";
 import type { ScanContext } from "./carray-scan.js";
 import type { PartialChunkAccess } from "./layout.js";
-import { withPath } from "./internal.js";
+import { pathed } from "./internal.js";
 
 /** `visit` of {@link compareStoredOf}: a run of rows, its matches and (when asked) its 0/1 mask. */
 export type ComparedRows = (first: number, matches: number, mask: Uint8Array | undefined) => void;
@@ -124,9 +125,12 @@ class PlaneReader {
   #lent: Uint8Array[] = [];
   /** Whether a pass is reading with it (another pass on the same array at once makes its own). */
   busy = false;
+  /** The options each chunk's head is planned with (see `ChunkPlanOptions`). */
+  readonly #planOptions: ChunkPlanOptions;
 
   constructor(reader: ChunkReader, ranges: NonNullable<PartialChunkAccess["ranges"]>, neblock: number, atom: number, from: number) {
     this.#reader = reader;
+    this.#planOptions = new ChunkPlanOptions(reader);
     this.#ranges = ranges;
     this.from = from;
     this.#neblock = neblock;
@@ -207,7 +211,12 @@ class PlaneReader {
     const cbytes = readI32(head, 12) >>> 0;
     // One block (blocksize = nbytes) or the head read holds too little of its block starts.
     if (readI32(head, 4) !== nbytes || readI32(head, 8) !== nbytes) return undefined;
-    const plan = withPath(key, () => planChunkHead(head, Math.max(cbytes, head.length), { path: key, maxBytes: nbytes, checkHeader: (h) => reader.checkStoredNbytes(key, h.nbytes, nbytes, false, neblock) }));
+    let plan;
+    try {
+      plan = planChunkHead(head, Math.max(cbytes, head.length), this.#planOptions.set(key, nbytes, false, neblock, nbytes));
+    } catch (error) {
+      throw pathed(error, key);
+    }
     const { header } = plan;
     if (plan.nblocks !== 1 || header.memcpyed || header.typesize !== atom || header.nbytes !== nbytes || splitCount(header, header.blocksize, false) !== atom || plan.bstarts[0] !== BLOCK_START) return undefined;
     // Each size prefix where the sizes before it put it, inside its window; the streams read

@@ -17,14 +17,51 @@
  */
 import { FormatError } from "@fmt/errors";
 import { decompressPlannedInto, decompressPlannedTransient, decompressRangePlannedInto, isResidentView, planChunk } from "@fmt/blosc";
-import type { ChunkCodecPool } from "@fmt/blosc";
+import type { ChunkCodecPool, PlanOptions } from "@fmt/blosc";
+import type { ChunkHeader } from "@fmt/header";
 import { ChunkCache } from "./chunk-cache.js";
-import { withPath } from "./internal.js";
+import { pathed } from "./internal.js";
 import type { ArrayGeometry, LoadedChunk, ReaderSettings } from "./carray-read-types.js";
 import type { ChunkLayout, StoredChunk } from "./layout.js";
 import { LentBuffers, idleInputs } from "./lent-buffers.js";
 import { RowReader } from "./row-read.js";
 import { scatter } from "./take-scatter.js";
+
+/**
+ * `planChunk`'s options for one chunk at a time, made once per reader and set before each plan:
+ * the path, the bomb guard and the check of the chunk's nbytes against the rows the metadata
+ * gives it. Objects and closures made for every chunk died at each garbage collection, and V8
+ * optimized the code using them again after it (`--trace-opt`; tools/bench/README.md). Planning
+ * is synchronous, so one object serves interleaved reads.
+ *
+ * @example
+ * ```ts
+ * const options = new ChunkPlanOptions(reader);
+ * const plan = planChunk(chunk, options.set("data/__0.blp", 524288, false, 65536));
+ * ```
+ */
+export class ChunkPlanOptions implements PlanOptions {
+  path = "";
+  maxBytes: number | undefined = undefined;
+  #nbytes = 0;
+  #isLeftover = false;
+  #rows = 0;
+  readonly checkHeader: (header: ChunkHeader) => void;
+
+  constructor(reader: ChunkReader) {
+    this.checkHeader = (header) => reader.checkStoredNbytes(this.path, header.nbytes, this.#nbytes, this.#isLeftover, this.#rows);
+  }
+
+  /** These options for chunk `key` of `rows` rows (`nbytes` bytes); `maxBytes` is the bomb guard (none: Blosc's limit). */
+  set(key: string, nbytes: number, isLeftover: boolean, rows: number, maxBytes?: number): this {
+    this.path = key;
+    this.maxBytes = maxBytes;
+    this.#nbytes = nbytes;
+    this.#isLeftover = isLeftover;
+    this.#rows = rows;
+    return this;
+  }
+}
 
 /** A run of whole chunks is sent to the worker pool once it holds this many. */
 const POOL_RUN = 8;
@@ -95,14 +132,20 @@ export class ChunkReader {
     }
     const stored = fetched ?? (await this.layout.read(index));
     const key = stored.key;
-    return withPath(key, () => {
-      const chunk = stored.chunk;
-      // nbytes is checked before anything else of the layout: INCONSISTENT names a wrong chunk
-      // better than the stream error or SIZE_LIMIT it would otherwise cause.
-      const plan = planChunk(chunk, { path: key, checkHeader: (h) => this.checkStoredNbytes(key, h.nbytes, nbytes, isLeftover, rows) });
-      return { index, key, chunk: chunk.subarray(0, plan.header.cbytes), plan, firstRow, rows, nbytes, storedNbytes: plan.header.nbytes };
-    });
+    const chunk = stored.chunk;
+    // nbytes is checked before anything else of the layout: INCONSISTENT names a wrong chunk
+    // better than the stream error or SIZE_LIMIT it would otherwise cause.
+    let plan;
+    try {
+      plan = planChunk(chunk, this.#planOptions.set(key, nbytes, isLeftover, rows));
+    } catch (error) {
+      throw pathed(error, key);
+    }
+    return { index, key, chunk: chunk.subarray(0, plan.header.cbytes), plan, firstRow, rows, nbytes, storedNbytes: plan.header.nbytes };
   }
+
+  /** The options `loadChunk` plans each chunk with, set anew for each (see {@link ChunkPlanOptions}). */
+  readonly #planOptions = new ChunkPlanOptions(this);
 
   /** Throws `INCONSISTENT` when a chunk's nbytes disagrees with the rows the metadata gives it. */
   checkStoredNbytes(key: string, stored: number, nbytes: number, isLeftover: boolean, rows: number): void {
@@ -141,12 +184,16 @@ export class ChunkReader {
     const resident = residentInputs !== undefined ? { ...residentInputs, slots: this.#prefetch + 1 } : undefined;
     const lent = options.reuseInputs === true && this.layout.readsInto ? new LentBuffers(this.chunklen * this.atomSize, idle, resident) : undefined;
     // Rows a writer holds and chunks kept compressed by an earlier single-row read need no fetch.
+    // A loop, no closure made per pass (see `ChunkPlanOptions`).
     const kept = new Map<number, Uint8Array>();
+    const toFetch: number[] = [];
     for (const k of order) {
-      const chunk = this.memoryRows(k) === undefined ? this.cache.compressed(k) : undefined;
+      if (this.memoryRows(k) !== undefined) continue;
+      const chunk = this.cache.compressed(k);
       if (chunk !== undefined) kept.set(k, chunk);
+      else toFetch.push(k);
     }
-    const plan = this.layout.plan(order.filter((k) => this.memoryRows(k) === undefined && !kept.has(k)), this.#prefetch, lent);
+    const plan = this.layout.plan(toFetch, this.#prefetch, lent);
     const window: Promise<StoredChunk[]>[] = [];
     let planned = false;
     const fill = async (limit: number): Promise<void> => {
@@ -218,7 +265,11 @@ export class ChunkReader {
    */
   #decodeInKernels(loaded: LoadedChunk): Uint8Array | undefined {
     if (loaded.decoded !== undefined || this.cache.chunk(loaded.index) !== undefined) return undefined;
-    return withPath(loaded.key, () => decompressPlannedTransient(loaded.chunk, loaded.plan!));
+    try {
+      return decompressPlannedTransient(loaded.chunk, loaded.plan!);
+    } catch (error) {
+      throw pathed(error, loaded.key);
+    }
   }
 
   /**
@@ -258,13 +309,15 @@ export class ChunkReader {
       return;
     }
     const plan = loaded.plan!;
-    withPath(loaded.key, () => {
+    try {
       if (from === 0 && to * atom === loaded.storedNbytes) {
         decompressPlannedInto(loaded.chunk, plan, out.subarray(offset, offset + loaded.storedNbytes));
       } else {
         decompressRangePlannedInto(loaded.chunk, plan, from * atom, to * atom, out.subarray(offset, offset + (to - from) * atom));
       }
-    });
+    } catch (error) {
+      throw pathed(error, loaded.key);
+    }
   }
 
   /**

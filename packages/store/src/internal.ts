@@ -20,9 +20,18 @@ export function withPath<T>(key: string, fn: () => T): T {
   try {
     return fn();
   } catch (error) {
-    if (error instanceof BcolzError) throw error.withPath(key);
-    throw error;
+    throw pathed(error, key);
   }
+}
+
+/**
+ * `error` given the store key `key` when it is a path-less BcolzError, for a catch clause to
+ * rethrow: what {@link withPath} does, without a closure. Per-chunk code calls it in place of
+ * `withPath(key, () => …)`, whose closure (made anew for every chunk) V8 optimized again after
+ * each garbage collection (`--trace-opt`; tools/bench/README.md).
+ */
+export function pathed(error: unknown, key: string): unknown {
+  return error instanceof BcolzError ? error.withPath(key) : error;
 }
 
 // ignoreBOM keeps a leading byte-order mark in the text, where the JSON reader refuses it

@@ -12,9 +12,9 @@
  */
 import { FormatError } from "@fmt/errors";
 import { BLPK_V1_HEADER_SIZE, readBlpkV1Header, writeBlpkV1Header } from "@fmt/header";
-import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
+import type { ByteRange, ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import { encodeMetadata, serializeSizes } from "@fmt/meta";
-import { joinKey, withPath } from "./internal.js";
+import { joinKey, pathed } from "./internal.js";
 import type { ChunkFetch, ChunkLayoutWriter, ChunkWriteOptions, InputBuffers, LayoutGeometry, PartialChunkAccess, StoredChunk } from "./layout.js";
 
 /** Lent buffers may be slots of the decoder's own (unshared) memory: nothing leaves this thread. */
@@ -76,10 +76,57 @@ export function chunkFile(chunk: Uint8Array, room: Uint8Array = new Uint8Array(B
 
 /** The Blosc chunk inside a chunk file, after checking its container header. */
 function unwrap(file: Uint8Array, key: string, index: number): StoredChunk {
-  return withPath(key, () => {
+  checkContainerHeader(file, key);
+  return { index, key, chunk: file.subarray(BLPK_V1_HEADER_SIZE) };
+}
+
+/**
+ * Checks a chunk file's container header (errors name `key`). A try statement, not `withPath`'s
+ * closure: this runs for every chunk read (see `pathed`).
+ */
+function checkContainerHeader(file: Uint8Array, key: string): void {
+  try {
     readBlpkV1Header(file, key);
-    return { index, key, chunk: file.subarray(BLPK_V1_HEADER_SIZE) };
-  });
+  } catch (error) {
+    throw pathed(error, key);
+  }
+}
+
+/**
+ * The fetch of one chunk file, read into a buffer `inputs` lends where it has one. A class, not an
+ * object with a closure made per chunk: V8 optimized such closures again after every garbage
+ * collection (see `pathed`).
+ *
+ * @example
+ * ```ts
+ * const [stored] = await new FileFetch(layout, 3, undefined).fetch();
+ * ```
+ */
+class FileFetch implements ChunkFetch {
+  readonly indices: readonly number[];
+  readonly #layout: LayoutV1;
+  readonly #index: number;
+  readonly #inputs: InputBuffers | undefined;
+
+  constructor(layout: LayoutV1, index: number, inputs: InputBuffers | undefined) {
+    this.indices = [index];
+    this.#layout = layout;
+    this.#index = index;
+    this.#inputs = inputs;
+  }
+
+  async fetch(): Promise<StoredChunk[]> {
+    const inputs = this.#inputs;
+    const buffer = inputs?.take();
+    let stored: StoredChunk | undefined;
+    try {
+      stored = await this.#layout.read(this.#index, buffer);
+      return [stored];
+    } finally {
+      // A store that answered with memory of its own (or a failed read) leaves the buffer unused.
+      if (buffer !== undefined && stored?.chunk.buffer !== buffer.buffer) inputs?.giveBack?.(buffer);
+    }
+  }
 }
 
 /**
@@ -144,7 +191,7 @@ export class LayoutV1 implements ChunkLayoutWriter {
         if (this.#journal.has(g)) return { bytes: new Uint8Array(0), whole: await this.read(g) };
         const bytes = await this.#range(key, 0, length);
         if (bytes.length < length) return { bytes, whole: unwrap(bytes, key, g) };
-        withPath(key, () => readBlpkV1Header(bytes, key));
+        checkContainerHeader(bytes, key);
         return { bytes: bytes.subarray(BLPK_V1_HEADER_SIZE) };
       },
       range: (g, offset, length) => this.#range(this.keyOf(g), BLPK_V1_HEADER_SIZE + offset, length),
@@ -155,13 +202,13 @@ export class LayoutV1 implements ChunkLayoutWriter {
         // A journaled chunk is read whole (from its staged file), as head() does.
         if (this.#journal.has(g)) return undefined;
         const key = this.keyOf(g);
-        const windows = pieces.map((p) => ({ offset: BLPK_V1_HEADER_SIZE + p.offset, length: p.length }));
-        const got = checkContainer
-          ? await getRanges(key, [{ offset: 0, length: BLPK_V1_HEADER_SIZE }, ...windows], into === undefined ? undefined : [undefined, ...into])
-          : await getRanges(key, windows, into);
+        // A loop, no closure: this runs for every chunk of a `where` pass (see `pathed`).
+        const windows: ByteRange[] = checkContainer ? [{ offset: 0, length: BLPK_V1_HEADER_SIZE }] : [];
+        for (const p of pieces) windows.push({ offset: BLPK_V1_HEADER_SIZE + p.offset, length: p.length });
+        const got = await getRanges(key, windows, into === undefined || !checkContainer ? into : [undefined, ...into]);
         if (got === undefined) throw new FormatError("MISSING_FILE", "chunk file is missing", { path: key, field: "file" });
         if (!checkContainer) return got;
-        withPath(key, () => readBlpkV1Header(got[0]!, key));
+        checkContainerHeader(got[0]!, key);
         return got.slice(1);
       };
       this.partial.cheapRanges = store.concurrency === undefined;
@@ -192,32 +239,21 @@ export class LayoutV1 implements ChunkLayoutWriter {
 
   async read(g: number, buffer?: Uint8Array): Promise<StoredChunk> {
     const key = this.keyOf(g);
-    const store = this.#store;
-    const get = (k: string): Promise<Uint8Array | undefined> => (buffer !== undefined && store.getInto !== undefined ? store.getInto(k, buffer) : store.get(k));
     let file: Uint8Array | undefined;
-    if (this.#journal.has(g)) file = await get(`${key}.next`);
-    file ??= await get(key);
+    if (this.#journal.has(g)) file = await this.#get(`${key}.next`, buffer);
+    file ??= await this.#get(key, buffer);
     if (file === undefined) throw new FormatError("MISSING_FILE", `chunk file ${g} is missing`, { path: key, field: "file" });
     return unwrap(file, key, g);
   }
 
+  /** The file at `key`, read into `buffer` where the store can. */
+  #get(key: string, buffer: Uint8Array | undefined): Promise<Uint8Array | undefined> {
+    const store = this.#store;
+    return buffer !== undefined && store.getInto !== undefined ? store.getInto(key, buffer) : store.get(key);
+  }
+
   async *plan(indices: readonly number[], _ahead?: number, inputs?: InputBuffers): AsyncGenerator<ChunkFetch, void, undefined> {
-    for (const g of indices) {
-      yield {
-        indices: [g],
-        fetch: async () => {
-          const buffer = inputs?.take();
-          let stored: StoredChunk | undefined;
-          try {
-            stored = await this.read(g, buffer);
-            return [stored];
-          } finally {
-            // A store that answered with memory of its own (or a failed read) leaves the buffer unused.
-            if (buffer !== undefined && stored?.chunk.buffer !== buffer.buffer) inputs?.giveBack?.(buffer);
-          }
-        },
-      };
-    }
+    for (const g of indices) yield new FileFetch(this, g, inputs);
   }
 
   forget(): void {}

@@ -179,7 +179,9 @@ export class WasmKernels {
   #reserve(...sizes: number[]): number[] {
     const ex = this.#exports;
     this.#resetArena();
-    const ptrs = sizes.map((n) => {
+    // A loop, no closure: this runs for every chunk (see plan.ts's makePlan).
+    const ptrs: number[] = [];
+    for (const n of sizes) {
       const p = ex.alloc(n);
       if (p === 0) {
         throw new FormatError("SIZE_LIMIT", "WebAssembly memory cannot grow to hold the data", {
@@ -187,8 +189,8 @@ export class WasmKernels {
           actual: sizes.reduce((a, b) => a + b, 0),
         });
       }
-      return p;
-    });
+      ptrs.push(p);
+    }
     if (this.#heap.buffer !== ex.memory.buffer) this.#heap = this.#viewOfMemory();
     return ptrs;
   }
