@@ -123,7 +123,8 @@ function overAllowance(path: string | undefined, maxBytes: number, nbytes: numbe
 }
 
 // Runs for every chunk read: no closure made per call (V8 optimized such closures again after
-// each garbage collection; tools/bench/README.md).
+// each garbage collection; tools/bench/README.md, "Issue 16, step by step (2026-12-01, night
+// session)").
 function makePlan(chunk: Uint8Array, options: PlanOptions | undefined, available: number, streams: boolean): ChunkPlan {
   const path = options?.path;
   const maxBytes = checkMaxBytes(options?.maxBytes);

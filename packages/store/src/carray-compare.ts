@@ -213,6 +213,7 @@ class PlaneReader {
     if (readI32(head, 4) !== nbytes || readI32(head, 8) !== nbytes) return undefined;
     let plan;
     try {
+      // A full chunk of `neblock` rows, whose `nbytes` is also the most it may declare.
       plan = planChunkHead(head, Math.max(cbytes, head.length), this.#planOptions.set(key, nbytes, false, neblock, nbytes));
     } catch (error) {
       throw pathed(error, key);

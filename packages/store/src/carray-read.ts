@@ -31,8 +31,9 @@ import { scatter } from "./take-scatter.js";
  * `planChunk`'s options for one chunk at a time, made once per reader and set before each plan:
  * the path, the bomb guard and the check of the chunk's nbytes against the rows the metadata
  * gives it. Objects and closures made for every chunk died at each garbage collection, and V8
- * optimized the code using them again after it (`--trace-opt`; tools/bench/README.md). Planning
- * is synchronous, so one object serves interleaved reads.
+ * optimized the code using them again after it (`--trace-opt`; tools/bench/README.md, "Issue 16,
+ * step by step (2026-12-01, night session)"). Planning is synchronous, so one object serves
+ * interleaved reads.
  *
  * @example
  * ```ts
@@ -52,7 +53,10 @@ export class ChunkPlanOptions implements PlanOptions {
     this.checkHeader = (header) => reader.checkStoredNbytes(this.path, header.nbytes, this.#nbytes, this.#isLeftover, this.#rows);
   }
 
-  /** These options for chunk `key` of `rows` rows (`nbytes` bytes); `maxBytes` is the bomb guard (none: Blosc's limit). */
+  /**
+   * These options for chunk `key` of `rows` rows (`nbytes` bytes, `isLeftover` for the leftover
+   * chunk); `maxBytes` is the bomb guard (none: Blosc's own limit).
+   */
   set(key: string, nbytes: number, isLeftover: boolean, rows: number, maxBytes?: number): this {
     this.path = key;
     this.maxBytes = maxBytes;
@@ -184,7 +188,7 @@ export class ChunkReader {
     const resident = residentInputs !== undefined ? { ...residentInputs, slots: this.#prefetch + 1 } : undefined;
     const lent = options.reuseInputs === true && this.layout.readsInto ? new LentBuffers(this.chunklen * this.atomSize, idle, resident) : undefined;
     // Rows a writer holds and chunks kept compressed by an earlier single-row read need no fetch.
-    // A loop, no closure made per pass (see `ChunkPlanOptions`).
+    // A loop, not a `filter` closure made per pass (see `ChunkPlanOptions`).
     const kept = new Map<number, Uint8Array>();
     const toFetch: number[] = [];
     for (const k of order) {

@@ -28,7 +28,13 @@ export function withPath<T>(key: string, fn: () => T): T {
  * `error` given the store key `key` when it is a path-less BcolzError, for a catch clause to
  * rethrow: what {@link withPath} does, without a closure. Per-chunk code calls it in place of
  * `withPath(key, () => …)`, whose closure (made anew for every chunk) V8 optimized again after
- * each garbage collection (`--trace-opt`; tools/bench/README.md).
+ * each garbage collection (`--trace-opt`; tools/bench/README.md, "Issue 16, step by step
+ * (2026-12-01, night session)").
+ *
+ * @example
+ * ```ts
+ * try { readBlpkV1Header(file, key); } catch (error) { throw pathed(error, "data/__3.blp"); }
+ * ```
  */
 export function pathed(error: unknown, key: string): unknown {
   return error instanceof BcolzError ? error.withPath(key) : error;

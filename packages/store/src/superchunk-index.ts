@@ -21,7 +21,7 @@ import {
 import type { SuperchunkHeader } from "@fmt/header";
 import type { ReadableStore } from "@fmt/fs-adapters";
 import { parseSuperchunkMeta } from "@fmt/meta";
-import { withPath } from "./internal.js";
+import { pathed, withPath } from "./internal.js";
 
 /** Bytes of metadata the first request of a file assumes (datasets write about 40). */
 const METADATA_GUESS = 216;
@@ -187,7 +187,12 @@ export function chunkFromSlot(index: SuperchunkIndex, i: number, slot: Uint8Arra
     // past `file length − 16` (§7.1), not a chunk cut short.
     throw new FormatError("BAD_HEADER", "offsets entry points past the last possible chunk start", { path, field: `offsets[${i}]`, expected: "<= file length - 16", actual: `${slot.length} bytes left` });
   }
-  return withPath(path, () => readSuperchunkChunk(slot, index.header, i, { path, verify, firstChunk: index.firstChunk, crc32 }).chunk);
+  // A try statement, not `withPath`'s closure: this runs for every chunk read (see `pathed`).
+  try {
+    return readSuperchunkChunk(slot, index.header, i, { path, verify, firstChunk: index.firstChunk, crc32 }).chunk;
+  } catch (error) {
+    throw pathed(error, path);
+  }
 }
 
 /**

@@ -122,6 +122,24 @@ describe("corrupted carray files", () => {
     expect([err.code, err.path]).toEqual(["INCONSISTENT", "data/__1.blp"]);
   });
 
+  it("two reads of one carray at once, each failing on a chunk of its own, name their own files", async () => {
+    // The reader plans every chunk with one options object, set anew for each: reads that
+    // interleave must not see each other's chunk (key, rows) in their checks.
+    const store = await i4Store();
+    const leftover = (await store.get("data/__4.blp"))!;
+    await store.put("data/__1.blp", leftover);
+    await store.put("data/__3.blp", leftover);
+    const a = await openI4(store);
+    // chunkBytes reads its chunk after it is asked for; readBytes through the planned fetches.
+    const errors = await Promise.all([failure(a.chunkBytes(1)), failure(a.chunkBytes(3)), failure(a.readBytes(0, 2048)), failure(a.readBytes(2048, 4096))]);
+    expect(errors.map((e) => [e.code, e.path, e.actual])).toEqual([
+      ["INCONSISTENT", "data/__1.blp", 904 * 4],
+      ["INCONSISTENT", "data/__3.blp", 904 * 4],
+      ["INCONSISTENT", "data/__1.blp", 904 * 4],
+      ["INCONSISTENT", "data/__3.blp", 904 * 4],
+    ]);
+  });
+
   it("a leftover chunk holding more rows than meta/sizes needs is read leniently (spec v1 §8.5)", async () => {
     const store = await i4Store();
     await store.put("data/__4.blp", (await store.get("data/__0.blp"))!);
