@@ -43,7 +43,9 @@ import { scatter } from "./take-scatter.js";
  */
 export class ChunkPlanOptions implements PlanOptions {
   path = "";
-  maxBytes: number | undefined = undefined;
+  // Optional as in `PlanOptions` (a consumer's `exactOptionalPropertyTypes` compares the two);
+  // still an own property from construction on (ES2022 class fields), so the shape stays one.
+  maxBytes?: number;
   #nbytes = 0;
   #isLeftover = false;
   #rows = 0;
