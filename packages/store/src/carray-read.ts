@@ -89,6 +89,8 @@ export class ChunkReader {
   readonly #workers: ChunkCodecPool | undefined;
   readonly #geometry: ArrayGeometry;
   readonly #rows: RowReader;
+  /** The options `loadChunk` plans each chunk with, set anew for each (see {@link ChunkPlanOptions}). */
+  readonly #planOptions = new ChunkPlanOptions(this);
 
   constructor(settings: ReaderSettings, geometry: ArrayGeometry) {
     this.layout = settings.layout;
@@ -149,9 +151,6 @@ export class ChunkReader {
     }
     return { index, key, chunk: chunk.subarray(0, plan.header.cbytes), plan, firstRow, rows, nbytes, storedNbytes: plan.header.nbytes };
   }
-
-  /** The options `loadChunk` plans each chunk with, set anew for each (see {@link ChunkPlanOptions}). */
-  readonly #planOptions = new ChunkPlanOptions(this);
 
   /** Throws `INCONSISTENT` when a chunk's nbytes disagrees with the rows the metadata gives it. */
   checkStoredNbytes(key: string, stored: number, nbytes: number, isLeftover: boolean, rows: number): void {

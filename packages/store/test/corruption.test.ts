@@ -122,7 +122,7 @@ describe("corrupted carray files", () => {
     expect([err.code, err.path]).toEqual(["INCONSISTENT", "data/__1.blp"]);
   });
 
-  it("two reads of one carray at once, each failing on a chunk of its own, name their own files", async () => {
+  it("four reads of one carray at once, each failing on a chunk of its own, name their own files", async () => {
     // The reader plans every chunk with one options object, set anew for each: reads that
     // interleave must not see each other's chunk (key, rows) in their checks.
     const store = await i4Store();
