@@ -89,8 +89,9 @@ export interface ReadableStore {
    * `into[i]` when it fits there (the part is then a view of it, lent until the caller is done
    * with the part); a part without a buffer, or too long for its buffer, comes in memory of the
    * store's own, and so may every part (a store that cannot read into a given buffer ignores
-   * `into`). The buffers must not overlap: the parts are read one after another. A reader that lays out the pieces of a chunk at their offsets lends views of one
-   * buffer and copies nothing after the read.
+   * `into`). The buffers must not overlap: the parts are read one after another. A reader that
+   * lays out the pieces of a chunk at their offsets lends views of one buffer and copies nothing
+   * after the read.
    *
    * @example
    * ```ts
