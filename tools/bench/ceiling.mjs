@@ -1,0 +1,111 @@
+#!/usr/bin/env node
+// The native ceiling of issue 16's read goals on this machine, side by side in one run: real
+// bcolz 1.2.1 (one c-blosc thread, as the bench's bcolz rows), c-blosc from C with one thread and
+// with two (native_ceiling.c, each thread reading and decoding half of the chunk files), and ours
+// (@fmt/store, as `pnpm bench:store` runs it), taking turns one run each per round on the store
+// bench's datasets. Prints each side's median and its ratio to bcolz next to the goal.
+//
+//   node tools/bench/ceiling.mjs [--runs=N] [--only=readall,column,sum] [--plain-malloc]
+//
+// Needs `pnpm bench:store`'s datasets (tools/bench/.data/store), the bcolz build of
+// tools/bench/build-bcolz.sh, the built packages, gcc and the system's libblosc (python3-blosc's).
+// README.md, "The native ceiling", says what it showed.
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { mallocSetting, nativeEnv } from "./lib/malloc.mjs";
+import { startNative } from "./lib/native.mjs";
+import { buildNativeCeiling, startNativeCeiling } from "./lib/native-ceiling.mjs";
+import { loadStore, ourOperations } from "./lib/store-ours.mjs";
+import { median } from "./lib/store-report.mjs";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = join(HERE, ".data", "store");
+/** Issue 16's goals against bcolz's time. */
+const GOALS = { readall: 0.7, column: 0.7, sum: 0.8 };
+const argv = process.argv.slice(2);
+const flag = (name, fallback) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const RUNS = Number(flag("runs", "15"));
+const ONLY = flag("only", "readall,column,sum").split(",");
+/** The sides that take turns (all four by default; fewer to see how they disturb each other). */
+const SIDES = flag("sides", "bcolz,c1,c2,ours").split(",");
+for (const op of ONLY) if (!(op in GOALS)) throw new Error(`--only: unknown operation ${op} (readall, column, sum)`);
+if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error("--runs wants a positive integer");
+
+/** The sum of a result's values, to compare the sides' results. */
+function sumOf(values) {
+  let s = 0;
+  for (let i = 0; i < values.length; i++) s += values[i];
+  return s;
+}
+
+/** Whether two sums of the same values, added in different orders, agree. */
+const agree = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+
+async function main() {
+  const malloc = mallocSetting(fileURLToPath(import.meta.url), argv.includes("--plain-malloc"));
+  if (malloc === undefined) return;
+  if (!existsSync(join(ROOT, "carray.bcolz"))) throw new Error(`no datasets in ${ROOT}: run \`node tools/bench/store.mjs --runs=1 --no-scale --only=readall\` first`);
+  const lib = await loadStore();
+  if (!lib.loaded) throw new Error(`@fmt/store could not be imported (${lib.error}); build the packages first`);
+  const ceiling = startNativeCeiling(buildNativeCeiling(join(HERE, ".data", "native-ceiling")), nativeEnv());
+  // BENCH_BCOLZ as store.mjs reads it: relative to where the command was typed.
+  const bcolzDir = process.env.BENCH_BCOLZ ? resolve(process.env.INIT_CWD ?? process.cwd(), process.env.BENCH_BCOLZ) : join(HERE, ".data", "bcolz-1.2.1");
+  const bcolz = startNative(join(HERE, "store_bcolz.py"), process.env.BENCH_PYTHON ?? "/usr/bin/python3", { ...nativeEnv(), BENCH_BCOLZ: bcolzDir });
+  const ours = ourOperations(lib, { root: ROOT, source: new Float64Array(0), indices: [], where: { one: { expression: "" }, two: { expression: "" } } });
+  const dirs = { readall: join(ROOT, "carray.bcolz"), sum: join(ROOT, "carray.bcolz"), column: join(ROOT, "ctable.bcolz", "f64") };
+  console.log(`native ceiling: ${RUNS} rounds per operation, sides taking turns; our side under ${malloc}`);
+  try {
+    const info = await bcolz.request({ cmd: "versions" });
+    if (!info.ok || info.na) throw new Error(`bcolz 1.2.1 unavailable: ${info.na ?? info.error}`);
+    console.log(`bcolz ${info.bcolz} (its c-blosc ${info.blosc}, 1 thread); C: the system's libblosc; ${RUNS} timed runs each`);
+    console.log("");
+    console.log("| operation | bcolz 1.2.1 (ms) | C, 1 thread | C, 2 threads | ours | goal (÷ bcolz) | C 1 thread ÷ bcolz | C 2 threads ÷ bcolz | ours ÷ bcolz |");
+    console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (const op of ONLY) {
+      const nativeOp = op === "sum" ? "sum" : "readall";
+      const all = {
+        bcolz: async (warmups) => {
+          const reply = await bcolz.request({ cmd: "run", op, dir: ROOT, runs: 1, warmups });
+          if (!reply.ok || reply.na) throw new Error(`bcolz ${op}: ${reply.na ?? reply.error}`);
+          return { seconds: reply.times[0], check: reply.result.sum };
+        },
+        c1: () => ceiling.run(nativeOp, dirs[op], 1),
+        c2: () => ceiling.run(nativeOp, dirs[op], 2),
+        ours: async (warmups) => {
+          const out = await ours[op]({ runs: 1, warmups });
+          return { seconds: out.times[0], check: op === "sum" ? out.result : sumOf(out.result) };
+        },
+      };
+      const sides = Object.fromEntries(SIDES.map((name) => {
+        if (!(name in all)) throw new Error(`--sides: unknown side ${name} (bcolz, c1, c2, ours)`);
+        return [name, all[name]];
+      }));
+      const times = Object.fromEntries(SIDES.map((name) => [name, []]));
+      let reference;
+      // Warm-ups: three per side before the first round (bcolz's and ours inside their calls).
+      for (const [name, side] of Object.entries(sides)) for (let w = 0; w < (name === "c1" || name === "c2" ? 3 : 1); w++) await side(3);
+      for (let round = 0; round < RUNS; round++) {
+        for (const [name, side] of Object.entries(sides)) {
+          const { seconds, check } = await side(0);
+          reference ??= check;
+          if (!agree(check, reference)) throw new Error(`${op}: ${name} read values summing to ${check}, the first side ${reference}`);
+          times[name].push(seconds * 1000);
+        }
+      }
+      const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
+      const ms = (k) => (m[k] === undefined ? "—" : m[k].toFixed(1));
+      const ratio = (k) => (m[k] === undefined || m.bcolz === undefined ? "—" : (m[k] / m.bcolz).toFixed(2));
+      console.log(`| ${op} | ${ms("bcolz")} | ${ms("c1")} | ${ms("c2")} | ${ms("ours")} | ≤ ${GOALS[op]} | ${ratio("c1")} | ${ratio("c2")} | ${ratio("ours")} |`);
+    }
+  } finally {
+    await ceiling.close();
+    await bcolz.close();
+  }
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
