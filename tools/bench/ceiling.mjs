@@ -5,7 +5,10 @@
 // (@fmt/store, as `pnpm bench:store` runs it), taking turns one run each per round on the store
 // bench's datasets. Prints each side's median and its ratio to bcolz next to the goal.
 //
-//   node tools/bench/ceiling.mjs [--runs=N] [--only=readall,column,sum] [--plain-malloc]
+//   node tools/bench/ceiling.mjs [--runs=15] [--only=readall,column,sum] [--sides=bcolz,c1,c2,ours] [--plain-malloc]
+//
+// --sides picks the sides that take turns (c1, c2: C on one and two threads), to see how they
+// disturb each other.
 //
 // Needs `pnpm bench:store`'s datasets (tools/bench/.data/store), the bcolz build of
 // tools/bench/build-bcolz.sh, the built packages, gcc and the system's libblosc (python3-blosc's).
@@ -16,7 +19,7 @@ import { fileURLToPath } from "node:url";
 
 import { mallocSetting, nativeEnv } from "./lib/malloc.mjs";
 import { startNative } from "./lib/native.mjs";
-import { buildNativeCeiling, startNativeCeiling } from "./lib/native-ceiling.mjs";
+import { buildNativeCeiling, resultHash, startNativeCeiling } from "./lib/native-ceiling.mjs";
 import { loadStore, ourOperations } from "./lib/store-ours.mjs";
 import { median } from "./lib/store-report.mjs";
 
@@ -26,12 +29,21 @@ const ROOT = join(HERE, ".data", "store");
 const GOALS = { readall: 0.7, column: 0.7, sum: 0.8 };
 const argv = process.argv.slice(2);
 const flag = (name, fallback) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
-const RUNS = Number(flag("runs", "15"));
-const ONLY = flag("only", "readall,column,sum").split(",");
-/** The sides that take turns (all four by default; fewer to see how they disturb each other). */
-const SIDES = flag("sides", "bcolz,c1,c2,ours").split(",");
-for (const op of ONLY) if (!(op in GOALS)) throw new Error(`--only: unknown operation ${op} (readall, column, sum)`);
-if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error("--runs wants a positive integer");
+
+/** The command line's settings; throws on an argument it does not know. */
+function settings() {
+  for (const a of argv) {
+    if (a !== "--plain-malloc" && !["runs", "only", "sides"].some((f) => a.startsWith(`--${f}=`))) throw new Error(`unknown argument ${a} (--runs=N, --only=…, --sides=…, --plain-malloc)`);
+  }
+  const runs = Number(flag("runs", "15"));
+  const only = flag("only", "readall,column,sum").split(",");
+  /** The sides that take turns (all four by default). */
+  const sides = flag("sides", "bcolz,c1,c2,ours").split(",");
+  for (const op of only) if (!(op in GOALS)) throw new Error(`--only: unknown operation ${op} (readall, column, sum)`);
+  for (const side of sides) if (!["bcolz", "c1", "c2", "ours"].includes(side)) throw new Error(`--sides: unknown side ${side} (bcolz, c1, c2, ours)`);
+  if (!Number.isInteger(runs) || runs < 1) throw new Error("--runs wants a positive integer");
+  return { RUNS: runs, ONLY: only, SIDES: sides };
+}
 
 /** The sum of a result's values, to compare the sides' results. */
 function sumOf(values) {
@@ -40,31 +52,36 @@ function sumOf(values) {
   return s;
 }
 
-/** Whether two sums of the same values, added in different orders, agree. */
-const agree = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+/** Whether two sums of the same values, added in different orders, agree (NaN with NaN). */
+const agree = (a, b) => (Number.isNaN(a) && Number.isNaN(b)) || Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 
 async function main() {
+  const { RUNS, ONLY, SIDES } = settings();
   const malloc = mallocSetting(fileURLToPath(import.meta.url), argv.includes("--plain-malloc"));
   if (malloc === undefined) return;
   if (!existsSync(join(ROOT, "carray.bcolz"))) throw new Error(`no datasets in ${ROOT}: run \`node tools/bench/store.mjs --runs=1 --no-scale --only=readall\` first`);
   const lib = await loadStore();
   if (!lib.loaded) throw new Error(`@fmt/store could not be imported (${lib.error}); build the packages first`);
-  const ceiling = startNativeCeiling(buildNativeCeiling(join(HERE, ".data", "native-ceiling")), nativeEnv());
+  const binary = buildNativeCeiling(join(HERE, ".data", "native-ceiling"));
   // BENCH_BCOLZ as store.mjs reads it: relative to where the command was typed.
   const bcolzDir = process.env.BENCH_BCOLZ ? resolve(process.env.INIT_CWD ?? process.cwd(), process.env.BENCH_BCOLZ) : join(HERE, ".data", "bcolz-1.2.1");
+  const ceiling = startNativeCeiling(binary, nativeEnv());
   const bcolz = startNative(join(HERE, "store_bcolz.py"), process.env.BENCH_PYTHON ?? "/usr/bin/python3", { ...nativeEnv(), BENCH_BCOLZ: bcolzDir });
-  const ours = ourOperations(lib, { root: ROOT, source: new Float64Array(0), indices: [], where: { one: { expression: "" }, two: { expression: "" } } });
-  const dirs = { readall: join(ROOT, "carray.bcolz"), sum: join(ROOT, "carray.bcolz"), column: join(ROOT, "ctable.bcolz", "f64") };
-  console.log(`native ceiling: ${RUNS} rounds per operation, sides taking turns; our side under ${malloc}`);
   try {
+    const ours = ourOperations(lib, { root: ROOT, source: new Float64Array(0), indices: [], where: { one: { expression: "" }, two: { expression: "" } } });
+    const dirs = { readall: join(ROOT, "carray.bcolz"), sum: join(ROOT, "carray.bcolz"), column: join(ROOT, "ctable.bcolz", "f64") };
     const info = await bcolz.request({ cmd: "versions" });
     if (!info.ok || info.na) throw new Error(`bcolz 1.2.1 unavailable: ${info.na ?? info.error}`);
-    console.log(`bcolz ${info.bcolz} (its c-blosc ${info.blosc}, 1 thread); C: the system's libblosc; ${RUNS} timed runs each`);
+    console.log(`native ceiling: ${RUNS} rounds per operation, the sides taking turns, one run each per round; our side under ${malloc}`);
+    console.log(`bcolz ${info.bcolz} with its own c-blosc ${info.blosc} (1 thread); C: the system's c-blosc ${await ceiling.version()}`);
     console.log("");
     console.log("| operation | bcolz 1.2.1 (ms) | C, 1 thread | C, 2 threads | ours | goal (÷ bcolz) | C 1 thread ÷ bcolz | C 2 threads ÷ bcolz | ours ÷ bcolz |");
     console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (const op of ONLY) {
       const nativeOp = op === "sum" ? "sum" : "readall";
+      // Each side answers its time, the sum of what it read and, for a read-all, the hash of the
+      // result in row order and the number of values (C and ours; bcolz's child reports the sum
+      // only; C also counts the values its sum added).
       const all = {
         bcolz: async (warmups) => {
           const reply = await bcolz.request({ cmd: "run", op, dir: ROOT, runs: 1, warmups });
@@ -75,23 +92,31 @@ async function main() {
         c2: () => ceiling.run(nativeOp, dirs[op], 2),
         ours: async (warmups) => {
           const out = await ours[op]({ runs: 1, warmups });
-          return { seconds: out.times[0], check: op === "sum" ? out.result : sumOf(out.result) };
+          return op === "sum" ? { seconds: out.times[0], check: out.result } : { seconds: out.times[0], check: sumOf(out.result), hash: resultHash(out.result), count: out.result.length };
         },
       };
-      const sides = Object.fromEntries(SIDES.map((name) => {
-        if (!(name in all)) throw new Error(`--sides: unknown side ${name} (bcolz, c1, c2, ours)`);
-        return [name, all[name]];
-      }));
+      const sides = Object.fromEntries(SIDES.map((name) => [name, all[name]]));
       const times = Object.fromEntries(SIDES.map((name) => [name, []]));
-      let reference;
-      // Warm-ups: three per side before the first round (bcolz's and ours inside their calls).
+      let sum;
+      let hash;
+      let count;
+      // Warm-ups before the first round: three runs of each C side; bcolz and ours run three
+      // untimed inside their first call, then one timed that is not kept.
       for (const [name, side] of Object.entries(sides)) for (let w = 0; w < (name === "c1" || name === "c2" ? 3 : 1); w++) await side(3);
       for (let round = 0; round < RUNS; round++) {
         for (const [name, side] of Object.entries(sides)) {
-          const { seconds, check } = await side(0);
-          reference ??= check;
-          if (!agree(check, reference)) throw new Error(`${op}: ${name} read values summing to ${check}, the first side ${reference}`);
-          times[name].push(seconds * 1000);
+          const got = await side(0);
+          sum ??= got.check;
+          if (!agree(got.check, sum)) throw new Error(`${op}: ${name} read values summing to ${got.check}, the first side ${sum}`);
+          if (got.hash !== undefined) {
+            hash ??= got.hash;
+            if (got.hash !== hash) throw new Error(`${op}: ${name}'s result differs from another side's (hash ${got.hash}, not ${hash})`);
+          }
+          if (got.count !== undefined) {
+            count ??= got.count;
+            if (got.count !== count) throw new Error(`${op}: ${name} read ${got.count} values, another side ${count}`);
+          }
+          times[name].push(got.seconds * 1000);
         }
       }
       const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));

@@ -29,9 +29,10 @@ export function buildNativeCeiling(binary) {
 
 /**
  * Starts the built program as a line server. `run(op, dir, threads)` resolves to `{ seconds,
- * check, words }`: the operation's time as measured inside the program, the sum of the values it
- * read, and for a read-all the sum of their 64-bit words modulo 2^64 (a bigint; `undefined` for a
- * sum); it rejects with the program's error line.
+ * check, hash, count }`: the operation's time as measured inside the program, the sum of the
+ * values it read, for a read-all the hash of its result ({@link resultHash}; `undefined` for a
+ * sum), and how many values it decoded; it rejects with the program's error line. `version()`
+ * resolves to the version of the c-blosc it runs.
  * @param {string} binary
  * @param {NodeJS.ProcessEnv} [env]
  */
@@ -39,24 +40,34 @@ export function startNativeCeiling(binary, env = process.env) {
   const child = spawn(binary, [], { stdio: ["pipe", "pipe", "inherit"], env });
   const waiting = [];
   let exited;
+  const fail = (error) => {
+    exited ??= error;
+    for (const w of waiting.splice(0)) w.reject(exited);
+  };
   createInterface({ input: child.stdout }).on("line", (line) => {
     const next = waiting.shift();
-    const [status, ms, check, words] = line.split(" ");
-    if (status === "ok") next?.resolve({ seconds: Number(ms) / 1000, check: Number(check), words: words === "-" ? undefined : BigInt(words) });
+    if (line.startsWith("ok ")) next?.resolve(line.slice(3).split(" "));
     else next?.reject(new Error(`native_ceiling: ${line}`));
   });
-  child.on("exit", (code, signal) => {
-    exited = new Error(`native_ceiling exited (code ${code}, signal ${signal})`);
-    for (const w of waiting.splice(0)) w.reject(exited);
-  });
+  child.on("error", (error) => fail(new Error(`cannot run ${binary}: ${error.message}`)));
+  child.stdin.on("error", (error) => fail(new Error(`native_ceiling's input: ${error.message}`)));
+  child.on("exit", (code, signal) => fail(new Error(`native_ceiling exited (code ${code}, signal ${signal})`)));
+  const ask = (line) => {
+    if (exited) return Promise.reject(exited);
+    return new Promise((resolve, reject) => {
+      waiting.push({ resolve, reject });
+      child.stdin.write(`${line}\n`);
+    });
+  };
   return {
     /** @param {"readall" | "sum"} op @param {string} dir @param {number} threads */
-    run(op, dir, threads) {
-      if (exited) return Promise.reject(exited);
-      return new Promise((resolve, reject) => {
-        waiting.push({ resolve, reject });
-        child.stdin.write(`${op} ${dir} ${threads}\n`);
-      });
+    async run(op, dir, threads) {
+      const [ms, check, hash, count] = await ask(`${op} ${threads} ${dir}`);
+      return { seconds: Number(ms) / 1000, check: Number(check), hash: hash === "-" ? undefined : Number(hash), count: Number(count) };
+    },
+    /** The c-blosc version the program runs (the system's libblosc). */
+    async version() {
+      return (await ask("version")).join(" ");
     },
     /** Ends the program; resolves once it has exited. */
     close() {
@@ -66,4 +77,18 @@ export function startNativeCeiling(binary, env = process.env) {
       return done;
     },
   };
+}
+
+/**
+ * The hash native_ceiling.c reports for a read-all: the sum of (i + 1) x the result's 32-bit
+ * little-endian word i, modulo 2^32. Exact whatever the values (NaN included) and sensitive to
+ * their order.
+ * @param {Float64Array} values
+ * @returns {number}
+ */
+export function resultHash(values) {
+  const words = new Uint32Array(values.buffer, values.byteOffset, values.length * 2);
+  let hash = 0;
+  for (let i = 0; i < words.length; i++) hash = (hash + Math.imul(i + 1, words[i])) >>> 0;
+  return hash;
 }
