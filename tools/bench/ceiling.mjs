@@ -12,7 +12,7 @@
 //
 // Needs `pnpm bench:store`'s datasets (tools/bench/.data/store), the bcolz build of
 // tools/bench/build-bcolz.sh, the built packages, gcc and the system's libblosc (python3-blosc's).
-// README.md, "The native ceiling", says what it showed.
+// README.md, "Issue 16, step by step (2026-12-02, early morning session)", says what it showed.
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -2,7 +2,8 @@
  * The native ceiling of a bcolz read on this machine: c-blosc (the system's libblosc, the one
  * python3-blosc uses) reading a float64 carray directory of the store benchmark with one thread
  * or with two, each thread reading and decoding its half of the chunk files. tools/bench/ceiling.mjs
- * builds and drives it; see tools/bench/README.md, "The native ceiling".
+ * builds and drives it; tools/bench/README.md, "Issue 16, step by step (2026-12-02, early morning
+ * session)", says what it showed.
  *
  * Why: issue 16 asks for read-all and column reads at 0.7x real bcolz's time and a sum at 0.8x.
  * bcolz 1.2.1 decodes with one c-blosc thread into a fresh numpy array; what native code reaches
