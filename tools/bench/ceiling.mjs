@@ -20,6 +20,7 @@ import { fileURLToPath } from "node:url";
 import { mallocSetting, nativeEnv } from "./lib/malloc.mjs";
 import { startNative } from "./lib/native.mjs";
 import { buildNativeCeiling, resultHash, startNativeCeiling } from "./lib/native-ceiling.mjs";
+import { closeSum, referenceSum } from "./lib/store-checks.mjs";
 import { loadStore, ourOperations } from "./lib/store-ours.mjs";
 import { median } from "./lib/store-report.mjs";
 
@@ -45,16 +46,6 @@ function settings() {
   return { RUNS: runs, ONLY: only, SIDES: sides };
 }
 
-/** The sum of a result's values, to compare the sides' results. */
-function sumOf(values) {
-  let s = 0;
-  for (let i = 0; i < values.length; i++) s += values[i];
-  return s;
-}
-
-/** Whether two sums of the same values, added in different orders, agree (NaN with NaN). */
-const agree = (a, b) => (Number.isNaN(a) && Number.isNaN(b)) || Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
-
 async function main() {
   const { RUNS, ONLY, SIDES } = settings();
   const malloc = mallocSetting(fileURLToPath(import.meta.url), argv.includes("--plain-malloc"));
@@ -79,9 +70,11 @@ async function main() {
     console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (const op of ONLY) {
       const nativeOp = op === "sum" ? "sum" : "readall";
-      // Each side answers its time, the sum of what it read and, for a read-all, the hash of the
-      // result in row order and the number of values (C and ours; bcolz's child reports the sum
-      // only; C also counts the values its sum added).
+      // Each side answers its time, the sum of what it read (checked against the values' sum, as
+      // the bench checks its sides) and, for a read-all, the hash of the result in row order and
+      // the number of values (C and ours; bcolz's child reports the sum only; C also counts the
+      // values its sum added).
+      const reference = referenceSum((await ours[op === "sum" ? "readall" : op]({ runs: 1, warmups: 0 })).result);
       const all = {
         bcolz: async (warmups) => {
           const reply = await bcolz.request({ cmd: "run", op, dir: ROOT, runs: 1, warmups });
@@ -92,12 +85,11 @@ async function main() {
         c2: () => ceiling.run(nativeOp, dirs[op], 2),
         ours: async (warmups) => {
           const out = await ours[op]({ runs: 1, warmups });
-          return op === "sum" ? { seconds: out.times[0], check: out.result } : { seconds: out.times[0], check: sumOf(out.result), hash: resultHash(out.result), count: out.result.length };
+          return op === "sum" ? { seconds: out.times[0], check: out.result } : { seconds: out.times[0], check: referenceSum(out.result).sum, hash: resultHash(out.result), count: out.result.length };
         },
       };
       const sides = Object.fromEntries(SIDES.map((name) => [name, all[name]]));
       const times = Object.fromEntries(SIDES.map((name) => [name, []]));
-      let sum;
       let hash;
       let count;
       // Warm-ups before the first round: three runs of each C side; bcolz and ours run three
@@ -106,8 +98,7 @@ async function main() {
       for (let round = 0; round < RUNS; round++) {
         for (const [name, side] of Object.entries(sides)) {
           const got = await side(0);
-          sum ??= got.check;
-          if (!agree(got.check, sum)) throw new Error(`${op}: ${name} read values summing to ${got.check}, the first side ${sum}`);
+          if (!closeSum(got.check, reference)) throw new Error(`${op}: ${name} read values summing to ${got.check}, not ${reference.sum}`);
           if (got.hash !== undefined) {
             hash ??= got.hash;
             if (got.hash !== hash) throw new Error(`${op}: ${name}'s result differs from another side's (hash ${got.hash}, not ${hash})`);
