@@ -41,13 +41,29 @@ function contentType(file: string): string {
  */
 const spareBuffers: Buffer[] = [];
 const SPARE_LIMIT = 64;
+const PAGE = 4096;
+
+/**
+ * A spare buffer of at least `length + PAGE` bytes whose start is page-aligned: a WebAssembly
+ * memory's, as `Buffer.allocUnsafe` gives malloc's memory, 16 bytes past a page boundary. On the
+ * benchmark's machine (AMD EPYC, Zen 3) the kernel copies a file from the page cache 3–4 times
+ * slower when the destination lies 1–31 bytes past the source's offset within a page (a read at
+ * offset 0 into malloc's memory: 36–47 ms for the 64 MB of the bench's 153 chunk files, against
+ * 11–13 into page-aligned memory); `readPart` places each body at its file offset's place in the
+ * page, where the copy runs at full speed.
+ */
+function pageAlignedSpare(length: number): Buffer {
+  const pages = Math.ceil((length + PAGE) / 65536);
+  return Buffer.from(new WebAssembly.Memory({ initial: pages, maximum: pages }).buffer);
+}
 
 /** Bytes [start, end) of a file, read alone (a range of a large file does not read all of it), into a spare buffer when one is large enough. */
 function readPart(file: string, start: number, end: number): { body: Buffer; spare: Buffer | undefined } {
   const length = end - start;
-  const at = spareBuffers.findIndex((b) => b.length >= length);
-  const spare = at >= 0 ? spareBuffers.splice(at, 1)[0]! : length <= 4 << 20 ? Buffer.allocUnsafe(Math.max(length, 1 << 20)) : undefined;
-  const out = spare !== undefined ? spare.subarray(0, length) : Buffer.alloc(length);
+  const at = spareBuffers.findIndex((b) => b.length >= length + PAGE);
+  const spare = at >= 0 ? spareBuffers.splice(at, 1)[0]! : length <= 4 << 20 ? pageAlignedSpare(Math.max(length, 1 << 20)) : undefined;
+  const place = start % PAGE;
+  const out = spare !== undefined ? spare.subarray(place, place + length) : Buffer.alloc(length);
   const fd = openSync(file, "r");
   try {
     for (let done = 0; done < out.length; ) {
