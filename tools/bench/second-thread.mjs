@@ -1,0 +1,211 @@
+#!/usr/bin/env node
+// What a second thread gives a sum and a whole-array read of the store bench's carray (format 1,
+// 153 chunk files) on this machine, measured outside the store: each thread opens, reads
+// (`readSync`) and decodes (@fmt/blosc) its own chunk files. Rounds alternate:
+//
+//   sum:     this thread alone | this thread the first half and a persistent worker the second,
+//            the worker reading into page-aligned memory (at READ_BUFFER_OFFSET, as the library
+//            reads) | the same with the worker reading into malloc's memory (16 bytes past a page)
+//   readall: this thread alone into a fresh Float64Array | the same into a fresh SharedArrayBuffer
+//            | this thread and the worker, each its half, into one fresh SharedArrayBuffer
+//
+//   node tools/bench/second-thread.mjs [--runs=20] [--only=sum,readall] [--plain-malloc]
+//
+// Checked every round: a split sum equals the one-thread sum to the last bit (the chunks' sums
+// are added in chunk order, as numpy's are) and the source's sum within rounding; every
+// read-all's values equal the source array numpy wrote. Needs `pnpm bench:store`'s datasets
+// (tools/bench/.data/store) and the built packages. README.md, "Issue 16, step by step
+// (2026-12-02, morning session)", says what it showed.
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { performance } from "node:perf_hooks";
+import v8 from "node:v8";
+import { runInNewContext } from "node:vm";
+import { fileURLToPath } from "node:url";
+import { Worker, isMainThread, parentPort } from "node:worker_threads";
+
+import { decompressPlannedTransient, initBlosc, planChunk, sumTransientFloat64 } from "@fmt/blosc";
+import { READ_BUFFER_OFFSET } from "@fmt/fs-adapters";
+
+import { mallocSetting } from "./lib/malloc.mjs";
+import { closeSum, readTyped, referenceSum, sameFloat64 } from "./lib/store-checks.mjs";
+import { median } from "./lib/store-report.mjs";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = join(HERE, ".data", "store");
+const DATA = join(ROOT, "carray.bcolz", "data");
+/** bcolz's `blpk` header before the Blosc chunk in a format-1 chunk file. */
+const FILE_HEADER = 16;
+
+await initBlosc();
+const files = existsSync(DATA) ? readdirSync(DATA).filter((f) => /^__\d+\.blp$/.test(f)).sort((a, b) => Number(a.slice(2, -4)) - Number(b.slice(2, -4))).map((f) => join(DATA, f)) : [];
+const largest = Math.max(0, ...files.map((f) => statSync(f).size));
+/** Where each thread reads its files: page-aligned memory (a WebAssembly memory's) at the library's offset, or malloc's. */
+const destinations = {
+  aligned: new Uint8Array(new WebAssembly.Memory({ initial: Math.ceil((largest + READ_BUFFER_OFFSET) / 65536) }).buffer, READ_BUFFER_OFFSET),
+  malloc: new Uint8Array(Buffer.allocUnsafeSlow(Math.max(largest, 2 << 20)).buffer),
+};
+
+/** Chunk file `k`'s Blosc chunk, read into `kind`'s memory; valid until the next read. */
+function readChunk(k, kind) {
+  const into = destinations[kind];
+  const fd = openSync(files[k], "r");
+  try {
+    const size = fstatSync(fd).size;
+    let done = 0;
+    while (done < size) {
+      const n = readSync(fd, into, done, size - done, done);
+      if (n === 0) throw new Error(`${files[k]}: cut short at ${done} of ${size} bytes`);
+      done += n;
+    }
+    return into.subarray(FILE_HEADER, size);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The decoded bytes of chunk `k`, a view of the kernels' memory valid until the next decode. */
+function decoded(k, kind) {
+  const chunk = readChunk(k, kind);
+  const view = decompressPlannedTransient(chunk, planChunk(chunk, { path: files[k] }));
+  if (view === undefined) throw new Error(`${files[k]}: not decoded in WebAssembly (another codec?)`);
+  return view;
+}
+
+/** Each chunk's sum (numpy's order within the chunk), chunks `from` to `to`. */
+function chunkSums(from, to, kind) {
+  const sums = new Float64Array(to - from);
+  for (let k = from; k < to; k++) sums[k - from] = sumTransientFloat64(decoded(k, kind), 0);
+  return sums;
+}
+
+/** Chunks `from` to `to` decoded into `out` (bytes), each at its place. */
+function readInto(out, from, to, chunkBytes) {
+  for (let k = from; k < to; k++) out.set(decoded(k, "aligned"), k * chunkBytes);
+}
+
+if (!isMainThread) {
+  parentPort.on("message", (task) => {
+    const started = performance.now();
+    if (task.op === "sum") {
+      const sums = chunkSums(task.from, task.to, task.kind);
+      parentPort.postMessage({ sums, ms: performance.now() - started }, [sums.buffer]);
+    } else {
+      readInto(new Uint8Array(task.shared), task.from, task.to, task.chunkBytes);
+      parentPort.postMessage({ ms: performance.now() - started });
+    }
+  });
+} else {
+  await main();
+}
+
+async function main() {
+  const argv = process.argv.slice(2);
+  const flag = (name, fallback) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+  for (const a of argv) {
+    if (a !== "--plain-malloc" && !["runs", "only"].some((f) => a.startsWith(`--${f}=`))) throw new Error(`unknown argument ${a} (--runs=N, --only=sum,readall, --plain-malloc)`);
+  }
+  const runs = Number(flag("runs", "20"));
+  const only = flag("only", "sum,readall").split(",");
+  if (!Number.isInteger(runs) || runs < 1) throw new Error("--runs wants a positive integer");
+  for (const op of only) if (op !== "sum" && op !== "readall") throw new Error(`--only: unknown operation ${op} (sum, readall)`);
+  if (mallocSetting(fileURLToPath(import.meta.url), argv.includes("--plain-malloc")) === undefined) return;
+  if (files.length === 0) throw new Error(`no chunk files in ${DATA}: run \`node tools/bench/store.mjs --runs=1 --no-scale --only=readall\` first`);
+
+  // A collection before each timed run, untimed, as the store bench does (--expose-gc on the
+  // command line would be passed on to the worker, which refuses it).
+  v8.setFlagsFromString("--expose-gc");
+  const collect = runInNewContext("gc");
+  const source = readTyped(join(ROOT, "carray-source.f8"));
+  const reference = referenceSum(source);
+  const chunkBytes = decoded(0, "aligned").length;
+  const worker = new Worker(fileURLToPath(import.meta.url));
+  worker.unref();
+  const ask = (task) => new Promise((resolve, reject) => {
+    const onError = (error) => reject(error);
+    worker.once("error", onError);
+    worker.once("message", (reply) => {
+      worker.off("error", onError);
+      resolve(reply);
+    });
+    worker.postMessage(task);
+  });
+  const half = files.length >> 1;
+  const total = (parts) => {
+    let sum = 0;
+    for (const part of parts) for (const s of part) sum += s;
+    return sum;
+  };
+
+  const sides = {
+    sum: {
+      "one thread": async () => ({ value: total([chunkSums(0, files.length, "aligned")]) }),
+      "two threads, worker page-aligned": () => splitSum("aligned"),
+      "two threads, worker malloc's memory": () => splitSum("malloc"),
+    },
+    readall: {
+      "one thread, Float64Array": async () => {
+        const out = new Float64Array(source.length);
+        readInto(new Uint8Array(out.buffer), 0, files.length, chunkBytes);
+        return { value: out };
+      },
+      "one thread, SharedArrayBuffer": async () => {
+        const out = new Float64Array(new SharedArrayBuffer(source.length * 8));
+        readInto(new Uint8Array(out.buffer), 0, files.length, chunkBytes);
+        return { value: out };
+      },
+      "two threads, SharedArrayBuffer": async () => {
+        const shared = new SharedArrayBuffer(source.length * 8);
+        const theirs = ask({ op: "readall", shared, from: half, to: files.length, chunkBytes });
+        const started = performance.now();
+        readInto(new Uint8Array(shared), 0, half, chunkBytes);
+        const mine = performance.now() - started;
+        const reply = await theirs;
+        return { value: new Float64Array(shared), mine, theirs: reply.ms };
+      },
+    },
+  };
+
+  async function splitSum(kind) {
+    const theirs = ask({ op: "sum", from: half, to: files.length, kind });
+    const started = performance.now();
+    const sums = chunkSums(0, half, "aligned");
+    const mine = performance.now() - started;
+    const reply = await theirs;
+    return { value: total([sums, reply.sums]), mine, theirs: reply.ms };
+  }
+
+  const check = (op, name, value, oneThreadSum) => {
+    if (op === "sum") {
+      if (!closeSum(value, reference)) throw new Error(`${name}: sum ${value}, the source's ${reference.sum}`);
+      if (oneThreadSum !== undefined && value !== oneThreadSum) throw new Error(`${name}: sum ${value} differs from one thread's ${oneThreadSum}`);
+    } else if (!sameFloat64(value, source)) throw new Error(`${name}: values differ from the source's`);
+  };
+
+  for (const op of only) {
+    const times = Object.fromEntries(Object.keys(sides[op]).map((name) => [name, { total: [], mine: [], theirs: [] }]));
+    for (let round = -1; round < runs; round++) {
+      // Round -1 warms up every side (its times are not kept).
+      let oneThreadSum;
+      for (const [name, run] of Object.entries(sides[op])) {
+        collect();
+        const started = performance.now();
+        const result = await run();
+        const elapsed = performance.now() - started;
+        check(op, name, result.value, oneThreadSum);
+        if (op === "sum" && oneThreadSum === undefined) oneThreadSum = result.value;
+        if (round < 0) continue;
+        times[name].total.push(elapsed);
+        if (result.mine !== undefined) times[name].mine.push(result.mine);
+        if (result.theirs !== undefined) times[name].theirs.push(result.theirs);
+      }
+    }
+    console.log(`${op}: medians of ${runs} (ms); checked every round`);
+    const base = median(times[Object.keys(times)[0]].total);
+    for (const [name, t] of Object.entries(times)) {
+      const parts = t.mine.length > 0 ? `  (this thread's half ${median(t.mine).toFixed(1)}, the worker's ${median(t.theirs).toFixed(1)})` : "";
+      console.log(`  ${name.padEnd(38)} ${median(t.total).toFixed(1).padStart(7)}  ${(median(t.total) / base).toFixed(2)}×${parts}`);
+    }
+  }
+  await worker.terminate();
+}
