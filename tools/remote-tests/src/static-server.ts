@@ -38,30 +38,43 @@ function contentType(file: string): string {
  * allocated a fresh buffer per answer spent most of its time zeroing and faulting that memory in
  * (~15 µs a 4 KiB page on the benchmark's machine), as no real static server does (nginx sends
  * the file from the page cache).
+ *
+ * They are page-aligned, carved out of WebAssembly memories, where malloc's memory (what
+ * `Buffer.allocUnsafe` gives) starts 16 bytes past a page. On the benchmark's machine (AMD EPYC,
+ * Zen 3) the kernel copies a file from the page cache 3.1–3.6 times slower when the destination
+ * lies 1–31 bytes past the source's offset within a page: reading the bench's 153 chunk files from
+ * offset 0 took 40–47 ms into such memory and 13–14 ms into page-aligned memory. `readPart`
+ * places each body at its file offset's place in the page, where the copy runs at full speed.
+ * Few memories hold them all: each reserves gigabytes of address space, and V8 caps the total.
  */
 const spareBuffers: Buffer[] = [];
-const SPARE_LIMIT = 64;
 const PAGE = 4096;
+/** Bytes of a spare: the largest body kept in one (4 MiB), at any place within its first page. */
+const SPARE_BYTES = (4 << 20) + PAGE;
+const SPARES_PER_MEMORY = 16;
+const SPARE_LIMIT = 64;
+let sparesMade = 0;
+let spareMemory: ArrayBuffer | undefined;
 
-/**
- * A spare buffer of at least `length + PAGE` bytes whose start is page-aligned: a WebAssembly
- * memory's, as `Buffer.allocUnsafe` gives malloc's memory, 16 bytes past a page boundary. On the
- * benchmark's machine (AMD EPYC, Zen 3) the kernel copies a file from the page cache 3–4 times
- * slower when the destination lies 1–31 bytes past the source's offset within a page (a read at
- * offset 0 into malloc's memory: 36–47 ms for the 64 MB of the bench's 153 chunk files, against
- * 11–13 into page-aligned memory); `readPart` places each body at its file offset's place in the
- * page, where the copy runs at full speed.
- */
-function pageAlignedSpare(length: number): Buffer {
-  const pages = Math.ceil((length + PAGE) / 65536);
-  return Buffer.from(new WebAssembly.Memory({ initial: pages, maximum: pages }).buffer);
+/** A new spare, or `undefined` once {@link SPARE_LIMIT} exist (then bodies go to `Buffer.alloc`). */
+function newSpare(): Buffer | undefined {
+  if (sparesMade >= SPARE_LIMIT) return undefined;
+  const index = sparesMade++ % SPARES_PER_MEMORY;
+  if (index === 0 || spareMemory === undefined) {
+    const pages = (SPARE_BYTES * SPARES_PER_MEMORY) / 65536;
+    spareMemory = new WebAssembly.Memory({ initial: pages, maximum: pages }).buffer;
+  }
+  return Buffer.from(spareMemory, index * SPARE_BYTES, SPARE_BYTES);
 }
 
-/** Bytes [start, end) of a file, read alone (a range of a large file does not read all of it), into a spare buffer when one is large enough. */
+/**
+ * Bytes [start, end) of a file, read alone (a range of a large file does not read all of it),
+ * into a spare buffer when the body is at most 4 MiB (larger ones into fresh memory, wherever
+ * malloc puts it).
+ */
 function readPart(file: string, start: number, end: number): { body: Buffer; spare: Buffer | undefined } {
   const length = end - start;
-  const at = spareBuffers.findIndex((b) => b.length >= length + PAGE);
-  const spare = at >= 0 ? spareBuffers.splice(at, 1)[0]! : length <= 4 << 20 ? pageAlignedSpare(Math.max(length, 1 << 20)) : undefined;
+  const spare = length + PAGE <= SPARE_BYTES ? (spareBuffers.pop() ?? newSpare()) : undefined;
   const place = start % PAGE;
   const out = spare !== undefined ? spare.subarray(place, place + length) : Buffer.alloc(length);
   const fd = openSync(file, "r");
@@ -120,7 +133,8 @@ export async function startStaticServer(root: string, options: StaticServerOptio
         start = Number(m[1]);
         end = m[2] === "" ? size : Math.min(size, Number(m[2]) + 1);
       }
-      if (start >= size) {
+      // An inverted range (bytes=4096-100) is unsatisfiable too; served, it had a negative length.
+      if (start >= size || end <= start) {
         res.writeHead(416, { "content-range": `bytes */${size}`, "content-length": 0 }).end();
         return;
       }
@@ -132,7 +146,7 @@ export async function startStaticServer(root: string, options: StaticServerOptio
     counts.bytes += body.length;
     res.writeHead(status, headers);
     // The buffer is reused once the answer is written (or dropped): its bytes are in the kernel then.
-    if (spare !== undefined) res.once("close", () => void (spareBuffers.length < SPARE_LIMIT && spareBuffers.push(spare)));
+    if (spare !== undefined) res.once("close", () => void spareBuffers.push(spare));
     res.end(body);
   });
   server.on("connection", (socket) => {
