@@ -4,15 +4,18 @@
 // (`readSync`) and decodes (@fmt/blosc) its own chunk files. Rounds alternate:
 //
 //   sum:     this thread alone | this thread the first half and a persistent worker the second,
-//            the worker reading into page-aligned memory (at READ_BUFFER_OFFSET, as the library
-//            reads) | the same with the worker reading into malloc's memory (16 bytes past a page)
+//            the worker reading into page-aligned memory at READ_BUFFER_OFFSET (as the library
+//            reads) | the same with the worker reading 16 bytes past a page (where malloc's memory
+//            starts: inside the kernel's slow window) | this thread reading every file, straight
+//            into a shared slot while the worker has one free (the worker decodes it there) and
+//            into its own memory otherwise (it decodes that one itself)
 //   readall: this thread alone into a fresh Float64Array | the same into a fresh SharedArrayBuffer
 //            | this thread and the worker, each its half, into one fresh SharedArrayBuffer
 //
 //   node tools/bench/second-thread.mjs [--runs=20] [--only=sum,readall] [--plain-malloc]
 //
 // Checked every round: a split sum equals the one-thread sum to the last bit (the chunks' sums
-// are added in chunk order, as numpy's are) and the source's sum within rounding; every
+// are added in chunk order, as bcolz adds them) and the source's sum within rounding; every
 // read-all's values equal the source array numpy wrote. Needs `pnpm bench:store`'s datasets
 // (tools/bench/.data/store) and the built packages. README.md, "Issue 16, step by step
 // (2026-12-02, morning session)", says what it showed.
@@ -37,18 +40,30 @@ const DATA = join(ROOT, "carray.bcolz", "data");
 /** bcolz's `blpk` header before the Blosc chunk in a format-1 chunk file. */
 const FILE_HEADER = 16;
 
-await initBlosc();
-const files = existsSync(DATA) ? readdirSync(DATA).filter((f) => /^__\d+\.blp$/.test(f)).sort((a, b) => Number(a.slice(2, -4)) - Number(b.slice(2, -4))).map((f) => join(DATA, f)) : [];
-const largest = Math.max(0, ...files.map((f) => statSync(f).size));
-/** Where each thread reads its files: page-aligned memory (a WebAssembly memory's) at the library's offset, or malloc's. */
-const destinations = {
-  aligned: new Uint8Array(new WebAssembly.Memory({ initial: Math.ceil((largest + READ_BUFFER_OFFSET) / 65536) }).buffer, READ_BUFFER_OFFSET),
-  malloc: new Uint8Array(Buffer.allocUnsafeSlow(Math.max(largest, 2 << 20)).buffer),
-};
+/** The chunk files in chunk order, the largest's size, and where each thread reads them (see `setUp`). */
+let files = [];
+let largest = 0;
+let destinations;
 
-/** Chunk file `k`'s Blosc chunk, read into `kind`'s memory; valid until the next read. */
-function readChunk(k, kind) {
-  const into = destinations[kind];
+/**
+ * Lists the chunk files and makes the read destinations, in a page-aligned memory (a WebAssembly
+ * memory's): `aligned` at the library's READ_BUFFER_OFFSET, `window` 16 bytes past a page, where
+ * malloc's memory starts when it is mapped for a large request (and, for a file read from offset
+ * 0, inside the kernel's slow window of 1–31 bytes).
+ */
+async function setUp() {
+  await initBlosc();
+  files = existsSync(DATA) ? readdirSync(DATA).filter((f) => /^__\d+\.blp$/.test(f)).sort((a, b) => Number(a.slice(2, -4)) - Number(b.slice(2, -4))).map((f) => join(DATA, f)) : [];
+  largest = Math.max(0, ...files.map((f) => statSync(f).size));
+  const pages = Math.ceil((largest + READ_BUFFER_OFFSET) / 65536);
+  destinations = {
+    aligned: new Uint8Array(new WebAssembly.Memory({ initial: pages }).buffer, READ_BUFFER_OFFSET),
+    window: new Uint8Array(new WebAssembly.Memory({ initial: pages }).buffer, 16),
+  };
+}
+
+/** Chunk file `k`'s Blosc chunk, read into `kind`'s memory (or `into`); valid until the next read there. */
+function readChunk(k, kind, into = destinations[kind]) {
   const fd = openSync(files[k], "r");
   try {
     const size = fstatSync(fd).size;
@@ -84,10 +99,54 @@ function readInto(out, from, to, chunkBytes) {
   for (let k = from; k < to; k++) out.set(decoded(k, "aligned"), k * chunkBytes);
 }
 
+/** Shared state of a pass that hands chunks to the worker (see `handedSum`). */
+const CONTROL = { posted: 0, done: 1, stop: 2, failed: 3 };
+const SLOTS = 4;
+/** A posted chunk: its index, slot, byte offset in the slots' memory and length. */
+const TASK = 4;
+
+/**
+ * The worker's side of a handed pass: it waits (Atomics) for chunks this thread posts into shared
+ * slots, decodes and sums each where it lies, writes the sum at the chunk's place and frees the
+ * slot, until told to stop.
+ */
+function serveHanded({ control, tasks, slots, sums, free }) {
+  const ctl = new Int32Array(control);
+  const queue = new Int32Array(tasks);
+  const out = new Float64Array(sums);
+  const open = new Int32Array(free);
+  let taken = 0;
+  let failure;
+  for (;;) {
+    if (Atomics.load(ctl, CONTROL.posted) === taken) {
+      if (Atomics.load(ctl, CONTROL.stop) === 1) return failure;
+      Atomics.wait(ctl, CONTROL.posted, taken, 50);
+      continue;
+    }
+    const at = (taken % SLOTS) * TASK;
+    const [k, slot, offset, length] = [queue[at], queue[at + 1], queue[at + 2], queue[at + 3]];
+    taken++;
+    try {
+      const chunk = new Uint8Array(slots, offset, length);
+      out[k] = sumTransientFloat64(decompressPlannedTransient(chunk, planChunk(chunk, { path: files[k] })), 0);
+    } catch (error) {
+      Atomics.store(ctl, CONTROL.failed, 1);
+      failure ??= String(error);
+    }
+    Atomics.store(open, slot, 1);
+    Atomics.add(ctl, CONTROL.done, 1);
+    Atomics.notify(ctl, CONTROL.done);
+  }
+}
+
 if (!isMainThread) {
+  await setUp();
   parentPort.on("message", (task) => {
     const started = performance.now();
-    if (task.op === "sum") {
+    if (task.op === "handed") {
+      const failure = serveHanded(task);
+      parentPort.postMessage({ ms: performance.now() - started, failure });
+    } else if (task.op === "sum") {
       const sums = chunkSums(task.from, task.to, task.kind);
       parentPort.postMessage({ sums, ms: performance.now() - started }, [sums.buffer]);
     } else {
@@ -110,6 +169,7 @@ async function main() {
   if (!Number.isInteger(runs) || runs < 1) throw new Error("--runs wants a positive integer");
   for (const op of only) if (op !== "sum" && op !== "readall") throw new Error(`--only: unknown operation ${op} (sum, readall)`);
   if (mallocSetting(fileURLToPath(import.meta.url), argv.includes("--plain-malloc")) === undefined) return;
+  await setUp();
   if (files.length === 0) throw new Error(`no chunk files in ${DATA}: run \`node tools/bench/store.mjs --runs=1 --no-scale --only=readall\` first`);
 
   // A collection before each timed run, untimed, as the store bench does (--expose-gc on the
@@ -120,14 +180,24 @@ async function main() {
   const reference = referenceSum(source);
   const chunkBytes = decoded(0, "aligned").length;
   const worker = new Worker(fileURLToPath(import.meta.url));
-  worker.unref();
+  try {
+    await measure({ runs, only, source, reference, chunkBytes, worker, collect });
+  } finally {
+    await worker.terminate();
+  }
+}
+
+async function measure({ runs, only, source, reference, chunkBytes, worker, collect }) {
+  // One task at a time; a worker that fails or exits rejects it (else the run would wait forever).
   const ask = (task) => new Promise((resolve, reject) => {
-    const onError = (error) => reject(error);
-    worker.once("error", onError);
-    worker.once("message", (reply) => {
-      worker.off("error", onError);
-      resolve(reply);
-    });
+    const settle = (fn) => (value) => {
+      worker.off("error", onError).off("exit", onExit).off("message", onMessage);
+      fn(value);
+    };
+    const onError = settle(reject);
+    const onExit = settle((code) => reject(new Error(`the worker exited (code ${code})`)));
+    const onMessage = settle(resolve);
+    worker.on("error", onError).on("exit", onExit).on("message", onMessage);
     worker.postMessage(task);
   });
   const half = files.length >> 1;
@@ -141,7 +211,8 @@ async function main() {
     sum: {
       "one thread": async () => ({ value: total([chunkSums(0, files.length, "aligned")]) }),
       "two threads, worker page-aligned": () => splitSum("aligned"),
-      "two threads, worker malloc's memory": () => splitSum("malloc"),
+      "two threads, worker 16 bytes past a page": () => splitSum("window"),
+      "two threads, this thread reads all": () => handedSum(),
     },
     readall: {
       "one thread, Float64Array": async () => {
@@ -166,6 +237,62 @@ async function main() {
     },
   };
 
+  // Shared memory of the handed passes, made once: slots for chunks in flight, each chunk's sum.
+  const slotBytes = Math.ceil((largest + READ_BUFFER_OFFSET) / 4096) * 4096;
+  const handed = {
+    control: new SharedArrayBuffer(16),
+    tasks: new SharedArrayBuffer(4 * TASK * SLOTS),
+    slots: new SharedArrayBuffer(slotBytes * SLOTS),
+    free: new SharedArrayBuffer(4 * SLOTS),
+    sums: new SharedArrayBuffer(8 * files.length),
+    slotBytes,
+  };
+
+  /**
+   * This thread reads every chunk file; while the worker has a free slot, the chunk is copied
+   * there and posted to it, else this thread decodes and sums it. The sums are added in chunk
+   * order at the end.
+   */
+  async function handedSum() {
+    const ctl = new Int32Array(handed.control);
+    const queue = new Int32Array(handed.tasks);
+    const open = new Int32Array(handed.free);
+    const slotMemory = new Uint8Array(handed.slots);
+    const sums = new Float64Array(handed.sums);
+    ctl.fill(0);
+    open.fill(1);
+    sums.fill(Number.NaN);
+    const theirs = ask({ op: "handed", ...handed });
+    const started = performance.now();
+    let posted = 0;
+    for (let k = 0; k < files.length; k++) {
+      const slot = open.indexOf(1);
+      if (slot < 0) {
+        const chunk = readChunk(k, "aligned");
+        sums[k] = sumTransientFloat64(decompressPlannedTransient(chunk, planChunk(chunk, { path: files[k] })), 0);
+        continue;
+      }
+      // Read straight into the slot, READ_BUFFER_OFFSET bytes in (clear of the slow window).
+      open[slot] = 0;
+      const chunk = readChunk(k, "slot", slotMemory.subarray(slot * slotBytes + READ_BUFFER_OFFSET, (slot + 1) * slotBytes));
+      const at = (posted % SLOTS) * TASK;
+      queue[at] = k;
+      queue[at + 1] = slot;
+      queue[at + 2] = chunk.byteOffset;
+      queue[at + 3] = chunk.length;
+      posted++;
+      Atomics.store(ctl, CONTROL.posted, posted);
+      Atomics.notify(ctl, CONTROL.posted);
+    }
+    const mine = performance.now() - started;
+    for (let done = Atomics.load(ctl, CONTROL.done); done < posted; done = Atomics.load(ctl, CONTROL.done)) Atomics.wait(ctl, CONTROL.done, done, 50);
+    Atomics.store(ctl, CONTROL.stop, 1);
+    Atomics.notify(ctl, CONTROL.posted);
+    const reply = await theirs;
+    if (Atomics.load(ctl, CONTROL.failed) !== 0) throw new Error(`the worker failed: ${reply.failure}`);
+    return { value: total([sums]), mine, theirs: reply.ms, handed: posted };
+  }
+
   async function splitSum(kind) {
     const theirs = ask({ op: "sum", from: half, to: files.length, kind });
     const started = performance.now();
@@ -183,7 +310,7 @@ async function main() {
   };
 
   for (const op of only) {
-    const times = Object.fromEntries(Object.keys(sides[op]).map((name) => [name, { total: [], mine: [], theirs: [] }]));
+    const times = Object.fromEntries(Object.keys(sides[op]).map((name) => [name, { total: [], mine: [], theirs: [], handed: [] }]));
     for (let round = -1; round < runs; round++) {
       // Round -1 warms up every side (its times are not kept).
       let oneThreadSum;
@@ -198,14 +325,15 @@ async function main() {
         times[name].total.push(elapsed);
         if (result.mine !== undefined) times[name].mine.push(result.mine);
         if (result.theirs !== undefined) times[name].theirs.push(result.theirs);
+        if (result.handed !== undefined) times[name].handed.push(result.handed);
       }
     }
     console.log(`${op}: medians of ${runs} (ms); checked every round`);
     const base = median(times[Object.keys(times)[0]].total);
     for (const [name, t] of Object.entries(times)) {
-      const parts = t.mine.length > 0 ? `  (this thread's half ${median(t.mine).toFixed(1)}, the worker's ${median(t.theirs).toFixed(1)})` : "";
-      console.log(`  ${name.padEnd(38)} ${median(t.total).toFixed(1).padStart(7)}  ${(median(t.total) / base).toFixed(2)}×${parts}`);
+      const handedOut = t.handed.length > 0 ? `, ${median(t.handed)} of ${files.length} chunks handed over` : "";
+      const parts = t.mine.length > 0 ? `  (this thread's part ${median(t.mine).toFixed(1)}, the worker's ${median(t.theirs).toFixed(1)}${handedOut})` : "";
+      console.log(`  ${name.padEnd(42)} ${median(t.total).toFixed(1).padStart(7)}  ${(median(t.total) / base).toFixed(2)}×${parts}`);
     }
   }
-  await worker.terminate();
 }
