@@ -40,8 +40,8 @@ function contentType(file: string): string {
  * the file from the page cache).
  *
  * They are page-aligned, carved out of WebAssembly memories, where malloc's memory (what
- * `Buffer.allocUnsafe` gives) starts 16 bytes past a page. On the benchmark's machine (AMD EPYC,
- * Zen 3) the kernel copies a file from the page cache 3.1–3.6 times slower when the destination
+ * `Buffer.allocUnsafe` gives) starts 16 bytes past a page when malloc maps it for a large request.
+ * On the benchmark's machine (AMD EPYC) the kernel copies a file from the page cache 3.1–3.6 times slower when the destination
  * lies 1–31 bytes past the source's offset within a page: reading the bench's 153 chunk files from
  * offset 0 took 40–47 ms into such memory and 13–14 ms into page-aligned memory. `readPart`
  * places each body at its file offset's place in the page, where the copy runs at full speed.
@@ -69,8 +69,8 @@ function newSpare(): Buffer | undefined {
 
 /**
  * Bytes [start, end) of a file, read alone (a range of a large file does not read all of it),
- * into a spare buffer when the body is at most 4 MiB (larger ones into fresh memory, wherever
- * malloc puts it).
+ * into a spare buffer when the body is at most 4 MiB and a spare is free (else into fresh memory,
+ * wherever malloc puts it).
  */
 function readPart(file: string, start: number, end: number): { body: Buffer; spare: Buffer | undefined } {
   const length = end - start;
