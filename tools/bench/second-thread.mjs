@@ -5,14 +5,18 @@
 //
 //   sum:     this thread alone | this thread the first half and a persistent worker the second,
 //            the worker reading into page-aligned memory at READ_BUFFER_OFFSET (as the library
-//            reads) | the same with the worker reading 16 bytes past a page (where malloc's memory
-//            starts: inside the kernel's slow window) | this thread reading every file, straight
-//            into a shared slot while the worker has one free (the worker decodes it there) and
-//            into its own memory otherwise (it decodes that one itself)
+//            reads) | the same with the worker reading 16 bytes past a page (where malloc's mapped
+//            memory starts: inside the kernel's slow window) | this thread reading every file,
+//            straight into a shared slot while the worker has one free (the worker copies it into
+//            its decoder's memory and decodes it there) and into its own memory otherwise (it
+//            decodes that one itself)
 //   readall: this thread alone into a fresh Float64Array | the same into a fresh SharedArrayBuffer
 //            | this thread and the worker, each its half, into one fresh SharedArrayBuffer
 //
 //   node tools/bench/second-thread.mjs [--runs=20] [--only=sum,readall] [--plain-malloc]
+//
+// Every thread's chunks are copied into its decoder's memory before decoding (the library's
+// passes read them there in the first place), so a pass here is slower than the library's.
 //
 // Checked every round: a split sum equals the one-thread sum to the last bit (the chunks' sums
 // are added in chunk order, as bcolz adds them) and the source's sum within rounding; every
@@ -87,10 +91,18 @@ function decoded(k, kind) {
   return view;
 }
 
+/** The sum of chunk `k`'s values (numpy's order within the chunk), decoded from `chunk`. */
+function chunkSum(chunk, k) {
+  const sum = sumTransientFloat64(decompressPlannedTransient(chunk, planChunk(chunk, { path: files[k] })), 0);
+  // A memcpyed chunk decodes to a view of itself, outside the kernels: not summed there.
+  if (sum === undefined) throw new Error(`${files[k]}: not decoded in the kernels' memory (a memcpyed chunk?)`);
+  return sum;
+}
+
 /** Each chunk's sum (numpy's order within the chunk), chunks `from` to `to`. */
 function chunkSums(from, to, kind) {
   const sums = new Float64Array(to - from);
-  for (let k = from; k < to; k++) sums[k - from] = sumTransientFloat64(decoded(k, kind), 0);
+  for (let k = from; k < to; k++) sums[k - from] = chunkSum(readChunk(k, kind), k);
   return sums;
 }
 
@@ -99,16 +111,18 @@ function readInto(out, from, to, chunkBytes) {
   for (let k = from; k < to; k++) out.set(decoded(k, "aligned"), k * chunkBytes);
 }
 
-/** Shared state of a pass that hands chunks to the worker (see `handedSum`). */
-const CONTROL = { posted: 0, done: 1, stop: 2, failed: 3 };
+/** Shared state of a pass that hands chunks to the worker (see `handedSum`); `posted` -1 stops it. */
+const CONTROL = { posted: 0, done: 1, failed: 2 };
+const STOP = -1;
 const SLOTS = 4;
 /** A posted chunk: its index, slot, byte offset in the slots' memory and length. */
 const TASK = 4;
 
 /**
  * The worker's side of a handed pass: it waits (Atomics) for chunks this thread posts into shared
- * slots, decodes and sums each where it lies, writes the sum at the chunk's place and frees the
- * slot, until told to stop.
+ * slots, copies each into its decoder's memory, decodes and sums it, writes the sum at the
+ * chunk's place and frees the slot, until told to stop (the stop is written to the word it waits
+ * on, so that it cannot miss the wake-up).
  */
 function serveHanded({ control, tasks, slots, sums, free }) {
   const ctl = new Int32Array(control);
@@ -118,8 +132,9 @@ function serveHanded({ control, tasks, slots, sums, free }) {
   let taken = 0;
   let failure;
   for (;;) {
-    if (Atomics.load(ctl, CONTROL.posted) === taken) {
-      if (Atomics.load(ctl, CONTROL.stop) === 1) return failure;
+    const posted = Atomics.load(ctl, CONTROL.posted);
+    if (posted === STOP) return failure;
+    if (posted === taken) {
       Atomics.wait(ctl, CONTROL.posted, taken, 50);
       continue;
     }
@@ -128,7 +143,7 @@ function serveHanded({ control, tasks, slots, sums, free }) {
     taken++;
     try {
       const chunk = new Uint8Array(slots, offset, length);
-      out[k] = sumTransientFloat64(decompressPlannedTransient(chunk, planChunk(chunk, { path: files[k] })), 0);
+      out[k] = chunkSum(chunk, k);
     } catch (error) {
       Atomics.store(ctl, CONTROL.failed, 1);
       failure ??= String(error);
@@ -228,6 +243,7 @@ async function measure({ runs, only, source, reference, chunkBytes, worker, coll
       "two threads, SharedArrayBuffer": async () => {
         const shared = new SharedArrayBuffer(source.length * 8);
         const theirs = ask({ op: "readall", shared, from: half, to: files.length, chunkBytes });
+        theirs.catch(() => undefined); // awaited below
         const started = performance.now();
         readInto(new Uint8Array(shared), 0, half, chunkBytes);
         const mine = performance.now() - started;
@@ -240,12 +256,11 @@ async function measure({ runs, only, source, reference, chunkBytes, worker, coll
   // Shared memory of the handed passes, made once: slots for chunks in flight, each chunk's sum.
   const slotBytes = Math.ceil((largest + READ_BUFFER_OFFSET) / 4096) * 4096;
   const handed = {
-    control: new SharedArrayBuffer(16),
+    control: new SharedArrayBuffer(12),
     tasks: new SharedArrayBuffer(4 * TASK * SLOTS),
     slots: new SharedArrayBuffer(slotBytes * SLOTS),
     free: new SharedArrayBuffer(4 * SLOTS),
     sums: new SharedArrayBuffer(8 * files.length),
-    slotBytes,
   };
 
   /**
@@ -263,18 +278,19 @@ async function measure({ runs, only, source, reference, chunkBytes, worker, coll
     open.fill(1);
     sums.fill(Number.NaN);
     const theirs = ask({ op: "handed", ...handed });
+    theirs.catch(() => undefined); // awaited below; a failure here first must not leave it unhandled
     const started = performance.now();
     let posted = 0;
     for (let k = 0; k < files.length; k++) {
-      const slot = open.indexOf(1);
+      let slot = -1;
+      for (let i = 0; i < SLOTS && slot < 0; i++) if (Atomics.load(open, i) === 1) slot = i;
       if (slot < 0) {
-        const chunk = readChunk(k, "aligned");
-        sums[k] = sumTransientFloat64(decompressPlannedTransient(chunk, planChunk(chunk, { path: files[k] })), 0);
+        sums[k] = chunkSum(readChunk(k, "aligned"), k);
         continue;
       }
       // Read straight into the slot, READ_BUFFER_OFFSET bytes in (clear of the slow window).
-      open[slot] = 0;
-      const chunk = readChunk(k, "slot", slotMemory.subarray(slot * slotBytes + READ_BUFFER_OFFSET, (slot + 1) * slotBytes));
+      Atomics.store(open, slot, 0);
+      const chunk = readChunk(k, "aligned", slotMemory.subarray(slot * slotBytes + READ_BUFFER_OFFSET, (slot + 1) * slotBytes));
       const at = (posted % SLOTS) * TASK;
       queue[at] = k;
       queue[at + 1] = slot;
@@ -285,8 +301,14 @@ async function measure({ runs, only, source, reference, chunkBytes, worker, coll
       Atomics.notify(ctl, CONTROL.posted);
     }
     const mine = performance.now() - started;
-    for (let done = Atomics.load(ctl, CONTROL.done); done < posted; done = Atomics.load(ctl, CONTROL.done)) Atomics.wait(ctl, CONTROL.done, done, 50);
-    Atomics.store(ctl, CONTROL.stop, 1);
+    // This wait never yields to the event loop, so a dead worker shows as no progress, not an event.
+    let last = performance.now();
+    for (let done = Atomics.load(ctl, CONTROL.done), seen = done; done < posted; done = Atomics.load(ctl, CONTROL.done)) {
+      if (done !== seen) [seen, last] = [done, performance.now()];
+      else if (performance.now() - last > 10_000) throw new Error(`the worker stopped taking chunks (${done} of ${posted} done)`);
+      Atomics.wait(ctl, CONTROL.done, done, 50);
+    }
+    Atomics.store(ctl, CONTROL.posted, STOP);
     Atomics.notify(ctl, CONTROL.posted);
     const reply = await theirs;
     if (Atomics.load(ctl, CONTROL.failed) !== 0) throw new Error(`the worker failed: ${reply.failure}`);
@@ -295,6 +317,7 @@ async function measure({ runs, only, source, reference, chunkBytes, worker, coll
 
   async function splitSum(kind) {
     const theirs = ask({ op: "sum", from: half, to: files.length, kind });
+    theirs.catch(() => undefined); // awaited below
     const started = performance.now();
     const sums = chunkSums(0, half, "aligned");
     const mine = performance.now() - started;
