@@ -398,19 +398,19 @@ function checkCount(value: unknown, field: string): number {
 }
 
 /**
- * Where a buffer that file reads land in should start in its memory: 2,032 bytes in, about half
- * a page from where a whole file's bytes sit in theirs (page-aligned in the page cache). The
- * kernel's copy from the page cache slows down the closer the destination sits past the source's
- * offset in its page (measured on AMD EPYC, 62 MB of chunk files read into WebAssembly memory at
- * these offsets past a page boundary: 8–16 bytes 11.4–12.2 ms, 48 bytes 7.6–7.9, 128 bytes
- * 7.2–7.4, 256 bytes 6.9–7.2, 2,048 bytes 6.7–6.9). On the benchmark's later machine (also AMD
- * EPYC) the slowdown is a window with a sharp edge instead: 1–31 bytes past the source took 3.1–3.6
- * times as long as 0 or 32 bytes and beyond (tools/bench/README.md, 2026-12-02 morning session);
- * 2,032 bytes clears both. A large allocation's bytes start 16 bytes
- * past a page boundary (glibc's mmap chunks), so a buffer this far in starts half a page in; a
- * WebAssembly memory's slots start 2,032 bytes past one. A range read from a file offset that is
- * not page-aligned lands elsewhere relative to its source, as it did before. Used by
- * `FileSystemStore` and `@fmt/store`'s input buffers. @internal
+ * Where a buffer that file reads land in should start in its memory: 2,032 bytes in, about half a
+ * page from where a whole file's bytes sit in theirs (page-aligned in the page cache). On the
+ * machine of 2026-11-29 the kernel's copy from the page cache slowed down the closer the
+ * destination sat past the source's offset in its page (measured on AMD EPYC, 62 MB of chunk files
+ * read into WebAssembly memory at these offsets past a page boundary: 8–16 bytes 11.4–12.2 ms, 48
+ * bytes 7.6–7.9, 128 bytes 7.2–7.4, 256 bytes 6.9–7.2, 2,048 bytes 6.7–6.9). On the machine used
+ * since 2026-12-01 (also AMD EPYC) it is a window with a sharp edge instead: 1–31 bytes past the
+ * source took 2.8–3.6 times as long as 0 or 32–4,095 bytes (tools/bench/README.md, 2026-12-02
+ * morning session; 2,032 itself was not timed there, 96 and 4,064 were). A large allocation's
+ * bytes start 16 bytes past a page boundary (glibc's mmap chunks), so a buffer this far in starts
+ * half a page in; a WebAssembly memory's slots start 2,032 bytes past one. A range read from a
+ * file offset that is not page-aligned lands elsewhere relative to its source, as it did before.
+ * Used by `FileSystemStore` and `@fmt/store`'s input buffers. @internal
  *
  * @example
  * ```ts
