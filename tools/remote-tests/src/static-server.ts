@@ -40,12 +40,13 @@ function contentType(file: string): string {
  * the file from the page cache).
  *
  * They are page-aligned, carved out of WebAssembly memories, where malloc's memory (what
- * `Buffer.allocUnsafe` gives) starts 16 bytes past a page when malloc maps it for a large request.
- * On the benchmark's machine (AMD EPYC) the kernel copies a file from the page cache 3.1–3.6 times slower when the destination
- * lies 1–31 bytes past the source's offset within a page: reading the bench's 153 chunk files from
- * offset 0 took 40–47 ms into such memory and 13–14 ms into page-aligned memory. `readPart`
- * places each body at its file offset's place in the page, where the copy runs at full speed.
- * Few memories hold them all: each reserves gigabytes of address space, and V8 caps the total.
+ * `Buffer.allocUnsafe` gives) starts 16 bytes past a page when malloc maps it for a large
+ * request. On the benchmark's machine (AMD EPYC) the kernel copies a file from the page cache
+ * 3.1–3.6 times slower when the destination lies 1–31 bytes past the source's offset within a
+ * page: reading the bench's 153 chunk files from offset 0 took 40–47 ms into such memory and
+ * 13–14 ms into page-aligned memory. `readPart` places each body at its file offset's place in
+ * the page, where the copy runs at full speed. Few memories hold them all: each reserves
+ * gigabytes of address space, and V8 caps the total.
  */
 const spareBuffers: Buffer[] = [];
 const PAGE = 4096;
