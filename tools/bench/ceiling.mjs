@@ -16,6 +16,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 
 import { mallocSetting, nativeEnv } from "./lib/malloc.mjs";
 import { startNative } from "./lib/native.mjs";
@@ -28,27 +29,26 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, ".data", "store");
 /** Issue 16's goals against bcolz's time. */
 const GOALS = { readall: 0.7, column: 0.7, sum: 0.8 };
-const argv = process.argv.slice(2);
-const flag = (name, fallback) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 
-/** The command line's settings; throws on an argument it does not know. */
+/** The command line's settings; `parseArgs` refuses an argument it does not know. */
 function settings() {
-  for (const a of argv) {
-    if (a !== "--plain-malloc" && !["runs", "only", "sides"].some((f) => a.startsWith(`--${f}=`))) throw new Error(`unknown argument ${a} (--runs=N, --only=…, --sides=…, --plain-malloc)`);
-  }
-  const runs = Number(flag("runs", "15"));
-  const only = flag("only", "readall,column,sum").split(",");
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: { runs: { type: "string", default: "15" }, only: { type: "string", default: "readall,column,sum" }, sides: { type: "string", default: "bcolz,c1,c2,ours" }, "plain-malloc": { type: "boolean", default: false } },
+  });
+  const runs = Number(values.runs);
+  const only = values.only.split(",");
   /** The sides that take turns (all four by default). */
-  const sides = flag("sides", "bcolz,c1,c2,ours").split(",");
+  const sides = values.sides.split(",");
   for (const op of only) if (!(op in GOALS)) throw new Error(`--only: unknown operation ${op} (readall, column, sum)`);
   for (const side of sides) if (!["bcolz", "c1", "c2", "ours"].includes(side)) throw new Error(`--sides: unknown side ${side} (bcolz, c1, c2, ours)`);
   if (!Number.isInteger(runs) || runs < 1) throw new Error("--runs wants a positive integer");
-  return { RUNS: runs, ONLY: only, SIDES: sides };
+  return { RUNS: runs, ONLY: only, SIDES: sides, plainMalloc: values["plain-malloc"] };
 }
 
 async function main() {
-  const { RUNS, ONLY, SIDES } = settings();
-  const malloc = mallocSetting(fileURLToPath(import.meta.url), argv.includes("--plain-malloc"));
+  const { RUNS, ONLY, SIDES, plainMalloc } = settings();
+  const malloc = mallocSetting(fileURLToPath(import.meta.url), plainMalloc);
   if (malloc === undefined) return;
   if (!existsSync(join(ROOT, "carray.bcolz"))) throw new Error(`no datasets in ${ROOT}: run \`node tools/bench/store.mjs --runs=1 --no-scale --only=readall\` first`);
   const lib = await loadStore();

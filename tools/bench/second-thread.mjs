@@ -26,9 +26,8 @@
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
-import v8 from "node:v8";
-import { runInNewContext } from "node:vm";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import { Worker, isMainThread, parentPort } from "node:worker_threads";
 
 import { decompressPlannedTransient, initBlosc, planChunk, sumTransientFloat64 } from "@fmt/blosc";
@@ -36,6 +35,7 @@ import { READ_BUFFER_OFFSET } from "@fmt/fs-adapters";
 
 import { mallocSetting } from "./lib/malloc.mjs";
 import { closeSum, readTyped, referenceSum, sameFloat64 } from "./lib/store-checks.mjs";
+import { collectGarbage } from "./lib/store-ours.mjs";
 import { median } from "./lib/store-report.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -174,35 +174,31 @@ if (!isMainThread) {
 }
 
 async function main() {
-  const argv = process.argv.slice(2);
-  const flag = (name, fallback) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
-  for (const a of argv) {
-    if (a !== "--plain-malloc" && !["runs", "only"].some((f) => a.startsWith(`--${f}=`))) throw new Error(`unknown argument ${a} (--runs=N, --only=sum,readall, --plain-malloc)`);
-  }
-  const runs = Number(flag("runs", "20"));
-  const only = flag("only", "sum,readall").split(",");
+  // parseArgs refuses an argument it does not know.
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: { runs: { type: "string", default: "20" }, only: { type: "string", default: "sum,readall" }, "plain-malloc": { type: "boolean", default: false } },
+  });
+  const runs = Number(values.runs);
+  const only = values.only.split(",");
   if (!Number.isInteger(runs) || runs < 1) throw new Error("--runs wants a positive integer");
   for (const op of only) if (op !== "sum" && op !== "readall") throw new Error(`--only: unknown operation ${op} (sum, readall)`);
-  if (mallocSetting(fileURLToPath(import.meta.url), argv.includes("--plain-malloc")) === undefined) return;
+  if (mallocSetting(fileURLToPath(import.meta.url), values["plain-malloc"]) === undefined) return;
   await setUp();
   if (files.length === 0) throw new Error(`no chunk files in ${DATA}: run \`node tools/bench/store.mjs --runs=1 --no-scale --only=readall\` first`);
 
-  // A collection before each timed run, untimed, as the store bench does (--expose-gc on the
-  // command line would be passed on to the worker, which refuses it).
-  v8.setFlagsFromString("--expose-gc");
-  const collect = runInNewContext("gc");
   const source = readTyped(join(ROOT, "carray-source.f8"));
   const reference = referenceSum(source);
   const chunkBytes = decoded(0, "aligned").length;
   const worker = new Worker(fileURLToPath(import.meta.url));
   try {
-    await measure({ runs, only, source, reference, chunkBytes, worker, collect });
+    await measure({ runs, only, source, reference, chunkBytes, worker });
   } finally {
     await worker.terminate();
   }
 }
 
-async function measure({ runs, only, source, reference, chunkBytes, worker, collect }) {
+async function measure({ runs, only, source, reference, chunkBytes, worker }) {
   // One task at a time; a worker that fails or exits rejects it (else the run would wait forever).
   const ask = (task) => new Promise((resolve, reject) => {
     const settle = (fn) => (value) => {
@@ -338,7 +334,8 @@ async function measure({ runs, only, source, reference, chunkBytes, worker, coll
       // Round -1 warms up every side (its times are not kept).
       let oneThreadSum;
       for (const [name, run] of Object.entries(sides[op])) {
-        collect();
+        // Untimed, as the store bench collects before each run.
+        collectGarbage();
         const started = performance.now();
         const result = await run();
         const elapsed = performance.now() - started;

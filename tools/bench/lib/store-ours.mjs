@@ -30,9 +30,12 @@ export async function loadStore() {
   }
 }
 
-// The garbage collector, exposed at run time (no --expose-gc needed on the command line).
 v8.setFlagsFromString("--expose-gc");
-const collectGarbage = runInNewContext("gc");
+/**
+ * The garbage collector, exposed at run time: `--expose-gc` on the command line would be passed
+ * on to worker threads, which refuse it.
+ */
+export const collectGarbage = runInNewContext("gc");
 
 /**
  * Untimed warm-up runs, as many on each side (store_native.py's WARMUPS): the first reads of a
