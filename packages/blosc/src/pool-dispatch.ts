@@ -8,8 +8,7 @@
  *
  * @packageDocumentation
  */
-import { UsageError } from "@fmt/errors";
-import { reviveError } from "./pool-protocol.js";
+import { reviveError, UsageError } from "@fmt/errors";
 import type { PoolDecodeReply, PoolReply, PoolRequest, PoolTask } from "./pool-protocol.js";
 
 /** One task waiting for a worker, with its caller's promise. @internal */

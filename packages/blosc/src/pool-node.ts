@@ -25,13 +25,13 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { UsageError } from "@fmt/errors";
+import { reviveError, UsageError } from "@fmt/errors";
 import { BLOSC_MAX_OVERHEAD, readChunkHeader } from "@fmt/header";
 import * as api from "./index.js";
 import type { ChunkCodecPool, CompressOptions, DecompressOptions, LentChunk } from "./index.js";
 import { TaskDispatcher } from "./pool-dispatch.js";
 import type { DispatchSlot } from "./pool-dispatch.js";
-import { checkPoolSizing, lentArgumentError, plainOptions, reviveError } from "./pool-protocol.js";
+import { checkPoolSizing, lentArgumentError, plainOptions } from "./pool-protocol.js";
 import type { PoolDecodeReply, PoolDecodeRequest, PoolReply } from "./pool-protocol.js";
 import { packedAt, StagingBuffers, stagingSize } from "./pool-staging-node.js";
 

@@ -10,11 +10,10 @@
  * ```
  * @module
  */
-import { UsageError } from "@fmt/errors";
+import { serializeError, UsageError } from "@fmt/errors";
 import { compress, compressInto } from "./compress.js";
 import type { CompressOptions } from "./compress.js";
 import { decompress, decompressInto } from "./decompress.js";
-import { serializeError } from "./pool-protocol.js";
 import type { PoolDecodeReply, PoolDecodeRequest, PoolReply, PoolRequest, PoolResult, PoolTask } from "./pool-protocol.js";
 
 function run(task: PoolTask): Uint8Array {

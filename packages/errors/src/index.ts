@@ -224,3 +224,6 @@ export class StorageError extends BcolzError {}
 export function isBcolzError(value: unknown, code?: ErrorCode): value is BcolzError {
   return value instanceof BcolzError && (code === undefined || value.code === code);
 }
+
+export { reviveError, serializeError } from "./transfer.js";
+export type { SerializedError } from "./transfer.js";
