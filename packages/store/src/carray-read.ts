@@ -170,10 +170,14 @@ export class ChunkReader {
    * neighbouring slots in format 2); `prefetch` fetches are in flight ahead of the one being
    * decoded. Rows a writer holds in memory are not fetched. `viewsHeld`, asked when the pass
    * ends: whether the caller still holds bytes {@link ChunkReader.decodeInPassMemory} gave it
-   * (then the pass's memory serves no later pass).
+   * (then the pass's memory serves no later pass). `heldChunks` (with `reuseInputs`): how many of
+   * the chunks it was last given the caller still holds when it asks for the next one (default 0:
+   * none), so that their input buffers are lent again only after that; once past the last chunk,
+   * it holds none.
    */
-  async *chunksInOrder(indices: Iterable<number>, options: { reuseInputs?: boolean; viewsHeld?: () => boolean } = {}): AsyncGenerator<LoadedChunk, void, undefined> {
+  async *chunksInOrder(indices: Iterable<number>, options: { reuseInputs?: boolean; viewsHeld?: () => boolean; heldChunks?: number } = {}): AsyncGenerator<LoadedChunk, void, undefined> {
     const order = [...indices];
+    const heldChunks = options.heldChunks ?? 0;
     // With `reuseInputs` the caller is done with each chunk when it asks for the next one, so the
     // buffer a fetch was read into serves a later fetch once its last chunk is done (stores with
     // getInto; a format-2 run of slots shares one buffer).
@@ -215,21 +219,31 @@ export class ChunkReader {
     };
     let batch: StoredChunk[] = [];
     let at = 0;
+    // Buffers of used-up fetches whose chunks the caller may still hold: each with the number of
+    // its last chunk among those yielded, given back once `heldChunks` later chunks were yielded.
+    const held: { chunk: Uint8Array; last: number }[] = [];
+    let yielded = 0;
+    const giveBackUnheld = (): void => {
+      while (held.length > 0 && held[0]!.last < yielded - heldChunks) lent?.giveBack(held.shift()!.chunk);
+    };
     try {
       for (const index of order) {
         if (this.memoryRows(index) !== undefined) {
           yield await this.loadChunk(index);
+          yielded++;
           continue;
         }
         const keptChunk = kept.get(index);
         if (keptChunk !== undefined) {
           yield await this.loadChunk(index, { index, key: this.chunkKey(index), chunk: keptChunk });
+          yielded++;
           continue;
         }
         if (at >= batch.length) {
           // Given back once: the next fetch may be lent the same buffer at once, and a failure
           // before `batch` is replaced must not give it back again (under a read in flight).
-          if (batch.length > 0) lent?.giveBack(batch[0]!.chunk);
+          if (batch.length > 0 && lent !== undefined) held.push({ chunk: batch[0]!.chunk, last: yielded - 1 });
+          giveBackUnheld();
           batch = [];
           await fill(1 + this.#prefetch);
           const pending = window.shift();
@@ -241,15 +255,17 @@ export class ChunkReader {
         const stored = batch[at++]!;
         if (stored.index !== index) throw new Error(`internal: the layout planned chunk ${stored.index} where ${index} was asked`);
         yield await this.loadChunk(index, stored);
+        yielded++;
       }
       // The caller asked past the last chunk: it is done with the last run too.
       if (batch.length > 0) lent?.giveBack(batch[0]!.chunk);
       batch = [];
     } finally {
-      // An early exit (the caller returned, or a read failed): the caller is done with the chunk
+      // An early exit (the caller returned, or a read failed): the caller is done with the chunks
       // it was given, and fetches still in flight give their buffers back as they settle (their
       // reads may still write into them until then).
       if (lent !== undefined) {
+        for (const buffer of held.splice(0)) lent.giveBack(buffer.chunk);
         if (batch.length > 0) lent.giveBack(batch[0]!.chunk);
         for (const pending of window) {
           pending.then((chunks) => {
@@ -347,21 +363,27 @@ export class ChunkReader {
       }
     }
     const run: LoadedChunk[] = [];
-    // A run for the pool keeps several chunks at once: their input buffers are not reused then.
-    for await (const loaded of this.chunksInOrder(pending, { reuseInputs: this.#workers === undefined })) {
+    // A run for the pool holds up to POOL_RUN - 1 earlier chunks when it asks for the next one:
+    // their input buffers are lent again only once the run is decoded (then the pool has copied
+    // or decoded every input; see ChunkCodecPool), so reading reuses memory instead of touching
+    // fresh pages for every chunk file.
+    const heldChunks = this.#workers === undefined ? 0 : POOL_RUN;
+    let given = 0;
+    for await (const loaded of this.chunksInOrder(pending, { reuseInputs: true, heldChunks })) {
+      // The last run is decoded before the pass ends (then its buffers go back to other passes).
+      const lastChunk = ++given === pending.length;
       const from = Math.max(start, loaded.firstRow) - loaded.firstRow;
       const to = Math.min(stop, loaded.firstRow + loaded.rows) - loaded.firstRow;
       const whole = from === 0 && to === loaded.rows && loaded.decoded === undefined && loaded.storedNbytes === loaded.nbytes;
       if (this.#workers !== undefined && whole) {
         if (run.length > 0 && run[run.length - 1]!.index !== loaded.index - 1) await this.#decodeRun(run.splice(0), out, start);
         run.push(loaded);
-        if (run.length >= POOL_RUN) await this.#decodeRun(run.splice(0), out, start);
+        if (run.length >= POOL_RUN || lastChunk) await this.#decodeRun(run.splice(0), out, start);
         continue;
       }
       if (run.length > 0) await this.#decodeRun(run.splice(0), out, start);
       this.decodeRowsInto(loaded, from, to, out, (loaded.firstRow + from - start) * atom);
     }
-    if (run.length > 0) await this.#decodeRun(run, out, start);
   }
 
   /** Whole consecutive chunks decoded on the pool into their place in `out`. */

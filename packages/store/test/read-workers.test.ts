@@ -3,7 +3,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { MemoryStore } from "@fmt/fs-adapters";
+import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { createBloscPool } from "@fmt/blosc/pool";
 import type { BloscPool } from "@fmt/blosc/pool";
 import type { ChunkCodecPool } from "@fmt/blosc";
@@ -53,6 +57,30 @@ describe("reads with a worker pool", () => {
     expect(Array.from(out)).toEqual(Array.from(values.subarray(16384 - 5, 10 * 16384 + 5)));
     expect(await pooled.sum()).toBe(await plain.sum());
     expect(runs).toBeGreaterThan(1);
+  });
+
+  it("from files (chunks read into lent buffers): runs keep their inputs until decoded, in both formats", async () => {
+    // A run of the pool holds up to eight chunks while the next files are read ahead: their
+    // buffers must not be lent again before the run is decoded (else a later file overwrites them).
+    const dir = mkdtempSync(join(tmpdir(), "read-workers-"));
+    try {
+      const values = walk(37 * 4096 + 99);
+      for (const formatVersion of [1, 2] as const) {
+        const path = join(dir, `v${formatVersion}.bcolz`);
+        await (await createCarray(new FileSystemStore(path, { fsync: false }), "", values, { dtype: "<f8", chunklen: 4096, formatVersion, superchunksize: 4 })).close();
+        for (const prefetch of [0, 3, 12]) {
+          const pooled = await openCarray(new FileSystemStore(path), { workers: pool, prefetch });
+          const out = new Float64Array(values.length);
+          await pooled.readInto(out);
+          expect(Buffer.from(out.buffer).equals(Buffer.from(values.buffer)), `format ${formatVersion}, prefetch ${prefetch}`).toBe(true);
+          const shared = new Float64Array(new SharedArrayBuffer(values.byteLength));
+          await pooled.readInto(shared);
+          expect(Buffer.from(shared.buffer).equals(Buffer.from(values.buffer)), `format ${formatVersion}, prefetch ${prefetch}, shared`).toBe(true);
+        }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("a broken chunk in a pooled run is reported with its own file", async () => {
