@@ -23,6 +23,7 @@ import { checkDatasetPath, joinKey, readText, withPath, pathAndOptions } from ".
 import { JOURNAL_FILE, LayoutV1, readJournal, recoverV1 } from "./layout-v1.js";
 import { LayoutV2 } from "./layout-v2.js";
 import { DatasetLock } from "./lock.js";
+import { checkReadHelpers } from "./read-helpers.js";
 import type { OpenOptions } from "./options.js";
 
 function badShape(key: string, shape: unknown): never {
@@ -215,8 +216,8 @@ async function readV2(store: ReadableStore, base: string, storageText: string, o
  * @internal
  */
 export function readOptionsOf(options: OpenOptions): OpenOptions {
-  const { maxReadBytes, maxChunksPerCall, prefetch, cacheBytes, workers, verifyChecksums } = options;
-  return { maxReadBytes, maxChunksPerCall, prefetch, cacheBytes, workers, verifyChecksums };
+  const { maxReadBytes, maxChunksPerCall, prefetch, cacheBytes, workers, helpers, verifyChecksums } = options;
+  return { maxReadBytes, maxChunksPerCall, prefetch, cacheBytes, workers, helpers, verifyChecksums };
 }
 
 /** Validates {@link OpenOptions}. */
@@ -237,6 +238,7 @@ export function checkOptions(options: OpenOptions): void {
     throw new UsageError("INVALID_ARGUMENT", "cacheBytes must be a non-negative integer", { field: "cacheBytes", actual: options.cacheBytes });
   }
   checkCodecPool(options.workers);
+  checkReadHelpers(options.helpers);
   if (options.verifyChecksums !== undefined && typeof options.verifyChecksums !== "boolean") {
     throw new UsageError("INVALID_ARGUMENT", "verifyChecksums must be a boolean", { field: "verifyChecksums", actual: options.verifyChecksums });
   }

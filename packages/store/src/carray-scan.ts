@@ -56,25 +56,104 @@ function* range(from: number, to: number): Generator<number> {
 }
 
 /**
- * `CArray.sum`: the sum of all elements, one decoded chunk at a time (see its documentation).
+ * What {@link sumOf} adds after rows `[0, stop)` of its own: the rest of the array summed
+ * elsewhere (a helper thread, see `ReadHelpers`), in the form {@link partialSumOf} gives.
+ */
+export interface SumRest {
+  /** Rows `[stop, length)` are summed elsewhere. */
+  stop: number;
+  /** Their partial sum, once the main part is done; `undefined`: sum them here after all. */
+  rest(): Promise<PartialSum | undefined>;
+}
+
+/**
+ * The sum of a range of whole chunks in a form that adds to the rest exactly as one pass would:
+ * floating-point dtypes as each chunk's own sum (bcolz adds `chunk.sum()` to a running total in
+ * chunk order, so the chunks' sums must be added in that order, not summed first), integer and
+ * boolean dtypes as an exact `bigint`.
+ */
+export type PartialSum = { chunkSums: Float64Array } | { total: bigint };
+
+/**
+ * `CArray.sum`: the sum of all elements, one decoded chunk at a time (see its documentation);
+ * `helped`, asked once the call is checked, may start summing the later rows elsewhere: rows from
+ * its `stop` on are then added from there, in chunk order.
  *
  * @example
  * ```ts
  * const total = await sumOf(ctx); // 4950 for 0..99
  * ```
  */
-export async function sumOf(ctx: ScanContext): Promise<number | bigint> {
+export async function sumOf(ctx: ScanContext, startHelpers?: () => SumRest | undefined): Promise<number | bigint> {
+  const kinds = sumKinds(ctx);
+  ctx.checkWork(0, ctx.length, 1);
+  const helped = startHelpers?.();
+  const stop = helped?.stop ?? ctx.length;
+  let { acc, big } = await sumRows(ctx, kinds, 0, stop);
+  const rest = helped === undefined ? undefined : await helped.rest();
+  if (rest !== undefined) {
+    if ("chunkSums" in rest) for (const chunkSum of rest.chunkSums) acc += chunkSum;
+    else big += rest.total;
+  } else if (stop < ctx.length) {
+    const tail = await sumRows(ctx, kinds, stop, ctx.length, acc);
+    acc = tail.acc;
+    big += tail.big;
+  }
+  if (kinds.wide) return big;
+  if (!kinds.integral) return acc;
+  const total = big + BigInt(acc);
+  return Number.isSafeInteger(Number(total)) ? Number(total) : total;
+}
+
+/**
+ * Rows `[start, stop)` (whole chunks, but for the array's end) summed as {@link PartialSum}: what a
+ * helper thread answers for its part of `CArray.sum`. @internal
+ *
+ * @example
+ * ```ts
+ * const part = await partialSumOf(ctx, 65536 * 76, ctx.length); // { chunkSums } for float64
+ * ```
+ */
+export async function partialSumOf(ctx: ScanContext, start: number, stop: number): Promise<PartialSum> {
+  const kinds = sumKinds(ctx);
+  ctx.checkWork(start, stop, 1);
+  if (kinds.integral || kinds.wide) {
+    const { acc, big } = await sumRows(ctx, kinds, start, stop);
+    return { total: big + BigInt(acc) };
+  }
+  const sums: number[] = [];
+  await sumRows(ctx, kinds, start, stop, 0, sums);
+  return { chunkSums: Float64Array.from(sums) };
+}
+
+interface SumKinds {
+  wide: boolean;
+  integral: boolean;
+  littleF8: boolean;
+}
+
+function sumKinds(ctx: ScanContext): SumKinds {
   const kind = ctx.dtype.kind;
   if (kind === "S" || kind === "U" || kind === "M" || kind === "m" || kind === "V") {
     throw new UsageError("INVALID_ARGUMENT", `cannot sum dtype ${ctx.dtype.str}`, { path: ctx.path, field: "dtype", actual: ctx.dtype.str });
   }
-  const wide = (kind === "i" || kind === "u") && ctx.dtype.itemsize === 8;
-  const integral = kind === "i" || kind === "u" || kind === "b";
-  const littleF8 = kind === "f" && ctx.dtype.itemsize === 8 && ctx.dtype.str.startsWith("<");
-  ctx.checkWork(0, ctx.length, 1);
+  return {
+    wide: (kind === "i" || kind === "u") && ctx.dtype.itemsize === 8,
+    integral: kind === "i" || kind === "u" || kind === "b",
+    littleF8: kind === "f" && ctx.dtype.itemsize === 8 && ctx.dtype.str.startsWith("<"),
+  };
+}
+
+/**
+ * Rows `[start, stop)` added to `from` (floating point, chunk by chunk in bcolz's order) or
+ * exactly (integers: the running `acc` spills into `big` before it loses precision). With
+ * `chunkSums`, each chunk's own sum is pushed there instead of being added (floating point).
+ */
+async function sumRows(ctx: ScanContext, kinds: SumKinds, start: number, stop: number, from = 0, chunkSums?: number[]): Promise<{ acc: number; big: bigint }> {
+  const { wide, integral, littleF8 } = kinds;
   let big = 0n;
-  let acc = 0;
-  await ctx.reader.scan(0, ctx.length, (bytes) => {
+  let acc = from;
+  await ctx.reader.scan(start, stop, (bytes) => {
     const values = decodeValues(bytes, ctx.dtype);
     if (wide) {
       for (const v of values as BigInt64Array | BigUint64Array) big += v;
@@ -85,8 +164,11 @@ export async function sumOf(ctx: ScanContext): Promise<number | bigint> {
     const numbers = values as Float64Array;
     if (!integral) {
       // Little-endian float64 bytes still in the kernels' memory are summed there (same order).
-      const inKernels = littleF8 ? sumTransientFloat64(bytes, acc) : undefined;
-      acc = inKernels ?? sumLikeNumpy(numbers, acc);
+      const base = chunkSums === undefined ? acc : 0;
+      const inKernels = littleF8 ? sumTransientFloat64(bytes, base) : undefined;
+      const sum = inKernels ?? sumLikeNumpy(numbers, base);
+      if (chunkSums === undefined) acc = sum;
+      else chunkSums.push(sum);
       return;
     }
     let local = acc;
@@ -99,10 +181,7 @@ export async function sumOf(ctx: ScanContext): Promise<number | bigint> {
     }
     acc = local;
   });
-  if (wide) return big;
-  if (!integral) return acc;
-  const total = big + BigInt(acc);
-  return Number.isSafeInteger(Number(total)) ? Number(total) : total;
+  return { acc, big };
 }
 
 /** Values numpy's reduction hands its inner loop at a time (its buffer size). */

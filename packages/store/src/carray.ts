@@ -11,8 +11,10 @@ import type { ComparedRows } from "./carray-compare.js";
 import { ChunkReader } from "./carray-read.js";
 import { checkAllocation, checkBounds, checkChunkIndex, checkIndex, checkWork, precheckChunk, requireWriter } from "./carray-checks.js";
 import { readerSettings, writerAccess } from "./carray-parts.js";
-import { extremeOf, iterBlocksOf, PRECHECK_BYTES, readSteppedOf, sumOf } from "./carray-scan.js";
-import type { ScanContext } from "./carray-scan.js";
+import { extremeOf, iterBlocksOf, partialSumOf, PRECHECK_BYTES, readSteppedOf, sumOf } from "./carray-scan.js";
+import type { PartialSum, ScanContext } from "./carray-scan.js";
+import { helpedRead, helpedSum } from "./read-helpers.js";
+import type { HelperDataset } from "./read-helpers.js";
 import { checkTakeIndices, checkTypedOut, swapInPlace } from "./carray-take.js";
 import { AttrStore } from "./attr-store.js";
 import { resultBytes } from "./result-memory.js";
@@ -267,7 +269,8 @@ export class CArray {
    * Sum of all elements, computed block by block (one chunk in memory at a time): `number`
    * for floats (in double precision; NaN propagates), bools (count of true) and integers up to
    * 4 bytes while the total is a safe integer (else `bigint`); `bigint` for 8-byte integers.
-   * `UsageError` `INVALID_ARGUMENT` for S, U and datetime dtypes.
+   * `UsageError` `INVALID_ARGUMENT` for S, U and datetime dtypes. With the `helpers` option, helper
+   * threads sum the later chunks (the same result; see the `helpers` option of {@link openCarray}).
    *
    * @example
    * ```ts
@@ -275,7 +278,12 @@ export class CArray {
    * ```
    */
   async sum(): Promise<number | bigint> {
-    return sumOf(this.#scan());
+    return sumOf(this.#scan(), () => helpedSum(this.#init.options.helpers, this.store, this.#helperDataset(), this.#writer === undefined));
+  }
+
+  /** A helper's part of {@link CArray.sum}: rows `[start, stop)` as a {@link PartialSum}. @internal */
+  partialSum(start: number, stop: number): Promise<PartialSum> {
+    return partialSumOf(this.#scan(), start, stop);
   }
 
   /**
@@ -451,7 +459,20 @@ export class CArray {
   async #readBytesInto(out: Uint8Array, start: number, stop: number): Promise<void> {
     if (out.length === 0) return;
     await this.#precheck(out.length, stop);
-    await this.#reader.readInto(out, start, stop);
+    const readHere = (part: Uint8Array, from: number, to: number): Promise<void> => this.#reader.readInto(part, from, to);
+    if (!(await helpedRead(this.#init.options.helpers, this.store, this.#helperDataset(), this.#writer === undefined, out, start, stop, readHere))) await readHere(out, start, stop);
+  }
+
+  /** What a helper thread checks of its own opening of this array. */
+  #helperDataset(): HelperDataset {
+    return { path: this.path, length: this.length, chunklen: this.chunklen, dtype: this.dtype.str, atomSize: this.atomSize, formatVersion: this.formatVersion, verifyChecksums: this.#init.options.verifyChecksums !== false };
+  }
+
+  /** A helper's part of a read: stored bytes of rows `[start, stop)` into `out` (exactly their size). @internal */
+  async readPart(out: Uint8Array, start: number, stop: number): Promise<void> {
+    checkBounds(this, start, stop);
+    if (out.length !== (stop - start) * this.atomSize) throw new UsageError("INVALID_ARGUMENT", "out must hold exactly the rows' bytes", { path: this.path, field: "out", expected: (stop - start) * this.atomSize, actual: out.length });
+    if (out.length > 0) await this.#reader.readInto(out, start, stop);
   }
 
   /** Before a read of `bytes` bytes ending at row `stop`: see {@link precheckChunk}. */

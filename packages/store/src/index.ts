@@ -57,4 +57,7 @@ export type { ColumnValues, Scalar, TypedValues, Values } from "@fmt/expr";
 export { convert } from "./convert.js";
 export type { ConvertOptions, ConvertResult } from "./convert.js";
 export { verify } from "./verify.js";
+export { MIN_HELPED_CHUNKS } from "./read-helpers.js";
+export type { HelperAnswer, HelperDataset, HelperTask, ReadHelpers } from "./read-helpers.js";
+export type { PartialSum } from "./carray-scan.js";
 export type { VerifyOptions, VerifyProblem, VerifyReport } from "./verify.js";

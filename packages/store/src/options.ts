@@ -14,6 +14,7 @@ import type { ReadableStore, WritableStore } from "@fmt/fs-adapters";
 import type { Cparams, DType, JsonValue } from "@fmt/meta";
 import type { ChunkLayoutWriter, LayoutGeometry } from "./layout.js";
 import type { DatasetLock } from "./lock.js";
+import type { ReadHelpers } from "./read-helpers.js";
 
 /**
  * Options for {@link open}, {@link openCarray} and {@link openCtable}.
@@ -88,6 +89,16 @@ export interface OpenOptions {
    * decoding, not copying, is the bottleneck.
    */
   workers?: ChunkCodecPool;
+  /**
+   * Threads that do parts of whole-array reductions beside this one (`createReadHelpers` of
+   * `@fmt/store/node`, or any {@link ReadHelpers}): `CArray.sum` and a `CTable.where` count of
+   * an expression string are split by chunks, each helper reading and decoding its own part of
+   * the files, and their parts added in chunk order (the results are the same to the last bit).
+   * Used for datasets open read-only (`mode: "r"`) on a store the helpers reach (a
+   * `FileSystemStore`) with at least 8 chunks; other calls run on this thread alone. The caller
+   * owns the helpers and closes them after the datasets.
+   */
+  helpers?: ReadHelpers;
   /**
    * `"r"` (default) reads only and takes no lock. `"a"` opens for reading and writing: takes the
    * dataset's `.lock`, finishes an interrupted multi-chunk update, and loads the leftover chunk

@@ -1,0 +1,180 @@
+/**
+ * Node-only part of `@fmt/store`: {@link createReadHelpers}, helper threads for whole-array
+ * reductions (the `helpers` option of `openCarray`, `openCtable` and `open`). Each helper is a
+ * worker thread that opens the same dataset itself (a `FileSystemStore` of the same root) and
+ * reads and decodes its own chunks, so that a `sum` or a `where` count uses two cores without
+ * moving a chunk between threads. The browser-safe entry `@fmt/store` never imports this file.
+ *
+ * @example
+ * ```ts
+ * import { openCarray } from "@fmt/store";
+ * import { createReadHelpers } from "@fmt/store/node";
+ * import { FileSystemStore } from "@fmt/fs-adapters/node";
+ *
+ * const helpers = createReadHelpers({ threads: 1 });
+ * try {
+ *   const a = await openCarray(new FileSystemStore("/data/prices.bcolz"), { helpers });
+ *   console.log(await a.sum());
+ * } finally {
+ *   await helpers.close();
+ * }
+ * ```
+ * @module
+ */
+/// <reference types="node" />
+import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { reviveError, UsageError } from "@fmt/errors";
+import type { SerializedError } from "@fmt/errors";
+import type { ReadableStore } from "@fmt/fs-adapters";
+import { FileSystemStore } from "@fmt/fs-adapters/node";
+import { MIN_HELPED_CHUNKS } from "./read-helpers.js";
+import type { HelperAnswer, HelperTask, ReadHelpers } from "./read-helpers.js";
+
+export type { HelperAnswer, HelperDataset, HelperTask, ReadHelpers } from "./read-helpers.js";
+
+/**
+ * Options of {@link createReadHelpers}.
+ *
+ * @example
+ * ```ts
+ * const options: ReadHelpersOptions = { threads: 1 };
+ * ```
+ */
+export interface ReadHelpersOptions {
+  /** Helper threads, 1 to 64 (default: the cores beside this thread, at least 1). */
+  threads?: number;
+  /** Calls over fewer chunks than this run on the calling thread alone (default 8, at least 1). */
+  minChunks?: number;
+}
+
+/**
+ * What a helper thread is sent: the store's root and settings, and the task. @internal
+ *
+ * @example
+ * ```ts
+ * const message: HelperMessage = { id: 1, root: "/data/prices.bcolz", maxValueBytes: 1 << 30, task };
+ * ```
+ */
+export interface HelperMessage {
+  id: number;
+  root: string;
+  maxValueBytes: number;
+  task: HelperTask;
+}
+
+/**
+ * A helper thread's reply. @internal
+ *
+ * @example
+ * ```ts
+ * const reply: HelperReply = { id: 1, answer: { count: 12 } };
+ * ```
+ */
+export type HelperReply = { id: number; answer: HelperAnswer } | { id: number; error: SerializedError };
+
+function workerUrl(): URL {
+  const beside = new URL("./read-helpers-worker-node.js", import.meta.url);
+  if (existsSync(fileURLToPath(beside))) return beside;
+  // Running from the TypeScript sources (the `development` condition): helpers need the build.
+  const built = new URL("../dist/read-helpers-worker-node.js", import.meta.url);
+  if (existsSync(fileURLToPath(built))) return built;
+  throw new UsageError("INVALID_ARGUMENT", "the helper script is missing: build @fmt/store first (pnpm --filter @fmt/store build)", {
+    field: "helpers.worker", expected: fileURLToPath(built),
+  });
+}
+
+interface HelperThread {
+  worker: Worker;
+  pending: Map<number, { resolve: (answer: HelperAnswer) => void; reject: (error: Error) => void }>;
+  failure: Error | undefined;
+}
+
+/**
+ * Starts helper threads for whole-array reductions (see {@link ReadHelpers}). They reach
+ * `FileSystemStore`s (the class itself, not a subclass, whose keys may mean other files), open
+ * the dataset read-only with the caller's `verifyChecksums`, check that they see the same length,
+ * chunk length, dtype and format version as the caller, and do their part. Idle helpers do not
+ * keep the process alive; `close` stops them.
+ *
+ * @throws UsageError INVALID_ARGUMENT for a thread count outside 1..64, a `minChunks` below 1, or when the helper script is missing.
+ * @example
+ * ```ts
+ * const helpers = createReadHelpers({ threads: 1 });
+ * const t = await openCtable(new FileSystemStore("/data/trades.bcolz"), { helpers });
+ * const n = await t.where("price > 100", { as: "count" });
+ * await helpers.close();
+ * ```
+ */
+export function createReadHelpers(options: ReadHelpersOptions = {}): ReadHelpers {
+  const threads = options.threads ?? Math.max(1, availableParallelism() - 1);
+  if (!Number.isSafeInteger(threads) || threads < 1 || threads > 64) {
+    throw new UsageError("INVALID_ARGUMENT", "threads must be an integer in 1..64", { field: "threads", expected: "1..64", actual: threads });
+  }
+  const minChunks = options.minChunks ?? MIN_HELPED_CHUNKS;
+  if (!Number.isSafeInteger(minChunks) || minChunks < 1) {
+    throw new UsageError("INVALID_ARGUMENT", "minChunks must be a positive integer", { field: "minChunks", expected: ">= 1", actual: minChunks });
+  }
+  const url = workerUrl();
+  const helpers: HelperThread[] = [];
+  let next = 0;
+  let ids = 0;
+  let closed = false;
+  for (let i = 0; i < threads; i++) {
+    // No flags of this process: a test runner's `--conditions development` would send the
+    // helper to the TypeScript sources.
+    const helper: HelperThread = { worker: new Worker(url, { execArgv: [] }), pending: new Map(), failure: undefined };
+    const fail = (error: Error): void => {
+      helper.failure ??= error;
+      for (const waiting of helper.pending.values()) waiting.reject(error);
+      helper.pending.clear();
+    };
+    helper.worker.on("message", (reply: HelperReply) => {
+      const waiting = helper.pending.get(reply.id);
+      if (waiting === undefined) return;
+      helper.pending.delete(reply.id);
+      if (helper.pending.size === 0) helper.worker.unref();
+      if ("answer" in reply) waiting.resolve(reply.answer);
+      else waiting.reject(reviveError(reply.error));
+    });
+    helper.worker.on("error", fail);
+    helper.worker.on("exit", (code) => fail(new Error(`read helper exited (code ${code})`)));
+    // After the listeners: adding a "message" listener refs the worker again.
+    helper.worker.unref();
+    helpers.push(helper);
+  }
+
+  const reaches = (store: ReadableStore): boolean => store instanceof FileSystemStore && Object.getPrototypeOf(store) === FileSystemStore.prototype;
+
+  return {
+    threads,
+    minChunks,
+    reaches,
+    run(store, task) {
+      if (closed) return Promise.reject(new Error("the read helpers are closed"));
+      if (!reaches(store)) return Promise.reject(new Error("the read helpers cannot open datasets of this store"));
+      const fs = store as FileSystemStore;
+      // Parts of one call go to different threads in turn; a thread takes its messages in order.
+      const helper = helpers[next++ % helpers.length]!;
+      if (helper.failure !== undefined) return Promise.reject(helper.failure);
+      return new Promise<HelperAnswer>((resolve, reject) => {
+        const id = ++ids;
+        const message: HelperMessage = { id, root: fs.root, maxValueBytes: fs.maxValueBytes, task };
+        if (helper.pending.size === 0) helper.worker.ref(); // an answer is awaited: keep the process up
+        helper.pending.set(id, { resolve, reject });
+        helper.worker.postMessage(message);
+      });
+    },
+    async close() {
+      closed = true;
+      await Promise.all(helpers.map(async (helper) => {
+        const stopped = new Error("the read helpers were closed");
+        for (const waiting of helper.pending.values()) waiting.reject(stopped);
+        helper.pending.clear();
+        await helper.worker.terminate();
+      }));
+    },
+  };
+}

@@ -1,0 +1,319 @@
+/**
+ * Helper threads for whole-array reductions: the interface the store takes as its `helpers`
+ * option, and how a `sum` or a `where` count is split between this thread and the helpers.
+ * Browser-safe (no thread is started here): `createReadHelpers` of `@fmt/store/node` makes Node
+ * helpers, which open the same dataset themselves on their own thread (a `FileSystemStore` of the
+ * same root), so that each thread reads and decodes its own chunks. A sum and a count are numbers,
+ * so the result is the same whichever thread did which part: the helpers' chunk sums are added in
+ * chunk order, as bcolz adds them.
+ *
+ * @example
+ * ```ts
+ * import { createReadHelpers } from "@fmt/store/node";
+ * const helpers = createReadHelpers({ threads: 1 });
+ * const a = await openCarray(new FileSystemStore("/data/prices.bcolz"), { helpers });
+ * await a.sum(); // this thread sums the first half of the chunks, the helper the second
+ * await helpers.close();
+ * ```
+ * @module
+ */
+import { BcolzError, UsageError } from "@fmt/errors";
+import type { ReadableStore } from "@fmt/fs-adapters";
+import type { PartialSum, SumRest } from "./carray-scan.js";
+
+/**
+ * What a helper checks of its own opening of a dataset before it works on it: if any differs
+ * (another version of the dataset, a table's column still being appended to), it answers
+ * `{ unlike }` and the caller does that part itself.
+ *
+ * @example
+ * ```ts
+ * const seen: HelperDataset = { path: "f64", length: 5_000_000, chunklen: 65536, dtype: "<f8", atomSize: 8, formatVersion: 1, verifyChecksums: true };
+ * ```
+ */
+export interface HelperDataset {
+  /** Store key of the carray's directory, or the ctable's for `where`. */
+  path: string;
+  /** Rows, as this thread sees them. */
+  length: number;
+  /** Rows per chunk (carrays only; 0 for a table). */
+  chunklen: number;
+  /** The dtype string (carrays only; "" for a table). */
+  dtype: string;
+  /** Bytes per row (carrays only; 0 for a table). */
+  atomSize: number;
+  formatVersion: 1 | 2;
+  /** Whether format-2 checksums are checked (the caller's `verifyChecksums`). */
+  verifyChecksums: boolean;
+}
+
+/**
+ * One part of a call, done by a helper on its own opening of the dataset: `sum` of rows
+ * `[start, stop)` of a carray (whole chunks but for the array's end), `read` of those rows' stored
+ * bytes into shared memory (`out`, from byte `byteOffset`), or the `count` of rows of
+ * `[start, stop)` of a ctable matching `query`.
+ *
+ * @example
+ * ```ts
+ * const task: HelperTask = { op: "sum", dataset, start: 65536 * 77, stop: dataset.length };
+ * ```
+ */
+export type HelperTask =
+  | { op: "sum"; dataset: HelperDataset; start: number; stop: number }
+  | { op: "read"; dataset: HelperDataset; start: number; stop: number; out: SharedArrayBuffer; byteOffset: number }
+  | { op: "count"; dataset: HelperDataset; query: string; start: number; stop: number };
+
+/**
+ * A helper's answer: a {@link PartialSum}, a count, the rows read, or `{ unlike }` (what differed
+ * in its opening of the dataset; the caller then does the part itself).
+ *
+ * @example
+ * ```ts
+ * const answer: HelperAnswer = { count: 4821 };
+ * ```
+ */
+export type HelperAnswer = PartialSum | { count: number } | { rows: number } | { unlike: string };
+
+/**
+ * Threads that do parts of whole-array reductions beside the calling thread (the `helpers`
+ * option of `openCarray`, `openCtable` and `open`): `CArray.sum`, `CArray.readInto` an array in
+ * shared memory (a `SharedArrayBuffer`'s), and `CTable.where` with `as: "count"`. They reach only
+ * some stores (`reaches`); with any other store, a dataset open for writing, or a call over fewer
+ * than `minChunks` chunks, calls run on this thread alone. The caller owns the helpers and closes them after the datasets.
+ *
+ * @example
+ * ```ts
+ * const helpers: ReadHelpers = createReadHelpers({ threads: 1 });
+ * const t = await openCtable(store, { helpers });
+ * const n = await t.where("f64 > 233.3", { as: "count" });
+ * ```
+ */
+export interface ReadHelpers {
+  /** Helper threads (each takes one part of a call; this thread takes another). */
+  readonly threads: number;
+  /** Calls over fewer chunks than this are not split (a helper's part costs a message and a wake-up). */
+  readonly minChunks: number;
+  /** Whether the helpers can open datasets of `store` themselves. */
+  reaches(store: ReadableStore): boolean;
+  /**
+   * Does `task` on a helper thread. Rejects with the same `BcolzError` the work would throw here
+   * (a damaged chunk in the helper's part: its code, path and field); with another error when
+   * the helper itself failed (the caller then does the part itself).
+   */
+  run(store: ReadableStore, task: HelperTask): Promise<HelperAnswer>;
+  /** Stops the threads; parts still running are rejected. */
+  close(): Promise<void>;
+}
+
+/**
+ * Checks a `helpers` option: undefined or an object with the {@link ReadHelpers} members. @internal
+ *
+ * @example
+ * ```ts
+ * checkReadHelpers(options.helpers);
+ * ```
+ */
+export function checkReadHelpers(value: unknown): ReadHelpers | undefined {
+  if (value === undefined) return undefined;
+  const helpers: Partial<ReadHelpers> = typeof value === "object" && value !== null ? value : {};
+  const whole = Number.isSafeInteger(helpers.threads) && (helpers.threads ?? 0) >= 1 && Number.isSafeInteger(helpers.minChunks);
+  if (!whole || typeof helpers.reaches !== "function" || typeof helpers.run !== "function" || typeof helpers.close !== "function") {
+    throw new UsageError("INVALID_ARGUMENT", "helpers must be what createReadHelpers() of @fmt/store/node gives", { field: "helpers", expected: "ReadHelpers { threads, minChunks, reaches, run, close }", actual: value === null ? "null" : typeof value });
+  }
+  return helpers as ReadHelpers;
+}
+
+/** The default `minChunks` of helpers: below this many chunks a call is not split. */
+export const MIN_HELPED_CHUNKS = 8;
+
+/**
+ * Rows `[start, stop)` cut into `parts` consecutive ranges whose inner bounds are multiples of
+ * `unit` (chunk boundaries), as equal as that allows; `undefined` when the range holds fewer than
+ * `minUnits` whole units (and at least one per part) or `unit` is not a positive integer. @internal
+ *
+ * @example
+ * ```ts
+ * splitRows(0, 1000, 100, 2, 8); // [[0, 500], [500, 1000]]
+ * ```
+ */
+export function splitRows(start: number, stop: number, unit: number, parts: number, minUnits: number): [number, number][] | undefined {
+  if (!Number.isSafeInteger(unit) || unit <= 0 || parts < 2) return undefined;
+  const first = Math.ceil(start / unit);
+  const last = Math.floor(stop / unit);
+  const units = last - first;
+  if (units < Math.max(minUnits, parts)) return undefined;
+  const bounds = [start];
+  for (let p = 1; p < parts; p++) bounds.push((first + Math.round((units * p) / parts)) * unit);
+  bounds.push(stop);
+  const ranges: [number, number][] = [];
+  for (let p = 0; p < parts; p++) ranges.push([bounds[p]!, bounds[p + 1]!]);
+  return ranges;
+}
+
+/**
+ * Runs each helper's part; resolves to the answers in order, or `undefined` when any helper could
+ * not do its part (it saw another dataset, or the thread failed): then this thread does all of
+ * the helpers' parts. A `BcolzError` (the data) is thrown, the first in part order.
+ */
+async function helpersAnswers(parts: readonly Promise<HelperAnswer>[]): Promise<HelperAnswer[] | undefined> {
+  const settled = await Promise.allSettled(parts);
+  const answers: HelperAnswer[] = [];
+  let missing = false;
+  for (const outcome of settled) {
+    if (outcome.status === "rejected") {
+      if (outcome.reason instanceof BcolzError) throw outcome.reason;
+      missing = true;
+    } else if ("unlike" in outcome.value) missing = true;
+    else answers.push(outcome.value);
+  }
+  return missing ? undefined : answers;
+}
+
+/** Started parts are awaited later; an early failure of this thread's own part must not leave them unhandled. */
+function started(parts: Promise<HelperAnswer>[]): Promise<HelperAnswer>[] {
+  for (const part of parts) part.catch(() => undefined);
+  return parts;
+}
+
+/**
+ * The {@link SumRest} of `CArray.sum` with helpers: the later parts of the chunks go to the
+ * helpers at once, this thread sums the first. `undefined` when the call is not split (see
+ * {@link ReadHelpers}). @internal
+ *
+ * @example
+ * ```ts
+ * const total = await sumOf(ctx, () => helpedSum(helpers, store, dataset, readOnly));
+ * ```
+ */
+export function helpedSum(helpers: ReadHelpers | undefined, store: ReadableStore, dataset: HelperDataset, readOnly: boolean): SumRest | undefined {
+  if (helpers === undefined || !readOnly || !helpers.reaches(store)) return undefined;
+  const ranges = splitRows(0, dataset.length, dataset.chunklen, helpers.threads + 1, helpers.minChunks);
+  if (ranges === undefined) return undefined;
+  const parts = started(ranges.slice(1).map(([start, stop]) => helpers.run(store, { op: "sum", dataset, start, stop })));
+  return {
+    stop: ranges[0]![1],
+    rest: async () => {
+      const answers = await helpersAnswers(parts);
+      if (answers === undefined) return undefined;
+      const sums: number[] = [];
+      let total = 0n;
+      let kind: "chunkSums" | "total" | undefined;
+      for (const answer of answers) {
+        const own = "chunkSums" in answer ? "chunkSums" : "total" in answer ? "total" : undefined;
+        // An answer of another kind than the others (or not a sum) is not used: this thread sums the rest.
+        if (own === undefined || (kind !== undefined && own !== kind)) return undefined;
+        kind = own;
+        if ("chunkSums" in answer) for (const chunkSum of answer.chunkSums) sums.push(chunkSum);
+        else if ("total" in answer) total += answer.total;
+      }
+      return kind === "total" ? { total } : { chunkSums: Float64Array.from(sums) };
+    },
+  };
+}
+
+/** What {@link helpedCount} needs of a table. @internal */
+export interface HelpedTable {
+  readonly store: ReadableStore;
+  readonly path: string;
+  readonly length: number;
+  readonly mode: "r" | "a";
+  readonly columns: readonly ({ readonly kind: "carray"; readonly chunklen: number; readonly formatVersion: 1 | 2 } | { readonly kind: "vlarray" })[];
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
+}
+
+/**
+ * `CTable.where(query, { as: "count", … })` split between this thread (`countHere`, over the
+ * first range of rows) and the helpers (the later ranges, at multiples of every column's
+ * chunklen); `undefined` when the call is not split: the query is not a string, `limit` or
+ * `blockLen` is given, `start`/`stop` are not plain row numbers, the table is open for writing or
+ * has a variable-length column, the helpers cannot reach its store, or it holds too few chunks.
+ * A count is the same however the rows are cut. @internal
+ *
+ * @example
+ * ```ts
+ * const n = await (helpedCount(helpers, t, true, "f64 > 3", {}, (start, stop) => runWhere(t, "f64 > 3", { as: "count", start, stop })) ?? runWhere(t, "f64 > 3", { as: "count" }));
+ * ```
+ */
+export function helpedCount(
+  helpers: ReadHelpers | undefined,
+  table: HelpedTable,
+  verifyChecksums: boolean,
+  query: unknown,
+  options: { limit?: number | undefined; blockLen?: number | undefined; start?: number | undefined; stop?: number | undefined },
+  countHere: (start: number, stop: number) => Promise<number>,
+): Promise<number> | undefined {
+  if (helpers === undefined || typeof query !== "string" || options.limit !== undefined || options.blockLen !== undefined) return undefined;
+  if (table.mode !== "r" || !helpers.reaches(table.store)) return undefined;
+  const length = table.length;
+  const start = options.start ?? 0;
+  const stop = options.stop ?? length;
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(stop) || start < 0 || start > stop || stop > length) return undefined;
+  let unit = 1;
+  let formatVersion: 1 | 2 = 1;
+  for (const column of table.columns) {
+    if (column.kind !== "carray") return undefined;
+    unit = (unit / gcd(unit, column.chunklen)) * column.chunklen;
+    formatVersion = column.formatVersion;
+  }
+  const ranges = splitRows(start, stop, unit, helpers.threads + 1, helpers.minChunks);
+  if (ranges === undefined) return undefined;
+  const dataset: HelperDataset = { path: table.path, length, chunklen: 0, dtype: "", atomSize: 0, formatVersion, verifyChecksums };
+  const parts = started(ranges.slice(1).map(([from, to]) => helpers.run(table.store, { op: "count", dataset, query, start: from, stop: to })));
+  return (async () => {
+    let count = await countHere(ranges[0]![0], ranges[0]![1]);
+    const answers = await helpersAnswers(parts);
+    let helped = 0;
+    for (const answer of answers ?? []) {
+      if (!("count" in answer)) return count + (await countHere(ranges[0]![1], stop));
+      helped += answer.count;
+    }
+    if (answers === undefined) return count + (await countHere(ranges[0]![1], stop));
+    count += helped;
+    return count;
+  })();
+}
+
+/**
+ * `CArray.readInto` (stored bytes of rows `[start, stop)` into `out`) split between this thread
+ * (`readHere`, the first range) and the helpers (the later ranges, written by them straight into
+ * `out`'s shared memory); `false` when the call is not split: `out` is not in a
+ * `SharedArrayBuffer`, the array is open for writing, the helpers cannot reach its store, or the
+ * rows span too few chunks. When this thread's part fails, the helpers' parts are waited for
+ * before the error is thrown (nothing writes into `out` after the call). @internal
+ *
+ * @example
+ * ```ts
+ * const split = await helpedRead(helpers, store, dataset, true, out, 0, a.length, (part, from, to) => reader.readInto(part, from, to));
+ * ```
+ */
+export async function helpedRead(
+  helpers: ReadHelpers | undefined,
+  store: ReadableStore,
+  dataset: HelperDataset,
+  readOnly: boolean,
+  out: Uint8Array,
+  start: number,
+  stop: number,
+  readHere: (part: Uint8Array, start: number, stop: number) => Promise<void>,
+): Promise<boolean> {
+  const shared = out.buffer;
+  if (helpers === undefined || !readOnly || !(shared instanceof SharedArrayBuffer) || !helpers.reaches(store)) return false;
+  const ranges = splitRows(start, stop, dataset.chunklen, helpers.threads + 1, helpers.minChunks);
+  if (ranges === undefined) return false;
+  const atom = dataset.atomSize;
+  const parts = started(ranges.slice(1).map(([from, to]) => helpers.run(store, { op: "read", dataset, start: from, stop: to, out: shared, byteOffset: out.byteOffset + (from - start) * atom })));
+  const mine = ranges[0]![1];
+  try {
+    await readHere(out.subarray(0, (mine - start) * atom), start, mine);
+  } catch (error) {
+    await Promise.allSettled(parts);
+    throw error;
+  }
+  const answers = await helpersAnswers(parts);
+  if (answers === undefined || !answers.every((a) => "rows" in a)) await readHere(out.subarray((mine - start) * atom), mine, stop);
+  return true;
+}
+

@@ -1,0 +1,240 @@
+// Helper threads (`createReadHelpers` of @fmt/store/node, the `helpers` option): a sum, a where
+// count and a read into shared memory split between this thread and a helper that opens the
+// same dataset itself. The results must be those of one thread to the last bit, on files real
+// bcolz 1.2.1 wrote and on format-2 files; a damaged chunk in the helper's part gives the error
+// one thread gives; a helper that sees another dataset, or that is gone, leaves the work to this
+// thread. Every test checks that the helper did (or did not) take its part, so that none passes
+// by running on one thread alone.
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FormatError, UsageError } from "@fmt/errors";
+import { MemoryStore } from "@fmt/fs-adapters";
+import type { ReadableStore } from "@fmt/fs-adapters";
+import { FileSystemStore } from "@fmt/fs-adapters/node";
+import { createCarray, openCarray, openCtable } from "@fmt/store";
+import type { CArray, CTable, HelperAnswer, HelperTask, ReadHelpers } from "@fmt/store";
+import { createReadHelpers } from "@fmt/store/node";
+import { CORPUS } from "./helpers.js";
+
+const MIXED = join(CORPUS, "ctable_mixed", "data.bcolz");
+const expectedOf = (column: string): Buffer => readFileSync(join(CORPUS, "ctable_mixed", "expected", `${column}.bin`));
+
+/** Column `name` of `table`, a carray. */
+function carray(table: CTable, name: string): CArray {
+  const column = table.column(name);
+  if (column.kind !== "carray") throw new Error(`${name} is not a carray`);
+  return column;
+}
+
+/** Helpers that record each part they are given and each answer (or failure) they give. */
+function recorded(inner: ReadHelpers): ReadHelpers & { tasks: HelperTask[]; answers: (HelperAnswer | Error)[] } {
+  const tasks: HelperTask[] = [];
+  const answers: (HelperAnswer | Error)[] = [];
+  return {
+    tasks,
+    answers,
+    threads: inner.threads,
+    minChunks: inner.minChunks,
+    reaches: (store: ReadableStore) => inner.reaches(store),
+    run: async (store, task) => {
+      tasks.push(task);
+      try {
+        const answer = await inner.run(store, task);
+        answers.push(answer);
+        return answer;
+      } catch (error) {
+        answers.push(error as Error);
+        throw error;
+      }
+    },
+    close: () => inner.close(),
+  };
+}
+
+let helpers: ReadHelpers;
+let dir: string;
+
+beforeAll(() => {
+  // minChunks 2: the real bcolz ctable has 4 whole chunks of 1,000 rows (and 321 more).
+  helpers = createReadHelpers({ threads: 1, minChunks: 2 });
+  dir = mkdtempSync(join(tmpdir(), "read-helpers-"));
+});
+
+afterAll(async () => {
+  await helpers.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("read helpers on files real bcolz 1.2.1 wrote (ctable_mixed)", () => {
+  it("sum every numeric column as one thread does, bit for bit, and exactly for integers", async () => {
+    const spy = recorded(helpers);
+    const alone = await openCtable(new FileSystemStore(MIXED));
+    const helped = await openCtable(new FileSystemStore(MIXED), { helpers: spy });
+    for (const name of ["id", "price", "qty", "flag", "ratio", "code"]) {
+      const before = spy.tasks.length;
+      const one = await carray(alone, name).sum();
+      const two = await carray(helped, name).sum();
+      expect(Object.is(two, one), `${name}: ${String(two)} vs ${String(one)}`).toBe(true);
+      expect(spy.tasks.length, name).toBe(before + 1);
+      expect(spy.tasks.at(-1)).toMatchObject({ op: "sum", dataset: { path: name, length: 4321, chunklen: 1000 } });
+    }
+    // The integer sums against the values bcolz wrote (an oracle outside the library).
+    const id = expectedOf("id");
+    let idSum = 0n;
+    for (let i = 0; i < id.length; i += 8) idSum += id.readBigInt64LE(i);
+    expect(await carray(helped, "id").sum()).toBe(idSum);
+    const qty = expectedOf("qty");
+    let qtySum = 0;
+    for (let i = 0; i < qty.length; i += 4) qtySum += qty.readInt32LE(i);
+    expect(await carray(helped, "qty").sum()).toBe(qtySum);
+    for (const answer of spy.answers) expect(answer).not.toBeInstanceOf(Error);
+    expect(spy.answers.some((a) => "unlike" in a)).toBe(false);
+  });
+
+  it("count where an expression holds as a loop over bcolz's values does", async () => {
+    const spy = recorded(helpers);
+    const table = await openCtable(new FileSystemStore(MIXED), { helpers: spy });
+    const price = expectedOf("price");
+    const qty = expectedOf("qty");
+    let want = 0;
+    for (let r = 0; r < 4321; r++) if (price.readDoubleLE(8 * r) > 50 && qty.readInt32LE(4 * r) < 60) want++;
+    expect(await table.where("(price > 50) & (qty < 60)", { as: "count" })).toBe(want);
+    let inRange = 0;
+    for (let r = 1500; r < 4000; r++) if (price.readDoubleLE(8 * r) > 50 && qty.readInt32LE(4 * r) < 60) inRange++;
+    expect(await table.where("(price > 50) & (qty < 60)", { as: "count", start: 1500, stop: 4000 })).toBe(inRange);
+    expect(spy.tasks.map((t) => t.op)).toEqual(["count", "count"]);
+    expect(spy.answers.every((a) => !(a instanceof Error) && "count" in a)).toBe(true);
+    // A count that is not split: a limit, a JS predicate, indices.
+    await table.where("price > 50", { as: "count", limit: 10 });
+    await table.where({ row: (r) => (r["price"] as number) > 50, columns: ["price"] }, { as: "count" });
+    await table.where("price > 50");
+    expect(spy.tasks.length).toBe(2);
+  });
+
+  it("read a column into shared memory with the helper writing its part there", async () => {
+    const spy = recorded(helpers);
+    const table = await openCtable(new FileSystemStore(MIXED), { helpers: spy });
+    const price = carray(table, "price");
+    const out = new Float64Array(new SharedArrayBuffer(4321 * 8));
+    await price.readInto(out);
+    expect(Buffer.from(out.buffer).equals(expectedOf("price"))).toBe(true);
+    // Rows from the middle of a chunk, at an offset into the shared buffer.
+    const part = new Float64Array(new SharedArrayBuffer(8 * 4000), 8 * 500, 3300);
+    await price.readInto(part, 700, 4000);
+    expect(Buffer.from(part.buffer, part.byteOffset, part.byteLength).equals(expectedOf("price").subarray(8 * 700, 8 * 4000))).toBe(true);
+    expect(new Float64Array(part.buffer, 0, 500).every((v) => v === 0)).toBe(true);
+    expect(spy.tasks.map((t) => t.op)).toEqual(["read", "read"]);
+    expect(spy.answers.every((a) => !(a instanceof Error) && "rows" in a)).toBe(true);
+    // An ordinary array is read on this thread alone.
+    await price.readInto(new Float64Array(4321));
+    expect(spy.tasks.length).toBe(2);
+  });
+});
+
+describe("read helpers on format-2 files", () => {
+  let path: string;
+  let values: Float64Array;
+
+  beforeAll(async () => {
+    path = join(dir, "v2.bcolz");
+    values = Float64Array.from({ length: 25_000 }, (_, i) => Math.sin(i) * 1e3 + i / 7);
+    const a = await createCarray(new FileSystemStore(path, { fsync: false }), "", values, { dtype: "float64", chunklen: 1000, formatVersion: 2, checksum: "adler32", superchunksize: 5 });
+    await a.close();
+  });
+
+  it("sum and read as one thread does", async () => {
+    const spy = recorded(helpers);
+    const alone = await openCarray(new FileSystemStore(path));
+    const helped = await openCarray(new FileSystemStore(path), { helpers: spy });
+    expect(Object.is(await helped.sum(), await alone.sum())).toBe(true);
+    const out = new Float64Array(new SharedArrayBuffer(values.byteLength));
+    await helped.readInto(out);
+    expect(out).toEqual(values);
+    expect(spy.tasks.map((t) => [t.op, t.dataset.formatVersion])).toEqual([["sum", 2], ["read", 2]]);
+    expect(spy.answers.every((a) => !(a instanceof Error) && !("unlike" in a))).toBe(true);
+  });
+
+  it("a damaged chunk in the helper's part gives one thread's error, with its path and field", async () => {
+    const damaged = join(dir, "v2-damaged.bcolz");
+    cpSync(path, damaged, { recursive: true });
+    // Superchunks of five chunks: the fifth holds chunks 20–24, all in the helper's part (from 12 on).
+    const file = join(damaged, "data", "__5__.bin");
+    const bytes = readFileSync(file);
+    bytes[bytes.length >> 1]! ^= 0xff;
+    writeFileSync(file, bytes);
+    const alone = await openCarray(new FileSystemStore(damaged));
+    const spy = recorded(helpers);
+    const helped = await openCarray(new FileSystemStore(damaged), { helpers: spy });
+    const oneError = await alone.sum().then(() => undefined, (error: unknown) => error);
+    const twoError = await helped.sum().then(() => undefined, (error: unknown) => error);
+    expect(oneError).toBeInstanceOf(FormatError);
+    expect(twoError).toBeInstanceOf(FormatError);
+    expect(twoError).toMatchObject({ code: (oneError as FormatError).code, path: (oneError as FormatError).path, field: (oneError as FormatError).field });
+    expect(spy.answers[0]).toBeInstanceOf(FormatError);
+    // A read into shared memory fails the same way, once the helper has stopped writing.
+    const out = new Float64Array(new SharedArrayBuffer(values.byteLength));
+    await expect(helped.readInto(out)).rejects.toMatchObject({ code: (oneError as FormatError).code, path: (oneError as FormatError).path });
+  });
+});
+
+describe("when the helper cannot take its part", () => {
+  it("a dataset that grew after the caller opened it: the caller's rows, summed here", async () => {
+    const path = join(dir, "grows.bcolz");
+    const first = Float64Array.from({ length: 12_000 }, (_, i) => i * 0.5);
+    const writer = await createCarray(new FileSystemStore(path, { fsync: false }), "", first, { dtype: "float64", chunklen: 1000 });
+    await writer.close();
+    const spy = recorded(helpers);
+    const reader = await openCarray(new FileSystemStore(path), { helpers: spy });
+    const want = await (await openCarray(new FileSystemStore(path))).sum();
+    const more = await openCarray(new FileSystemStore(path, { fsync: false }), { mode: "a" });
+    await more.append(Float64Array.from({ length: 3000 }, () => 1e6));
+    await more.close();
+    expect(reader.length).toBe(12_000);
+    expect(await reader.sum()).toBe(want);
+    expect(spy.answers).toHaveLength(1);
+    expect(spy.answers[0]).toMatchObject({ unlike: expect.stringContaining("length") as unknown });
+  });
+
+  it("closed helpers: the work is done here", async () => {
+    const closing = recorded(createReadHelpers({ threads: 1, minChunks: 2 }));
+    const table = await openCtable(new FileSystemStore(MIXED), { helpers: closing });
+    await closing.close();
+    const want = await carray(await openCtable(new FileSystemStore(MIXED)), "price").sum();
+    expect(await carray(table, "price").sum()).toBe(want);
+    expect(await table.where("price > 50", { as: "count" })).toBe(await (await openCtable(new FileSystemStore(MIXED))).where("price > 50", { as: "count" }));
+    expect(spy(closing)).toEqual(["sum", "count"]);
+    expect(closing.answers.every((a) => a instanceof Error && !(a instanceof FormatError))).toBe(true);
+  });
+
+  it("no part is sent for a store the helpers do not reach, a writable array, or too few chunks", async () => {
+    const spy = recorded(helpers);
+    const memory = new MemoryStore();
+    await createCarray(memory, "", Float64Array.from({ length: 10_000 }, (_, i) => i), { dtype: "float64", chunklen: 1000 });
+    expect(await (await openCarray(memory, { helpers: spy })).sum()).toBe(49_995_000);
+    const path = join(dir, "writable.bcolz");
+    await (await createCarray(new FileSystemStore(path, { fsync: false }), "", Float64Array.from({ length: 10_000 }, (_, i) => i), { dtype: "float64", chunklen: 1000 })).close();
+    const a = await openCarray(new FileSystemStore(path, { fsync: false }), { mode: "a", helpers: spy });
+    expect(await a.sum()).toBe(49_995_000);
+    await a.close();
+    const few = recorded(createReadHelpers({ threads: 1 })); // minChunks 8; the column has 4 whole chunks
+    try {
+      await carray(await openCtable(new FileSystemStore(MIXED), { helpers: few }), "price").sum();
+      expect(few.tasks).toHaveLength(0);
+    } finally {
+      await few.close();
+    }
+    expect(spy.tasks).toHaveLength(0);
+  });
+
+  it("refuses helpers that are not helpers, and bad options", () => {
+    expect(() => createReadHelpers({ threads: 0 })).toThrow(UsageError);
+    expect(() => createReadHelpers({ minChunks: 0 })).toThrow(UsageError);
+    return expect(openCarray(new FileSystemStore(MIXED), "price", { helpers: { threads: 1 } as unknown as ReadHelpers })).rejects.toMatchObject({ code: "INVALID_ARGUMENT", field: "helpers" });
+  });
+});
+
+function spy(helpers: { tasks: HelperTask[] }): string[] {
+  return helpers.tasks.map((t) => t.op);
+}
