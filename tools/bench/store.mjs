@@ -22,7 +22,7 @@ import { V2_CHECKSUM, V2_CHECKSUMS, datasetDirs, loadStore, makeV2Copies, ourOpe
 import { zarrDirOf, zarritaOperations } from "./lib/store-peer.mjs";
 import { measureRemote } from "./lib/store-remote.mjs";
 import {
-  BCOLZ_GOALS, GOALS_SOURCE, PEER_GOALS, REFERENCES, bcolzRows, REMOTE_GOAL, STORE_OPERATIONS,
+  BCOLZ_GOALS, GOALS_SOURCE, PEER_GOALS, REFERENCES, bcolzHelpedRows, bcolzRows, floorOpOf, REMOTE_GOAL, STORE_OPERATIONS,
   goalSummary, makeRow, median, rssMarkdownTable, rssRow, scaleMarkdownTable, scaleRows, storeMarkdownTable, storeRows,
 } from "./lib/store-report.mjs";
 import { measureScale } from "./lib/store-scale.mjs";
@@ -230,13 +230,13 @@ async function main() {
     const needFloor = run.has("v1") || run.has("v2");
     for (const { key, reference } of STORE_OPERATIONS) {
       if (!only.includes(key) || !(needFloor || (run.has("peer") && key === "readall"))) continue;
-      const check = checks[key] ?? checks.create;
+      const check = checks[floorOpOf(key)];
       const sides = [];
       const names = [];
       if (needFloor) {
         // The durable create and the create with workers have the create's floor (the floor never
         // flushes, and compresses on one thread).
-        const request = { op: key === "createdurable" || key === "createworkers" ? "create" : key, dir: root };
+        const request = { op: floorOpOf(key), dir: root };
         if (key === "get" || key === "take") request.indices = indices;
         if (key.startsWith("where")) {
           const query = key.startsWith("where2") ? where.two : where.one;
@@ -290,6 +290,8 @@ async function main() {
     if (run.has("v1")) {
       const ours = Object.fromEntries(Object.keys(BCOLZ_GOALS).map((k) => [k, v1[k]?.ours]));
       rows.push(...bcolzRows(ours, bcolzCells, labels).filter((r) => only.includes(r.key.slice("bcolz-".length))));
+      const helped = Object.fromEntries(STORE_OPERATIONS.filter((o) => o.floorOf !== undefined).map((o) => [o.key, v1[o.key]?.ours]));
+      rows.push(...bcolzHelpedRows(helped, bcolzCells).filter((r) => only.includes(r.key.slice("bcolz-".length))));
     }
 
     // The JavaScript peer: zarrita.js on a zarr v2 copy of the same values.

@@ -31,7 +31,6 @@ import type { DatasetLock } from "./lock.js";
 import type { VLBlock } from "./vlarray.js";
 import type { EncodedElements, VLInput, VLValues } from "./vlarray-elements.js";
 import { openColumn } from "./vlarray-open.js";
-import { helpedCount } from "./read-helpers.js";
 import { runWhere } from "@fmt/expr";
 import type { ColumnValues, StoredComparison, TypedValues, WhereOptions, WhereQuery, WhereResult } from "@fmt/expr";
 import type { AddColumnOptions, TableBlock, TableBlockOptions, TableColumn } from "./ctable-types.js";
@@ -315,9 +314,7 @@ export class CTable {
    * - `"rows"`: the matching rows as `{ [column]: Values }` (like {@link CTable.readRows}),
    *   restricted to `options.columns`;
    * - `"count"`: the number of matches.
-   * `limit` stops after that many matches; `start`/`stop` restrict the rows searched. With the
-   * table's `helpers` option, a count of an expression string is split with helper threads (the
-   * same count; see the `helpers` option of {@link openCtable}).
+   * `limit` stops after that many matches; `start`/`stop` restrict the rows searched.
    *
    * Errors: `UsageError` `INVALID_ARGUMENT` for a bad expression (with `field: "expression"`, the
    * bad token's position in `actual`, and a caret in the message), an unknown column, bad
@@ -341,9 +338,7 @@ export class CTable {
     // The result of where is one call's output: the table's maxReadBytes bounds it too.
     if (typeof options !== "object" || options === null) return runWhere(this, query, options);
     const maxResultBytes = options.maxResultBytes ?? callLimits(this.#options).maxReadBytes;
-    const settled = { ...options, maxResultBytes };
-    const counted = options.as === "count" ? helpedCount(this.#options.helpers, this, this.#options.verifyChecksums !== false, query, options, (start, stop) => runWhere(this, query, { ...settled, as: "count", start, stop }) as Promise<number>) : undefined;
-    return counted ?? runWhere(this, query, settled);
+    return runWhere(this, query, { ...options, maxResultBytes });
   }
 
   /**

@@ -1,8 +1,8 @@
 /**
  * Node-only part of `@fmt/store`: {@link createReadHelpers}, helper threads for whole-array
- * reductions (the `helpers` option of `openCarray`, `openCtable` and `open`). Each helper is a
- * worker thread that opens the same dataset itself (a `FileSystemStore` of the same root) and
- * reads and decodes its own chunks, so that a `sum` or a `where` count uses two cores without
+ * reads (the `helpers` option of `openCarray`, `openCtable` and `open`). Each helper is a worker
+ * thread that opens the same array itself (a `FileSystemStore` of the same root) and reads and
+ * decodes its own chunks, so that a `sum` or a read into shared memory uses two cores without
  * moving a chunk between threads. The browser-safe entry `@fmt/store` never imports this file.
  *
  * @example
@@ -70,7 +70,7 @@ export interface HelperMessage {
  *
  * @example
  * ```ts
- * const reply: HelperReply = { id: 1, answer: { count: 12 } };
+ * const reply: HelperReply = { id: 1, answer: { rows: 65536 } };
  * ```
  */
 export type HelperReply = { id: number; answer: HelperAnswer } | { id: number; error: SerializedError };
@@ -93,7 +93,7 @@ interface HelperThread {
 }
 
 /**
- * Starts helper threads for whole-array reductions (see {@link ReadHelpers}). They reach
+ * Starts helper threads for whole-array reads (see {@link ReadHelpers}). They reach
  * `FileSystemStore`s (the class itself, not a subclass, whose keys may mean other files), open
  * the dataset read-only with the caller's `verifyChecksums`, check that they see the same length,
  * chunk length, dtype and format version as the caller, and do their part. Idle helpers do not
@@ -103,8 +103,9 @@ interface HelperThread {
  * @example
  * ```ts
  * const helpers = createReadHelpers({ threads: 1 });
- * const t = await openCtable(new FileSystemStore("/data/trades.bcolz"), { helpers });
- * const n = await t.where("price > 100", { as: "count" });
+ * const a = await openCarray(new FileSystemStore("/data/prices.bcolz"), { helpers });
+ * const values = new Float64Array(new SharedArrayBuffer(a.length * 8));
+ * await a.readInto(values); // the helper reads and decodes the second half of the chunks
  * await helpers.close();
  * ```
  */

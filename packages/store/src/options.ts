@@ -90,10 +90,11 @@ export interface OpenOptions {
    */
   workers?: ChunkCodecPool;
   /**
-   * Threads that do parts of whole-array reductions beside this one (`createReadHelpers` of
-   * `@fmt/store/node`, or any {@link ReadHelpers}): `CArray.sum` and a `CTable.where` count of
-   * an expression string are split by chunks, each helper reading and decoding its own part of
-   * the files, and their parts added in chunk order (the results are the same to the last bit).
+   * Threads that do parts of whole-array reads beside this one (`createReadHelpers` of
+   * `@fmt/store/node`, or any {@link ReadHelpers}): `CArray.sum` and `CArray.readInto` an array in
+   * shared memory (a `SharedArrayBuffer`'s) are split by chunks, each helper reading and decoding
+   * its own part of the files (the results are the same to the last bit: a sum's chunk sums are
+   * added in chunk order).
    * Used for datasets open read-only (`mode: "r"`) on a store the helpers reach (a
    * `FileSystemStore`) with at least 8 chunks; other calls run on this thread alone. The caller
    * owns the helpers and closes them after the datasets.

@@ -16,11 +16,9 @@ import { serializeError } from "@fmt/errors";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { useNativeCrc32 } from "@fmt/header/node";
 import { openCarray } from "./carray-open.js";
-import { openCtable } from "./ctable-open.js";
 import type { HelperMessage, HelperReply } from "./node.js";
 import type { HelperAnswer, HelperDataset } from "./read-helpers.js";
 import type { CArray } from "./carray.js";
-import type { CTable } from "./ctable.js";
 
 // Format-2 CRC-32s at native speed, as the `bcolz-ts` command and the conformance adapter set it up.
 useNativeCrc32();
@@ -34,21 +32,20 @@ function unlike(seen: HelperDataset, mine: { length: number; chunklen: number; d
 }
 
 /**
- * Datasets opened for earlier tasks, by root, path, kind and checksum setting: a task on the same
- * dataset uses the same opening (its metadata, superchunk indexes and compiled queries) while it
- * still sees what the caller sees; otherwise the dataset is opened again once.
+ * Arrays opened for earlier tasks, by root, path and checksum setting: a task on the same array
+ * uses the same opening (its metadata and superchunk indexes) while it still sees what the caller
+ * sees; otherwise the array is opened again once.
  */
-const opened = new Map<string, { array?: CArray; table?: CTable }>();
+const opened = new Map<string, CArray>();
 const OPENED_KEPT = 16;
 
-async function openFor(message: HelperMessage, fresh: boolean): Promise<{ array?: CArray; table?: CTable }> {
+async function openFor(message: HelperMessage, fresh: boolean): Promise<CArray> {
   const { task } = message;
-  const key = JSON.stringify([message.root, message.maxValueBytes, task.dataset.path, task.op === "count" ? "table" : "array", task.dataset.verifyChecksums]);
+  const key = JSON.stringify([message.root, message.maxValueBytes, task.dataset.path, task.dataset.verifyChecksums]);
   const kept = opened.get(key);
   if (kept !== undefined && !fresh) return kept;
   const store = new FileSystemStore(message.root, { maxValueBytes: message.maxValueBytes });
-  const options = { verifyChecksums: task.dataset.verifyChecksums };
-  const made = task.op !== "count" ? { array: await openCarray(store, task.dataset.path, options) } : { table: await openCtable(store, task.dataset.path, options) };
+  const made = await openCarray(store, task.dataset.path, { verifyChecksums: task.dataset.verifyChecksums });
   opened.delete(key);
   opened.set(key, made);
   if (opened.size > OPENED_KEPT) opened.delete(opened.keys().next().value!);
@@ -56,11 +53,8 @@ async function openFor(message: HelperMessage, fresh: boolean): Promise<{ array?
 }
 
 /** How this thread's opening looks, for {@link unlike}. */
-function viewOf(made: { array?: CArray; table?: CTable }): { length: number; chunklen: number; dtype: string; atomSize: number; formatVersion: 1 | 2 } {
-  const array = made.array;
-  if (array !== undefined) return { length: array.length, chunklen: array.chunklen, dtype: array.dtype.str, atomSize: array.atomSize, formatVersion: array.formatVersion };
-  const first = made.table!.columns[0];
-  return { length: made.table!.length, chunklen: 0, dtype: "", atomSize: 0, formatVersion: first?.kind === "carray" ? first.formatVersion : 1 };
+function viewOf(array: CArray): { length: number; chunklen: number; dtype: string; atomSize: number; formatVersion: 1 | 2 } {
+  return { length: array.length, chunklen: array.chunklen, dtype: array.dtype.str, atomSize: array.atomSize, formatVersion: array.formatVersion };
 }
 
 async function answer(message: HelperMessage): Promise<HelperAnswer> {
@@ -69,12 +63,9 @@ async function answer(message: HelperMessage): Promise<HelperAnswer> {
   if (unlike(task.dataset, viewOf(made)) !== undefined) made = await openFor(message, true);
   const differs = unlike(task.dataset, viewOf(made));
   if (differs !== undefined) return { unlike: differs };
-  if (task.op === "sum") return made.array!.partialSum(task.start, task.stop);
-  if (task.op === "read") {
-    await made.array!.readPart(new Uint8Array(task.out, task.byteOffset, (task.stop - task.start) * task.dataset.atomSize), task.start, task.stop);
-    return { rows: task.stop - task.start };
-  }
-  return { count: await made.table!.where(task.query, { as: "count", start: task.start, stop: task.stop }) };
+  if (task.op === "sum") return made.partialSum(task.start, task.stop);
+  await made.readPart(new Uint8Array(task.out, task.byteOffset, (task.stop - task.start) * task.dataset.atomSize), task.start, task.stop);
+  return { rows: task.stop - task.start };
 }
 
 const port = parentPort;

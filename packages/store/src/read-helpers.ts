@@ -1,11 +1,11 @@
 /**
- * Helper threads for whole-array reductions: the interface the store takes as its `helpers`
- * option, and how a `sum` or a `where` count is split between this thread and the helpers.
+ * Helper threads for whole-array reads: the interface the store takes as its `helpers` option,
+ * and how a `sum` or a read into shared memory is split between this thread and the helpers.
  * Browser-safe (no thread is started here): `createReadHelpers` of `@fmt/store/node` makes Node
  * helpers, which open the same dataset themselves on their own thread (a `FileSystemStore` of the
- * same root), so that each thread reads and decodes its own chunks. A sum and a count are numbers,
- * so the result is the same whichever thread did which part: the helpers' chunk sums are added in
- * chunk order, as bcolz adds them.
+ * same root), so that each thread reads and decodes its own chunks. The result is the same
+ * whichever thread did which part: the helpers' chunk sums are added in chunk order, as bcolz
+ * adds them, and a read's parts land at their places in the caller's shared memory.
  *
  * @example
  * ```ts
@@ -32,15 +32,15 @@ import type { PartialSum, SumRest } from "./carray-scan.js";
  * ```
  */
 export interface HelperDataset {
-  /** Store key of the carray's directory, or the ctable's for `where`. */
+  /** Store key of the carray's directory. */
   path: string;
   /** Rows, as this thread sees them. */
   length: number;
-  /** Rows per chunk (carrays only; 0 for a table). */
+  /** Rows per chunk. */
   chunklen: number;
-  /** The dtype string (carrays only; "" for a table). */
+  /** The dtype string. */
   dtype: string;
-  /** Bytes per row (carrays only; 0 for a table). */
+  /** Bytes per row. */
   atomSize: number;
   formatVersion: 1 | 2;
   /** Whether format-2 checksums are checked (the caller's `verifyChecksums`). */
@@ -49,9 +49,8 @@ export interface HelperDataset {
 
 /**
  * One part of a call, done by a helper on its own opening of the dataset: `sum` of rows
- * `[start, stop)` of a carray (whole chunks but for the array's end), `read` of those rows' stored
- * bytes into shared memory (`out`, from byte `byteOffset`), or the `count` of rows of
- * `[start, stop)` of a ctable matching `query`.
+ * `[start, stop)` of a carray (whole chunks but for the array's end), or `read` of those rows'
+ * stored bytes into shared memory (`out`, from byte `byteOffset`).
  *
  * @example
  * ```ts
@@ -60,32 +59,31 @@ export interface HelperDataset {
  */
 export type HelperTask =
   | { op: "sum"; dataset: HelperDataset; start: number; stop: number }
-  | { op: "read"; dataset: HelperDataset; start: number; stop: number; out: SharedArrayBuffer; byteOffset: number }
-  | { op: "count"; dataset: HelperDataset; query: string; start: number; stop: number };
+  | { op: "read"; dataset: HelperDataset; start: number; stop: number; out: SharedArrayBuffer; byteOffset: number };
 
 /**
- * A helper's answer: a {@link PartialSum}, a count, the rows read, or `{ unlike }` (what differed
- * in its opening of the dataset; the caller then does the part itself).
+ * A helper's answer: a {@link PartialSum}, the rows read, or `{ unlike }` (what differed in its
+ * opening of the dataset; the caller then does the part itself).
  *
  * @example
  * ```ts
- * const answer: HelperAnswer = { count: 4821 };
+ * const answer: HelperAnswer = { rows: 65536 };
  * ```
  */
-export type HelperAnswer = PartialSum | { count: number } | { rows: number } | { unlike: string };
+export type HelperAnswer = PartialSum | { rows: number } | { unlike: string };
 
 /**
- * Threads that do parts of whole-array reductions beside the calling thread (the `helpers`
- * option of `openCarray`, `openCtable` and `open`): `CArray.sum`, `CArray.readInto` an array in
- * shared memory (a `SharedArrayBuffer`'s), and `CTable.where` with `as: "count"`. They reach only
+ * Threads that do parts of whole-array reads beside the calling thread (the `helpers` option of
+ * `openCarray`, `openCtable` and `open`): `CArray.sum` and `CArray.readInto` an array in shared
+ * memory (a `SharedArrayBuffer`'s). They reach only
  * some stores (`reaches`); with any other store, a dataset open for writing, or a call over fewer
  * than `minChunks` chunks, calls run on this thread alone. The caller owns the helpers and closes them after the datasets.
  *
  * @example
  * ```ts
  * const helpers: ReadHelpers = createReadHelpers({ threads: 1 });
- * const t = await openCtable(store, { helpers });
- * const n = await t.where("f64 > 233.3", { as: "count" });
+ * const a = await openCarray(store, { helpers });
+ * const total = await a.sum();
  * ```
  */
 export interface ReadHelpers {
@@ -209,71 +207,6 @@ export function helpedSum(helpers: ReadHelpers | undefined, store: ReadableStore
       return kind === "total" ? { total } : { chunkSums: Float64Array.from(sums) };
     },
   };
-}
-
-/** What {@link helpedCount} needs of a table. @internal */
-export interface HelpedTable {
-  readonly store: ReadableStore;
-  readonly path: string;
-  readonly length: number;
-  readonly mode: "r" | "a";
-  readonly columns: readonly ({ readonly kind: "carray"; readonly chunklen: number; readonly formatVersion: 1 | 2 } | { readonly kind: "vlarray" })[];
-}
-
-function gcd(a: number, b: number): number {
-  return b === 0 ? a : gcd(b, a % b);
-}
-
-/**
- * `CTable.where(query, { as: "count", … })` split between this thread (`countHere`, over the
- * first range of rows) and the helpers (the later ranges, at multiples of every column's
- * chunklen); `undefined` when the call is not split: the query is not a string, `limit` or
- * `blockLen` is given, `start`/`stop` are not plain row numbers, the table is open for writing or
- * has a variable-length column, the helpers cannot reach its store, or it holds too few chunks.
- * A count is the same however the rows are cut. @internal
- *
- * @example
- * ```ts
- * const n = await (helpedCount(helpers, t, true, "f64 > 3", {}, (start, stop) => runWhere(t, "f64 > 3", { as: "count", start, stop })) ?? runWhere(t, "f64 > 3", { as: "count" }));
- * ```
- */
-export function helpedCount(
-  helpers: ReadHelpers | undefined,
-  table: HelpedTable,
-  verifyChecksums: boolean,
-  query: unknown,
-  options: { limit?: number | undefined; blockLen?: number | undefined; start?: number | undefined; stop?: number | undefined },
-  countHere: (start: number, stop: number) => Promise<number>,
-): Promise<number> | undefined {
-  if (helpers === undefined || typeof query !== "string" || options.limit !== undefined || options.blockLen !== undefined) return undefined;
-  if (table.mode !== "r" || !helpers.reaches(table.store)) return undefined;
-  const length = table.length;
-  const start = options.start ?? 0;
-  const stop = options.stop ?? length;
-  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(stop) || start < 0 || start > stop || stop > length) return undefined;
-  let unit = 1;
-  let formatVersion: 1 | 2 = 1;
-  for (const column of table.columns) {
-    if (column.kind !== "carray") return undefined;
-    unit = (unit / gcd(unit, column.chunklen)) * column.chunklen;
-    formatVersion = column.formatVersion;
-  }
-  const ranges = splitRows(start, stop, unit, helpers.threads + 1, helpers.minChunks);
-  if (ranges === undefined) return undefined;
-  const dataset: HelperDataset = { path: table.path, length, chunklen: 0, dtype: "", atomSize: 0, formatVersion, verifyChecksums };
-  const parts = started(ranges.slice(1).map(([from, to]) => helpers.run(table.store, { op: "count", dataset, query, start: from, stop: to })));
-  return (async () => {
-    let count = await countHere(ranges[0]![0], ranges[0]![1]);
-    const answers = await helpersAnswers(parts);
-    let helped = 0;
-    for (const answer of answers ?? []) {
-      if (!("count" in answer)) return count + (await countHere(ranges[0]![1], stop));
-      helped += answer.count;
-    }
-    if (answers === undefined) return count + (await countHere(ranges[0]![1], stop));
-    count += helped;
-    return count;
-  })();
 }
 
 /**

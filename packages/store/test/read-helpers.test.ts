@@ -1,5 +1,5 @@
-// Helper threads (`createReadHelpers` of @fmt/store/node, the `helpers` option): a sum, a where
-// count and a read into shared memory split between this thread and a helper that opens the
+// Helper threads (`createReadHelpers` of @fmt/store/node, the `helpers` option): a sum and a
+// read into shared memory split between this thread and a helper that opens the
 // same dataset itself. The results must be those of one thread to the last bit, on files real
 // bcolz 1.2.1 wrote and on format-2 files; a damaged chunk in the helper's part gives the error
 // one thread gives; a helper that sees another dataset, or that is gone, leaves the work to this
@@ -93,24 +93,14 @@ describe("read helpers on files real bcolz 1.2.1 wrote (ctable_mixed)", () => {
     expect(spy.answers.some((a) => "unlike" in a)).toBe(false);
   });
 
-  it("count where an expression holds as a loop over bcolz's values does", async () => {
+  it("leave a where count to this thread (a helper measured no gain there)", async () => {
     const spy = recorded(helpers);
     const table = await openCtable(new FileSystemStore(MIXED), { helpers: spy });
     const price = expectedOf("price");
-    const qty = expectedOf("qty");
     let want = 0;
-    for (let r = 0; r < 4321; r++) if (price.readDoubleLE(8 * r) > 50 && qty.readInt32LE(4 * r) < 60) want++;
-    expect(await table.where("(price > 50) & (qty < 60)", { as: "count" })).toBe(want);
-    let inRange = 0;
-    for (let r = 1500; r < 4000; r++) if (price.readDoubleLE(8 * r) > 50 && qty.readInt32LE(4 * r) < 60) inRange++;
-    expect(await table.where("(price > 50) & (qty < 60)", { as: "count", start: 1500, stop: 4000 })).toBe(inRange);
-    expect(spy.tasks.map((t) => t.op)).toEqual(["count", "count"]);
-    expect(spy.answers.every((a) => !(a instanceof Error) && "count" in a)).toBe(true);
-    // A count that is not split: a limit, a JS predicate, indices.
-    await table.where("price > 50", { as: "count", limit: 10 });
-    await table.where({ row: (r) => (r["price"] as number) > 50, columns: ["price"] }, { as: "count" });
-    await table.where("price > 50");
-    expect(spy.tasks.length).toBe(2);
+    for (let r = 0; r < 4321; r++) if (price.readDoubleLE(8 * r) > 50) want++;
+    expect(await table.where("price > 50", { as: "count" })).toBe(want);
+    expect(spy.tasks).toHaveLength(0);
   });
 
   it("read a column into shared memory with the helper writing its part there", async () => {
@@ -203,8 +193,10 @@ describe("when the helper cannot take its part", () => {
     await closing.close();
     const want = await carray(await openCtable(new FileSystemStore(MIXED)), "price").sum();
     expect(await carray(table, "price").sum()).toBe(want);
-    expect(await table.where("price > 50", { as: "count" })).toBe(await (await openCtable(new FileSystemStore(MIXED))).where("price > 50", { as: "count" }));
-    expect(spy(closing)).toEqual(["sum", "count"]);
+    const out = new Float64Array(new SharedArrayBuffer(4321 * 8));
+    await carray(table, "price").readInto(out);
+    expect(Buffer.from(out.buffer).equals(expectedOf("price"))).toBe(true);
+    expect(spy(closing)).toEqual(["sum", "read"]);
     expect(closing.answers.every((a) => a instanceof Error && !(a instanceof FormatError))).toBe(true);
   });
 

@@ -28,7 +28,11 @@ export const STORE_OPERATIONS = [
   // Informative: two threads against the floor's one, so no goal.
   { key: "createworkers", label: "the same create (no fsync) with `workers: createBloscPool({ threads: 1 })`: one worker thread compresses, this one writes", reference: "native", goal: undefined },
   { key: "readall", label: "open + read the whole carray", reference: "native", goal: 1.0 },
+  // Informative, like createworkers: a helper thread (createReadHelpers of @fmt/store/node) takes
+  // half of the chunks, so two threads against the floor's one and no goal.
+  { key: "readallhelpers", label: "open + `readInto` a `SharedArrayBuffer`, with `helpers: createReadHelpers({ threads: 1 })`: a helper thread reads and decodes half of the chunks", reference: "native", goal: undefined, floorOf: "readall" },
   { key: "sum", label: "sum()", reference: "native", goal: 1.0 },
+  { key: "sumhelpers", label: "sum() with one helper thread (the same helpers): it sums half of the chunks", reference: "native", goal: undefined, floorOf: "sum" },
   { key: "column", label: "read one ctable column whole (f64)", reference: "native", goal: 1.0 },
   { key: "get", label: "random single-element gets", reference: "native", goal: 0.5 },
   { key: "take", label: "the same indices in one batched call (take)", reference: "native", goal: 1.0 },
@@ -53,6 +57,24 @@ export const BCOLZ_CALLS = {
   get: "carray[i] for each index",
   where: "ctable.eval(expression).sum()",
 };
+
+/**
+ * The operation whose floor (and result check) a row shares: its `floorOf`, else itself (the
+ * durable create and the create with workers share the create's).
+ */
+export function floorOpOf(key) {
+  if (key === "createdurable" || key === "createworkers") return "create";
+  return STORE_OPERATIONS.find((o) => o.key === key)?.floorOf ?? key;
+}
+
+/**
+ * The rows with helper threads beside bcolz's one thread, informative (no goal): ours with one
+ * helper ÷ the bcolz cell of the operation it helps, from that operation's rounds.
+ */
+export function bcolzHelpedRows(ours, bcolz) {
+  return STORE_OPERATIONS.filter((o) => o.floorOf !== undefined && o.floorOf in BCOLZ_GOALS).map(({ key, label, floorOf }) =>
+    makeRow({ section: "bcolz", key: `bcolz-${key}`, label: `${label} (two threads; bcolz: ${BCOLZ_CALLS[floorOf]}, one thread, from the rounds of the row above without helpers)`, on: "format 1", ours: ours[key], reference: bcolz[floorOf], referenceName: REFERENCES.bcolz, goal: undefined }));
+}
 
 /**
  * Our format-1 rows against bcolz 1.2.1: `ours` maps an operation key to our cell, `bcolz` to
