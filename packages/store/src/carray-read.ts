@@ -363,7 +363,8 @@ export class ChunkReader {
       }
     }
     const run: LoadedChunk[] = [];
-    // A run for the pool holds up to POOL_RUN - 1 earlier chunks when it asks for the next one:
+    // A run for the pool holds up to POOL_RUN - 1 earlier chunks when it asks for the next one
+    // (POOL_RUN is passed: one to spare):
     // their input buffers are lent again only once the run is decoded (then the pool has copied
     // or decoded every input; see ChunkCodecPool), so reading reuses memory instead of touching
     // fresh pages for every chunk file.
@@ -384,6 +385,7 @@ export class ChunkReader {
       if (run.length > 0) await this.#decodeRun(run.splice(0), out, start);
       this.decodeRowsInto(loaded, from, to, out, (loaded.firstRow + from - start) * atom);
     }
+    if (run.length > 0) throw new Error("internal: a pool run was left undecoded at the end of a read");
   }
 
   /** Whole consecutive chunks decoded on the pool into their place in `out`. */

@@ -57,13 +57,18 @@ function* range(from: number, to: number): Generator<number> {
 
 /**
  * What {@link sumOf} adds after rows `[0, stop)` of its own: the rest of the array summed
- * elsewhere (a helper thread, see `ReadHelpers`), in the form {@link partialSumOf} gives.
+ * elsewhere (helper threads, see `ReadHelpers`), in the form {@link partialSumOf} gives.
+ *
+ * @example
+ * ```ts
+ * const rest: SumRest = { stop: 65536 * 77, rest: () => helperSums };
+ * ```
  */
 export interface SumRest {
   /** Rows `[stop, length)` are summed elsewhere. */
   stop: number;
-  /** Their partial sum, once the main part is done; `undefined`: sum them here after all. */
-  rest(): Promise<PartialSum | undefined>;
+  /** Their partial sum, awaited once this thread's part is done. */
+  rest(): Promise<PartialSum>;
 }
 
 /**
@@ -71,33 +76,35 @@ export interface SumRest {
  * floating-point dtypes as each chunk's own sum (bcolz adds `chunk.sum()` to a running total in
  * chunk order, so the chunks' sums must be added in that order, not summed first), integer and
  * boolean dtypes as an exact `bigint`.
+ *
+ * @example
+ * ```ts
+ * const part: PartialSum = { chunkSums: Float64Array.of(12.5, -3.25) };
+ * ```
  */
 export type PartialSum = { chunkSums: Float64Array } | { total: bigint };
 
 /**
  * `CArray.sum`: the sum of all elements, one decoded chunk at a time (see its documentation);
- * `helped`, asked once the call is checked, may start summing the later rows elsewhere: rows from
- * its `stop` on are then added from there, in chunk order.
+ * `startHelpers`, asked once the call is checked (with whether the dtype sums exactly, and how to
+ * sum a range here), may start summing the later rows elsewhere: rows from its `stop` on are then
+ * added from there, in chunk order.
  *
  * @example
  * ```ts
  * const total = await sumOf(ctx); // 4950 for 0..99
  * ```
  */
-export async function sumOf(ctx: ScanContext, startHelpers?: () => SumRest | undefined): Promise<number | bigint> {
+export async function sumOf(ctx: ScanContext, startHelpers?: (integral: boolean, sumHere: (start: number, stop: number) => Promise<PartialSum>) => SumRest | undefined): Promise<number | bigint> {
   const kinds = sumKinds(ctx);
   ctx.checkWork(0, ctx.length, 1);
-  const helped = startHelpers?.();
+  const helped = startHelpers?.(kinds.integral || kinds.wide, (start, stop) => partialSumOf(ctx, start, stop));
   const stop = helped?.stop ?? ctx.length;
   let { acc, big } = await sumRows(ctx, kinds, 0, stop);
-  const rest = helped === undefined ? undefined : await helped.rest();
-  if (rest !== undefined) {
+  if (helped !== undefined) {
+    const rest = await helped.rest();
     if ("chunkSums" in rest) for (const chunkSum of rest.chunkSums) acc += chunkSum;
     else big += rest.total;
-  } else if (stop < ctx.length) {
-    const tail = await sumRows(ctx, kinds, stop, ctx.length, acc);
-    acc = tail.acc;
-    big += tail.big;
   }
   if (kinds.wide) return big;
   if (!kinds.integral) return acc;

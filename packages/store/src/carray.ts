@@ -13,7 +13,7 @@ import { checkAllocation, checkBounds, checkChunkIndex, checkIndex, checkWork, p
 import { readerSettings, writerAccess } from "./carray-parts.js";
 import { extremeOf, iterBlocksOf, partialSumOf, PRECHECK_BYTES, readSteppedOf, sumOf } from "./carray-scan.js";
 import type { PartialSum, ScanContext } from "./carray-scan.js";
-import { helpedRead, helpedSum } from "./read-helpers.js";
+import { helpedRead, helpedSum, nextOpening } from "./read-helpers.js";
 import type { HelperDataset } from "./read-helpers.js";
 import { checkTakeIndices, checkTypedOut, swapInPlace } from "./carray-take.js";
 import { AttrStore } from "./attr-store.js";
@@ -90,6 +90,7 @@ export class CArray {
   readonly #reader: ChunkReader;
   #writer: CarrayWriter | undefined;
   readonly #init: CArrayInit;
+  #opening: string | undefined;
 
   /**
    * Use {@link openCarray}, {@link createCarray} or {@link open}; this constructor trusts already
@@ -278,7 +279,7 @@ export class CArray {
    * ```
    */
   async sum(): Promise<number | bigint> {
-    return sumOf(this.#scan(), () => helpedSum(this.#init.options.helpers, this.store, this.#helperDataset(), this.#writer === undefined));
+    return sumOf(this.#scan(), (integral, sumHere) => helpedSum(this.#init.options.helpers, this.store, this.#helperDataset(), this.#writer === undefined, integral, sumHere));
   }
 
   /** A helper's part of {@link CArray.sum}: rows `[start, stop)` as a {@link PartialSum}. @internal */
@@ -465,7 +466,9 @@ export class CArray {
 
   /** What a helper thread checks of its own opening of this array. */
   #helperDataset(): HelperDataset {
-    return { path: this.path, length: this.length, chunklen: this.chunklen, dtype: this.dtype.str, atomSize: this.atomSize, formatVersion: this.formatVersion, verifyChecksums: this.#init.options.verifyChecksums !== false };
+    this.#opening ??= nextOpening();
+    const { path, length, chunklen, atomSize, formatVersion } = this;
+    return { path, opening: this.#opening, length, chunklen, dtype: this.dtype.str, atomSize, formatVersion, verifyChecksums: this.#init.options.verifyChecksums !== false, ...this.#limits };
   }
 
   /** A helper's part of a read: stored bytes of rows `[start, stop)` into `out` (exactly their size). @internal */
@@ -487,7 +490,8 @@ export class CArray {
    * (`(stop − start) × itemsPerRow`, doubled for complex). Values end up in the platform's byte
    * order, as `read` gives them; chunks are decoded straight into `out`. Bounds as
    * {@link CArray.readBytes}. A dtype without such an array (`S`, `U`, `V`, `f2`) or an `out`
-   * of another class or size throws `UsageError` `INVALID_ARGUMENT`.
+   * of another class or size throws `UsageError` `INVALID_ARGUMENT`. With the `helpers` option
+   * and an `out` in a `SharedArrayBuffer`, helper threads read the later chunks straight into it.
    *
    * @example
    * ```ts

@@ -23,7 +23,6 @@
  */
 /// <reference types="node" />
 import { existsSync } from "node:fs";
-import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { reviveError, UsageError } from "@fmt/errors";
@@ -44,7 +43,10 @@ export type { HelperAnswer, HelperDataset, HelperTask, ReadHelpers } from "./rea
  * ```
  */
 export interface ReadHelpersOptions {
-  /** Helper threads, 1 to 64 (default: the cores beside this thread, at least 1). */
+  /**
+   * Helper threads, 1 to 64 (default 1). Each keeps, while it lives, up to 16 openings of arrays
+   * and the input buffers and WebAssembly instances of its own reads (tens of MiB).
+   */
   threads?: number;
   /** Calls over fewer chunks than this run on the calling thread alone (default 8, at least 1). */
   minChunks?: number;
@@ -89,6 +91,7 @@ function workerUrl(): URL {
 interface HelperThread {
   worker: Worker;
   pending: Map<number, { resolve: (answer: HelperAnswer) => void; reject: (error: Error) => void }>;
+  /** Why the thread stopped or is stopping; it takes no more parts then. */
   failure: Error | undefined;
 }
 
@@ -110,7 +113,7 @@ interface HelperThread {
  * ```
  */
 export function createReadHelpers(options: ReadHelpersOptions = {}): ReadHelpers {
-  const threads = options.threads ?? Math.max(1, availableParallelism() - 1);
+  const threads = options.threads ?? 1;
   if (!Number.isSafeInteger(threads) || threads < 1 || threads > 64) {
     throw new UsageError("INVALID_ARGUMENT", "threads must be an integer in 1..64", { field: "threads", expected: "1..64", actual: threads });
   }
@@ -127,9 +130,11 @@ export function createReadHelpers(options: ReadHelpersOptions = {}): ReadHelpers
     // No flags of this process: a test runner's `--conditions development` would send the
     // helper to the TypeScript sources.
     const helper: HelperThread = { worker: new Worker(url, { execArgv: [] }), pending: new Map(), failure: undefined };
-    const fail = (error: Error): void => {
-      helper.failure ??= error;
-      for (const waiting of helper.pending.values()) waiting.reject(error);
+    // Parts are rejected only once the thread has exited: a part may be writing into the caller's
+    // shared memory until then, and the caller redoes a rejected part at once.
+    const exited = (code: number): void => {
+      helper.failure ??= new Error(`read helper exited (code ${code})`);
+      for (const waiting of helper.pending.values()) waiting.reject(helper.failure);
       helper.pending.clear();
     };
     helper.worker.on("message", (reply: HelperReply) => {
@@ -140,8 +145,10 @@ export function createReadHelpers(options: ReadHelpersOptions = {}): ReadHelpers
       if ("answer" in reply) waiting.resolve(reply.answer);
       else waiting.reject(reviveError(reply.error));
     });
-    helper.worker.on("error", fail);
-    helper.worker.on("exit", (code) => fail(new Error(`read helper exited (code ${code})`)));
+    helper.worker.on("error", (error) => {
+      helper.failure ??= error;
+    });
+    helper.worker.on("exit", exited);
     // After the listeners: adding a "message" listener refs the worker again.
     helper.worker.unref();
     helpers.push(helper);
@@ -157,23 +164,28 @@ export function createReadHelpers(options: ReadHelpersOptions = {}): ReadHelpers
       if (closed) return Promise.reject(new Error("the read helpers are closed"));
       if (!reaches(store)) return Promise.reject(new Error("the read helpers cannot open datasets of this store"));
       const fs = store as FileSystemStore;
-      // Parts of one call go to different threads in turn; a thread takes its messages in order.
-      const helper = helpers[next++ % helpers.length]!;
-      if (helper.failure !== undefined) return Promise.reject(helper.failure);
+      // Parts of one call go to different threads in turn (a thread takes its messages in
+      // order); a thread that has stopped takes none (the caller does its parts).
+      let helper: HelperThread | undefined;
+      for (let tried = 0; tried < helpers.length && helper === undefined; tried++) {
+        const candidate = helpers[next++ % helpers.length]!;
+        if (candidate.failure === undefined) helper = candidate;
+      }
+      if (helper === undefined) return Promise.reject(helpers[0]!.failure ?? new Error("no read helper is running"));
+      const chosen = helper;
       return new Promise<HelperAnswer>((resolve, reject) => {
         const id = ++ids;
         const message: HelperMessage = { id, root: fs.root, maxValueBytes: fs.maxValueBytes, task };
-        if (helper.pending.size === 0) helper.worker.ref(); // an answer is awaited: keep the process up
-        helper.pending.set(id, { resolve, reject });
-        helper.worker.postMessage(message);
+        if (chosen.pending.size === 0) chosen.worker.ref(); // an answer is awaited: keep the process up
+        chosen.pending.set(id, { resolve, reject });
+        chosen.worker.postMessage(message);
       });
     },
     async close() {
       closed = true;
+      // Parts still running are rejected by the exit, once their thread has stopped.
       await Promise.all(helpers.map(async (helper) => {
-        const stopped = new Error("the read helpers were closed");
-        for (const waiting of helper.pending.values()) waiting.reject(stopped);
-        helper.pending.clear();
+        helper.failure ??= new Error("the read helpers were closed");
         await helper.worker.terminate();
       }));
     },

@@ -94,10 +94,11 @@ export interface OpenOptions {
    * `@fmt/store/node`, or any {@link ReadHelpers}): `CArray.sum` and `CArray.readInto` an array in
    * shared memory (a `SharedArrayBuffer`'s) are split by chunks, each helper reading and decoding
    * its own part of the files (the results are the same to the last bit: a sum's chunk sums are
-   * added in chunk order).
-   * Used for datasets open read-only (`mode: "r"`) on a store the helpers reach (a
-   * `FileSystemStore`) with at least 8 chunks; other calls run on this thread alone. The caller
-   * owns the helpers and closes them after the datasets.
+   * added in chunk order). Used for datasets open read-only (`mode: "r"`) on a store the helpers
+   * reach (a `FileSystemStore`), in calls over at least the helpers' `minChunks` chunks; other
+   * calls run on this thread alone. Measured on two cores: a sum took 0.8–0.9 of one thread's
+   * time, a read into shared memory about 0.7 (`tools/bench/README.md`). The caller owns the
+   * helpers and closes them after the datasets.
    */
   helpers?: ReadHelpers;
   /**

@@ -12,7 +12,7 @@
  */
 /// <reference types="node" />
 import { parentPort } from "node:worker_threads";
-import { serializeError } from "@fmt/errors";
+import { BcolzError, serializeError } from "@fmt/errors";
 import { FileSystemStore } from "@fmt/fs-adapters/node";
 import { useNativeCrc32 } from "@fmt/header/node";
 import { openCarray } from "./carray-open.js";
@@ -32,20 +32,22 @@ function unlike(seen: HelperDataset, mine: { length: number; chunklen: number; d
 }
 
 /**
- * Arrays opened for earlier tasks, by root, path and checksum setting: a task on the same array
- * uses the same opening (its metadata and superchunk indexes) while it still sees what the caller
- * sees; otherwise the array is opened again once.
+ * Arrays opened for earlier tasks, by root, path, settings and the caller's handle (`opening`): a
+ * task on the same handle uses the same opening (its metadata and superchunk indexes), as the
+ * caller's handle keeps its own; a handle opened anew gets a new opening here. The most recent
+ * ones are kept.
  */
 const opened = new Map<string, CArray>();
 const OPENED_KEPT = 16;
 
 async function openFor(message: HelperMessage, fresh: boolean): Promise<CArray> {
-  const { task } = message;
-  const key = JSON.stringify([message.root, message.maxValueBytes, task.dataset.path, task.dataset.verifyChecksums]);
+  const { dataset } = message.task;
+  const key = JSON.stringify([message.root, message.maxValueBytes, dataset.path, dataset.opening, dataset.verifyChecksums, dataset.maxReadBytes, dataset.maxChunksPerCall]);
   const kept = opened.get(key);
   if (kept !== undefined && !fresh) return kept;
   const store = new FileSystemStore(message.root, { maxValueBytes: message.maxValueBytes });
-  const made = await openCarray(store, task.dataset.path, { verifyChecksums: task.dataset.verifyChecksums });
+  const { verifyChecksums, maxReadBytes, maxChunksPerCall } = dataset;
+  const made = await openCarray(store, dataset.path, { verifyChecksums, maxReadBytes, maxChunksPerCall });
   opened.delete(key);
   opened.set(key, made);
   if (opened.size > OPENED_KEPT) opened.delete(opened.keys().next().value!);
@@ -57,15 +59,30 @@ function viewOf(array: CArray): { length: number; chunklen: number; dtype: strin
   return { length: array.length, chunklen: array.chunklen, dtype: array.dtype.str, atomSize: array.atomSize, formatVersion: array.formatVersion };
 }
 
-async function answer(message: HelperMessage): Promise<HelperAnswer> {
+async function work(array: CArray, message: HelperMessage): Promise<HelperAnswer> {
   const { task } = message;
-  let made = await openFor(message, false);
-  if (unlike(task.dataset, viewOf(made)) !== undefined) made = await openFor(message, true);
-  const differs = unlike(task.dataset, viewOf(made));
+  const differs = unlike(task.dataset, viewOf(array));
   if (differs !== undefined) return { unlike: differs };
-  if (task.op === "sum") return made.partialSum(task.start, task.stop);
-  await made.readPart(new Uint8Array(task.out, task.byteOffset, (task.stop - task.start) * task.dataset.atomSize), task.start, task.stop);
+  if (task.op === "sum") return array.partialSum(task.start, task.stop);
+  await array.readPart(new Uint8Array(task.out, task.byteOffset, (task.stop - task.start) * task.dataset.atomSize), task.start, task.stop);
   return { rows: task.stop - task.start };
+}
+
+async function answer(message: HelperMessage): Promise<HelperAnswer> {
+  let array: CArray;
+  try {
+    array = await openFor(message, false);
+  } catch (error) {
+    // The caller opened it: a file being replaced this moment, say. The caller does the part.
+    return { unlike: `cannot open it here: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  try {
+    return await work(array, message);
+  } catch (error) {
+    // A kept opening may be out of date (the dataset was rewritten since): once more, afresh.
+    if (!(error instanceof BcolzError)) throw error;
+    return work(await openFor(message, true), message);
+  }
 }
 
 const port = parentPort;

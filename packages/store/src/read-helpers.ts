@@ -22,18 +22,22 @@ import type { ReadableStore } from "@fmt/fs-adapters";
 import type { PartialSum, SumRest } from "./carray-scan.js";
 
 /**
- * What a helper checks of its own opening of a dataset before it works on it: if any differs
- * (another version of the dataset, a table's column still being appended to), it answers
- * `{ unlike }` and the caller does that part itself.
+ * The caller's array as a helper opens it and checks it: if what the helper sees differs (another
+ * version of the dataset, a table's column still being appended to), it answers `{ unlike }` and
+ * the caller does that part itself. `opening` names the caller's handle: a helper keeps its own
+ * opening for the handle's later calls (its metadata and superchunk indexes), and a handle opened
+ * anew (to see what other writers changed) gets a new opening there too.
  *
  * @example
  * ```ts
- * const seen: HelperDataset = { path: "f64", length: 5_000_000, chunklen: 65536, dtype: "<f8", atomSize: 8, formatVersion: 1, verifyChecksums: true };
+ * const seen: HelperDataset = { path: "f64", opening: "k3v9-12", length: 5_000_000, chunklen: 65536, dtype: "<f8", atomSize: 8, formatVersion: 1, verifyChecksums: true, maxReadBytes: 2 ** 31 - 1, maxChunksPerCall: 4_194_304 };
  * ```
  */
 export interface HelperDataset {
   /** Store key of the carray's directory. */
   path: string;
+  /** Names the caller's handle (see above). */
+  opening: string;
   /** Rows, as this thread sees them. */
   length: number;
   /** Rows per chunk. */
@@ -42,9 +46,30 @@ export interface HelperDataset {
   dtype: string;
   /** Bytes per row. */
   atomSize: number;
+  /** The format version (1: bcolz's chunk files, 2: superchunks). */
   formatVersion: 1 | 2;
   /** Whether format-2 checksums are checked (the caller's `verifyChecksums`). */
   verifyChecksums: boolean;
+  /** The caller's limits (its own call checked them for the whole call). */
+  maxReadBytes: number;
+  maxChunksPerCall: number;
+}
+
+// Names of handles for HelperDataset.opening: unique within this thread's lifetime, and across
+// threads of a process with overwhelming probability.
+const OPENINGS_OF = Math.random().toString(36).slice(2, 10);
+let openings = 0;
+
+/**
+ * A new `opening` for {@link HelperDataset}. @internal
+ *
+ * @example
+ * ```ts
+ * const opening = nextOpening(); // "k3v9x0ab-1"
+ * ```
+ */
+export function nextOpening(): string {
+  return `${OPENINGS_OF}-${++openings}`;
 }
 
 /**
@@ -121,7 +146,14 @@ export function checkReadHelpers(value: unknown): ReadHelpers | undefined {
   return helpers as ReadHelpers;
 }
 
-/** The default `minChunks` of helpers: below this many chunks a call is not split. */
+/**
+ * The default `minChunks` of helpers: below this many chunks a call is not split.
+ *
+ * @example
+ * ```ts
+ * createReadHelpers({ minChunks: MIN_HELPED_CHUNKS * 4 }); // only calls over 32 chunks or more
+ * ```
+ */
 export const MIN_HELPED_CHUNKS = 8;
 
 /**
@@ -149,22 +181,18 @@ export function splitRows(start: number, stop: number, unit: number, parts: numb
 }
 
 /**
- * Runs each helper's part; resolves to the answers in order, or `undefined` when any helper could
- * not do its part (it saw another dataset, or the thread failed): then this thread does all of
- * the helpers' parts. A `BcolzError` (the data) is thrown, the first in part order.
+ * Each helper part's answer, once every part has settled (none writes into the caller's memory
+ * after that), as `usable` takes it; `undefined` for a part the helper did not do (it saw another
+ * dataset or could not open it, its thread failed, or the answer does not fit the part): this
+ * thread does that part. A `BcolzError` (the data) is thrown, the first in part order.
  */
-async function helpersAnswers(parts: readonly Promise<HelperAnswer>[]): Promise<HelperAnswer[] | undefined> {
+async function partAnswers<T>(parts: readonly Promise<HelperAnswer>[], usable: (answer: HelperAnswer, part: number) => T | undefined): Promise<(T | undefined)[]> {
   const settled = await Promise.allSettled(parts);
-  const answers: HelperAnswer[] = [];
-  let missing = false;
-  for (const outcome of settled) {
-    if (outcome.status === "rejected") {
-      if (outcome.reason instanceof BcolzError) throw outcome.reason;
-      missing = true;
-    } else if ("unlike" in outcome.value) missing = true;
-    else answers.push(outcome.value);
-  }
-  return missing ? undefined : answers;
+  return settled.map((outcome, part) => {
+    if (outcome.status === "fulfilled") return usable(outcome.value, part);
+    if (outcome.reason instanceof BcolzError) throw outcome.reason;
+    return undefined;
+  });
 }
 
 /** Started parts are awaited later; an early failure of this thread's own part must not leave them unhandled. */
@@ -175,36 +203,48 @@ function started(parts: Promise<HelperAnswer>[]): Promise<HelperAnswer>[] {
 
 /**
  * The {@link SumRest} of `CArray.sum` with helpers: the later parts of the chunks go to the
- * helpers at once, this thread sums the first. `undefined` when the call is not split (see
+ * helpers at once, this thread sums the first, then adds the helpers' parts in order (summing
+ * itself, with `sumHere`, any part a helper did not do). `integral`: the dtype sums exactly (a
+ * `total`), else chunk by chunk (`chunkSums`). `undefined` when the call is not split (see
  * {@link ReadHelpers}). @internal
  *
  * @example
  * ```ts
- * const total = await sumOf(ctx, () => helpedSum(helpers, store, dataset, readOnly));
+ * const total = await sumOf(ctx, (integral) => helpedSum(helpers, store, dataset, readOnly, integral, (a, b) => partialSumOf(ctx, a, b)));
  * ```
  */
-export function helpedSum(helpers: ReadHelpers | undefined, store: ReadableStore, dataset: HelperDataset, readOnly: boolean): SumRest | undefined {
+export function helpedSum(
+  helpers: ReadHelpers | undefined,
+  store: ReadableStore,
+  dataset: HelperDataset,
+  readOnly: boolean,
+  integral: boolean,
+  sumHere: (start: number, stop: number) => Promise<PartialSum>,
+): SumRest | undefined {
   if (helpers === undefined || !readOnly || !helpers.reaches(store)) return undefined;
   const ranges = splitRows(0, dataset.length, dataset.chunklen, helpers.threads + 1, helpers.minChunks);
   if (ranges === undefined) return undefined;
-  const parts = started(ranges.slice(1).map(([start, stop]) => helpers.run(store, { op: "sum", dataset, start, stop })));
+  const theirs = ranges.slice(1);
+  const parts = started(theirs.map(([start, stop]) => helpers.run(store, { op: "sum", dataset, start, stop })));
+  // A part's answer is used only when it has the kind of the dtype and one sum per chunk of the part.
+  const fits = (answer: HelperAnswer, part: number): PartialSum | undefined => {
+    const [start, stop] = theirs[part]!;
+    if (integral) return "total" in answer && typeof answer.total === "bigint" ? answer : undefined;
+    const chunks = Math.ceil(stop / dataset.chunklen) - Math.floor(start / dataset.chunklen);
+    return "chunkSums" in answer && answer.chunkSums instanceof Float64Array && answer.chunkSums.length === chunks ? answer : undefined;
+  };
   return {
     stop: ranges[0]![1],
     rest: async () => {
-      const answers = await helpersAnswers(parts);
-      if (answers === undefined) return undefined;
+      const answers = await partAnswers(parts, fits);
       const sums: number[] = [];
       let total = 0n;
-      let kind: "chunkSums" | "total" | undefined;
-      for (const answer of answers) {
-        const own = "chunkSums" in answer ? "chunkSums" : "total" in answer ? "total" : undefined;
-        // An answer of another kind than the others (or not a sum) is not used: this thread sums the rest.
-        if (own === undefined || (kind !== undefined && own !== kind)) return undefined;
-        kind = own;
+      for (let part = 0; part < theirs.length; part++) {
+        const answer = answers[part] ?? (await sumHere(theirs[part]![0], theirs[part]![1]));
         if ("chunkSums" in answer) for (const chunkSum of answer.chunkSums) sums.push(chunkSum);
-        else if ("total" in answer) total += answer.total;
+        else total += answer.total;
       }
-      return kind === "total" ? { total } : { chunkSums: Float64Array.from(sums) };
+      return integral ? { total } : { chunkSums: Float64Array.from(sums) };
     },
   };
 }
@@ -212,10 +252,10 @@ export function helpedSum(helpers: ReadHelpers | undefined, store: ReadableStore
 /**
  * `CArray.readInto` (stored bytes of rows `[start, stop)` into `out`) split between this thread
  * (`readHere`, the first range) and the helpers (the later ranges, written by them straight into
- * `out`'s shared memory); `false` when the call is not split: `out` is not in a
- * `SharedArrayBuffer`, the array is open for writing, the helpers cannot reach its store, or the
- * rows span too few chunks. When this thread's part fails, the helpers' parts are waited for
- * before the error is thrown (nothing writes into `out` after the call). @internal
+ * `out`'s shared memory; this thread reads any range a helper did not); `false` when the call is
+ * not split: `out` is not in a `SharedArrayBuffer`, the array is open for writing, the helpers
+ * cannot reach its store, or the rows span too few chunks. Every helper part has settled before
+ * the call does, so nothing writes into `out` after it, whether it succeeds or fails. @internal
  *
  * @example
  * ```ts
@@ -232,12 +272,14 @@ export async function helpedRead(
   stop: number,
   readHere: (part: Uint8Array, start: number, stop: number) => Promise<void>,
 ): Promise<boolean> {
+  // Pages that are not cross-origin isolated have no SharedArrayBuffer at all.
+  if (helpers === undefined || !readOnly || typeof SharedArrayBuffer === "undefined" || !(out.buffer instanceof SharedArrayBuffer) || !helpers.reaches(store)) return false;
   const shared = out.buffer;
-  if (helpers === undefined || !readOnly || !(shared instanceof SharedArrayBuffer) || !helpers.reaches(store)) return false;
   const ranges = splitRows(start, stop, dataset.chunklen, helpers.threads + 1, helpers.minChunks);
   if (ranges === undefined) return false;
   const atom = dataset.atomSize;
-  const parts = started(ranges.slice(1).map(([from, to]) => helpers.run(store, { op: "read", dataset, start: from, stop: to, out: shared, byteOffset: out.byteOffset + (from - start) * atom })));
+  const theirs = ranges.slice(1);
+  const parts = started(theirs.map(([from, to]) => helpers.run(store, { op: "read", dataset, start: from, stop: to, out: shared, byteOffset: out.byteOffset + (from - start) * atom })));
   const mine = ranges[0]![1];
   try {
     await readHere(out.subarray(0, (mine - start) * atom), start, mine);
@@ -245,8 +287,10 @@ export async function helpedRead(
     await Promise.allSettled(parts);
     throw error;
   }
-  const answers = await helpersAnswers(parts);
-  if (answers === undefined || !answers.every((a) => "rows" in a)) await readHere(out.subarray((mine - start) * atom), mine, stop);
+  const answers = await partAnswers(parts, (answer, part) => ("rows" in answer && answer.rows === theirs[part]![1] - theirs[part]![0] ? answer : undefined));
+  for (let part = 0; part < theirs.length; part++) {
+    const [from, to] = theirs[part]!;
+    if (answers[part] === undefined) await readHere(out.subarray((from - start) * atom, (to - start) * atom), from, to);
+  }
   return true;
 }
-

@@ -5,9 +5,11 @@
 // one thread gives; a helper that sees another dataset, or that is gone, leaves the work to this
 // thread. Every test checks that the helper did (or did not) take its part, so that none passes
 // by running on one thread alone.
+import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FormatError, UsageError } from "@fmt/errors";
 import { MemoryStore } from "@fmt/fs-adapters";
@@ -57,6 +59,8 @@ let helpers: ReadHelpers;
 let dir: string;
 
 beforeAll(() => {
+  // Helper threads run the built JavaScript of @fmt/store (Node cannot execute the .ts sources).
+  execFileSync("pnpm", ["exec", "tsc", "-b"], { cwd: fileURLToPath(new URL("..", import.meta.url)), stdio: "pipe" });
   // minChunks 2: the real bcolz ctable has 4 whole chunks of 1,000 rows (and 321 more).
   helpers = createReadHelpers({ threads: 1, minChunks: 2 });
   dir = mkdtempSync(join(tmpdir(), "read-helpers-"));
@@ -111,10 +115,14 @@ describe("read helpers on files real bcolz 1.2.1 wrote (ctable_mixed)", () => {
     await price.readInto(out);
     expect(Buffer.from(out.buffer).equals(expectedOf("price"))).toBe(true);
     // Rows from the middle of a chunk, at an offset into the shared buffer.
-    const part = new Float64Array(new SharedArrayBuffer(8 * 4000), 8 * 500, 3300);
-    await price.readInto(part, 700, 4000);
-    expect(Buffer.from(part.buffer, part.byteOffset, part.byteLength).equals(expectedOf("price").subarray(8 * 700, 8 * 4000))).toBe(true);
+    // Rows from the middle of a chunk to the middle of another (the helper's part ends mid-chunk),
+    // at an offset into the shared buffer, whose other bytes stay as they were.
+    const part = new Float64Array(new SharedArrayBuffer(8 * 4000), 8 * 500, 2800);
+    await price.readInto(part, 700, 3500);
+    expect(Buffer.from(part.buffer, part.byteOffset, part.byteLength).equals(expectedOf("price").subarray(8 * 700, 8 * 3500))).toBe(true);
     expect(new Float64Array(part.buffer, 0, 500).every((v) => v === 0)).toBe(true);
+    expect(new Float64Array(part.buffer, 8 * 3300).every((v) => v === 0)).toBe(true);
+    expect(spy.tasks[1]).toMatchObject({ op: "read", start: 2000, stop: 3500, byteOffset: 8 * (500 + 1300) });
     expect(spy.tasks.map((t) => t.op)).toEqual(["read", "read"]);
     expect(spy.answers.every((a) => !(a instanceof Error) && "rows" in a)).toBe(true);
     // An ordinary array is read on this thread alone.
@@ -129,7 +137,10 @@ describe("read helpers on format-2 files", () => {
 
   beforeAll(async () => {
     path = join(dir, "v2.bcolz");
-    values = Float64Array.from({ length: 25_000 }, (_, i) => Math.sin(i) * 1e3 + i / 7);
+    // Chunk sums of very different sizes (1e16 beside small ones): their sum depends on the order
+    // of additions, so a helper's sums must be added one by one after this thread's, as bcolz adds them.
+    const leading = [1e16, 3, -1e16, 5.5, 7.25, -3e16, 1e-3];
+    values = Float64Array.from({ length: 25_000 }, (_, i) => (i % 1000 === 0 ? leading[(i / 1000) % leading.length]! : Math.sin(i) / 8));
     const a = await createCarray(new FileSystemStore(path, { fsync: false }), "", values, { dtype: "float64", chunklen: 1000, formatVersion: 2, checksum: "adler32", superchunksize: 5 });
     await a.close();
   });
@@ -146,13 +157,39 @@ describe("read helpers on format-2 files", () => {
     expect(spy.answers.every((a) => !(a instanceof Error) && !("unlike" in a))).toBe(true);
   });
 
+  it("three parts on two helper threads; a dataset rewritten at the same length, opened anew", async () => {
+    const two = recorded(createReadHelpers({ threads: 2, minChunks: 3 }));
+    try {
+      const alone = await openCarray(new FileSystemStore(path));
+      const helped = await openCarray(new FileSystemStore(path), { helpers: two });
+      expect(Object.is(await helped.sum(), await alone.sum())).toBe(true);
+      const out = new Float64Array(new SharedArrayBuffer(values.byteLength));
+      await helped.readInto(out);
+      expect(out).toEqual(values);
+      expect(two.tasks.map((t) => [t.op, t.start, t.stop])).toEqual([["sum", 8000, 17000], ["sum", 17000, 25000], ["read", 8000, 17000], ["read", 17000, 25000]]);
+      // Rewritten with other superchunks and other values (the same length): a handle opened
+      // after it sees the new dataset, on the helpers' side too.
+      const rewritten = Float64Array.from(values, (v, i) => v * 2 + (i % 3));
+      rmSync(path, { recursive: true });
+      await (await createCarray(new FileSystemStore(path, { fsync: false }), "", rewritten, { dtype: "float64", chunklen: 1000, formatVersion: 2, checksum: "adler32", superchunksize: 7 })).close();
+      const again = await openCarray(new FileSystemStore(path), { helpers: two });
+      expect(Object.is(await again.sum(), await (await openCarray(new FileSystemStore(path))).sum())).toBe(true);
+      await again.readInto(out);
+      expect(out).toEqual(rewritten);
+      expect(two.answers.every((a) => !(a instanceof Error) && !("unlike" in a))).toBe(true);
+      values = rewritten;
+    } finally {
+      await two.close();
+    }
+  });
+
   it("a damaged chunk in the helper's part gives one thread's error, with its path and field", async () => {
     const damaged = join(dir, "v2-damaged.bcolz");
     cpSync(path, damaged, { recursive: true });
-    // Superchunks of five chunks: the fifth holds chunks 20–24, all in the helper's part (from 12 on).
-    const file = join(damaged, "data", "__5__.bin");
+    // Superchunks of seven chunks: the fourth holds chunks 21–24, all in the helper's part (from 12 on).
+    const file = join(damaged, "data", "__4__.bin");
     const bytes = readFileSync(file);
-    bytes[bytes.length >> 1]! ^= 0xff;
+    for (let at = bytes.length >> 2; at < (bytes.length * 3) >> 2; at += 997) bytes[at]! ^= 0xff;
     writeFileSync(file, bytes);
     const alone = await openCarray(new FileSystemStore(damaged));
     const spy = recorded(helpers);
@@ -183,8 +220,11 @@ describe("when the helper cannot take its part", () => {
     await more.close();
     expect(reader.length).toBe(12_000);
     expect(await reader.sum()).toBe(want);
-    expect(spy.answers).toHaveLength(1);
-    expect(spy.answers[0]).toMatchObject({ unlike: expect.stringContaining("length") as unknown });
+    const out = new Float64Array(new SharedArrayBuffer(12_000 * 8));
+    await reader.readInto(out);
+    expect(out).toEqual(first);
+    expect(spy.answers).toHaveLength(2);
+    for (const answer of spy.answers) expect(answer).toMatchObject({ unlike: expect.stringContaining("length") as unknown });
   });
 
   it("closed helpers: the work is done here", async () => {
