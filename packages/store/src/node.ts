@@ -88,6 +88,9 @@ function workerUrl(): URL {
   });
 }
 
+/** One lock for the helpers of this process, around the `--expose-gc` switch of their start (see the worker). */
+const GC_SWITCH_LOCK = new SharedArrayBuffer(4);
+
 interface HelperThread {
   worker: Worker;
   pending: Map<number, { resolve: (answer: HelperAnswer) => void; reject: (error: Error) => void }>;
@@ -96,7 +99,10 @@ interface HelperThread {
 }
 
 /**
- * Starts helper threads for whole-array reads (see {@link ReadHelpers}). They reach
+ * Starts helper threads for whole-array reads (see {@link ReadHelpers}). Each runs a full
+ * collection after each read, to let go of the caller's `SharedArrayBuffer`; for that, as it
+ * starts, it switches V8's `--expose-gc` on and off again (process-wide, for a moment, unless it
+ * is on already: a context or worker made meanwhile on another thread gets a `gc` function). They reach
  * `FileSystemStore`s (the class itself, not a subclass, whose keys may mean other files), open
  * the dataset read-only with the caller's `verifyChecksums`, check that they see the same length,
  * chunk length, dtype and format version as the caller, and do their part. Idle helpers do not
@@ -129,7 +135,7 @@ export function createReadHelpers(options: ReadHelpersOptions = {}): ReadHelpers
   for (let i = 0; i < threads; i++) {
     // No flags of this process: a test runner's `--conditions development` would send the
     // helper to the TypeScript sources.
-    const helper: HelperThread = { worker: new Worker(url, { execArgv: [] }), pending: new Map(), failure: undefined };
+    const helper: HelperThread = { worker: new Worker(url, { execArgv: [], workerData: { gcLock: GC_SWITCH_LOCK } }), pending: new Map(), failure: undefined };
     // Parts are rejected only once the thread has exited: a part may be writing into the caller's
     // shared memory until then, and the caller redoes a rejected part at once.
     const exited = (code: number): void => {
@@ -147,6 +153,12 @@ export function createReadHelpers(options: ReadHelpersOptions = {}): ReadHelpers
     });
     helper.worker.on("error", (error) => {
       helper.failure ??= error;
+    });
+    // A reply that cannot be read here names no part: the thread is stopped, and its exit
+    // rejects its parts (the caller does them).
+    helper.worker.on("messageerror", (error) => {
+      helper.failure ??= error;
+      void helper.worker.terminate();
     });
     helper.worker.on("exit", exited);
     // After the listeners: adding a "message" listener refs the worker again.
@@ -178,7 +190,13 @@ export function createReadHelpers(options: ReadHelpersOptions = {}): ReadHelpers
         const message: HelperMessage = { id, root: fs.root, maxValueBytes: fs.maxValueBytes, task };
         if (chosen.pending.size === 0) chosen.worker.ref(); // an answer is awaited: keep the process up
         chosen.pending.set(id, { resolve, reject });
-        chosen.worker.postMessage(message);
+        try {
+          chosen.worker.postMessage(message);
+        } catch (error) {
+          chosen.pending.delete(id);
+          if (chosen.pending.size === 0) chosen.worker.unref();
+          reject(error instanceof Error ? error : new Error(String(error)));
+        }
       });
     },
     async close() {

@@ -96,7 +96,7 @@ export interface OpenOptions {
    * its own part of the files (the results are the same to the last bit: a sum's chunk sums are
    * added in chunk order). Used for datasets open read-only (`mode: "r"`) on a store the helpers
    * reach (a `FileSystemStore`), in calls over at least the helpers' `minChunks` chunks; other
-   * calls run on this thread alone. Measured on two cores: a sum took 0.8–0.9 of one thread's
+   * calls run on this thread alone. Measured on two cores: a sum took 0.7–0.9 of one thread's
    * time, a read into shared memory 0.55–0.8 of a `read()`'s (`tools/bench/README.md`). The caller owns the
    * helpers and closes them after the datasets.
    */

@@ -50,8 +50,9 @@ export interface HelperDataset {
   formatVersion: 1 | 2;
   /** Whether format-2 checksums are checked (the caller's `verifyChecksums`). */
   verifyChecksums: boolean;
-  /** The caller's limits (its own call checked them for the whole call). */
+  /** The caller's `maxReadBytes` (its own call checked the whole call against it). */
   maxReadBytes: number;
+  /** The caller's `maxChunksPerCall` (the same). */
   maxChunksPerCall: number;
 }
 
@@ -114,7 +115,10 @@ export type HelperAnswer = PartialSum | { rows: number } | { unlike: string };
 export interface ReadHelpers {
   /** Helper threads (each takes one part of a call; this thread takes another). */
   readonly threads: number;
-  /** Calls over fewer chunks than this are not split (a helper's part costs a message and a wake-up). */
+  /**
+   * Calls over fewer whole chunks than this (or than `threads + 1`) are not split: a helper's part
+   * costs a message and a wake-up.
+   */
   readonly minChunks: number;
   /** Whether the helpers can open datasets of `store` themselves. */
   reaches(store: ReadableStore): boolean;
@@ -181,17 +185,18 @@ export function splitRows(start: number, stop: number, unit: number, parts: numb
 }
 
 /**
- * Each helper part's answer, once every part has settled (none writes into the caller's memory
- * after that), as `usable` takes it; `undefined` for a part the helper did not do (it saw another
- * dataset or could not open it, its thread failed, or the answer does not fit the part): this
- * thread does that part. A `BcolzError` (the data) is thrown, the first in part order.
+ * Each helper part's outcome, once every part has settled (none writes into the caller's memory
+ * after that): the answer as `usable` takes it, the error of the data (a `BcolzError`), or
+ * `undefined` for a part the helper did not do (it saw another dataset or could not open it, its
+ * thread failed, or the answer does not fit the part), which this thread then does. The callers
+ * go through the parts in order, so that the first error in row order is the one thrown, as on
+ * one thread.
  */
-async function partAnswers<T>(parts: readonly Promise<HelperAnswer>[], usable: (answer: HelperAnswer, part: number) => T | undefined): Promise<(T | undefined)[]> {
+async function partOutcomes<T>(parts: readonly Promise<HelperAnswer>[], usable: (answer: HelperAnswer, part: number) => T | undefined): Promise<(T | BcolzError | undefined)[]> {
   const settled = await Promise.allSettled(parts);
   return settled.map((outcome, part) => {
     if (outcome.status === "fulfilled") return usable(outcome.value, part);
-    if (outcome.reason instanceof BcolzError) throw outcome.reason;
-    return undefined;
+    return outcome.reason instanceof BcolzError ? outcome.reason : undefined;
   });
 }
 
@@ -236,11 +241,13 @@ export function helpedSum(
   return {
     stop: ranges[0]![1],
     rest: async () => {
-      const answers = await partAnswers(parts, fits);
+      const outcomes = await partOutcomes(parts, fits);
       const sums: number[] = [];
       let total = 0n;
       for (let part = 0; part < theirs.length; part++) {
-        const answer = answers[part] ?? (await sumHere(theirs[part]![0], theirs[part]![1]));
+        const outcome = outcomes[part];
+        if (outcome instanceof BcolzError) throw outcome;
+        const answer = outcome ?? (await sumHere(theirs[part]![0], theirs[part]![1]));
         if ("chunkSums" in answer) for (const chunkSum of answer.chunkSums) sums.push(chunkSum);
         else total += answer.total;
       }
@@ -287,10 +294,12 @@ export async function helpedRead(
     await Promise.allSettled(parts);
     throw error;
   }
-  const answers = await partAnswers(parts, (answer, part) => ("rows" in answer && answer.rows === theirs[part]![1] - theirs[part]![0] ? answer : undefined));
+  const outcomes = await partOutcomes(parts, (answer, part) => ("rows" in answer && answer.rows === theirs[part]![1] - theirs[part]![0] ? answer : undefined));
   for (let part = 0; part < theirs.length; part++) {
     const [from, to] = theirs[part]!;
-    if (answers[part] === undefined) await readHere(out.subarray((from - start) * atom, (to - start) * atom), from, to);
+    const outcome = outcomes[part];
+    if (outcome instanceof BcolzError) throw outcome;
+    if (outcome === undefined) await readHere(out.subarray((from - start) * atom, (to - start) * atom), from, to);
   }
   return true;
 }

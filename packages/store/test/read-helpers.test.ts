@@ -186,7 +186,7 @@ describe("read helpers on format-2 files", () => {
   it("a damaged chunk in the helper's part gives one thread's error, with its path and field", async () => {
     const damaged = join(dir, "v2-damaged.bcolz");
     cpSync(path, damaged, { recursive: true });
-    // Superchunks of seven chunks: the fourth holds chunks 21–24, all in the helper's part (from 12 on).
+    // Superchunks of seven chunks: the fourth holds chunks 21–24, all in the helper's part (from 13 on).
     const file = join(damaged, "data", "__4__.bin");
     const bytes = readFileSync(file);
     for (let at = bytes.length >> 2; at < (bytes.length * 3) >> 2; at += 997) bytes[at]! ^= 0xff;
@@ -225,6 +225,50 @@ describe("when the helper cannot take its part", () => {
     expect(out).toEqual(first);
     expect(spy.answers).toHaveLength(2);
     for (const answer of spy.answers) expect(answer).toMatchObject({ unlike: expect.stringContaining("length") as unknown });
+  });
+
+  it("answers that do not fit their part are not used: the part is done here", async () => {
+    const path = join(dir, "answers.bcolz");
+    const values = Float64Array.from({ length: 16_500 }, (_, i) => (i % 1000 === 0 ? [1e16, 3, -1e16][(i / 1000) % 3]! : Math.cos(i)));
+    await (await createCarray(new FileSystemStore(path, { fsync: false }), "", values, { dtype: "float64", chunklen: 1000 })).close();
+    const want = await (await openCarray(new FileSystemStore(path))).sum();
+    const wrong: ((answer: HelperAnswer) => HelperAnswer)[] = [
+      (a) => ("chunkSums" in a ? { chunkSums: a.chunkSums.subarray(1) } : a), // one chunk sum too few
+      () => ({ total: 5n }), // an integer's answer for a float64 array
+      (a) => ("rows" in a ? { rows: a.rows - 1 } : a), // a row short
+      () => ({ chunkSums: new Float64Array(0) }), // a sum's answer for a read
+    ];
+    for (const bend of wrong) {
+      const spy = recorded(helpers);
+      const bent: ReadHelpers = { ...spy, run: async (store, task) => bend(await spy.run(store, task)) };
+      const array = await openCarray(new FileSystemStore(path), { helpers: bent, maxChunksPerCall: 100_000 });
+      expect(Object.is(await array.sum(), want)).toBe(true);
+      const out = new Float64Array(new SharedArrayBuffer(values.byteLength));
+      await array.readInto(out);
+      expect(out).toEqual(values);
+      expect(spy.tasks.map((t) => t.op)).toEqual(["sum", "read"]);
+      // The caller's handle and limits go with every part.
+      expect(spy.tasks[0]!.dataset).toMatchObject({ opening: expect.any(String) as unknown, maxChunksPerCall: 100_000, verifyChecksums: true });
+      expect(spy.tasks[1]!.dataset.opening).toBe(spy.tasks[0]!.dataset.opening);
+    }
+    // Helpers that do nothing and claim a row too few: the rows are read here.
+    const idle: ReadHelpers = {
+      threads: 1,
+      minChunks: 2,
+      reaches: () => true,
+      run: (_store, task) => Promise.resolve(task.op === "read" ? { rows: task.stop - task.start - 1 } : { chunkSums: new Float64Array(0) }),
+      close: () => Promise.resolve(),
+    };
+    const array = await openCarray(new FileSystemStore(path), { helpers: idle });
+    const out = new Float64Array(new SharedArrayBuffer(values.byteLength));
+    await array.readInto(out);
+    expect(out).toEqual(values);
+  });
+
+  it("a dataset the helper cannot open: it answers unlike", async () => {
+    const dataset = { path: "nowhere", opening: "test-1", length: 10, chunklen: 1, dtype: "<f8", atomSize: 8, formatVersion: 1 as const, verifyChecksums: true, maxReadBytes: 1 << 20, maxChunksPerCall: 100 };
+    const answer = await helpers.run(new FileSystemStore(dir), { op: "sum", dataset, start: 5, stop: 10 });
+    expect(answer).toMatchObject({ unlike: expect.stringContaining("cannot open it here") as unknown });
   });
 
   it("closed helpers: the work is done here", async () => {

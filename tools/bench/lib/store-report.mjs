@@ -69,11 +69,12 @@ export function floorOpOf(key) {
 
 /**
  * The rows with helper threads beside bcolz's one thread, informative (no goal): ours with one
- * helper ÷ the bcolz cell of the operation it helps, from that operation's rounds.
+ * helper ÷ the bcolz cell of the operation it helps, from that operation's rounds (n/a when that
+ * operation was not run).
  */
 export function bcolzHelpedRows(ours, bcolz) {
   return STORE_OPERATIONS.filter((o) => o.floorOf !== undefined && o.floorOf in BCOLZ_GOALS).map(({ key, label, floorOf }) =>
-    makeRow({ section: "bcolz", key: `bcolz-${key}`, label: `${label} (two threads; bcolz: ${BCOLZ_CALLS[floorOf]}, one thread, from the rounds of the row above without helpers)`, on: "format 1", ours: ours[key], reference: bcolz[floorOf], referenceName: REFERENCES.bcolz, goal: undefined }));
+    makeRow({ section: "bcolz", key: `bcolz-${key}`, label: `${label} (two threads; bcolz: ${BCOLZ_CALLS[floorOf]}, one thread, as in its own row above)`, on: "format 1", ours: ours[key], reference: bcolz[floorOf], referenceName: REFERENCES.bcolz, goal: undefined }));
 }
 
 /**
