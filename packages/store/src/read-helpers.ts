@@ -101,9 +101,9 @@ export type HelperAnswer = PartialSum | { rows: number } | { unlike: string };
 /**
  * Threads that do parts of whole-array reads beside the calling thread (the `helpers` option of
  * `openCarray`, `openCtable` and `open`): `CArray.sum` and `CArray.readInto` an array in shared
- * memory (a `SharedArrayBuffer`'s). They reach only
- * some stores (`reaches`); with any other store, a dataset open for writing, or a call over fewer
- * than `minChunks` chunks, calls run on this thread alone. The caller owns the helpers and closes them after the datasets.
+ * memory (a `SharedArrayBuffer`'s). They reach only some stores (`reaches`); with any other
+ * store, a dataset open for writing, or a call over fewer than `minChunks` chunks, calls run on
+ * this thread alone. The caller owns the helpers and closes them after the datasets.
  *
  * @example
  * ```ts
@@ -215,7 +215,7 @@ function started(parts: Promise<HelperAnswer>[]): Promise<HelperAnswer>[] {
  *
  * @example
  * ```ts
- * const total = await sumOf(ctx, (integral) => helpedSum(helpers, store, dataset, readOnly, integral, (a, b) => partialSumOf(ctx, a, b)));
+ * const total = await sumOf(ctx, (integral, sumHere) => helpedSum(helpers, store, dataset, readOnly, integral, sumHere));
  * ```
  */
 export function helpedSum(
