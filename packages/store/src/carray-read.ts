@@ -364,10 +364,9 @@ export class ChunkReader {
     }
     const run: LoadedChunk[] = [];
     // A run for the pool holds up to POOL_RUN - 1 earlier chunks when it asks for the next one
-    // (POOL_RUN is passed: one to spare):
-    // their input buffers are lent again only once the run is decoded (then the pool has copied
-    // or decoded every input; see ChunkCodecPool), so reading reuses memory instead of touching
-    // fresh pages for every chunk file.
+    // (POOL_RUN is passed, one to spare). Their input buffers are lent again only once the run is
+    // decoded (then the pool has copied or decoded every input; see ChunkCodecPool), so reading
+    // reuses memory instead of touching fresh pages for every chunk file.
     const heldChunks = this.#workers === undefined ? 0 : POOL_RUN;
     let given = 0;
     for await (const loaded of this.chunksInOrder(pending, { reuseInputs: true, heldChunks })) {
