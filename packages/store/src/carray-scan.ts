@@ -129,7 +129,7 @@ export async function partialSumOf(ctx: ScanContext, start: number, stop: number
     return { total: big + BigInt(acc) };
   }
   const sums: number[] = [];
-  await sumRows(ctx, kinds, start, stop, 0, sums);
+  await sumRows(ctx, kinds, start, stop, sums);
   return { chunkSums: Float64Array.from(sums) };
 }
 
@@ -152,14 +152,14 @@ function sumKinds(ctx: ScanContext): SumKinds {
 }
 
 /**
- * Rows `[start, stop)` added to `from` (floating point, chunk by chunk in bcolz's order) or
+ * Rows `[start, stop)` summed from 0 (floating point, chunk by chunk in bcolz's order) or
  * exactly (integers: the running `acc` spills into `big` before it loses precision). With
  * `chunkSums`, each chunk's own sum is pushed there instead of being added (floating point).
  */
-async function sumRows(ctx: ScanContext, kinds: SumKinds, start: number, stop: number, from = 0, chunkSums?: number[]): Promise<{ acc: number; big: bigint }> {
+async function sumRows(ctx: ScanContext, kinds: SumKinds, start: number, stop: number, chunkSums?: number[]): Promise<{ acc: number; big: bigint }> {
   const { wide, integral, littleF8 } = kinds;
   let big = 0n;
-  let acc = from;
+  let acc = 0;
   await ctx.reader.scan(start, stop, (bytes) => {
     const values = decodeValues(bytes, ctx.dtype);
     if (wide) {

@@ -57,7 +57,10 @@ function collector(lock: Int32Array): ((options: { type: "major"; execution: "as
 const collect = collector(new Int32Array((workerData as { gcLock: SharedArrayBuffer }).gcLock));
 
 /** What differs between the caller's view of the dataset and this thread's, or `undefined`. */
-function unlike(seen: HelperDataset, mine: { length: number; chunklen: number; dtype: string; atomSize: number; formatVersion: 1 | 2 }): string | undefined {
+/** What a helper compares of its opening with the caller's. */
+type View = Pick<HelperDataset, "length" | "chunklen" | "dtype" | "atomSize" | "formatVersion">;
+
+function unlike(seen: HelperDataset, mine: View): string | undefined {
   for (const field of ["length", "chunklen", "dtype", "atomSize", "formatVersion"] as const) {
     if (seen[field] !== mine[field]) return `${field}: ${String(mine[field])} here, ${String(seen[field])} for the caller`;
   }
@@ -89,7 +92,7 @@ async function openFor(message: HelperMessage): Promise<CArray> {
 }
 
 /** How this thread's opening looks, for {@link unlike}. */
-function viewOf(array: CArray): { length: number; chunklen: number; dtype: string; atomSize: number; formatVersion: 1 | 2 } {
+function viewOf(array: CArray): View {
   return { length: array.length, chunklen: array.chunklen, dtype: array.dtype.str, atomSize: array.atomSize, formatVersion: array.formatVersion };
 }
 

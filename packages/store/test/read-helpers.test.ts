@@ -145,14 +145,19 @@ describe("read helpers on format-2 files", () => {
     await a.close();
   });
 
-  it("sum and read as one thread does", async () => {
-    const spy = recorded(helpers);
+  /** The helped sum equals one thread's to the last bit, and a helped read gives `values`. */
+  async function asOneThread(with_: ReadHelpers): Promise<void> {
     const alone = await openCarray(new FileSystemStore(path));
-    const helped = await openCarray(new FileSystemStore(path), { helpers: spy });
+    const helped = await openCarray(new FileSystemStore(path), { helpers: with_ });
     expect(Object.is(await helped.sum(), await alone.sum())).toBe(true);
     const out = new Float64Array(new SharedArrayBuffer(values.byteLength));
     await helped.readInto(out);
     expect(out).toEqual(values);
+  }
+
+  it("sum and read as one thread does", async () => {
+    const spy = recorded(helpers);
+    await asOneThread(spy);
     expect(spy.tasks.map((t) => [t.op, t.dataset.formatVersion])).toEqual([["sum", 2], ["read", 2]]);
     expect(spy.answers.every((a) => !(a instanceof Error) && !("unlike" in a))).toBe(true);
   });
@@ -160,12 +165,8 @@ describe("read helpers on format-2 files", () => {
   it("three parts on two helper threads; a dataset rewritten at the same length, opened anew", async () => {
     const two = recorded(createReadHelpers({ threads: 2, minChunks: 3 }));
     try {
-      const alone = await openCarray(new FileSystemStore(path));
-      const helped = await openCarray(new FileSystemStore(path), { helpers: two });
-      expect(Object.is(await helped.sum(), await alone.sum())).toBe(true);
+      await asOneThread(two);
       const out = new Float64Array(new SharedArrayBuffer(values.byteLength));
-      await helped.readInto(out);
-      expect(out).toEqual(values);
       expect(two.tasks.map((t) => [t.op, t.start, t.stop])).toEqual([["sum", 8000, 17000], ["sum", 17000, 25000], ["read", 8000, 17000], ["read", 17000, 25000]]);
       // Rewritten with other superchunks and other values (the same length): a handle opened
       // after it sees the new dataset, on the helpers' side too.
