@@ -1,9 +1,9 @@
 /**
  * How a `CArray` is put together from its `CArrayInit` (carray.ts): the settings of its read
  * engine, with the defaults of the open options that concern reading (`prefetch`, `cacheBytes`),
- * and the access its writer gets to the array's private state ({@link CarrayWriterAccess}: the
- * length, the chunks as stored, the reader's cache). Kept apart so that carray.ts holds the
- * array's API.
+ * its length as the reader and the layout see it ({@link ArrayExtent}), and the access its writer
+ * gets to the array's private state ({@link CarrayWriterAccess}: the length, the chunks as stored,
+ * the reader's cache). Kept apart so that carray.ts holds the array's API.
  *
  * @example
  * ```ts
@@ -13,13 +13,83 @@
  * @module
  */
 import type { ChunkReader } from "./carray-read.js";
-import type { ReaderSettings } from "./carray-read-types.js";
-import type { CarrayWriterAccess } from "./carray-writer.js";
-import type { ChunkLayout } from "./layout.js";
+import type { ArrayGeometry, ReaderSettings } from "./carray-read-types.js";
+import type { CarrayWriter, CarrayWriterAccess } from "./carray-writer.js";
+import type { ChunkLayout, LayoutGeometry } from "./layout.js";
 import type { CArrayInit } from "./options.js";
 
 /** The cache budget of an array opened without `cacheBytes` (as `OpenOptions.cacheBytes` documents). */
 const DEFAULT_CACHE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * An array's length as its reader sees it (`shape[0]`, with the leftover rows its writer holds in
+ * memory) and as its layout sees it (the committed length, {@link ArrayExtent.committed}).
+ *
+ * Why methods of a class and not closures made for each array: the reader and the layout call
+ * these on every chunk, and optimized code that calls a closure keeps that very closure as a
+ * constant. Once the array it came from is collected, V8 throws that code away ("weak objects"),
+ * and the next read runs unoptimized until it is compiled again: with a short-lived array per
+ * read (open, read, drop), every collection did that to the chunk loop. Methods are the same
+ * functions for every array.
+ *
+ * @example
+ * ```ts
+ * const extent = new ArrayExtent([1000]);
+ * const reader = new ChunkReader(readerSettings(init, layout), extent);
+ * extent.length(); // 1000
+ * ```
+ */
+export class ArrayExtent implements ArrayGeometry {
+  /** The array's shape, changed in place as it grows or shrinks: `shape[0]` is its length. */
+  readonly shape: number[];
+  /** The array's writer, while it has one (set by the array). */
+  writer: CarrayWriter | undefined;
+  /** The layout's view: the same array, at its committed length. */
+  readonly committed: CommittedExtent;
+
+  constructor(shape: number[], layoutOf: { path: string; chunklen: number; atomSize: number }) {
+    this.shape = shape;
+    this.committed = new CommittedExtent(this, layoutOf.path, layoutOf.chunklen, layoutOf.atomSize);
+  }
+
+  /** Rows in the array, the leftover rows in memory included. */
+  length(): number {
+    return this.shape[0]!;
+  }
+
+  /** The leftover rows the writer holds in memory, if any. */
+  leftoverInMemory(): Uint8Array | undefined {
+    return this.writer?.leftoverBytes();
+  }
+}
+
+/**
+ * The layout's geometry of an array: rows on the store, the writer's committed length while it
+ * has one (see {@link ArrayExtent} for why this is a class).
+ *
+ * @example
+ * ```ts
+ * const layout = init.layout(new ArrayExtent([1000], init).committed);
+ * ```
+ */
+export class CommittedExtent implements LayoutGeometry {
+  readonly #extent: ArrayExtent;
+  readonly path: string;
+  readonly chunklen: number;
+  readonly atomSize: number;
+
+  constructor(extent: ArrayExtent, path: string, chunklen: number, atomSize: number) {
+    this.#extent = extent;
+    this.path = path;
+    this.chunklen = chunklen;
+    this.atomSize = atomSize;
+  }
+
+  /** Rows the store holds: the writer's committed length, else the array's length. */
+  length(): number {
+    return this.#extent.writer?.committedLength ?? this.#extent.shape[0]!;
+  }
+}
 
 /**
  * The settings of an array's read engine: its geometry, and the read options with their defaults.

@@ -10,7 +10,7 @@ import { compareStoredOf } from "./carray-compare.js";
 import type { ComparedRows } from "./carray-compare.js";
 import { ChunkReader } from "./carray-read.js";
 import { checkAllocation, checkBounds, checkChunkIndex, checkIndex, checkWork, precheckChunk, requireWriter } from "./carray-checks.js";
-import { readerSettings, writerAccess } from "./carray-parts.js";
+import { ArrayExtent, readerSettings, writerAccess } from "./carray-parts.js";
 import { extremeOf, iterBlocksOf, partialSumOf, PRECHECK_BYTES, readSteppedOf, sumOf } from "./carray-scan.js";
 import type { PartialSum, ScanContext } from "./carray-scan.js";
 import { helpedRead, helpedSum, nextOpening } from "./read-helpers.js";
@@ -85,7 +85,9 @@ export class CArray {
   readonly itemsPerRow: number;
   readonly #maxReadBytes: number;
   readonly #limits: CallLimits;
-  #shape: number[];
+  /** The shape (`#extent.shape`, the same array) and writer as the reader and layout see them. */
+  readonly #extent: ArrayExtent;
+  readonly #shape: number[];
   readonly #layout: ChunkLayoutWriter;
   readonly #reader: ChunkReader;
   #writer: CarrayWriter | undefined;
@@ -104,7 +106,8 @@ export class CArray {
     this.formatVersion = init.formatVersion;
     this.superchunks = init.superchunks === undefined ? undefined : Object.freeze({ ...init.superchunks });
     this.dtype = init.dtype;
-    this.#shape = [...init.shape];
+    this.#extent = new ArrayExtent([...init.shape], init);
+    this.#shape = this.#extent.shape;
     this.chunklen = init.chunklen;
     this.cparams = init.cparams;
     this.dflt = init.dflt;
@@ -114,9 +117,9 @@ export class CArray {
     this.#limits = callLimits(init.options);
     this.#maxReadBytes = this.#limits.maxReadBytes;
     // The layout checks files against the committed length: what is on the store.
-    this.#layout = init.layout({ path: init.path, chunklen: init.chunklen, atomSize: init.atomSize, length: () => this.#writer?.committedLength ?? this.#shape[0]! });
-    this.#reader = new ChunkReader(readerSettings(init, this.#layout), { length: () => this.#shape[0]!, leftoverInMemory: () => this.#writer?.leftoverBytes() });
-    this.#writer = init.writer === undefined ? undefined : new CarrayWriter(this, writerAccess(this.#reader, (n) => {
+    this.#layout = init.layout(this.#extent.committed);
+    this.#reader = new ChunkReader(readerSettings(init, this.#layout), this.#extent);
+    this.#writer = this.#extent.writer = init.writer === undefined ? undefined : new CarrayWriter(this, writerAccess(this.#reader, (n) => {
       this.#shape[0] = n;
     }), { layout: this.#layout, lock: init.writer.lock, cbytes: init.writer.cbytes, workers: init.options.workers });
     this.attrs = new AttrStore(init.attrs, this.path, () => this.#writer);
@@ -259,7 +262,7 @@ export class CArray {
     try {
       await writer.flush();
     } finally {
-      this.#writer = undefined;
+      this.#writer = this.#extent.writer = undefined;
       // From now on the leftover rows come from their file, not from memory.
       this.#reader.cache.invalidateFrom(this.nchunks);
       await writer.release();
