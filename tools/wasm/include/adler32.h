@@ -10,10 +10,10 @@
  * to a second set of lanes (which accounts for 32 * (bytes before this step)), and adds each
  * byte to the 16-bit column sum of its place in the step. The weights 32..1 of the places are
  * applied to the column sums once per run instead of to every byte: eight operations a step
- * (four widenings, four additions) where widening dot products took twelve. The step's total goes
- * into the s1 lanes through a dot product with ones: 27.4–28.4 → 31.2–32.1 GB/s over 64 KiB and
- * 400 KB in L2 (scratch kernel, this machine, 2026-12-02). Lanes are summed and
- * reduced once per run of at most 5,536 bytes (zlib's NMAX, 5,552, rounded down to whole steps).
+ * (four widenings, four additions) where widening dot products took twelve. Each lane of a step's
+ * total sums four bytes (at most 1,020, below 2^15), so its pairs are added as signed numbers: one
+ * instruction on x86 (`pmaddwd`) and on Arm (`saddlp`), where the unsigned form takes three on
+ * x86. Lanes are summed and reduced once per run of at most 5,536 bytes (zlib's NMAX, 5,552, rounded down to whole steps).
  * What bounds a run: a column sum below 2^16 (173 steps of 255 make 44,115; the limit is 257
  * steps, 8,224 bytes), `s2 + s1 * run` below 2^32 with s1, s2 below 65,536 (an unreduced
  * `previous` included), the four `before` lanes together below 2^32 (121 M at most) and the
@@ -50,7 +50,7 @@ static inline uint32_t fmt_adler32(const uint8_t *p, uint32_t n, uint32_t previo
     uint32_t run = n < FMT_ADLER_RUN ? n - n % FMT_ADLER_STEP : FMT_ADLER_RUN;
     n -= run;
     s2 += s1 * run; /* s1 < 65536, run <= 5536: no overflow */
-    v128_t v1 = wasm_i32x4_splat(0), before = wasm_i32x4_splat(0), ones = wasm_i16x8_splat(1);
+    v128_t v1 = wasm_i32x4_splat(0), before = wasm_i32x4_splat(0);
     v128_t c0 = wasm_i32x4_splat(0), c1 = c0, c2 = c0, c3 = c0;
     for (uint32_t k = 0; k < run; k += FMT_ADLER_STEP, p += FMT_ADLER_STEP) {
       v128_t a = wasm_v128_load(p), b = wasm_v128_load(p + 16);
@@ -62,9 +62,7 @@ static inline uint32_t fmt_adler32(const uint8_t *p, uint32_t n, uint32_t previo
       c3 = wasm_i16x8_add(c3, b1);
       before = wasm_i32x4_add(before, v1);
       v128_t step = wasm_i16x8_add(wasm_i16x8_add(a0, a1), wasm_i16x8_add(b0, b1));
-      /* A signed pairwise sum (pmaddwd on x86) where the unsigned one takes three instructions:
-       * a step's column totals are at most 4 * 255, far below 2^15. */
-      v1 = wasm_i32x4_add(v1, wasm_i32x4_dot_i16x8(step, ones));
+      v1 = wasm_i32x4_add(v1, wasm_i32x4_extadd_pairwise_i16x8(step));
     }
     v128_t v2 = wasm_i32x4_add(wasm_i32x4_add(fmt_adler_weighted(c0, 32), fmt_adler_weighted(c1, 24)),
                                wasm_i32x4_add(fmt_adler_weighted(c2, 16), fmt_adler_weighted(c3, 8)));
