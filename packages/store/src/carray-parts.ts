@@ -34,10 +34,11 @@ const DEFAULT_CACHE_BYTES = 4 * 1024 * 1024;
  *
  * @example
  * ```ts
- * const extent = new ArrayExtent([1000]);
- * const reader = new ChunkReader(readerSettings(init, layout), extent);
+ * const extent = new ArrayExtent([1000], init);
+ * const reader = new ChunkReader(readerSettings(init, init.layout(extent.committed)), extent);
  * extent.length(); // 1000
  * ```
+ * @internal
  */
 export class ArrayExtent implements ArrayGeometry {
   /** The array's shape, changed in place as it grows or shrinks: `shape[0]` is its length. */
@@ -47,9 +48,9 @@ export class ArrayExtent implements ArrayGeometry {
   /** The layout's view: the same array, at its committed length. */
   readonly committed: CommittedExtent;
 
-  constructor(shape: number[], layoutOf: { path: string; chunklen: number; atomSize: number }) {
+  constructor(shape: number[], where: Pick<LayoutGeometry, "path" | "chunklen" | "atomSize">) {
     this.shape = shape;
-    this.committed = new CommittedExtent(this, layoutOf.path, layoutOf.chunklen, layoutOf.atomSize);
+    this.committed = new CommittedExtent(this, where.path, where.chunklen, where.atomSize);
   }
 
   /** Rows in the array, the leftover rows in memory included. */
@@ -71,6 +72,7 @@ export class ArrayExtent implements ArrayGeometry {
  * ```ts
  * const layout = init.layout(new ArrayExtent([1000], init).committed);
  * ```
+ * @internal
  */
 export class CommittedExtent implements LayoutGeometry {
   readonly #extent: ArrayExtent;

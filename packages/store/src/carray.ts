@@ -85,12 +85,11 @@ export class CArray {
   readonly itemsPerRow: number;
   readonly #maxReadBytes: number;
   readonly #limits: CallLimits;
-  /** The shape (`#extent.shape`, the same array) and writer as the reader and layout see them. */
+  /** The shape (`#shape` is `#extent.shape`) and the writer, as the reader and layout see them. */
   readonly #extent: ArrayExtent;
   readonly #shape: number[];
   readonly #layout: ChunkLayoutWriter;
   readonly #reader: ChunkReader;
-  #writer: CarrayWriter | undefined;
   readonly #init: CArrayInit;
   #opening: string | undefined;
 
@@ -119,10 +118,19 @@ export class CArray {
     // The layout checks files against the committed length: what is on the store.
     this.#layout = init.layout(this.#extent.committed);
     this.#reader = new ChunkReader(readerSettings(init, this.#layout), this.#extent);
-    this.#writer = this.#extent.writer = init.writer === undefined ? undefined : new CarrayWriter(this, writerAccess(this.#reader, (n) => {
+    this.#writer = init.writer === undefined ? undefined : new CarrayWriter(this, writerAccess(this.#reader, (n) => {
       this.#shape[0] = n;
     }), { layout: this.#layout, lock: init.writer.lock, cbytes: init.writer.cbytes, workers: init.options.workers });
     this.attrs = new AttrStore(init.attrs, this.path, () => this.#writer);
+  }
+
+  /** The array's writer while it has one: kept in `#extent`, where the reader and layout see it. */
+  get #writer(): CarrayWriter | undefined {
+    return this.#extent.writer;
+  }
+
+  set #writer(writer: CarrayWriter | undefined) {
+    this.#extent.writer = writer;
   }
 
   /** Shape: `[length, ...trailing dimensions]` (from `meta/sizes`, then as written). */
@@ -262,7 +270,7 @@ export class CArray {
     try {
       await writer.flush();
     } finally {
-      this.#writer = this.#extent.writer = undefined;
+      this.#writer = undefined;
       // From now on the leftover rows come from their file, not from memory.
       this.#reader.cache.invalidateFrom(this.nchunks);
       await writer.release();
