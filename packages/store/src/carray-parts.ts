@@ -28,9 +28,9 @@ const DEFAULT_CACHE_BYTES = 4 * 1024 * 1024;
  * Why methods of a class and not closures made for each array: the reader and the layout call
  * these on every chunk, and optimized code that calls a closure keeps that very closure as a
  * constant. Once the array it came from is collected, V8 throws that code away ("weak objects"),
- * and the next read runs unoptimized until it is compiled again: with a short-lived array per
- * read (open, read, drop), every collection did that to the chunk loop. Methods are the same
- * functions for every array.
+ * and the next read runs it unoptimized until it is compiled again: with a short-lived array per
+ * read (open, read, drop), every collection did that to the reader's `fullChunks`, which it asks
+ * for every chunk. Methods are the same functions for every array.
  *
  * @example
  * ```ts

@@ -6,16 +6,16 @@
  *
  * Over a run of bytes b_0..b_{n-1} with sums s1, s2 at its start, Adler-32 ends with
  *   s1' = s1 + sum(b_i)             s2' = s2 + n*s1 + sum((n - i) * b_i)
- * (mod 65521). Each 32-byte step adds its bytes to four s1 lanes, first adds the s1 lanes so far
- * to a second set of lanes (which accounts for 32 * (bytes before this step)), and adds each
- * byte to the 16-bit column sum of its place in the step. The weights 32..1 of the places are
- * applied to the column sums once per run instead of to every byte: eight operations a step
- * (four widenings, four additions) where widening dot products took twelve. Each lane of a step's
- * total sums four bytes (at most 1,020, below 2^15), so its pairs are added as signed numbers: one
- * instruction on x86 (`pmaddwd`) and on Arm (`saddlp`), where the unsigned form takes three on
- * x86. Lanes are summed and reduced once per run of at most 5,536 bytes (zlib's NMAX, 5,552, rounded down to whole steps).
- * What bounds a run: a column sum below 2^16 (173 steps of 255 make 44,115; the limit is 257
- * steps, 8,224 bytes), `s2 + s1 * run` below 2^32 with s1, s2 below 65,536 (an unreduced
+ * (mod 65521). Each 32-byte step adds its bytes to four s1 lanes, first adds the s1 lanes so far to
+ * a second set of lanes (which accounts for 32 * (bytes before this step)), and adds each byte to
+ * the 16-bit column sum of its place in the step. The weights 32..1 of the places are applied to
+ * the column sums once per run instead of to every byte: eight operations a step (four widenings,
+ * four additions) where widening dot products took twelve. Each lane of a step's total sums four
+ * bytes (at most 1,020, below 2^15), so its pairs are added as signed numbers: one instruction on
+ * x86 (`pmaddwd`) and on Arm (`saddlp`), where the unsigned form takes three on x86. Lanes are
+ * summed and reduced once per run of at most 5,536 bytes (zlib's NMAX, 5,552, rounded down to whole
+ * steps). What bounds a run: a column sum below 2^16 (173 steps of 255 make 44,115; the limit is
+ * 257 steps, 8,224 bytes), `s2 + s1 * run` below 2^32 with s1, s2 below 65,536 (an unreduced
  * `previous` included), the four `before` lanes together below 2^32 (121 M at most) and the
  * weighted lanes below 2^31 (6.4 M each). The total of s2, the `before` lanes times 32 and the
  * weighted lanes reaches 4.27e9, so it is added up in 64 bits.
