@@ -98,7 +98,7 @@ export type PartialSum = { chunkSums: Float64Array } | { total: bigint };
 export async function sumOf(ctx: ScanContext, startHelpers?: (integral: boolean, sumHere: (start: number, stop: number) => Promise<PartialSum>) => SumRest | undefined): Promise<number | bigint> {
   const kinds = sumKinds(ctx);
   ctx.checkWork(0, ctx.length, 1);
-  const helped = startHelpers?.(kinds.integral || kinds.wide, (start, stop) => partialSumOf(ctx, start, stop));
+  const helped = startHelpers?.(kinds.integral, (start, stop) => partialSumOf(ctx, start, stop));
   const stop = helped?.stop ?? ctx.length;
   let { acc, big } = await sumRows(ctx, kinds, 0, stop);
   if (helped !== undefined) {
@@ -124,7 +124,7 @@ export async function sumOf(ctx: ScanContext, startHelpers?: (integral: boolean,
 export async function partialSumOf(ctx: ScanContext, start: number, stop: number): Promise<PartialSum> {
   const kinds = sumKinds(ctx);
   ctx.checkWork(start, stop, 1);
-  if (kinds.integral || kinds.wide) {
+  if (kinds.integral) {
     const { acc, big } = await sumRows(ctx, kinds, start, stop);
     return { total: big + BigInt(acc) };
   }
@@ -134,7 +134,9 @@ export async function partialSumOf(ctx: ScanContext, start: number, stop: number
 }
 
 interface SumKinds {
+  /** 8-byte integers, summed as `bigint` throughout (a kind of `integral`). */
   wide: boolean;
+  /** Integers and booleans: summed exactly. */
   integral: boolean;
   littleF8: boolean;
 }

@@ -97,8 +97,8 @@ export interface OpenOptions {
    * added in chunk order). Used for datasets open read-only (`mode: "r"`) on a store the helpers
    * reach (a `FileSystemStore`), in calls over at least the helpers' `minChunks` chunks; other
    * calls run on this thread alone. Measured on two cores: a sum took 0.7–0.9 of one thread's
-   * time, a read into shared memory 0.55–0.8 of a `read()`'s (`tools/bench/README.md`). The caller owns the
-   * helpers and closes them after the datasets.
+   * time, a read into shared memory 0.55–0.8 of a `read()`'s (`tools/bench/README.md`). The
+   * caller owns the helpers and closes them after the datasets.
    */
   helpers?: ReadHelpers;
   /**

@@ -56,10 +56,10 @@ function collector(lock: Int32Array): ((options: { type: "major"; execution: "as
 
 const collect = collector(new Int32Array((workerData as { gcLock: SharedArrayBuffer }).gcLock));
 
-/** What differs between the caller's view of the dataset and this thread's, or `undefined`. */
 /** What a helper compares of its opening with the caller's. */
 type View = Pick<HelperDataset, "length" | "chunklen" | "dtype" | "atomSize" | "formatVersion">;
 
+/** What differs between the caller's view of the dataset and this thread's, or `undefined`. */
 function unlike(seen: HelperDataset, mine: View): string | undefined {
   for (const field of ["length", "chunklen", "dtype", "atomSize", "formatVersion"] as const) {
     if (seen[field] !== mine[field]) return `${field}: ${String(mine[field])} here, ${String(seen[field])} for the caller`;
