@@ -1,9 +1,10 @@
 /**
  * How a `CArray` is put together from its `CArrayInit` (carray.ts): the settings of its read
  * engine, with the defaults of the open options that concern reading (`prefetch`, `cacheBytes`),
- * its length as the reader and the layout see it ({@link ArrayExtent}), and the access its writer
- * gets to the array's private state ({@link CarrayWriterAccess}: the length, the chunks as stored,
- * the reader's cache). Kept apart so that carray.ts holds the array's API.
+ * its length as the reader and the layout see it ({@link ArrayExtent}), its state as a scan sees it
+ * ({@link ArrayScan}), and the access its writer gets to the array's private state
+ * ({@link CarrayWriterAccess}: the length, the chunks as stored, the reader's cache). Kept apart so
+ * that carray.ts holds the array's API.
  *
  * @example
  * ```ts
@@ -12,10 +13,15 @@
  * ```
  * @module
  */
+import type { DType } from "@fmt/meta";
+import { checkAllocation, checkBounds, checkWork, precheckChunk } from "./carray-checks.js";
+import type { CheckedArray } from "./carray-checks.js";
 import type { ChunkReader } from "./carray-read.js";
 import type { ArrayGeometry, ReaderSettings } from "./carray-read-types.js";
+import type { ScanContext } from "./carray-scan.js";
 import type { CarrayWriter, CarrayWriterAccess } from "./carray-writer.js";
 import type { ChunkLayout, LayoutGeometry } from "./layout.js";
+import type { CallLimits } from "./limits.js";
 import type { CArrayInit } from "./options.js";
 
 /** The cache budget of an array opened without `cacheBytes` (as `OpenOptions.cacheBytes` documents). */
@@ -90,6 +96,60 @@ export class CommittedExtent implements LayoutGeometry {
   /** Rows the store holds: the writer's committed length, else the array's length. */
   length(): number {
     return this.#extent.writer?.committedLength ?? this.#extent.shape[0]!;
+  }
+}
+
+/**
+ * A carray's state as a scan of `carray-scan.ts` sees it from the start of one call: the read
+ * engine, the length at the call, and the array's checks with its limits (a class for the reason
+ * {@link ArrayExtent} gives).
+ *
+ * @example
+ * ```ts
+ * const total = await sumOf(new ArrayScan(array, reader, limits, false));
+ * ```
+ * @internal
+ */
+export class ArrayScan implements ScanContext {
+  readonly #array: CheckedArray;
+  readonly #limits: CallLimits;
+  readonly #writing: boolean;
+  readonly reader: ChunkReader;
+  readonly dtype: DType;
+  readonly path: string;
+  readonly length: number;
+  readonly chunklen: number;
+  readonly atomSize: number;
+  readonly itemsPerRow: number;
+
+  /** `writing`: the array is open for writing (its leftover rows are in memory). */
+  constructor(array: CheckedArray & { readonly dtype: DType; readonly itemsPerRow: number }, reader: ChunkReader, limits: CallLimits, writing: boolean) {
+    this.#array = array;
+    this.#limits = limits;
+    this.#writing = writing;
+    this.reader = reader;
+    this.dtype = array.dtype;
+    this.path = array.path;
+    this.length = array.length;
+    this.chunklen = array.chunklen;
+    this.atomSize = array.atomSize;
+    this.itemsPerRow = array.itemsPerRow;
+  }
+
+  checkWork(start: number, stop: number, step: number): void {
+    checkWork(this.#array, this.#limits, start, stop, step);
+  }
+
+  checkBounds(start: number, stop: number): void {
+    checkBounds(this.#array, start, stop);
+  }
+
+  checkAllocation(rows: number): number {
+    return checkAllocation(this.#array, this.#limits.maxReadBytes, rows);
+  }
+
+  precheck(index: number): Promise<void> {
+    return precheckChunk(this.#array, this.reader, this.#writing, index);
   }
 }
 

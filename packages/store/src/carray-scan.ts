@@ -23,7 +23,7 @@ import { selectedChunks, selectedCount } from "./selection.js";
  *
  * @example
  * ```ts
- * const ctx: ScanContext = array.scanContext();
+ * const ctx: ScanContext = new ArrayScan(array, reader, limits, false);
  * ```
  */
 export interface ScanContext {

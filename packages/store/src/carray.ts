@@ -1,18 +1,18 @@
 import { UsageError } from "@fmt/errors";
 import type { Cparams, DType, JsonValue } from "@fmt/meta";
 import type { ReadableStore } from "@fmt/fs-adapters";
+import { decodeValues, entriesPerElement } from "@fmt/expr";
+import type { Scalar, StoredComparison, TypedValues, Values } from "@fmt/expr";
 import { checkInteger, normalizeSlice } from "./internal.js";
 import { callLimits, checkChunkWork } from "./limits.js";
 import type { CallLimits } from "./limits.js";
-import { decodeValues, entriesPerElement } from "@fmt/expr";
-import type { Scalar, StoredComparison, TypedValues, Values } from "@fmt/expr";
 import { compareStoredOf } from "./carray-compare.js";
 import type { ComparedRows } from "./carray-compare.js";
 import { ChunkReader } from "./carray-read.js";
 import { checkAllocation, checkBounds, checkChunkIndex, checkIndex, checkWork, precheckChunk, requireWriter } from "./carray-checks.js";
-import { ArrayExtent, readerSettings, writerAccess } from "./carray-parts.js";
+import { ArrayExtent, ArrayScan, readerSettings, writerAccess } from "./carray-parts.js";
 import { extremeOf, iterBlocksOf, partialSumOf, PRECHECK_BYTES, readSteppedOf, sumOf } from "./carray-scan.js";
-import type { PartialSum, ScanContext } from "./carray-scan.js";
+import type { PartialSum } from "./carray-scan.js";
 import { helpedRead, helpedSum, nextOpening } from "./read-helpers.js";
 import type { HelperDataset } from "./read-helpers.js";
 import { checkTakeIndices, checkTypedOut, swapInPlace } from "./carray-take.js";
@@ -21,7 +21,6 @@ import { resultBytes } from "./result-memory.js";
 import { CarrayWriter } from "./carray-writer.js";
 import type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-encode.js";
 import type { ChunkLayoutWriter } from "./layout.js";
-import type { LayoutV2 } from "./layout-v2.js";
 import type { CArrayInit, IterBlocksOptions, RowBlock, Selector, SuperchunkSettings } from "./options.js";
 
 export type { CArrayInit, SuperchunkSettings } from "./options.js";
@@ -83,7 +82,6 @@ export class CArray {
   readonly atomSize: number;
   /** Elements per row: product of the trailing dimensions. */
   readonly itemsPerRow: number;
-  readonly #maxReadBytes: number;
   readonly #limits: CallLimits;
   /** The shape (`#shape` is `#extent.shape`) and the writer, as the reader and layout see them. */
   readonly #extent: ArrayExtent;
@@ -114,7 +112,6 @@ export class CArray {
     this.atomSize = init.atomSize;
     this.itemsPerRow = init.shape.slice(1).reduce((a, b) => a * b, 1);
     this.#limits = callLimits(init.options);
-    this.#maxReadBytes = this.#limits.maxReadBytes;
     // The layout checks files against the committed length: what is on the store.
     this.#layout = init.layout(this.#extent.committed);
     this.#reader = new ChunkReader(readerSettings(init, this.#layout), this.#extent);
@@ -325,7 +322,6 @@ export class CArray {
     return extremeOf(this.#scan(), 1);
   }
 
-
   /**
    * Chunk `i` as stored: its checked Blosc bytes (container stripped, checksum verified), the rows
    * it holds for this array's length, and those rows decoded. For conversions that copy chunks
@@ -360,7 +356,7 @@ export class CArray {
    */
   async prepareForWriting(): Promise<void> {
     if (this.#writer === undefined) return;
-    if (this.formatVersion === 2) await (this.#layout as LayoutV2).recover();
+    await this.#layout.recover();
     await this.#writer.loadLeftover();
   }
 
@@ -380,9 +376,8 @@ export class CArray {
   async compact(): Promise<number> {
     const writer = requireWriter(this, this.#writer);
     await writer.flush();
-    if (this.formatVersion === 1) return 0;
-    const reclaimed = await (this.#layout as LayoutV2).compact();
-    this.#reader.cache.invalidateFrom(0);
+    const reclaimed = await this.#layout.compact();
+    if (reclaimed > 0) this.#reader.cache.invalidateFrom(0);
     return reclaimed;
   }
 
@@ -458,12 +453,12 @@ export class CArray {
   async readBytes(start = 0, stop: number = this.length): Promise<Uint8Array> {
     checkBounds(this, start, stop);
     checkWork(this, this.#limits, start, stop, 1);
-    const size = checkAllocation(this, this.#maxReadBytes, stop - start);
+    const size = checkAllocation(this, this.#limits.maxReadBytes, stop - start);
     // Checked before the allocation, as the precheck is meant to be; and the precheck's read
     // buffer, allocated after a large young array, made V8 collect garbage at once ("external
     // memory pressure": a scavenge, then a mark-compact) in every large read.
     await this.#precheck(size, stop);
-    const out = resultBytes(size, this.#maxReadBytes);
+    const out = resultBytes(size, this.#limits.maxReadBytes);
     if (size > 0) await this.#reader.readInto(out, start, stop);
     return out;
   }
@@ -537,7 +532,7 @@ export class CArray {
     const chunks = new Set<number>();
     for (const row of rows) chunks.add(Math.floor(row / this.chunklen));
     checkChunkWork(this.#limits, chunks.size, this.path);
-    const out = new Uint8Array(checkAllocation(this, this.#maxReadBytes, rows.length));
+    const out = new Uint8Array(checkAllocation(this, this.#limits.maxReadBytes, rows.length));
     if (out.length > 0) await this.#reader.takeInto(rows, out);
     return out;
   }
@@ -641,13 +636,7 @@ export class CArray {
   }
 
   /** The array's state as the scans of `carray-scan.ts` need it. */
-  #scan(): ScanContext {
-    return {
-      reader: this.#reader, dtype: this.dtype, path: this.path, length: this.length, chunklen: this.chunklen, atomSize: this.atomSize, itemsPerRow: this.itemsPerRow,
-      checkWork: (start, stop, step) => checkWork(this, this.#limits, start, stop, step),
-      checkBounds: (start, stop) => checkBounds(this, start, stop),
-      checkAllocation: (rows) => checkAllocation(this, this.#maxReadBytes, rows),
-      precheck: (index) => precheckChunk(this, this.#reader, this.#writer !== undefined, index),
-    };
+  #scan(): ArrayScan {
+    return new ArrayScan(this, this.#reader, this.#limits, this.#writer !== undefined);
   }
 }

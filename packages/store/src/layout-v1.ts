@@ -321,4 +321,12 @@ export class LayoutV1 implements ChunkLayoutWriter {
   async dropChunksBeyond(length: number, fileCount: number): Promise<void> {
     for (let k = Math.ceil(length / this.#geometry.chunklen); k < fileCount; k++) await this.store.delete(this.keyOf(k));
   }
+
+  /** Nothing to do: `recoverV1` finished the journal before the array was opened. */
+  async recover(): Promise<void> {}
+
+  /** A chunk file per chunk leaves no dead space: 0. */
+  async compact(): Promise<number> {
+    return 0;
+  }
 }
