@@ -80,10 +80,13 @@ async function readyStore(kind: Kind, dataset: Dataset): Promise<HttpStore | S3S
   const store = makeStore(kind);
   bad.setPlan(() => ({ kind: "pass" }));
   await store.get(`${dataset.path}/meta/sizes`);
+  const before = directSent.get(store)?.length ?? 0;
   await store.get(`${dataset.path}/meta/sizes`);
-  // At least one request: a transient failure of the loopback servers under load may be retried
-  // (one clean-clone CI run of 2026-12-02 saw two sends here); none would mean the SDK read it.
-  expect(directSent.get(store)?.length ?? 1, "the second read went through the store's transport").toBeGreaterThanOrEqual(1);
+  // More requests, not exactly one more: a transient failure of the loopback servers under load
+  // may be retried (one clean-clone CI run of 2026-12-02 saw two sends here). None would mean
+  // the SDK read it. Stores that do not record (HTTP, S3 through the SDK) have nothing to check.
+  const sent = directSent.get(store);
+  if (sent !== undefined) expect(sent.length, "the second read went through the store's transport").toBeGreaterThan(before);
   store.stats.reset();
   return store;
 }
