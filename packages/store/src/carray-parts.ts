@@ -101,8 +101,9 @@ export class CommittedExtent implements LayoutGeometry {
 
 /**
  * A carray's state as a scan of `carray-scan.ts` sees it from the start of one call: the read
- * engine, the length at the call, and the array's checks with its limits (a class for the reason
- * {@link ArrayExtent} gives).
+ * engine, the length and whether the array was open for writing, both taken at the call, and the
+ * array's checks with its limits, which see the live array. One object of one shape per call, where
+ * an object literal made four closures.
  *
  * @example
  * ```ts

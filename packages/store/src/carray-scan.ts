@@ -1,7 +1,8 @@
 /**
  * The scans of a carray, written once for both format versions over its read engine: sums and
  * extremes block by block, blocks of rows (`iterBlocks`, with or without a step), and stepped
- * reads. `CArray` calls them with a {@link ScanContext} of its own state.
+ * reads. `CArray` calls them with a {@link ScanContext} of its own state (an `ArrayScan` of
+ * carray-parts.ts).
  *
  * @example
  * ```ts
@@ -23,7 +24,7 @@ import { selectedChunks, selectedCount } from "./selection.js";
  *
  * @example
  * ```ts
- * const ctx: ScanContext = new ArrayScan(array, reader, limits, false);
+ * const ctx: ScanContext = new ArrayScan(array, reader, limits, false); // carray-parts.ts
  * ```
  */
 export interface ScanContext {

@@ -377,7 +377,7 @@ export class CArray {
     const writer = requireWriter(this, this.#writer);
     await writer.flush();
     const reclaimed = await this.#layout.compact();
-    if (reclaimed > 0) this.#reader.cache.invalidateFrom(0);
+    this.#reader.cache.invalidateFrom(0);
     return reclaimed;
   }
 

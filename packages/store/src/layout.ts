@@ -234,9 +234,9 @@ export interface ChunkLayoutWriter extends ChunkLayout {
   /** After a committed shrink to `length` rows: chunks the length no longer needs are removed (`fileCount`: one past the highest chunk that may exist). */
   dropChunksBeyond(length: number, fileCount: number): Promise<void>;
   /**
-   * Opening for writing, after the array's own recovery: what the layout repairs of an
-   * interrupted write (format 2, spec/v2.md §13.1; format 1's journal is finished before the
-   * array is opened, so there is nothing left to do).
+   * When the array is opened for writing, before its writer loads the leftover rows: what the
+   * layout repairs of an interrupted write (format 2, spec/v2.md §13.1). Format 1 has nothing
+   * left to do: `recoverV1` finished its journal in carray-open.ts before the array existed.
    */
   recover(): Promise<void>;
   /** Rewrites files holding dead space (format 2, §13.6); resolves to the bytes reclaimed (format 1 has none: 0). */
