@@ -21,6 +21,7 @@ import type { ArrayGeometry, ReaderSettings } from "./carray-read-types.js";
 import type { ScanContext } from "./carray-scan.js";
 import type { CarrayWriter, CarrayWriterAccess } from "./carray-writer.js";
 import type { ChunkLayout, LayoutGeometry } from "./layout.js";
+import { checkChunkWork } from "./limits.js";
 import type { CallLimits } from "./limits.js";
 import type { CArrayInit } from "./options.js";
 
@@ -147,6 +148,14 @@ export class ArrayScan implements ScanContext {
 
   checkAllocation(rows: number): number {
     return checkAllocation(this.#array, this.#limits.maxReadBytes, rows);
+  }
+
+  checkChunkWork(chunks: number): void {
+    checkChunkWork(this.#limits, chunks, this.path);
+  }
+
+  get maxReadBytes(): number {
+    return this.#limits.maxReadBytes;
   }
 
   precheck(index: number): Promise<void> {

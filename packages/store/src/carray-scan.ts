@@ -15,8 +15,10 @@ import { UsageError } from "@fmt/errors";
 import type { DType } from "@fmt/meta";
 import { decodeValues } from "@fmt/expr";
 import type { ChunkReader } from "./carray-read.js";
+import { checkTakeIndices } from "./carray-take.js";
 import { checkInteger } from "./internal.js";
 import type { IterBlocksOptions, RowBlock } from "./options.js";
+import { resultBytes } from "./result-memory.js";
 import { selectedChunks, selectedCount } from "./selection.js";
 
 /**
@@ -41,6 +43,10 @@ export interface ScanContext {
   checkBounds(start: number, stop: number): void;
   /** Refuses results above `maxReadBytes`; returns the byte size of `rows` rows. */
   checkAllocation(rows: number): number;
+  /** Refuses a call touching more than `maxChunksPerCall` chunks. */
+  checkChunkWork(chunks: number): void;
+  /** The most bytes one call may return (the `maxReadBytes` option). */
+  readonly maxReadBytes: number;
   /** Checks that chunk `index` exists and has the right size before a large allocation. */
   precheck(index: number): Promise<void>;
 }
@@ -477,5 +483,59 @@ export async function readSteppedOf(ctx: ScanContext, start: number, stop: numbe
       out.set(rows.subarray(at, at + atom), ((r - start) / step) * atom);
     }
   }
+  return out;
+}
+
+/**
+ * Before a read of `bytes` bytes ending at row `stop`: above {@link PRECHECK_BYTES}, the last chunk
+ * it needs is loaded first, so that a missing or wrong file fails the call before its large result
+ * is allocated.
+ *
+ * @example
+ * ```ts
+ * await precheckRead(ctx, out.length, stop);
+ * ```
+ */
+export async function precheckRead(ctx: ScanContext, bytes: number, stop: number): Promise<void> {
+  if (bytes > PRECHECK_BYTES) await ctx.precheck(Math.floor((stop - 1) / ctx.chunklen));
+}
+
+/**
+ * `CArray.readBytes`: the stored bytes of rows `[start, stop)` in a result of their own
+ * (result-memory.ts).
+ *
+ * @example
+ * ```ts
+ * const bytes = await readBytesOf(ctx, 0, ctx.length);
+ * ```
+ */
+export async function readBytesOf(ctx: ScanContext, start: number, stop: number): Promise<Uint8Array> {
+  ctx.checkBounds(start, stop);
+  ctx.checkWork(start, stop, 1);
+  const size = ctx.checkAllocation(stop - start);
+  // Checked before the allocation, as the precheck is meant to be; and the precheck's read
+  // buffer, allocated after a large young array, made V8 collect garbage at once ("external
+  // memory pressure": a scavenge, then a mark-compact) in every large read.
+  await precheckRead(ctx, size, stop);
+  const out = resultBytes(size, ctx.maxReadBytes);
+  if (size > 0) await ctx.reader.readInto(out, start, stop);
+  return out;
+}
+
+/**
+ * `CArray.takeBytes`: the stored bytes of the rows at `indices`, each chunk read once.
+ *
+ * @example
+ * ```ts
+ * const bytes = await takeBytesOf(ctx, [5, -1, 5]);
+ * ```
+ */
+export async function takeBytesOf(ctx: ScanContext, indices: ArrayLike<number>): Promise<Uint8Array> {
+  const rows = checkTakeIndices(indices, ctx.length, ctx.path);
+  const chunks = new Set<number>();
+  for (const row of rows) chunks.add(Math.floor(row / ctx.chunklen));
+  ctx.checkChunkWork(chunks.size);
+  const out = allocate(ctx, rows.length);
+  if (out.length > 0) await ctx.reader.takeInto(rows, out);
   return out;
 }

@@ -4,20 +4,19 @@ import type { ReadableStore } from "@fmt/fs-adapters";
 import { decodeValues, entriesPerElement } from "@fmt/expr";
 import type { Scalar, StoredComparison, TypedValues, Values } from "@fmt/expr";
 import { checkInteger, normalizeSlice } from "./internal.js";
-import { callLimits, checkChunkWork } from "./limits.js";
+import { callLimits } from "./limits.js";
 import type { CallLimits } from "./limits.js";
 import { compareStoredOf } from "./carray-compare.js";
 import type { ComparedRows } from "./carray-compare.js";
 import { ChunkReader } from "./carray-read.js";
-import { checkAllocation, checkBounds, checkChunkIndex, checkIndex, checkWork, precheckChunk, requireWriter } from "./carray-checks.js";
+import { checkBounds, checkChunkIndex, checkIndex, checkWork, requireWriter } from "./carray-checks.js";
 import { ArrayExtent, ArrayScan, readerSettings, writerAccess } from "./carray-parts.js";
-import { extremeOf, iterBlocksOf, partialSumOf, PRECHECK_BYTES, readSteppedOf, sumOf } from "./carray-scan.js";
+import { extremeOf, iterBlocksOf, partialSumOf, precheckRead, readBytesOf, readSteppedOf, sumOf, takeBytesOf } from "./carray-scan.js";
 import type { PartialSum } from "./carray-scan.js";
-import { helpedRead, helpedSum, nextOpening } from "./read-helpers.js";
+import { helpedRead, helpedSum, helperDatasetOf } from "./read-helpers.js";
 import type { HelperDataset } from "./read-helpers.js";
-import { checkTakeIndices, checkTypedOut, swapInPlace } from "./carray-take.js";
+import { checkTypedOut, swapInPlace } from "./carray-take.js";
 import { AttrStore } from "./attr-store.js";
-import { resultBytes } from "./result-memory.js";
 import { CarrayWriter } from "./carray-writer.js";
 import type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-encode.js";
 import type { ChunkLayoutWriter } from "./layout.js";
@@ -26,15 +25,16 @@ import type { CArrayInit, IterBlocksOptions, RowBlock, Selector, SuperchunkSetti
 export type { CArrayInit, SuperchunkSettings } from "./options.js";
 
 /**
- * A bcolz carray opened for reading: an N-dimensional array stored as `data/__<k>.blp` chunk
- * files of `chunklen` rows each, described by `meta/sizes`, `meta/storage` and `__attrs__`.
+ * A bcolz carray: an N-dimensional array kept as Blosc chunks of `chunklen` rows, in format 1
+ * one `data/__<k>.blp` file per chunk (bcolz 1.x), in format 2 superchunk files
+ * `data/__<s>__.bin` of many chunks each (spec/v2.md). {@link openCarray} opens one, read-only or
+ * for writing (`mode: "a"`); {@link createCarray} makes one.
  *
- * The length comes only from `meta/sizes` (`shape[0]`). Chunk files `__0 … __(nchunks−1)` hold
- * full chunks; when `length % chunklen ≠ 0` the file `__<nchunks>` holds the `leftoverRows`
- * remaining rows. Every chunk's Blosc `nbytes` must equal its rows × `atomSize` (else
- * `FormatError` `INCONSISTENT` naming the file); a missing chunk file is `FormatError`
- * `MISSING_FILE`; chunk files beyond those are ignored (bcolz leaves stale ones behind).
- * Chunk files are read lazily, when rows are requested, and every error names the store key of
+ * The length comes only from the committed metadata (`meta/sizes` in format 1, `meta/shape` in
+ * format 2): chunks `0 … nchunks−1` are full and, when `length % chunklen ≠ 0`, one more holds the
+ * `leftoverRows`; chunks beyond are ignored (bcolz leaves stale files behind). Chunks are read
+ * lazily, when rows are requested. A chunk whose Blosc `nbytes` is not its rows × `atomSize` is
+ * `FormatError` `INCONSISTENT`, a missing file `MISSING_FILE`; every error names the store key of
  * the file it concerns.
  *
  * Byte order: {@link CArray.readBytes}, {@link CArray.getBytes}, {@link CArray.chunkBytes} and
@@ -89,7 +89,6 @@ export class CArray {
   readonly #layout: ChunkLayoutWriter;
   readonly #reader: ChunkReader;
   readonly #init: CArrayInit;
-  #opening: string | undefined;
 
   /**
    * Use {@link openCarray}, {@link createCarray} or {@link open}; this constructor trusts already
@@ -451,30 +450,12 @@ export class CArray {
    * ```
    */
   async readBytes(start = 0, stop: number = this.length): Promise<Uint8Array> {
-    checkBounds(this, start, stop);
-    checkWork(this, this.#limits, start, stop, 1);
-    const size = checkAllocation(this, this.#limits.maxReadBytes, stop - start);
-    // Checked before the allocation, as the precheck is meant to be; and the precheck's read
-    // buffer, allocated after a large young array, made V8 collect garbage at once ("external
-    // memory pressure": a scavenge, then a mark-compact) in every large read.
-    await this.#precheck(size, stop);
-    const out = resultBytes(size, this.#limits.maxReadBytes);
-    if (size > 0) await this.#reader.readInto(out, start, stop);
-    return out;
-  }
-
-  async #readBytesInto(out: Uint8Array, start: number, stop: number): Promise<void> {
-    if (out.length === 0) return;
-    await this.#precheck(out.length, stop);
-    const readHere = (part: Uint8Array, from: number, to: number): Promise<void> => this.#reader.readInto(part, from, to);
-    if (!(await helpedRead(this.#init.options.helpers, this.store, this.#helperDataset(), this.#writer === undefined, out, start, stop, readHere))) await readHere(out, start, stop);
+    return readBytesOf(this.#scan(), start, stop);
   }
 
   /** What a helper thread checks of its own opening of this array. */
   #helperDataset(): HelperDataset {
-    this.#opening ??= nextOpening();
-    const { path, length, chunklen, atomSize, formatVersion } = this;
-    return { path, opening: this.#opening, length, chunklen, dtype: this.dtype.str, atomSize, formatVersion, verifyChecksums: this.#init.options.verifyChecksums !== false, ...this.#limits };
+    return helperDatasetOf(this, this.#init.options.verifyChecksums !== false, this.#limits);
   }
 
   /** A helper's part of a read: stored bytes of rows `[start, stop)` into `out` (exactly their size). @internal */
@@ -482,11 +463,6 @@ export class CArray {
     checkBounds(this, start, stop);
     if (out.length !== (stop - start) * this.atomSize) throw new UsageError("INVALID_ARGUMENT", "out must hold exactly the rows' bytes", { path: this.path, field: "out", expected: (stop - start) * this.atomSize, actual: out.length });
     if (out.length > 0) await this.#reader.readInto(out, start, stop);
-  }
-
-  /** Before a read of `bytes` bytes ending at row `stop`: see {@link precheckChunk}. */
-  async #precheck(bytes: number, stop: number): Promise<void> {
-    if (bytes > PRECHECK_BYTES) await precheckChunk(this, this.#reader, this.#writer !== undefined, Math.floor((stop - 1) / this.chunklen));
   }
 
   /**
@@ -512,7 +488,11 @@ export class CArray {
     checkBounds(this, start, stop);
     const bytes = checkTypedOut(out, this.dtype, (stop - start) * this.itemsPerRow, this.path);
     checkWork(this, this.#limits, start, stop, 1);
-    await this.#readBytesInto(bytes, start, stop);
+    if (bytes.length > 0) {
+      await precheckRead(this.#scan(), bytes.length, stop);
+      const readHere = (part: Uint8Array, from: number, to: number): Promise<void> => this.#reader.readInto(part, from, to);
+      if (!(await helpedRead(this.#init.options.helpers, this.store, this.#helperDataset(), this.#writer === undefined, bytes, start, stop, readHere))) await readHere(bytes, start, stop);
+    }
     swapInPlace(bytes, this.dtype);
   }
 
@@ -528,13 +508,7 @@ export class CArray {
    * ```
    */
   async takeBytes(indices: ArrayLike<number>): Promise<Uint8Array> {
-    const rows = checkTakeIndices(indices, this.length, this.path);
-    const chunks = new Set<number>();
-    for (const row of rows) chunks.add(Math.floor(row / this.chunklen));
-    checkChunkWork(this.#limits, chunks.size, this.path);
-    const out = new Uint8Array(checkAllocation(this, this.#limits.maxReadBytes, rows.length));
-    if (out.length > 0) await this.#reader.takeInto(rows, out);
-    return out;
+    return takeBytesOf(this.#scan(), indices);
   }
 
   /**

@@ -61,16 +61,27 @@ export interface HelperDataset {
 const OPENINGS_OF = Math.random().toString(36).slice(2, 10);
 let openings = 0;
 
+/** The `opening` of each array a helper worked for, named when one first did. */
+const openingOf = new WeakMap<object, string>();
+
 /**
- * A new `opening` for {@link HelperDataset}. @internal
+ * The {@link HelperDataset} of `array` as it is now: what a helper thread checks of its own
+ * opening of it. @internal
  *
  * @example
  * ```ts
- * const opening = nextOpening(); // "k3v9x0ab-1"
+ * const dataset = helperDatasetOf(array, options.verifyChecksums !== false, limits);
  * ```
  */
-export function nextOpening(): string {
-  return `${OPENINGS_OF}-${++openings}`;
+export function helperDatasetOf(
+  array: Pick<HelperDataset, "path" | "length" | "chunklen" | "atomSize" | "formatVersion"> & { readonly dtype: { readonly str: string } },
+  verifyChecksums: boolean,
+  limits: Pick<HelperDataset, "maxReadBytes" | "maxChunksPerCall">,
+): HelperDataset {
+  let opening = openingOf.get(array);
+  if (opening === undefined) openingOf.set(array, (opening = `${OPENINGS_OF}-${++openings}`));
+  const { path, length, chunklen, atomSize, formatVersion } = array;
+  return { path, opening, length, chunklen, dtype: array.dtype.str, atomSize, formatVersion, verifyChecksums, maxReadBytes: limits.maxReadBytes, maxChunksPerCall: limits.maxChunksPerCall };
 }
 
 /**
