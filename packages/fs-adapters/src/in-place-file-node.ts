@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { closeSync, fdatasyncSync, fstatSync, constants as fsConstants, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fdatasyncSync, fstatSync, constants as fsConstants, fsyncSync, openSync, renameSync, unlinkSync, writeSync, writevSync } from "node:fs";
 
 /**
  * Open flags of an in-place write: a new file, never an existing one (and so never a FIFO, a
@@ -153,14 +153,16 @@ export class WriteAtFailure extends Error {
 
 /**
  * Writes `value` into the existing regular file `file` at `offset` (at most its size: writing at
- * the end appends), flushed when `durable`. Throws {@link WriteAtFailure}.
+ * the end appends), then `zeros` zero bytes after it, flushed when `durable`. Throws
+ * {@link WriteAtFailure}.
  *
  * @example
  * ```ts
  * writeAtSync("/data/t.bcolz/data/__1__.bin", 0, header, false);
+ * writeAtSync("/data/t.bcolz/data/__1__.bin", 4160, chunkAndSum, false, 52428); // then spare room
  * ```
  */
-export function writeAtSync(file: string, offset: number, value: Uint8Array, durable: boolean): void {
+export function writeAtSync(file: string, offset: number, value: Uint8Array, durable: boolean, zeros = 0): void {
   let fd: number;
   try {
     fd = openSync(file, WRITE_AT_FLAGS);
@@ -178,22 +180,36 @@ export function writeAtSync(file: string, offset: number, value: Uint8Array, dur
     throw error instanceof WriteAtFailure ? error : new WriteAtFailure("write", error);
   }
   try {
-    writeAndClose(fd, value, durable, offset, fdatasyncSync);
+    writeAndClose(fd, value, durable, offset, fdatasyncSync, zeros);
   } catch (error) {
     throw new WriteAtFailure("write", error);
   }
 }
 
+/** Zero bytes, grown to the most asked for: the source of the zeros `writeAtSync` writes. */
+let zeroBytes = new Uint8Array(0);
+
+function zerosOf(length: number): Uint8Array {
+  if (zeroBytes.length < length) zeroBytes = new Uint8Array(length);
+  return zeroBytes.subarray(0, length);
+}
+
 /**
- * Writes all of `value` into `fd` at `offset`, flushes it with `flush` when `durable` (a new
- * file's size and name need `fsync`; a write into an existing file, its data), and closes it (also
- * when a step fails).
+ * Writes all of `value` into `fd` at `offset`, and `zeros` zero bytes after it, flushes it with
+ * `flush` when `durable` (a new file's size and name need `fsync`; a write into an existing file,
+ * its data), and closes it (also when a step fails).
  */
-function writeAndClose(fd: number, value: Uint8Array, durable: boolean, offset = 0, flush: (fd: number) => void = fsyncSync): void {
+function writeAndClose(fd: number, value: Uint8Array, durable: boolean, offset = 0, flush: (fd: number) => void = fsyncSync, zeros = 0): void {
   let open = true;
   try {
-    let written = 0;
-    while (written < value.length) written += writeSync(fd, value, written, value.length - written, offset + written);
+    // Value and zeros in one call as a rule; whatever a short write left, one piece at a time.
+    let written = zeros > 0 ? writevSync(fd, [value, zerosOf(zeros)], offset) : 0;
+    const total = value.length + zeros;
+    while (written < total) {
+      written += written < value.length
+        ? writeSync(fd, value, written, value.length - written, offset + written)
+        : writeSync(fd, zerosOf(total - written), 0, total - written, offset + written);
+    }
     if (durable) flush(fd);
     open = false;
     closeSync(fd);

@@ -3,9 +3,10 @@
  * shared ring, writes each in place with the calling thread's own code ({@link writeNewFileSync};
  * through a temporary file when another process takes the name, as the calling thread would) and
  * records the outcome in its descriptor. A positional write may also ask for the Adler-32 of its
- * first bytes: the thread computes it and puts it in the record after them before it writes, so
- * that the calling thread does not pay for it. If the loop ever ends, it says so in `STOPPED`, so
- * that a calling thread blocked waiting for it stops waiting.
+ * first bytes (the thread computes it and puts it in the record after them before it writes, so
+ * that the calling thread does not pay for it) and for zero bytes after its value. If the loop
+ * ever ends, it says so in `STOPPED`, so that a calling thread blocked waiting for it stops
+ * waiting.
  *
  * @example
  * ```ts
@@ -19,7 +20,7 @@ import { adler32 } from "@fmt/header";
 import { temporaryPathFor } from "./file-safety-node.js";
 import { InPlaceStepFailure, WriteAtFailure, writeAtSync, writeNewFileSync, writeThroughTemporarySync } from "./in-place-file-node.js";
 import {
-  DELAY, descriptor, F_AT_HIGH, F_AT_LOW, F_ERRNO, F_KIND, F_OFFSET, F_PATH, F_STATUS, F_SUM, F_SUM_XOR, F_SUMMED, F_SYSCALL, F_VALUE, F_VALUE_AT, FINISHED, KIND, PROTOCOL, QUEUED, READY, STATUS, STOPPED,
+  DELAY, descriptor, F_AT_HIGH, F_AT_LOW, F_ERRNO, F_KIND, F_OFFSET, F_PATH, F_STATUS, F_SUM, F_SUM_XOR, F_SUMMED, F_SYSCALL, F_VALUE, F_VALUE_AT, F_ZEROS, FINISHED, KIND, PROTOCOL, QUEUED, READY, STATUS, STOPPED,
   SYSCALLS,
 } from "./write-thread-protocol-node.js";
 
@@ -45,8 +46,13 @@ function write(n: number): number {
       if (summed + 4 > value.length || control[descriptor(n, F_KIND)] !== KIND.writeAt) return STATUS.internal;
       putSum(n, value, summed);
     }
+    const zeros = control[descriptor(n, F_ZEROS)]!;
     if (control[descriptor(n, F_KIND)] === KIND.writeAt) {
-      writeAtSync(path, (control[descriptor(n, F_AT_LOW)]! >>> 0) + (control[descriptor(n, F_AT_HIGH)]! >>> 0) * 2 ** 32, value, false);
+      // Records with their zeros are at most a quarter of the ring (LARGEST_QUEUED): more is damage.
+      if (zeros < 0 || zeros > ring.byteLength) return STATUS.internal;
+      writeAtSync(path, (control[descriptor(n, F_AT_LOW)]! >>> 0) + (control[descriptor(n, F_AT_HIGH)]! >>> 0) * 2 ** 32, value, false, zeros);
+    } else if (zeros !== 0) {
+      return STATUS.internal;
     } else if (writeNewFileSync(path, value, false) === "taken") {
       writeThroughTemporarySync(path, temporaryPathFor(path), value, false);
     }

@@ -84,6 +84,24 @@ describe("writeAtWithAdler32", () => {
     );
   });
 
+  it.each(WAYS)("writes its zeros over the bytes a file had there, through $name", async ({ options, put, throughThread }) => {
+    // Appends alone would pass without the zeros written: a write past the end leaves a hole, and
+    // a hole reads as zeros. Over older bytes, only written zeros read as zeros.
+    const store = new FileSystemStore(scratch.freshRoot(), options);
+    const old = new Uint8Array(9000).fill(0xee);
+    await store.put("f", old, put);
+    const before = scratch.thread.queuedFiles;
+    const bytes = Uint8Array.from({ length: 1500 }, (_, i) => i % 251);
+    const stored = await store.writeAtWithAdler32("f", 100, bytes, 0xabcdef, 6000, put);
+    await store.sync();
+    const { stored: value, file } = expectedBytes(bytes, 0xabcdef, 6000);
+    expect(stored).toBe(value);
+    expect(scratch.thread.queuedFiles - before).toBe(throughThread ? 1 : 0);
+    const expected = Buffer.from(old);
+    expected.set(file, 100);
+    expect(Buffer.compare(await readFile(store.pathOf("f")), expected)).toBe(0);
+  });
+
   it("gives 1 XOR the value for no bytes (the Adler-32 of nothing), through the thread and here", async () => {
     for (const [options, queued] of [[{ fsync: false }, 1], [{ fsync: false, writeThread: false }, 0]] as const) {
       const store = new FileSystemStore(scratch.freshRoot(), options);
