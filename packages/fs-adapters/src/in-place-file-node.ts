@@ -186,11 +186,11 @@ export function writeAtSync(file: string, offset: number, value: Uint8Array, dur
   }
 }
 
-/** Zero bytes, grown to the most asked for: the source of the zeros `writeAtSync` writes. */
+/** Zero bytes, grown by doubling to the most asked for: the source of the zeros `writeAtSync` writes. */
 let zeroBytes = new Uint8Array(0);
 
 function zerosOf(length: number): Uint8Array {
-  if (zeroBytes.length < length) zeroBytes = new Uint8Array(length);
+  if (zeroBytes.length < length) zeroBytes = new Uint8Array(Math.max(length, 2 * zeroBytes.length));
   return zeroBytes.subarray(0, length);
 }
 

@@ -511,7 +511,8 @@ export class FileSystemStore implements WritableStore {
   /**
    * {@link WritableStore.writeAtWithAdler32}. When `writeAt` would queue `bytes` on the running
    * write thread (`io: "sync"`, `{ durable: false, unreferenced: true }`, at most 2 MiB with the
-   * sum and the zeros), the thread computes the sum and writes all of it. Otherwise the sum is
+   * sum and the zeros), the thread computes the sum and writes all of it (the zeros from memory
+   * of its own: they take no room in the ring, and count towards the 2 MiB). Otherwise the sum is
    * computed here and two `writeAt`s follow (a subclass's own, when it has one). `zeros` is at
    * most 2^31; bytes that are not a `Uint8Array` or a bad offset fail as `writeAt` fails,
    * nothing written.

@@ -66,7 +66,7 @@ export const F_SUM = 12;
 /**
  * Descriptor field: for a positional write, how many zero bytes the write thread writes after the
  * value (0: none). They are not in the ring: the calling thread would fill them in one byte at a
- * time (V8 fills shared memory with relaxed atomic stores), ~1.6 ms of a 10 M-row format-2 create.
+ * time (V8 fills shared memory with relaxed atomic stores), ~1.8 ms of a 10 M-row format-2 create.
  */
 export const F_ZEROS = 13;
 

@@ -48,8 +48,9 @@ function write(n: number): number {
     }
     const zeros = control[descriptor(n, F_ZEROS)]!;
     if (control[descriptor(n, F_KIND)] === KIND.writeAt) {
-      // Records with their zeros are at most a quarter of the ring (LARGEST_QUEUED): more is damage.
-      if (zeros < 0 || zeros > ring.byteLength) return STATUS.internal;
+      // The calling thread queues a value with its zeros only up to a quarter of the ring
+      // (LARGEST_QUEUED): more is damage.
+      if (zeros < 0 || value.length + zeros > ring.byteLength / 4) return STATUS.internal;
       writeAtSync(path, (control[descriptor(n, F_AT_LOW)]! >>> 0) + (control[descriptor(n, F_AT_HIGH)]! >>> 0) * 2 ** 32, value, false, zeros);
     } else if (zeros !== 0) {
       return STATUS.internal;

@@ -85,8 +85,8 @@ describe("writeAtWithAdler32", () => {
   });
 
   it.each(WAYS)("writes its zeros over the bytes a file had there, through $name", async ({ options, put, throughThread }) => {
-    // Appends alone would pass without the zeros written: a write past the end leaves a hole, and
-    // a hole reads as zeros. Over older bytes, only written zeros read as zeros.
+    // Appended, zeros left out between two writes would still read as zeros (a write past the end
+    // leaves a hole); over older bytes, only zeros written read as zeros.
     const store = new FileSystemStore(scratch.freshRoot(), options);
     const old = new Uint8Array(9000).fill(0xee);
     await store.put("f", old, put);
