@@ -196,12 +196,15 @@ function exchange(request: HttpRequest, url: URL, send: RequestFunction, agent: 
               req.destroy();
               return;
             }
-            // With a Content-Length within the cap (and within PREALLOCATE_LIMIT: a header alone
-            // must not make the store allocate the whole cap), chunks are copied straight into the
-            // value (in the caller's buffer when it fits); otherwise they are kept and copied once
-            // at the end.
-            const preallocated = announced !== undefined && announced <= Math.min(cap, PREALLOCATE_LIMIT);
-            let target = !preallocated ? undefined : into !== undefined && announced <= into.length ? into.subarray(0, announced) : new Uint8Array(announced);
+            // With a Content-Length within the cap, chunks are copied straight into the value: the
+            // caller's buffer when the body fits it, else one allocated for it within
+            // PREALLOCATE_LIMIT (a header alone must not make the store allocate the whole cap);
+            // otherwise they are kept and copied once at the end.
+            let target: Uint8Array | undefined;
+            if (announced !== undefined && announced <= cap) {
+              if (into !== undefined && announced <= into.length) target = into.subarray(0, announced);
+              else if (announced <= PREALLOCATE_LIMIT) target = new Uint8Array(announced);
+            }
             const parts: Uint8Array[] = [];
             let total = 0;
             res.on("data", (chunk: Buffer) => {

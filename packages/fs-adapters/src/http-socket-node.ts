@@ -41,7 +41,9 @@ export const DRAIN_LIMIT = 64 * 1024;
 /**
  * Most bytes allocated for a body on the strength of its `Content-Length` alone, before they
  * arrive: 16 requests in flight may then hold at most 256 MiB that a server announced but never
- * sent. Longer bodies are collected as they come (chunk files are far smaller).
+ * sent. A longer body goes into the caller's buffer when it fits there, else is collected as
+ * it comes (chunk files are far smaller). Bodies are read early (before `body` is asked for)
+ * only within this limit.
  */
 export const PREALLOCATE_LIMIT = 16 * 1024 * 1024;
 
@@ -502,8 +504,14 @@ export class Connection {
             reject(error);
             return;
           }
-          const preallocated = announced !== undefined && announced <= Math.min(cap, PREALLOCATE_LIMIT);
-          const target = !preallocated ? undefined : into !== undefined && announced <= into.length ? into.subarray(0, announced) : new Uint8Array(announced);
+          // Into the caller's buffer when the announced body fits it (nothing is allocated), else
+          // into one of the announced length within PREALLOCATE_LIMIT (a header alone must not make
+          // the store allocate the whole cap), else collected as the body comes.
+          let target: Uint8Array | undefined;
+          if (announced !== undefined && announced <= cap) {
+            if (into !== undefined && announced <= into.length) target = into.subarray(0, announced);
+            else if (announced <= PREALLOCATE_LIMIT) target = new Uint8Array(announced);
+          }
           const value = collectedBody(target, cap, tooLong, (bytes) => {
             this.#done(exchange);
             resolve(bytes);

@@ -27,6 +27,9 @@ const CORPUS = new URL("../../../conformance/corpus/v1/bcolz-real/", import.meta
 const F8 = "carray_f8_n6000_cl1600"; // 6000 rows of <f8, chunklen 1600: chunk files __0..__3
 const KEY = "value.bin";
 const MiB = 1024 * 1024;
+// Longer than the 16 MiB a transport allocates on the strength of a Content-Length alone.
+const BIG_KEY = "big.bin";
+const BIG = 16 * MiB + 12_345;
 
 let root: string;
 let bad: MisbehavingServer;
@@ -43,6 +46,7 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "http-transport-"));
   writeFileSync(join(root, KEY), new Uint8Array(1000).fill(7));
+  writeFileSync(join(root, BIG_KEY), new Uint8Array(BIG).map((_, i) => i % 251));
   cpSync(join(CORPUS, F8, "data.bcolz"), join(root, F8), { recursive: true });
   bad = await startMisbehavingServer(root);
   files = await startStaticServer(root);
@@ -112,6 +116,19 @@ describe.each(HTTP_TRANSPORTS)("connections of the $name transport", ({ name, op
     const chunkKey = `${F8}/data/__2.blp`;
     const chunk = await store.getInto(chunkKey, lent.length >= 20000 ? lent : new Uint8Array(1 << 20));
     expect(chunk).toEqual(await store.get(chunkKey));
+  });
+
+  it("getInto reads a body past 16 MiB into the lent buffer when it fits there (nothing allocated for it), else into a new array", async () => {
+    const store = new HttpStore(files.url, options());
+    const lent = new Uint8Array(BIG + 100).fill(0xee);
+    const whole = await store.getInto(BIG_KEY, lent);
+    expect([whole?.buffer === lent.buffer, whole?.byteOffset, whole?.length]).toEqual([true, 0, BIG]);
+    expect(whole?.every((b, i) => b === i % 251)).toBe(true);
+    expect(lent.subarray(BIG).every((b) => b === 0xee)).toBe(true);
+    const small = new Uint8Array(BIG - 1);
+    const overflow = await store.getInto(BIG_KEY, small);
+    expect([overflow?.buffer === small.buffer, overflow?.length]).toEqual([false, BIG]);
+    expect(overflow?.every((b, i) => b === i % 251)).toBe(true);
   });
 
   it("kept-alive connections are reused: the Node transport opens no more connections than requests in flight, fetch at most twice as many", async () => {
