@@ -2,7 +2,8 @@
  * HTTP/1.1 over `node:net` sockets for {@link nodeHttpTransport}'s `http:` requests (their pool is
  * `http-socket-pool-node.ts`): each connection reads into a small buffer of its own, reused
  * (`onread`), and a body framed by its length is read from the socket straight into its value
- * (the buffer the request offers, or one of the announced length), so a read of many chunk files
+ * (the buffer the request offers when the body fits there, else one of the announced length up to
+ * {@link PREALLOCATE_LIMIT}; a longer body is collected), so a read of many chunk files
  * allocates no socket buffers, copies little and runs no stream machinery. On loopback, a
  * prototype fetched the 153 chunk files (60 MB) of the store benchmark's carray in 25–58 ms this
  * way, where `node:http` took 70–110 ms and left four full garbage collections per read behind it
@@ -43,14 +44,15 @@ export const DRAIN_LIMIT = 64 * 1024;
  * arrive: 16 requests in flight may then hold at most 256 MiB that a server announced but never
  * sent. A longer body goes into the caller's buffer when it fits there, else is collected as
  * it comes (chunk files are far smaller). Bodies are read early (before `body` is asked for)
- * only within this limit.
+ * only within this limit, so that no more is read for a body the caller may still discard.
  */
 export const PREALLOCATE_LIMIT = 16 * 1024 * 1024;
 
 /**
  * Bytes a connection reads at once into its own buffer: heads, and bodies without a place of
- * their own. A body with one (the caller's buffer, or one allocated for its announced length)
- * is read straight into it, as much at a time as the socket has.
+ * their own (a body past {@link PREALLOCATE_LIMIT} that the caller's buffer does not hold). A
+ * body with one (the caller's buffer, or one allocated for its announced length) is read
+ * straight into it, as much at a time as the socket has.
  */
 const READ_BYTES = 16 * 1024;
 

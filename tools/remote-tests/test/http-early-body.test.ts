@@ -168,6 +168,20 @@ describe("nodeHttpTransport reads a body into the buffer its request offers", ()
     transport.close();
   });
 
+  it("a body past 16 MiB announcing more than the cap is refused with the caller's error, the buffer that would hold it untouched", async () => {
+    const length = 16 * 1024 * 1024 + 1;
+    const body = pattern(length);
+    const server = await scripted((socket) => {
+      socket.write(answerText(200, body));
+    });
+    const transport = nodeHttpTransport();
+    const into = new Uint8Array(length + 10).fill(FILL);
+    const answer = await request(transport, `${server.url}big`, into);
+    expect(((await rejection(answer.body(length - 1, tooLong, into))) as Error).message).toBe(`too long: ${length}`);
+    expect(into.every((b) => b === FILL)).toBe(true);
+    transport.close();
+  });
+
   it("a body announcing more than the cap is refused with the caller's error and the connection closed", async () => {
     const body = pattern(30_000);
     const server = await scripted((socket) => {

@@ -129,6 +129,9 @@ describe.each(HTTP_TRANSPORTS)("connections of the $name transport", ({ name, op
     const overflow = await store.getInto(BIG_KEY, small);
     expect([overflow?.buffer === small.buffer, overflow?.length]).toEqual([false, BIG]);
     expect(overflow?.every((b, i) => b === i % 251)).toBe(true);
+    // The Node transport leaves a buffer that does not hold the body alone (fetch fills it first,
+    // then copies what did not fit: its own way, tested above).
+    if (name !== "fetch") expect(small.every((b) => b === 0)).toBe(true);
   });
 
   it("kept-alive connections are reused: the Node transport opens no more connections than requests in flight, fetch at most twice as many", async () => {
