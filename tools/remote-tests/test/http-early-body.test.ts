@@ -10,6 +10,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { HttpStore } from "@fmt/fs-adapters/http";
 import { nodeHttpTransport } from "@fmt/fs-adapters/http-node";
+import type { NodeHttpTransport } from "@fmt/fs-adapters/http-node";
 import type { HttpAnswer, HttpTransport } from "@fmt/fs-adapters/http";
 import { rejection } from "../src/rejection.js";
 import { scriptedServersClosedAfterEach } from "../src/scripted-server.js";
@@ -47,6 +48,21 @@ function request(transport: HttpTransport, url: string, into?: Uint8Array, signa
 }
 
 const tooLong = (n: number): Error => new Error(`too long: ${n}`);
+
+/**
+ * The 200 answer of a scripted server to a request offering a buffer 10 bytes longer than its
+ * body (filled with FILL), the body one byte past the 16 MiB that is read early (PREALLOCATE_LIMIT).
+ */
+async function bodyPastLimit(): Promise<{ length: number; body: Buffer; transport: NodeHttpTransport; into: Uint8Array; answer: HttpAnswer }> {
+  const length = 16 * 1024 * 1024 + 1;
+  const body = pattern(length);
+  const server = await scripted((socket) => {
+    socket.write(answerText(200, body));
+  });
+  const transport = nodeHttpTransport();
+  const into = new Uint8Array(length + 10).fill(FILL);
+  return { length, body, transport, into, answer: await request(transport, `${server.url}big`, into) };
+}
 
 describe("nodeHttpTransport reads a body into the buffer its request offers", () => {
   it("a body split anywhere, asked for at once or after it came, is a view of the buffer, and the rest of the buffer is untouched", async () => {
@@ -150,14 +166,7 @@ describe("nodeHttpTransport reads a body into the buffer its request offers", ()
   });
 
   it("does not read early a body past 16 MiB (PREALLOCATE_LIMIT), even into a buffer that would hold it; asked for, the body goes there", async () => {
-    const length = 16 * 1024 * 1024 + 1;
-    const body = pattern(length);
-    const server = await scripted((socket) => {
-      socket.write(answerText(200, body));
-    });
-    const transport = nodeHttpTransport();
-    const into = new Uint8Array(length + 10).fill(FILL);
-    const answer = await request(transport, `${server.url}big`, into);
+    const { length, body, transport, into, answer } = await bodyPastLimit();
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(into.every((b) => b === FILL)).toBe(true);
     const got = await answer.body(length, tooLong, into);
@@ -169,14 +178,7 @@ describe("nodeHttpTransport reads a body into the buffer its request offers", ()
   });
 
   it("a body past 16 MiB announcing more than the cap is refused with the caller's error, the buffer that would hold it untouched", async () => {
-    const length = 16 * 1024 * 1024 + 1;
-    const body = pattern(length);
-    const server = await scripted((socket) => {
-      socket.write(answerText(200, body));
-    });
-    const transport = nodeHttpTransport();
-    const into = new Uint8Array(length + 10).fill(FILL);
-    const answer = await request(transport, `${server.url}big`, into);
+    const { length, transport, into, answer } = await bodyPastLimit();
     expect(((await rejection(answer.body(length - 1, tooLong, into))) as Error).message).toBe(`too long: ${length}`);
     expect(into.every((b) => b === FILL)).toBe(true);
     transport.close();
