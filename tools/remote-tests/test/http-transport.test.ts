@@ -129,8 +129,8 @@ describe.each(HTTP_TRANSPORTS)("connections of the $name transport", ({ name, op
     const overflow = await store.getInto(BIG_KEY, small);
     expect([overflow?.buffer === small.buffer, overflow?.length]).toEqual([false, BIG]);
     expect(overflow?.every((b, i) => b === i % 251)).toBe(true);
-    // The Node transport leaves a buffer that does not hold the body alone (fetch fills it first,
-    // then copies what did not fit: its own way, tested above).
+    // The Node transport leaves a buffer that does not hold the body alone; fetch fills it as far
+    // as it holds, then copies into a new array.
     if (name !== "fetch") expect(small.every((b) => b === 0)).toBe(true);
   });
 
