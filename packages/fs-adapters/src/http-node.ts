@@ -22,7 +22,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { AgentOptions as HttpsAgentOptions } from "node:https";
 import { UsageError } from "@fmt/errors";
 import { HttpStore } from "./http.js";
-import { DRAIN_LIMIT, IDLE_SOCKET_MS, PREALLOCATE_LIMIT } from "./http-socket-node.js";
+import { DRAIN_LIMIT, IDLE_SOCKET_MS, bodyTarget } from "./http-socket-node.js";
 import { SocketPool } from "./http-socket-pool-node.js";
 import { prematureClose } from "./http1-message-node.js";
 import type { HttpAnswer, HttpRequest, HttpStoreOptions, HttpTransport } from "./http.js";
@@ -196,15 +196,9 @@ function exchange(request: HttpRequest, url: URL, send: RequestFunction, agent: 
               req.destroy();
               return;
             }
-            // With a Content-Length within the cap, chunks are copied straight into the value: the
-            // caller's buffer when the body fits it, else one allocated for it within
-            // PREALLOCATE_LIMIT (a header alone must not make the store allocate the whole cap);
+            // Chunks are copied straight into the value where the body has one (bodyTarget);
             // otherwise they are kept and copied once at the end.
-            let target: Uint8Array | undefined;
-            if (announced !== undefined && announced <= cap) {
-              if (into !== undefined && announced <= into.length) target = into.subarray(0, announced);
-              else if (announced <= PREALLOCATE_LIMIT) target = new Uint8Array(announced);
-            }
+            let target = bodyTarget(announced, cap, into);
             const parts: Uint8Array[] = [];
             let total = 0;
             res.on("data", (chunk: Buffer) => {

@@ -49,6 +49,24 @@ export const DRAIN_LIMIT = 64 * 1024;
 export const PREALLOCATE_LIMIT = 16 * 1024 * 1024;
 
 /**
+ * Where a body of `announced` bytes (its `Content-Length`) is read when it is asked for, by both
+ * ways {@link nodeHttpTransport} sends: the caller's buffer when the body fits there (nothing is
+ * allocated), else one of the announced length within {@link PREALLOCATE_LIMIT}; `undefined`
+ * when the body is to be collected as it comes (no length, past the cap, or past the limit
+ * without a buffer that holds it). @internal
+ *
+ * @example
+ * ```ts
+ * bodyTarget(1000, 1 << 20, new Uint8Array(4096)); // a view of the buffer's first 1000 bytes
+ * ```
+ */
+export function bodyTarget(announced: number | undefined, cap: number, into: Uint8Array | undefined): Uint8Array | undefined {
+  if (announced === undefined || announced > cap) return undefined;
+  if (into !== undefined && announced <= into.length) return into.subarray(0, announced);
+  return announced <= PREALLOCATE_LIMIT ? new Uint8Array(announced) : undefined;
+}
+
+/**
  * Bytes a connection reads at once into its own buffer: heads, and bodies without a place of
  * their own (a body past {@link PREALLOCATE_LIMIT} that the caller's buffer does not hold). A
  * body with one (the caller's buffer, or one allocated for its announced length) is read
@@ -506,15 +524,7 @@ export class Connection {
             reject(error);
             return;
           }
-          // Into the caller's buffer when the announced body fits it (nothing is allocated), else
-          // into one of the announced length within PREALLOCATE_LIMIT (a header alone must not make
-          // the store allocate the whole cap), else collected as the body comes.
-          let target: Uint8Array | undefined;
-          if (announced !== undefined && announced <= cap) {
-            if (into !== undefined && announced <= into.length) target = into.subarray(0, announced);
-            else if (announced <= PREALLOCATE_LIMIT) target = new Uint8Array(announced);
-          }
-          const value = collectedBody(target, cap, tooLong, (bytes) => {
+          const value = collectedBody(bodyTarget(announced, cap, into), cap, tooLong, (bytes) => {
             this.#done(exchange);
             resolve(bytes);
           }, (error) => {

@@ -7,6 +7,7 @@ import { describe, expect, it, vi } from "vitest";
 import { RetryableFailure, resolveRetryOptions, withRetries } from "@fmt/fs-adapters/remote";
 import { RemoteStats } from "@fmt/fs-adapters/remote";
 import { collectedBody, earlyBody } from "../src/http1-body-sinks-node.js";
+import { PREALLOCATE_LIMIT, bodyTarget } from "../src/http-socket-node.js";
 
 const tooLong = (n: number): Error => new Error(`too long: ${n}`);
 
@@ -57,6 +58,30 @@ describe("collectedBody", () => {
     const failed = collectedBody(new Uint8Array(10), 10, tooLong, () => undefined, () => undefined);
     failed.fail(new Error("gone"));
     expect(failed.place!(5)).toBeUndefined();
+  });
+});
+
+describe("bodyTarget", () => {
+  it("is the caller's buffer when the body fits it and the cap, else new memory within PREALLOCATE_LIMIT, else nothing", () => {
+    // Views of one buffer stand for the callers' buffers (no allocation per run).
+    const lent = new Uint8Array(PREALLOCATE_LIMIT + 2);
+    const sizes = fc.oneof(fc.integer({ min: 0, max: 4096 }), fc.integer({ min: PREALLOCATE_LIMIT - 2, max: PREALLOCATE_LIMIT + 2 }));
+    fc.assert(
+      fc.property(fc.option(sizes, { nil: undefined }), sizes, fc.option(sizes, { nil: undefined }), (announced, cap, intoLength) => {
+        const into = intoLength === undefined ? undefined : lent.subarray(0, intoLength);
+        const target = bodyTarget(announced, cap, into);
+        if (announced === undefined || announced > cap) {
+          expect(target).toBeUndefined();
+        } else if (into !== undefined && announced <= into.length) {
+          expect([target?.buffer === lent.buffer, target?.byteOffset, target?.length]).toEqual([true, 0, announced]);
+        } else if (announced <= PREALLOCATE_LIMIT) {
+          expect([target?.buffer === lent.buffer, target?.length]).toEqual([false, announced]);
+        } else {
+          expect(target).toBeUndefined();
+        }
+      }),
+      { seed: 20261202, numRuns: 200 },
+    );
   });
 });
 
