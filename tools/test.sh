@@ -12,6 +12,7 @@ pnpm exec turbo run build lint typecheck:tests
 pnpm --filter @fmt/blosc check:wasm
 pnpm --filter @fmt/expr check:wasm
 pnpm --filter @fmt/header check:wasm
+pnpm --filter @fmt/fs-adapters check:wasm
 node tools/gen-meta-types/generate.mjs --check
 report="$(mktemp -d)/vitest.json"
 status=0

@@ -3,13 +3,14 @@
 # <dir>/<name>.wasm and base64-encoded in a generated TypeScript file, so the package loads it
 # without fetch or fs. Used by packages/blosc/wasm/build.sh and packages/expr/wasm/build.sh.
 #
-#   build-module.sh PKG NAME CONST DESCRIPTION GENERATED [--check] -- SOURCES...
+#   build-module.sh PKG NAME CONST DESCRIPTION GENERATED [--check] -- SOURCES... [FLAGS...]
 #
 # PKG: the package directory relative to the repository (packages/blosc); NAME: the module's file
 # name without .wasm (kernels); CONST: the prefix of the exported constants (KERNELS); DESCRIPTION:
 # the first line of the generated doc comment; GENERATED: the generated file, relative to PKG
 # (src/wasm/kernels.generated.ts). With --check the module is rebuilt into a temporary directory
-# and the run fails if either committed file differs (CI runs this).
+# and the run fails if either committed file differs (CI runs this). FLAGS (arguments that start
+# with "-") are added to the fixed ones: a module whose memory is imported and shared says so there.
 #
 # C code shared between modules lives in tools/wasm/include (on the include path).
 #
@@ -23,9 +24,16 @@ rel="$1" name="$2" const="$3" description="$4" generated="$5"
 shift 5
 check=0
 if [ "${1:-}" = "--check" ]; then check=1; shift; fi
-[ "${1:-}" = "--" ] || { echo "usage: build-module.sh PKG NAME CONST DESCRIPTION GENERATED [--check] -- SOURCES..." >&2; exit 2; }
+[ "${1:-}" = "--" ] || { echo "usage: build-module.sh PKG NAME CONST DESCRIPTION GENERATED [--check] -- SOURCES... [FLAGS...]" >&2; exit 2; }
 shift
-sources=("$@")
+sources=()
+extra=()
+for arg in "$@"; do
+  case "$arg" in
+    -*) extra+=("$arg") ;;
+    *) sources+=("$arg") ;;
+  esac
+done
 pkg="$root/$rel"
 here="$pkg/wasm"
 filter="$(node -p "require('$pkg/package.json').name")"
@@ -39,6 +47,7 @@ flags=(
   -I "$root/tools/wasm/include"
   -Wall -Wextra -Wno-unused-parameter
   -Wl,--no-entry -Wl,--strip-all -Wl,-z,stack-size=65536
+  ${extra[@]+"${extra[@]}"}
 )
 
 (cd "$here" && "$clang" "${flags[@]}" -o "$out/$name.wasm" "${sources[@]}")

@@ -20,10 +20,11 @@ import { Worker } from "node:worker_threads";
 import { StorageError, UsageError } from "@fmt/errors";
 import { InPlaceStepFailure, WriteAtFailure } from "./in-place-file-node.js";
 import type { InPlaceStep, WriteAtStep } from "./in-place-file-node.js";
+import { sharedRingMemory } from "./ring-checksum-node.js";
 import { inPlaceFailure, writeAtError } from "./write-sync-node.js";
 import {
   COUNTERS, DELAY, descriptor, DESCRIPTORS, F_AT_HIGH, F_AT_LOW, F_ERRNO, F_KIND, F_OFFSET, F_PATH, F_STATUS, F_SUM, F_SUM_XOR, F_SUMMED, F_SYSCALL, F_VALUE, F_VALUE_AT, F_ZEROS, FIELDS, FINISHED, KIND,
-  PROTOCOL, QUEUED, READY, STATUS, STOPPED, SYSCALLS,
+  PROTOCOL, QUEUED, READY, STATUS, STOPPED, SUMS_IN_RING, SYSCALLS,
 } from "./write-thread-protocol-node.js";
 
 /**
@@ -198,13 +199,18 @@ export class WriteThread {
     worker.unref();
   }
 
-  /** A new thread, once it waits for files. @internal */
-  static async start(): Promise<WriteThread> {
-    const ring = new SharedArrayBuffer(RING_BYTES);
+  /**
+   * A new thread, once it waits for files. Its ring is a shared WebAssembly memory, where the
+   * thread sums chunks without copying them (ring-checksum-node.ts), unless none can be made or
+   * `options.sumInRing` is `false` (tests of the copying way). @internal
+   */
+  static async start(options?: { sumInRing?: boolean }): Promise<WriteThread> {
+    const memory = options?.sumInRing === false ? undefined : sharedRingMemory(RING_BYTES);
+    const ring = (memory?.buffer ?? new SharedArrayBuffer(RING_BYTES)) as SharedArrayBuffer;
     const control = new Int32Array(new SharedArrayBuffer(4 * (COUNTERS + DESCRIPTORS * FIELDS)));
     // Flags that change module resolution (a test runner's `--conditions development`) would send
     // the worker to the TypeScript sources; it needs none of the parent's flags.
-    const worker = new Worker(workerUrl(), { workerData: { ring, control }, execArgv: [] });
+    const worker = new Worker(workerUrl(), { workerData: memory === undefined ? { ring, control } : { memory, control }, execArgv: [] });
     const thread = new WriteThread(worker, ring, control);
     worker.ref();
     try {
@@ -241,6 +247,14 @@ export class WriteThread {
   /** Files queued so far (an int32 count that wraps), for tests and diagnostics. @internal */
   get queuedFiles(): number {
     return this.#count;
+  }
+
+  /**
+   * Whether the thread sums chunks where they lie in its ring (a shared WebAssembly memory), rather
+   * than copying them out first. @internal
+   */
+  get sumsInRing(): boolean {
+    return Atomics.load(this.#control, SUMS_IN_RING) === 1;
   }
 
   /** Whether the thread runs and takes files. */

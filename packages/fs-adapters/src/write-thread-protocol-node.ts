@@ -18,13 +18,18 @@ export const READY = 2;
 export const STOPPED = 3;
 /** Index of a pause, in milliseconds, the write thread takes before each file (tests only). */
 export const DELAY = 4;
+/**
+ * Index where the write thread puts 1, before {@link READY}, when it sums chunks in the ring itself
+ * (the ring is a shared WebAssembly memory: ring-checksum-node.ts); 0 when it copies them first.
+ */
+export const SUMS_IN_RING = 5;
 /** Descriptors begin after the counters. */
 export const COUNTERS = 8;
 /**
  * The version of this layout, which the write thread announces in {@link READY}: a worker script
  * from another build (the TypeScript sources run against an old `dist`) is refused, not misread.
  */
-export const PROTOCOL = 5;
+export const PROTOCOL = 6;
 /** Descriptors in the control array (a power of two): at most this many files queued at once. */
 export const DESCRIPTORS = 256;
 /** Int32 fields per descriptor. */

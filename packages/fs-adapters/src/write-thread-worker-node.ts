@@ -4,7 +4,8 @@
  * through a temporary file when another process takes the name, as the calling thread would) and
  * records the outcome in its descriptor. A positional write may also ask for the Adler-32 of its
  * first bytes (the thread computes it and puts it in the record after them before it writes, so
- * that the calling thread does not pay for it) and for zero bytes after its value. If the loop
+ * that the calling thread does not pay for it; in the ring itself when the ring is a shared
+ * WebAssembly memory, see ring-checksum-node.ts) and for zero bytes after its value. If the loop
  * ever ends, it says so in `STOPPED`, so that a calling thread blocked waiting for it stops
  * waiting.
  *
@@ -18,13 +19,18 @@ import { isAbsolute } from "node:path";
 import { workerData } from "node:worker_threads";
 import { adler32 } from "@fmt/header";
 import { temporaryPathFor } from "./file-safety-node.js";
+import { ringAdler32 } from "./ring-checksum-node.js";
 import { InPlaceStepFailure, WriteAtFailure, writeAtSync, writeNewFileSync, writeThroughTemporarySync } from "./in-place-file-node.js";
 import {
   DELAY, descriptor, F_AT_HIGH, F_AT_LOW, F_ERRNO, F_KIND, F_OFFSET, F_PATH, F_STATUS, F_SUM, F_SUM_XOR, F_SUMMED, F_SYSCALL, F_VALUE, F_VALUE_AT, F_ZEROS, FINISHED, KIND, PROTOCOL, QUEUED, READY, STATUS, STOPPED,
-  SYSCALLS,
+  SUMS_IN_RING, SYSCALLS,
 } from "./write-thread-protocol-node.js";
 
-const { ring, control } = workerData as { ring: SharedArrayBuffer; control: Int32Array };
+// The ring is the memory's buffer when the calling thread made it a shared WebAssembly memory.
+const { memory, control, ...plain } = workerData as { memory?: WebAssembly.Memory; ring?: SharedArrayBuffer; control: Int32Array };
+const ring = (memory?.buffer ?? plain.ring) as SharedArrayBuffer;
+/** The Adler-32 of bytes in the ring, summed where they lie; `undefined`: copied out first (@fmt/header). */
+const sumInRing = memory === undefined ? undefined : ringAdler32(memory);
 const bytes = new Uint8Array(ring);
 const text = Buffer.from(ring);
 const STEP_STATUS = { create: STATUS.createFailed, replace: STATUS.replaceFailed, write: STATUS.writeFailed } as const;
@@ -44,7 +50,7 @@ function write(n: number): number {
     if (summed >= 0) {
       // A record without room for the sum after the summed bytes is damaged: never written.
       if (summed + 4 > value.length || control[descriptor(n, F_KIND)] !== KIND.writeAt) return STATUS.internal;
-      putSum(n, value, summed);
+      putSum(n, valueAt, value, summed);
     }
     const zeros = control[descriptor(n, F_ZEROS)]!;
     if (control[descriptor(n, F_KIND)] === KIND.writeAt) {
@@ -74,11 +80,13 @@ function write(n: number): number {
 }
 
 /**
- * Puts the Adler-32 of the first `summed` bytes of `value` (XOR the record's `F_SUM_XOR`) into the
- * four bytes after them, little-endian, and into the descriptor for the calling thread.
+ * Puts the Adler-32 of the first `summed` bytes of `value` (at `valueAt` in the ring; XOR the
+ * record's `F_SUM_XOR`) into the four bytes after them, little-endian, and into the descriptor for
+ * the calling thread.
  */
-function putSum(n: number, value: Uint8Array, summed: number): void {
-  const stored = (adler32(value.subarray(0, summed)) ^ control[descriptor(n, F_SUM_XOR)]!) >>> 0;
+function putSum(n: number, valueAt: number, value: Uint8Array, summed: number): void {
+  const sum = sumInRing === undefined ? adler32(value.subarray(0, summed)) : sumInRing(valueAt, summed);
+  const stored = (sum ^ control[descriptor(n, F_SUM_XOR)]!) >>> 0;
   value[summed] = stored & 0xff;
   value[summed + 1] = (stored >>> 8) & 0xff;
   value[summed + 2] = (stored >>> 16) & 0xff;
@@ -96,6 +104,7 @@ function recordSystemError(n: number, error: unknown): boolean {
 }
 
 try {
+  Atomics.store(control, SUMS_IN_RING, sumInRing === undefined ? 0 : 1);
   Atomics.store(control, READY, PROTOCOL);
   Atomics.notify(control, READY);
   for (;;) {
