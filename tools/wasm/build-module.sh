@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds one package's WebAssembly module from its C sources and writes it twice: as
 # <dir>/<name>.wasm and base64-encoded in a generated TypeScript file, so the package loads it
-# without fetch or fs. Used by packages/blosc/wasm/build.sh and packages/expr/wasm/build.sh.
+# without fetch or fs. Used by the wasm/build.sh of packages/blosc, packages/expr, packages/header
+# and packages/fs-adapters.
 #
 #   build-module.sh PKG NAME CONST DESCRIPTION GENERATED [--check] -- SOURCES... [FLAGS...]
 #
@@ -10,7 +11,9 @@
 # the first line of the generated doc comment; GENERATED: the generated file, relative to PKG
 # (src/wasm/kernels.generated.ts). With --check the module is rebuilt into a temporary directory
 # and the run fails if either committed file differs (CI runs this). FLAGS (arguments that start
-# with "-") are added to the fixed ones: a module whose memory is imported and shared says so there.
+# with "-") are added after the fixed ones, so a later one wins where both set the same thing: a
+# module whose memory is imported and shared says so there. Single-word flags only (-Wl,a,b or
+# -Idir): a flag whose value is the next argument would be taken apart.
 #
 # C code shared between modules lives in tools/wasm/include (on the include path).
 #

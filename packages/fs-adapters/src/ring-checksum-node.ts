@@ -6,7 +6,8 @@
  * 16, step by step (2026-12-02, evening session)").
  *
  * Where WebAssembly is missing (Node's `--jitless`) or a shared memory cannot be made, the ring is
- * a plain `SharedArrayBuffer` and the thread copies, as before.
+ * a plain `SharedArrayBuffer` and the thread copies, as before; it copies out of the memory too
+ * where the module cannot be instantiated over it (`WriteThread.sumsInRing` says which way).
  *
  * @example
  * ```ts
@@ -34,7 +35,8 @@ export function sharedRingMemory(bytes: number): WebAssembly.Memory | undefined 
   if (typeof WebAssembly !== "object" || bytes % PAGE_BYTES !== 0) return undefined;
   try {
     const pages = bytes / PAGE_BYTES;
-    return new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+    const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+    return memory.buffer instanceof SharedArrayBuffer ? memory : undefined;
   } catch {
     return undefined;
   }

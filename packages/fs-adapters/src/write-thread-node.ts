@@ -201,16 +201,21 @@ export class WriteThread {
 
   /**
    * A new thread, once it waits for files. Its ring is a shared WebAssembly memory, where the
-   * thread sums chunks without copying them (ring-checksum-node.ts), unless none can be made or
-   * `options.sumInRing` is `false` (tests of the copying way). @internal
+   * thread sums chunks without copying them (ring-checksum-node.ts); where none can be made, a
+   * plain `SharedArrayBuffer`, and the thread copies them out first. It copies too when it cannot
+   * instantiate the module over the memory, or when `options.sumInRing` is `false` (tests of the
+   * copying way): {@link WriteThread.sumsInRing} says which. @internal
    */
   static async start(options?: { sumInRing?: boolean }): Promise<WriteThread> {
-    const memory = options?.sumInRing === false ? undefined : sharedRingMemory(RING_BYTES);
+    const memory = sharedRingMemory(RING_BYTES);
     const ring = (memory?.buffer ?? new SharedArrayBuffer(RING_BYTES)) as SharedArrayBuffer;
     const control = new Int32Array(new SharedArrayBuffer(4 * (COUNTERS + DESCRIPTORS * FIELDS)));
-    // Flags that change module resolution (a test runner's `--conditions development`) would send
-    // the worker to the TypeScript sources; it needs none of the parent's flags.
-    const worker = new Worker(workerUrl(), { workerData: memory === undefined ? { ring, control } : { memory, control }, execArgv: [] });
+    // The ring is always sent as itself, so that a worker script from another build still starts
+    // and is refused by its PROTOCOL (below), not by a crash; the memory only when it is to be
+    // summed in. Flags that change module resolution (a test runner's `--conditions development`)
+    // would send the worker to the TypeScript sources; it needs none of the parent's flags.
+    const summedIn = options?.sumInRing === false ? undefined : memory;
+    const worker = new Worker(workerUrl(), { workerData: { ring, control, ...(summedIn === undefined ? {} : { memory: summedIn }) }, execArgv: [] });
     const thread = new WriteThread(worker, ring, control);
     worker.ref();
     try {

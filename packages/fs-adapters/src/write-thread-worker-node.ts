@@ -11,7 +11,7 @@
  *
  * @example
  * ```ts
- * new Worker(new URL("./write-thread-worker-node.js", import.meta.url), { workerData: { ring, control } });
+ * new Worker(new URL("./write-thread-worker-node.js", import.meta.url), { workerData: { ring, control, memory } });
  * ```
  * @module
  */
@@ -26,11 +26,10 @@ import {
   SUMS_IN_RING, SYSCALLS,
 } from "./write-thread-protocol-node.js";
 
-// The ring is the memory's buffer when the calling thread made it a shared WebAssembly memory.
-const { memory, control, ...plain } = workerData as { memory?: WebAssembly.Memory; ring?: SharedArrayBuffer; control: Int32Array };
-const ring = (memory?.buffer ?? plain.ring) as SharedArrayBuffer;
-/** The Adler-32 of bytes in the ring, summed where they lie; `undefined`: copied out first (@fmt/header). */
-const sumInRing = memory === undefined ? undefined : ringAdler32(memory);
+// `memory`, when given, is the shared WebAssembly memory whose buffer is the ring.
+const { ring, control, memory } = workerData as { ring: SharedArrayBuffer; control: Int32Array; memory?: WebAssembly.Memory };
+/** The Adler-32 of bytes at an offset of the ring, where they lie; `undefined`: copied out first (@fmt/header). */
+const adler32InRing = memory === undefined ? undefined : ringAdler32(memory);
 const bytes = new Uint8Array(ring);
 const text = Buffer.from(ring);
 const STEP_STATUS = { create: STATUS.createFailed, replace: STATUS.replaceFailed, write: STATUS.writeFailed } as const;
@@ -50,7 +49,7 @@ function write(n: number): number {
     if (summed >= 0) {
       // A record without room for the sum after the summed bytes is damaged: never written.
       if (summed + 4 > value.length || control[descriptor(n, F_KIND)] !== KIND.writeAt) return STATUS.internal;
-      putSum(n, valueAt, value, summed);
+      putSum(n, value, summed);
     }
     const zeros = control[descriptor(n, F_ZEROS)]!;
     if (control[descriptor(n, F_KIND)] === KIND.writeAt) {
@@ -80,12 +79,12 @@ function write(n: number): number {
 }
 
 /**
- * Puts the Adler-32 of the first `summed` bytes of `value` (at `valueAt` in the ring; XOR the
- * record's `F_SUM_XOR`) into the four bytes after them, little-endian, and into the descriptor for
- * the calling thread.
+ * Puts the Adler-32 of the first `summed` bytes of `value` (a view of the ring: its `byteOffset` is
+ * its offset there; XOR the record's `F_SUM_XOR`) into the four bytes after them, little-endian,
+ * and into the descriptor for the calling thread.
  */
-function putSum(n: number, valueAt: number, value: Uint8Array, summed: number): void {
-  const sum = sumInRing === undefined ? adler32(value.subarray(0, summed)) : sumInRing(valueAt, summed);
+function putSum(n: number, value: Uint8Array, summed: number): void {
+  const sum = adler32InRing === undefined ? adler32(value.subarray(0, summed)) : adler32InRing(value.byteOffset, summed);
   const stored = (sum ^ control[descriptor(n, F_SUM_XOR)]!) >>> 0;
   value[summed] = stored & 0xff;
   value[summed + 1] = (stored >>> 8) & 0xff;
@@ -104,7 +103,7 @@ function recordSystemError(n: number, error: unknown): boolean {
 }
 
 try {
-  Atomics.store(control, SUMS_IN_RING, sumInRing === undefined ? 0 : 1);
+  Atomics.store(control, SUMS_IN_RING, adler32InRing === undefined ? 0 : 1);
   Atomics.store(control, READY, PROTOCOL);
   Atomics.notify(control, READY);
   for (;;) {

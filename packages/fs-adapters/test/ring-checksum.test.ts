@@ -7,8 +7,9 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ringAdler32, sharedRingMemory } from "../src/ring-checksum-node.js";
+import { RING_CHECKSUM_WASM_BASE64 } from "../src/wasm/ring-checksum.generated.js";
 import { WriteThread } from "../src/write-thread-node.js";
 import { useWriteThreadScratch } from "./write-thread-scratch.js";
 
@@ -42,10 +43,29 @@ describe("ringAdler32", () => {
     expect(Buffer.compare(bytes, before)).toBe(0);
   });
 
-  it("traps rather than reads past the memory's end", () => {
+  it("traps rather than reads past the memory's end, in its 32-byte steps and in the bytes after them", () => {
     const memory = sharedRingMemory(1 << 16)!;
     const sumAt = ringAdler32(memory)!;
     expect(() => sumAt((1 << 16) - 10, 11)).toThrow(WebAssembly.RuntimeError);
+    expect(() => sumAt((1 << 16) - 40, 64)).toThrow(WebAssembly.RuntimeError);
+  });
+
+  it("is a module that cannot write at instantiation: no data, data count or start section", () => {
+    const bytes = Buffer.from(RING_CHECKSUM_WASM_BASE64, "base64");
+    const sections: number[] = [];
+    // After the 8-byte preamble: each section's id, then its size (unsigned LEB128), then its bytes.
+    for (let at = 8; at < bytes.length; ) {
+      sections.push(bytes[at++]!);
+      let size = 0;
+      for (let shift = 0; ; shift += 7) {
+        const byte = bytes[at++]!;
+        size += (byte & 0x7f) * 2 ** shift;
+        if (byte < 0x80) break;
+      }
+      at += size;
+    }
+    expect(sections).toContain(10); // the code
+    expect(sections.filter((id) => id === 8 || id === 11 || id === 12)).toEqual([]);
   });
 
   it("declines a memory that is not shared: no module over it", () => {
@@ -60,10 +80,19 @@ describe("sharedRingMemory", () => {
     expect(memory.buffer.byteLength).toBe(8 << 20);
     expect(sharedRingMemory((8 << 20) + 1)).toBeUndefined();
   });
+
+  it("makes none without WebAssembly (Node's --jitless)", () => {
+    vi.stubGlobal("WebAssembly", undefined);
+    try {
+      expect(sharedRingMemory(8 << 20)).toBeUndefined();
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
 });
 
 describe("the write thread's sums", () => {
-  it("are taken in the ring of the process's thread, and a thread whose ring is plain memory copies the chunks out and stores the same sums", async () => {
+  it("are taken in the ring of the process's thread, and a thread told not to sum there copies the chunks out of the same kind of ring and stores the same sums", async () => {
     expect(scratch.thread.sumsInRing).toBe(true);
     const copying = await WriteThread.start({ sumInRing: false });
     expect(copying.sumsInRing).toBe(false);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rebuild the @fmt/fs-adapters WebAssembly module of the write thread's ring checksum
 # (tools/wasm/build-module.sh does the work). Its memory is imported and shared: the ring itself.
-# The module keeps nothing in it (no stack, no data: global base 0) and asks for one page at least.
+# The module keeps nothing in it (no stack, no data: global base 0) and asks for one page at least;
+# its stack-size=0 comes after build-module.sh's own stack size, and the last one given wins.
 #
 #   bash wasm/build.sh          writes wasm/ring_checksum.wasm and src/wasm/ring-checksum.generated.ts
 #   bash wasm/build.sh --check  fails if either committed file differs from a rebuild (CI runs this)

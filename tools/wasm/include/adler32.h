@@ -1,7 +1,8 @@
 /*
  * Adler-32 (RFC 1950) in WebAssembly SIMD, shared by the modules that checksum bytes where they
- * lie: @fmt/header's checksum module (bytes copied into it) and @fmt/blosc's kernels (format-2
- * chunks read into, or encoded in, the decoder's memory, checksummed there without a copy).
+ * lie: @fmt/header's checksum module (bytes copied into it), @fmt/blosc's kernels (format-2
+ * chunks read into, or encoded in, the decoder's memory, checksummed there without a copy) and
+ * @fmt/fs-adapters' ring checksum (chunks in the write thread's shared ring, which it imports).
  * Included by their C sources (tools/wasm/build-module.sh puts this directory on the include path).
  *
  * Over a run of bytes b_0..b_{n-1} with sums s1, s2 at its start, Adler-32 ends with
