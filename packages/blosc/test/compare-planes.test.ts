@@ -142,7 +142,8 @@ describe("comparePlanned", () => {
           const values = kind.read(bytes);
           // The constant: a value of the array (a tie down to the last plane) or one next to it.
           const base = bits[pick % n]!;
-          const constantBits = pick % 3 === 0 ? base : pick % 3 === 1 ? base + 1n : base - 1n;
+          // Or a random one, whose top byte most blocks never tie with.
+          const constantBits = pick % 4 === 0 ? base : pick % 4 === 1 ? base + 1n : pick % 4 === 2 ? base - 1n : BigInt(seed >>> 0) * 0x9e3779b97f4a7c15n;
           const value = kind.write([constantBits]);
           const constant = kind.read(value)[0]!;
           const chunk = compress(bytes, { typesize: kind.size, cname, clevel: 5, shuffle: 1, blocksize });
@@ -193,6 +194,50 @@ describe("comparePlanned", () => {
         const holdsForAll = op === "==" || op === "<=" || op === ">=";
         expect(comparePlanned(chunk, plan, { kind: kind.kind, op, value }, mask)).toBe(holdsForAll ? n : 0);
         expect(mask.every((b) => b === (holdsForAll ? 1 : 0))).toBe(true);
+      }
+    }
+  });
+
+  it("decides blocks from their top plane alone when no value ties with the constant there, and takes the planes below in a block where one does", () => {
+    // Split blocks and a short last one. Every value's top byte is 0x3f or 0x40 (0x41 for the
+    // constant); the second block also holds a value whose top byte ties with the constant's, and
+    // for floats the third a NaN and an infinity (their exponent needs the planes below).
+    for (const kind of KINDS.filter((k) => k.size > 1)) {
+      const top = BigInt(8 * kind.size - 8);
+      const low = (1n << top) - 1n;
+      const n = 8 * 16_384 + 37;
+      const constantBits = (0x41n << top) | 0x1234n;
+      const chunkOf = (perBlock: number): { bits: bigint[]; chunk: Uint8Array } => {
+        let s = 12345;
+        const next = (): bigint => BigInt((s = (Math.imul(s, 1103515245) + 12345) >>> 0));
+        const bits = Array.from({ length: n }, (_, i) => ((i % 5 === 0 ? 0x3fn : 0x40n) << top) | (((next() << 24n) ^ next()) & low));
+        bits[perBlock + 77] = constantBits + 1n;
+        if (kind.kind === "float") {
+          bits[2 * perBlock + 5] = SPECIAL[kind.size]![4]!; // NaN
+          bits[2 * perBlock + 900] = SPECIAL[kind.size]![2]!; // +infinity
+        }
+        return { bits, chunk: compress(kind.write(bits), { typesize: kind.size, cname: "lz4", clevel: 5, shuffle: 1, blocksize: 16_384 }) };
+      };
+      // The block size the compressor picks for this many bytes, then the values placed by it.
+      const perBlock = planChunk(chunkOf(1000).chunk).header.blocksize / kind.size;
+      const { bits, chunk } = chunkOf(perBlock);
+      const plan = planChunk(chunk);
+      expect(plan.header.blocksize / kind.size).toBe(perBlock);
+      expect(plan.nblocks).toBeGreaterThanOrEqual(4);
+      const values = kind.read(kind.write(bits));
+      const value = kind.write([constantBits]);
+      const constant = kind.read(value)[0]!;
+      for (const op of OPS) {
+        const mask = new Uint8Array(n).fill(0xff);
+        const got = comparePlanned(chunk, plan, { kind: kind.kind, op, value }, mask);
+        let expected = 0;
+        for (let i = 0; i < n; i++) {
+          const hit = holds(op, values[i]!, constant);
+          expected += hit ? 1 : 0;
+          if (mask[i] !== (hit ? 1 : 0)) expect.fail(`${kind.name} ${op} ${constant}: value ${i} (${values[i]}) gave ${mask[i]}`);
+        }
+        expect(got).toBe(expected);
+        expect(comparePlanned(chunk, plan, { kind: kind.kind, op, value })).toBe(expected);
       }
     }
   });
