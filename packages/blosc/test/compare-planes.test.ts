@@ -122,6 +122,38 @@ function valuesOf(kind: Kind, n: number, seed: number, spread: number): bigint[]
   return out;
 }
 
+/**
+ * `n` values whose top byte is `near` (one in five) or `near + 1`, the bytes below it drawn from
+ * a seeded generator: values that never tie with a constant whose top byte is `near + 2`.
+ */
+function walkBelow(n: number, near: bigint, top: bigint, seed: number): bigint[] {
+  let s = seed;
+  const next = (): bigint => BigInt((s = (Math.imul(s, 1103515245) + 12345) >>> 0));
+  const low = (1n << top) - 1n;
+  return Array.from({ length: n }, (_, i) => ((i % 5 === 0 ? near : near + 1n) << top) | (((next() << 24n) ^ next()) & low));
+}
+
+/** comparePlanned of `chunk` (of `bits` as `kind`) with `constantBits`, for every operator: masks and counts as JavaScript compares the values. */
+function expectComparisons(kind: Kind, bits: bigint[], constantBits: bigint, chunk: Uint8Array): void {
+  const plan = planChunk(chunk);
+  const values = kind.read(kind.write(bits));
+  const value = kind.write([constantBits]);
+  const constant = kind.read(value)[0]!;
+  const n = bits.length;
+  for (const op of OPS) {
+    const mask = new Uint8Array(n).fill(0xff);
+    const got = comparePlanned(chunk, plan, { kind: kind.kind, op, value }, mask);
+    let expected = 0;
+    for (let i = 0; i < n; i++) {
+      const hit = holds(op, values[i]!, constant);
+      expected += hit ? 1 : 0;
+      if (mask[i] !== (hit ? 1 : 0)) expect.fail(`${kind.name} ${op} ${constant}: value ${i} (${values[i]}) gave ${mask[i]}`);
+    }
+    expect(got).toBe(expected);
+    expect(comparePlanned(chunk, plan, { kind: kind.kind, op, value })).toBe(expected);
+  }
+}
+
 describe("comparePlanned", () => {
   it("counts and masks as comparing the values would (property)", () => {
     let compared = 0;
@@ -199,45 +231,59 @@ describe("comparePlanned", () => {
   });
 
   it("decides blocks from their top plane alone when no value ties with the constant there, and takes the planes below in a block where one does", () => {
-    // Split blocks and a short last one. Every value's top byte is 0x3f or 0x40 (0x41 for the
-    // constant); the second block also holds a value whose top byte ties with the constant's, and
-    // for floats the third a NaN and an infinity (their exponent needs the planes below).
+    // Split blocks and a short last one, of positive and of negative values. Every value's top
+    // byte is `near` or `near + 1` (the constant's `near + 2`); the second block also holds a value
+    // whose top byte ties with the constant's, and for floats the third a NaN and an infinity of
+    // the values' sign (their exponent needs the planes below).
     for (const kind of KINDS.filter((k) => k.size > 1)) {
-      const top = BigInt(8 * kind.size - 8);
-      const low = (1n << top) - 1n;
-      const n = 8 * 16_384 + 37;
-      const constantBits = (0x41n << top) | 0x1234n;
-      const chunkOf = (perBlock: number): { bits: bigint[]; chunk: Uint8Array } => {
-        let s = 12345;
-        const next = (): bigint => BigInt((s = (Math.imul(s, 1103515245) + 12345) >>> 0));
-        const bits = Array.from({ length: n }, (_, i) => ((i % 5 === 0 ? 0x3fn : 0x40n) << top) | (((next() << 24n) ^ next()) & low));
-        bits[perBlock + 77] = constantBits + 1n;
-        if (kind.kind === "float") {
-          bits[2 * perBlock + 5] = SPECIAL[kind.size]![4]!; // NaN
-          bits[2 * perBlock + 900] = SPECIAL[kind.size]![2]!; // +infinity
+      for (const near of [0x3fn, 0xbfn]) {
+        const top = BigInt(8 * kind.size - 8);
+        const low = (1n << top) - 1n;
+        const n = 8 * 16_384 + 37;
+        const constantBits = ((near + 2n) << top) | (0x1234n & low);
+        // SPECIAL's NaN and infinity of the values' sign.
+        const nan = near >= 0x80n ? 6 : 4;
+        const infinity = near >= 0x80n ? 3 : 2;
+        const chunkOf = (perBlock: number): { bits: bigint[]; chunk: Uint8Array } => {
+          const bits = walkBelow(n, near, top, 12345);
+          bits[perBlock + 77] = constantBits + 1n;
+          if (kind.kind === "float") {
+            bits[2 * perBlock + 5] = SPECIAL[kind.size]![nan]!;
+            bits[2 * perBlock + 900] = SPECIAL[kind.size]![infinity]!;
+          }
+          return { bits, chunk: compress(kind.write(bits), { typesize: kind.size, cname: "lz4", clevel: 5, shuffle: 1, blocksize: 16_384 }) };
+        };
+        // The block size the compressor picks for this many bytes, then the values placed by it.
+        const perBlock = planChunk(chunkOf(1000).chunk).header.blocksize / kind.size;
+        const { bits, chunk } = chunkOf(perBlock);
+        const plan = planChunk(chunk);
+        expect(plan.header.blocksize / kind.size).toBe(perBlock);
+        expect(plan.nblocks).toBeGreaterThanOrEqual(4);
+        expectComparisons(kind, bits, constantBits, chunk);
+      }
+    }
+  });
+
+  it("decides a one-block chunk from its top plane, the values after its last 16 included, and holds back a NaN or an infinity among them", () => {
+    // One split block of 1,000 values (as the store's plane readers read a chunk file): its last
+    // 8 values are compared apart from the groups of 16.
+    for (const kind of KINDS.filter((k) => k.size > 1)) {
+      for (const near of [0x3fn, 0xbfn]) {
+        const top = BigInt(8 * kind.size - 8);
+        const low = (1n << top) - 1n;
+        const n = 1000;
+        const constantBits = ((near + 2n) << top) | (0x1234n & low);
+        // Nothing special, then SPECIAL's +infinity, -infinity, NaN and negative NaN.
+        const cases: (number | undefined)[] = kind.kind === "float" ? [undefined, 2, 3, 4, 6] : [undefined];
+        for (const special of cases) {
+          const bits = walkBelow(n, near, top, 777);
+          if (special !== undefined) bits[n - 3] = SPECIAL[kind.size]![special]!;
+          const chunk = compress(kind.write(bits), { typesize: kind.size, cname: "lz4", clevel: 5, shuffle: 1 });
+          const plan = planChunk(chunk);
+          expect(plan.nblocks).toBe(1);
+          expect(plan.header.memcpyed).toBe(false);
+          expectComparisons(kind, bits, constantBits, chunk);
         }
-        return { bits, chunk: compress(kind.write(bits), { typesize: kind.size, cname: "lz4", clevel: 5, shuffle: 1, blocksize: 16_384 }) };
-      };
-      // The block size the compressor picks for this many bytes, then the values placed by it.
-      const perBlock = planChunk(chunkOf(1000).chunk).header.blocksize / kind.size;
-      const { bits, chunk } = chunkOf(perBlock);
-      const plan = planChunk(chunk);
-      expect(plan.header.blocksize / kind.size).toBe(perBlock);
-      expect(plan.nblocks).toBeGreaterThanOrEqual(4);
-      const values = kind.read(kind.write(bits));
-      const value = kind.write([constantBits]);
-      const constant = kind.read(value)[0]!;
-      for (const op of OPS) {
-        const mask = new Uint8Array(n).fill(0xff);
-        const got = comparePlanned(chunk, plan, { kind: kind.kind, op, value }, mask);
-        let expected = 0;
-        for (let i = 0; i < n; i++) {
-          const hit = holds(op, values[i]!, constant);
-          expected += hit ? 1 : 0;
-          if (mask[i] !== (hit ? 1 : 0)) expect.fail(`${kind.name} ${op} ${constant}: value ${i} (${values[i]}) gave ${mask[i]}`);
-        }
-        expect(got).toBe(expected);
-        expect(comparePlanned(chunk, plan, { kind: kind.kind, op, value })).toBe(expected);
       }
     }
   });

@@ -7,7 +7,8 @@
  * floats with every bit flipped when negative, the sign bit otherwise), values compare as their
  * keys' bytes read from the most significant plane down. Most values of real data already differ
  * from the constant in the first plane or two: a split block's top plane is decoded first, and
- * decides the block alone when none of its values ties with the constant there; otherwise the
+ * decides the block alone when none of its values ties with the constant there (nor, for floats,
+ * has a top byte of all exponent bits, where infinity and NaN lie); otherwise the
  * plane below it is decoded and the two are compared at once, and a plane below those only when
  * some 16 values still tie with the constant above it (or hold a float whose exponent is all
  * ones, infinity or NaN, told apart by the lower planes). A block stored as one stream (a short
@@ -62,7 +63,9 @@ INLINE v128_t compare_vector(const comparison *c, const u8 *const *planes, u32 a
   v128_t special = zero;
   if (is_float) {
     special = wasm_i8x16_eq(wasm_v128_and(top, c->exp_top), c->exp_top);
-    if (c->typesize > 2) {
+    /* With the top plane alone (top_plane_decides' last values), a top byte of all exponent bits
+       may be infinity or NaN: undecided, as the plane below that tells is not decoded. */
+    if (c->typesize > 2 && avail > 1) {
       v128_t next = wasm_v128_load(planes[1] + at);
       special = wasm_v128_and(special, wasm_i8x16_eq(wasm_v128_and(next, c->exp_next), c->exp_next));
     }
