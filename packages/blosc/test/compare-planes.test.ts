@@ -139,19 +139,23 @@ function expectComparisons(kind: Kind, bits: bigint[], constantBits: bigint, chu
   const values = kind.read(kind.write(bits));
   const value = kind.write([constantBits]);
   const constant = kind.read(value)[0]!;
-  const n = bits.length;
   for (const op of OPS) {
-    const mask = new Uint8Array(n).fill(0xff);
-    const got = comparePlanned(chunk, plan, { kind: kind.kind, op, value }, mask);
-    let expected = 0;
-    for (let i = 0; i < n; i++) {
-      const hit = holds(op, values[i]!, constant);
-      expected += hit ? 1 : 0;
-      if (mask[i] !== (hit ? 1 : 0)) expect.fail(`${kind.name} ${op} ${constant}: value ${i} (${values[i]}) gave ${mask[i]}`);
-    }
-    expect(got).toBe(expected);
+    const mask = new Uint8Array(bits.length).fill(0xff);
+    const expected = expectAgreement(kind, values, op, constant, mask, comparePlanned(chunk, plan, { kind: kind.kind, op, value }, mask));
     expect(comparePlanned(chunk, plan, { kind: kind.kind, op, value })).toBe(expected);
   }
+}
+
+/** That `mask` holds 1 exactly where `values[i] op constant` and `got` counts them; that count. */
+function expectAgreement(kind: Kind, values: (number | bigint)[], op: Op, constant: number | bigint, mask: Uint8Array, got: number | undefined): number {
+  let expected = 0;
+  for (let i = 0; i < values.length; i++) {
+    const hit = holds(op, values[i]!, constant);
+    expected += hit ? 1 : 0;
+    if (mask[i] !== (hit ? 1 : 0)) expect.fail(`${kind.name} ${op} ${constant}: value ${i} (${values[i]}) gave ${mask[i]}`);
+  }
+  expect(got).toBe(expected);
+  return expected;
 }
 
 describe("comparePlanned", () => {
@@ -192,13 +196,7 @@ describe("comparePlanned", () => {
           }
           compared++;
           expect(got).toBeDefined();
-          let expected = 0;
-          for (let i = 0; i < n; i++) {
-            const hit = holds(op, values[i]!, constant);
-            expected += hit ? 1 : 0;
-            if (mask[i] !== (hit ? 1 : 0)) expect.fail(`${kind.name} ${op} ${constant}: value ${i} (${values[i]}) gave ${mask[i]}`);
-          }
-          expect(got).toBe(expected);
+          const expected = expectAgreement(kind, values, op, constant, mask, got);
           // Counting alone gives the same number.
           expect(comparePlanned(chunk, plan, { kind: kind.kind, op, value })).toBe(expected);
         },
