@@ -124,7 +124,8 @@ function valuesOf(kind: Kind, n: number, seed: number, spread: number): bigint[]
 
 /**
  * `n` values whose top byte is `near` (one in five) or `near + 1`, the bytes below it drawn from
- * a seeded generator: values that never tie with a constant whose top byte is `near + 2`.
+ * a seeded generator: values that never tie with a constant of another top byte. Their top plane
+ * compresses (LZ4 finds the pattern), so a count reads it from its literals.
  */
 function walkBelow(n: number, near: bigint, top: bigint, seed: number): bigint[] {
   let s = seed;
@@ -230,15 +231,15 @@ describe("comparePlanned", () => {
 
   it("decides blocks from their top plane alone when no value ties with the constant there, and takes the planes below in a block where one does", () => {
     // Split blocks and a short last one, of positive and of negative values. Every value's top
-    // byte is `near` or `near + 1` (the constant's `near + 2`); the second block also holds a value
-    // whose top byte ties with the constant's, and for floats the third a NaN and an infinity of
-    // the values' sign (their exponent needs the planes below).
+    // byte is `near` or `near + 1`, the constant's above or below both; the second block also
+    // holds a value whose top byte ties with the constant's, and for floats the third a NaN and an
+    // infinity of the values' sign (their exponent needs the planes below).
     for (const kind of KINDS.filter((k) => k.size > 1)) {
-      for (const near of [0x3fn, 0xbfn]) {
+      for (const [near, constantTop] of [[0x3fn, 0x41n], [0x3fn, 0x3dn], [0xbfn, 0xc1n], [0xbfn, 0xbdn]] as const) {
         const top = BigInt(8 * kind.size - 8);
         const low = (1n << top) - 1n;
         const n = 8 * 16_384 + 37;
-        const constantBits = ((near + 2n) << top) | (0x1234n & low);
+        const constantBits = (constantTop << top) | (0x1234n & low);
         // SPECIAL's NaN and infinity of the values' sign.
         const nan = near >= 0x80n ? 6 : 4;
         const infinity = near >= 0x80n ? 3 : 2;
@@ -266,11 +267,11 @@ describe("comparePlanned", () => {
     // One split block of 1,000 values (as the store's plane readers read a chunk file): its last
     // 8 values are compared apart from the groups of 16.
     for (const kind of KINDS.filter((k) => k.size > 1)) {
-      for (const near of [0x3fn, 0xbfn]) {
+      for (const [near, constantTop] of [[0x3fn, 0x41n], [0x3fn, 0x3dn], [0xbfn, 0xc1n], [0xbfn, 0xbdn]] as const) {
         const top = BigInt(8 * kind.size - 8);
         const low = (1n << top) - 1n;
         const n = 1000;
-        const constantBits = ((near + 2n) << top) | (0x1234n & low);
+        const constantBits = (constantTop << top) | (0x1234n & low);
         // Nothing special, then SPECIAL's +infinity, -infinity, NaN and negative NaN.
         const cases: (number | undefined)[] = kind.kind === "float" ? [undefined, 2, 3, 4, 6] : [undefined];
         for (const special of cases) {
@@ -284,6 +285,48 @@ describe("comparePlanned", () => {
         }
       }
     }
+  });
+
+  it("counts from a top plane's literals exactly as from its decoded bytes, whatever the stream holds (corrupted streams give the same error or count)", () => {
+    // A count without a mask may decide a block from its LZ4 top plane's literals; with a mask the
+    // plane is decoded. Bytes of that stream overwritten at random must give both the same answer.
+    const kind = KINDS.find((k) => k.name === "f8")!;
+    const n = 1000;
+    const bits = walkBelow(n, 0x3fn, 56n, 99);
+    const chunk = compress(kind.write(bits), { typesize: 8, cname: "lz4", clevel: 5, shuffle: 1 });
+    const plan = planChunk(chunk);
+    expect(plan.nblocks).toBe(1);
+    // The top plane's stream: the last of the block's eight.
+    let at = plan.bstarts[0]!;
+    let size = 0;
+    for (let stream = 0; stream < 8; stream++) {
+      size = chunk[at]! | (chunk[at + 1]! << 8) | (chunk[at + 2]! << 16) | (chunk[at + 3]! << 24);
+      if (stream < 7) at += 4 + size;
+    }
+    expect(size).toBeLessThan(n);
+    const stream = at + 4;
+    const answer = (call: () => number | undefined): string => {
+      try {
+        return String(call());
+      } catch (error) {
+        return `error ${(error as Error).message}`;
+      }
+    };
+    let errors = 0;
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(size - 1), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }), fc.constantFrom(...OPS), fc.constantFrom(0x41n, 0x3dn), (writes, op, constantTop) => {
+        const corrupted = chunk.slice();
+        for (const [offset, byte] of writes) corrupted[stream + offset] = byte;
+        const value = kind.write([(constantTop << 56n) | 0x1234n]);
+        const counted = answer(() => comparePlanned(corrupted, planChunk(corrupted), { kind: "float", op, value }));
+        const masked = answer(() => comparePlanned(corrupted, planChunk(corrupted), { kind: "float", op, value }, new Uint8Array(n)));
+        if (masked.startsWith("error")) errors++;
+        expect(counted).toBe(masked);
+      }),
+      { numRuns: 300 },
+    );
+    // Most overwrites break the stream: the refusals are compared too.
+    expect(errors).toBeGreaterThan(0);
   });
 
   it("compares a chunk of several blocks with a short last one, and blocks too small to split", () => {

@@ -65,6 +65,7 @@ void fmt_bitunshuffle_planes(u32 typesize, u32 n, const u8 *const *planes, u8 *d
 /* lz4.c */
 i32 fmt_lz4_decode(const u8 *src, u32 srclen, u8 *dst, u32 dstcap);
 i32 fmt_lz4_decode_prefix(const u8 *src, u32 srclen, u8 *dst, u32 dstcap, u32 want);
+i32 fmt_lz4_byte_values(const u8 *src, u32 srclen, u32 dstcap, u8 *present);
 u32 fmt_lz4_encode(const u8 *src, u32 srclen, u8 *dst, u32 dstcap, u32 acceleration);
 u32 fmt_lz4hc_encode(const u8 *src, u32 srclen, u8 *dst, u32 dstcap, u32 level);
 /* blosclz.c */

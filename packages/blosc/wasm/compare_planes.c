@@ -11,8 +11,10 @@
  * has a top byte of all exponent bits, where infinity and NaN lie); otherwise the
  * plane below it is decoded and the two are compared at once, and a plane below those only when
  * some 16 values still tie with the constant above it (or hold a float whose exponent is all
- * ones, infinity or NaN, told apart by the lower planes). A block stored as one stream (a short
- * last block, too few values to split) is decoded whole. No block is unshuffled.
+ * ones, infinity or NaN, told apart by the lower planes). Counting without a mask, a top plane
+ * stored as an LZ4 stream whose literals all lie on one side of the constant decides the block
+ * without being decoded (top_stream_decides). A block stored as one stream (a short last block,
+ * too few values to split) is decoded whole. No block is unshuffled.
  *
  * NaN compares as IEEE 754 says (only != holds); the caller passes no NaN float constant and no
  * zero float constant (-0 and +0 are equal but their keys differ).
@@ -230,6 +232,33 @@ INLINE int top_plane_decides(const comparison *c, const block_planes *b, int is_
 }
 
 /*
+ * For a count without a mask: how many of a split block's n values hold, when its top plane is
+ * an LZ4 stream (at p, size bytes, of n bytes decoded) whose every value lies on one side of the
+ * constant's top key byte, none tied with it and, for floats, none with all exponent bits in it
+ * (infinity or NaN): n or 0, from the stream's literals alone (fmt_lz4_byte_values), the plane
+ * never decoded. -1 when that does not decide (a value on each side, a tie, a stream the decoder
+ * would refuse or that decodes to another length: the decoder then says so).
+ */
+static i32 top_stream_decides(const comparison *c, const u8 *p, u32 size, u32 n) {
+  u8 present[256];
+  __builtin_memset(present, 0, sizeof present);
+  if (fmt_lz4_byte_values(p, size, n, present) != (i32)n) return -1;
+  const u32 key0 = wasm_u8x16_extract_lane(c->key[0], 0);
+  const u32 exp_top = wasm_u8x16_extract_lane(c->exp_top, 0);
+  int above = 0, below = 0;
+  for (u32 byte = 0; byte < 256; byte++) {
+    if (!present[byte]) continue;
+    u32 key = key_byte(c->kind, (u8)byte, (u8)byte, 0);
+    if (key == key0 || (c->kind == KIND_FLOAT && (byte & exp_top) == exp_top)) return -1;
+    if (key > key0) above = 1;
+    else below = 1;
+  }
+  if (above == below) return -1;
+  const int holds = above ? wasm_v128_any_true(c->want_gt) : wasm_v128_any_true(c->want_lt);
+  return holds ? (i32)n : 0;
+}
+
+/*
  * Compares every value of a Blosc 1.x chunk (src, srclen readable bytes; header and bstarts
  * validated by the caller, streams checked again here) with the constant whose typesize
  * little-endian bytes are at `value`: `kind` 0 unsigned, 1 signed, 2 float (typesize 2, 4 or 8),
@@ -323,6 +352,14 @@ i32 compare_chunk(const u8 *src, u32 srclen, u32 kind, u32 op, const u8 *value, 
        decide every value (top_plane_decides); then the top two planes are compared at once. */
     const u32 first = T < 2 ? T : 2;
     for (u32 want = nsplits > 1 && first > 1 ? 1 : first;; want = want < first ? first : b.avail + 1) {
+      /* Counting only: a top plane stored as an LZ4 stream may decide the block from its literals. */
+      if (want < first && !block_mask && codec == 1 && size[T - 1] != neblock && T - 1 >= read_from) {
+        i32 held = top_stream_decides(&c, src + at[T - 1], size[T - 1], n);
+        if (held >= 0) {
+          count += (u32)held;
+          break;
+        }
+      }
       for (; b.avail < want; b.avail++) {
         u32 s = T - 1 - b.avail;
         if (s < read_from) return ERR_NOT_READ;

@@ -107,6 +107,63 @@ i32 fmt_lz4_decode_prefix(const u8 *src, u32 srclen, u8 *dst, u32 dstcap, u32 wa
   return lz4_decode_upto(src, srclen, dst, dstcap, want);
 }
 
+/*
+ * The byte values an LZ4 block decodes to, without decoding it: every byte it decodes to is one
+ * of its literals or a copy of an earlier byte, so `present[b]` is set to 1 for each literal b
+ * (the caller clears it). Returns what fmt_lz4_decode would return for the same block and dstcap
+ * (the decoded length, or the same error), with the same checks, so a block it accepts is one
+ * the decoder accepts. compare_chunk decides a block whose top plane's values all lie on one
+ * side of the constant from its few hundred literals, where decoding wrote 64 KiB.
+ */
+i32 fmt_lz4_byte_values(const u8 *src, u32 srclen, u32 dstcap, u8 *present) {
+  const u8 *ip = src;
+  const u8 *const iend = src + srclen;
+  u32 out = 0;
+  if (srclen == 0) return ERR_CORRUPT;
+  for (;;) {
+    if (UNLIKELY(ip >= iend)) return ERR_SRC_TRUNCATED;
+    u32 token = *ip++;
+    u32 lit = token >> 4;
+    if (lit == 15) {
+      u32 b;
+      do {
+        if (UNLIKELY(ip >= iend)) return ERR_SRC_TRUNCATED;
+        b = *ip++;
+        lit += b;
+        if (UNLIKELY(lit > srclen)) return ERR_SRC_TRUNCATED;
+      } while (b == 255);
+    }
+    if (lit != 0) {
+      if (UNLIKELY(lit > (u32)(iend - ip))) return ERR_SRC_TRUNCATED;
+      if (UNLIKELY(lit > dstcap - out)) return ERR_DST_SMALL;
+      for (u32 i = 0; i < lit; i++) present[ip[i]] = 1;
+      out += lit;
+      ip += lit;
+      if (ip == iend) break;
+    } else if (ip == iend) {
+      break;
+    }
+    if (UNLIKELY(iend - ip < 2)) return ERR_SRC_TRUNCATED;
+    u32 dist = load_u16le(ip);
+    ip += 2;
+    if (UNLIKELY(dist == 0 || dist > out)) return ERR_CORRUPT;
+    u32 len = token & 15;
+    if (len == 15) {
+      u32 b;
+      do {
+        if (UNLIKELY(ip >= iend)) return ERR_SRC_TRUNCATED;
+        b = *ip++;
+        len += b;
+        if (UNLIKELY(len > dstcap)) return ERR_DST_SMALL;
+      } while (b == 255);
+    }
+    len += LZ4_MIN_MATCH;
+    if (UNLIKELY(len > dstcap - out)) return ERR_DST_SMALL;
+    out += len;
+  }
+  return (i32)out;
+}
+
 /* ---- encoders ---- */
 
 typedef struct {
