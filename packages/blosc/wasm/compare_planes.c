@@ -352,8 +352,10 @@ i32 compare_chunk(const u8 *src, u32 srclen, u32 kind, u32 op, const u8 *value, 
        decide every value (top_plane_decides); then the top two planes are compared at once. */
     const u32 first = T < 2 ? T : 2;
     for (u32 want = nsplits > 1 && first > 1 ? 1 : first;; want = want < first ? first : b.avail + 1) {
-      /* Counting only: a top plane stored as an LZ4 stream may decide the block from its literals. */
-      if (want < first && !block_mask && codec == 1 && size[T - 1] != neblock && T - 1 >= read_from) {
+      /* Counting only: a top plane stored as an LZ4 stream may decide the block from its literals.
+         Only a stream of at most a quarter of the plane: one of mostly literals would be walked
+         byte by byte before being decoded anyway. */
+      if (want < first && !block_mask && codec == 1 && size[T - 1] <= neblock / 4 && T - 1 >= read_from) {
         i32 held = top_stream_decides(&c, src + at[T - 1], size[T - 1], n);
         if (held >= 0) {
           count += (u32)held;

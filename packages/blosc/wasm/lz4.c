@@ -15,7 +15,8 @@
 /*
  * Decodes until the stream ends or, when want <= dstcap, until at least `want` bytes are out
  * (a single element of a block needs only the stream's prefix up to it). The full decoder
- * passes want = UINT32_MAX, so its checks stay those of a whole stream.
+ * passes want = UINT32_MAX, so its checks stay those of a whole stream. fmt_lz4_byte_values
+ * repeats the general path's checks without the writes: change both together.
  */
 INLINE i32 lz4_decode_upto(const u8 *src, u32 srclen, u8 *dst, u32 dstcap, u32 want) {
   const u8 *ip = src;
@@ -113,7 +114,14 @@ i32 fmt_lz4_decode_prefix(const u8 *src, u32 srclen, u8 *dst, u32 dstcap, u32 wa
  * (the caller clears it). Returns what fmt_lz4_decode would return for the same block and dstcap
  * (the decoded length, or the same error), with the same checks, so a block it accepts is one
  * the decoder accepts. compare_chunk decides a block whose top plane's values all lie on one
- * side of the constant from its few hundred literals, where decoding wrote 64 KiB.
+ * side of the constant from its literals: on the store benchmark's float64 walk, a few hundred
+ * of them where decoding wrote 64 KiB.
+ *
+ * Its checks are lz4_decode_upto's general path, line for line, without the writes: a change to
+ * either changes both. They stay two functions so that the decoder's loop, the codec's hot path,
+ * carries nothing for the scan. compare-planes.test.ts pins the two together: counts taken from
+ * the literals and counts taken from the decoded plane, over streams overwritten at random, give
+ * the same number or the same error.
  */
 i32 fmt_lz4_byte_values(const u8 *src, u32 srclen, u32 dstcap, u8 *present) {
   const u8 *ip = src;
