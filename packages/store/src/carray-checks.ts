@@ -150,3 +150,20 @@ export async function precheckChunk(array: CheckedArray, reader: ChunkReader, wr
   if (index >= array.nchunks && writing) return;
   await reader.loadChunk(index);
 }
+
+/**
+ * The `n` of `CArray.trim`: an integer from 0 to the array's length, else `UsageError`
+ * (`INVALID_ARGUMENT`, `OUT_OF_RANGE`).
+ *
+ * @example
+ * ```ts
+ * await array.resize(array.length - checkTrim(array, 1700));
+ * ```
+ */
+export function checkTrim(array: CheckedArray, n: number): number {
+  checkInteger(n, "n");
+  if (n < 0 || n > array.length) {
+    throw new UsageError("OUT_OF_RANGE", "cannot trim more rows than the array has", { path: array.path, field: "n", expected: `0 <= n <= ${array.length}`, actual: n });
+  }
+  return n;
+}

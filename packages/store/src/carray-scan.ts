@@ -14,8 +14,9 @@ import { sumTransientFloat64 } from "@fmt/blosc";
 import { UsageError } from "@fmt/errors";
 import type { DType } from "@fmt/meta";
 import { decodeValues } from "@fmt/expr";
+import type { TypedValues } from "@fmt/expr";
 import type { ChunkReader } from "./carray-read.js";
-import { checkTakeIndices } from "./carray-take.js";
+import { checkTakeIndices, checkTypedOut, swapInPlace } from "./carray-take.js";
 import { checkInteger } from "./internal.js";
 import type { IterBlocksOptions, RowBlock } from "./options.js";
 import { resultBytes } from "./result-memory.js";
@@ -520,6 +521,50 @@ export async function readBytesOf(ctx: ScanContext, start: number, stop: number)
   const out = resultBytes(size, ctx.maxReadBytes);
   if (size > 0) await ctx.reader.readInto(out, start, stop);
   return out;
+}
+
+/**
+ * `CArray.readInto`: rows `[start, stop)` decoded straight into the caller's typed array, then
+ * swapped into the platform's byte order. `helped` may hand later rows to helper threads
+ * (read-helpers.ts); it resolves to `false` when it did not, and this thread reads them all.
+ *
+ * @example
+ * ```ts
+ * await readIntoOf(ctx, new Float64Array(ctx.length), 0, ctx.length, async () => false);
+ * ```
+ */
+export async function readIntoOf(
+  ctx: ScanContext,
+  out: TypedValues,
+  start: number,
+  stop: number,
+  helped: (bytes: Uint8Array, readHere: (part: Uint8Array, from: number, to: number) => Promise<void>) => Promise<boolean>,
+): Promise<void> {
+  ctx.checkBounds(start, stop);
+  const bytes = checkTypedOut(out, ctx.dtype, (stop - start) * ctx.itemsPerRow, ctx.path);
+  ctx.checkWork(start, stop, 1);
+  if (bytes.length > 0) {
+    await precheckRead(ctx, bytes.length, stop);
+    const readHere = (part: Uint8Array, from: number, to: number): Promise<void> => ctx.reader.readInto(part, from, to);
+    if (!(await helped(bytes, readHere))) await readHere(bytes, start, stop);
+  }
+  swapInPlace(bytes, ctx.dtype);
+}
+
+/**
+ * A helper thread's part of a read (`CArray.readPart`): the stored bytes of rows `[start, stop)`
+ * into `out`, which must hold exactly their bytes.
+ *
+ * @example
+ * ```ts
+ * await readPartOf(ctx, part, 65536, 131072);
+ * ```
+ */
+export async function readPartOf(ctx: ScanContext, out: Uint8Array, start: number, stop: number): Promise<void> {
+  ctx.checkBounds(start, stop);
+  const expected = (stop - start) * ctx.atomSize;
+  if (out.length !== expected) throw new UsageError("INVALID_ARGUMENT", "out must hold exactly the rows' bytes", { path: ctx.path, field: "out", expected, actual: out.length });
+  if (out.length > 0) await ctx.reader.readInto(out, start, stop);
 }
 
 /**

@@ -1,21 +1,19 @@
-import { UsageError } from "@fmt/errors";
 import type { Cparams, DType, JsonValue } from "@fmt/meta";
 import type { ReadableStore } from "@fmt/fs-adapters";
 import { decodeValues, entriesPerElement } from "@fmt/expr";
 import type { Scalar, StoredComparison, TypedValues, Values } from "@fmt/expr";
-import { checkInteger, normalizeSlice } from "./internal.js";
+import { normalizeSlice } from "./internal.js";
 import { callLimits } from "./limits.js";
 import type { CallLimits } from "./limits.js";
 import { compareStoredOf } from "./carray-compare.js";
 import type { ComparedRows } from "./carray-compare.js";
 import { ChunkReader } from "./carray-read.js";
-import { checkBounds, checkChunkIndex, checkIndex, checkWork, requireWriter } from "./carray-checks.js";
+import { checkChunkIndex, checkIndex, checkTrim, requireWriter } from "./carray-checks.js";
 import { ArrayExtent, ArrayScan, readerSettings, writerAccess } from "./carray-parts.js";
-import { extremeOf, iterBlocksOf, partialSumOf, precheckRead, readBytesOf, readSteppedOf, sumOf, takeBytesOf } from "./carray-scan.js";
+import { extremeOf, iterBlocksOf, partialSumOf, readBytesOf, readIntoOf, readPartOf, readSteppedOf, sumOf, takeBytesOf } from "./carray-scan.js";
 import type { PartialSum } from "./carray-scan.js";
 import { helpedRead, helpedSum, helperDatasetOf } from "./read-helpers.js";
 import type { HelperDataset } from "./read-helpers.js";
-import { checkTypedOut, swapInPlace } from "./carray-take.js";
 import { AttrStore } from "./attr-store.js";
 import { CarrayWriter } from "./carray-writer.js";
 import type { ArrayInput, ElementInput, RawRows, ValuesBlock } from "./carray-encode.js";
@@ -229,11 +227,7 @@ export class CArray {
    * ```
    */
   async trim(n: number): Promise<void> {
-    checkInteger(n, "n");
-    if (n < 0 || n > this.length) {
-      throw new UsageError("OUT_OF_RANGE", "cannot trim more rows than the array has", { path: this.path, field: "n", expected: `0 <= n <= ${this.length}`, actual: n });
-    }
-    await this.resize(this.length - n);
+    await this.resize(this.length - checkTrim(this, n));
   }
 
   /**
@@ -459,10 +453,8 @@ export class CArray {
   }
 
   /** A helper's part of a read: stored bytes of rows `[start, stop)` into `out` (exactly their size). @internal */
-  async readPart(out: Uint8Array, start: number, stop: number): Promise<void> {
-    checkBounds(this, start, stop);
-    if (out.length !== (stop - start) * this.atomSize) throw new UsageError("INVALID_ARGUMENT", "out must hold exactly the rows' bytes", { path: this.path, field: "out", expected: (stop - start) * this.atomSize, actual: out.length });
-    if (out.length > 0) await this.#reader.readInto(out, start, stop);
+  readPart(out: Uint8Array, start: number, stop: number): Promise<void> {
+    return readPartOf(this.#scan(), out, start, stop);
   }
 
   /**
@@ -485,15 +477,7 @@ export class CArray {
    * ```
    */
   async readInto(out: TypedValues, start = 0, stop: number = this.length): Promise<void> {
-    checkBounds(this, start, stop);
-    const bytes = checkTypedOut(out, this.dtype, (stop - start) * this.itemsPerRow, this.path);
-    checkWork(this, this.#limits, start, stop, 1);
-    if (bytes.length > 0) {
-      await precheckRead(this.#scan(), bytes.length, stop);
-      const readHere = (part: Uint8Array, from: number, to: number): Promise<void> => this.#reader.readInto(part, from, to);
-      if (!(await helpedRead(this.#init.options.helpers, this.store, this.#helperDataset(), this.#writer === undefined, bytes, start, stop, readHere))) await readHere(bytes, start, stop);
-    }
-    swapInPlace(bytes, this.dtype);
+    await readIntoOf(this.#scan(), out, start, stop, (bytes, readHere) => helpedRead(this.#init.options.helpers, this.store, this.#helperDataset(), this.#writer === undefined, bytes, start, stop, readHere));
   }
 
   /**
