@@ -3,14 +3,17 @@
 // (`node --cpu-prof tools/bench/profile.mjs sum`) and for the before/after numbers of
 // tools/bench/README.md ("Issue 16, step by step"). Prints the median and the minimum.
 //
-//   node tools/bench/profile.mjs OP [RUNS] [--v2] [--checksum=NAME] [--fsync]
+//   node tools/bench/profile.mjs OP [RUNS] [--v2] [--checksum=NAME] [--fsync] [--warmups=N] [--pause=MS]
 //
 // OP: readall, sum, get (2,000 random gets), take (10,000 indices), column, where, whererows,
 // where2, where2rows, create. --v2 uses the format-2 copies (--checksum=NAME: those `pnpm bench:store
 // -- --v2-checksum=NAME` made; by default adler32, the library's default); --fsync makes create
 // flush to disk (the default store) instead of `fsync: false`. Needs the datasets of
 // `pnpm bench:store` (tools/bench/.data/store) and the built packages. Run it under GLIBC_TUNABLES=glibc.malloc.hugetlb=1 to match the bench.
-// PROFILE_TIMES=1 also prints every run's time in run order (spikes, drifts).
+// PROFILE_TIMES=1 also prints every run's time in run order (spikes, drifts), and on a second
+// line each run's minor page faults. --warmups=N runs the operation N times untimed first
+// (default 1; the bench gives each side 3); --pause=MS idles that long before each timed run, as
+// our process idles in the bench while the other sides run.
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -84,14 +87,18 @@ const ballastMb = Number(process.argv.find((a) => a.startsWith("--ballast="))?.s
 const ballast = ballastMb > 0 ? new Float64Array((ballastMb << 20) / 8).fill(1) : undefined;
 const run = operations[op];
 if (run === undefined) throw new Error(`unknown operation ${op}; one of ${Object.keys(operations).join(", ")}`);
+const warmups = Number(process.argv.find((a) => a.startsWith("--warmups="))?.slice(10) ?? 1);
+const pauseMs = Number(process.argv.find((a) => a.startsWith("--pause="))?.slice(8) ?? 0);
+if (!Number.isInteger(warmups) || warmups < 0 || !(pauseMs >= 0)) throw new Error("--warmups must be an integer >= 0 and --pause a number >= 0");
 before();
-await run(); // warm-up
+for (let w = 0; w < warmups; w++) await run();
 const times = [];
 // Minor page faults of this process (all its threads) within each timed run: on a virtual
 // machine where a fault costs ~15 µs they are a measurable part of a run.
 const faults = [];
 for (let i = 0; i < runs; i++) {
   before();
+  if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
   if (flags.has("--gc")) globalThis.gc();
   const f0 = process.resourceUsage().minorPageFault;
   const t0 = performance.now();
@@ -101,6 +108,7 @@ for (let i = 0; i < runs; i++) {
 }
 rmSync(created, { recursive: true, force: true });
 if (process.env.PROFILE_TIMES) console.log(times.map((t) => t.toFixed(1)).join(" "));
+if (process.env.PROFILE_TIMES) console.log(`faults: ${faults.join(" ")}`);
 times.sort((a, b) => a - b);
 faults.sort((a, b) => a - b);
 void ballast;
