@@ -3,7 +3,7 @@
 // (`node --cpu-prof tools/bench/profile.mjs sum`) and for the before/after numbers of
 // tools/bench/README.md ("Issue 16, step by step"). Prints the median and the minimum.
 //
-//   node tools/bench/profile.mjs OP [RUNS] [--v2] [--checksum=NAME] [--fsync] [--warmups=N] [--pause=MS]
+//   node tools/bench/profile.mjs OP [RUNS] [--v2] [--checksum=NAME] [--fsync] [--async] [--gc] [--ballast=MB] [--warmups=N] [--pause=MS]
 //
 // OP: readall, sum, get (2,000 random gets), take (10,000 indices), column, where, whererows,
 // where2, where2rows, create. --v2 uses the format-2 copies (--checksum=NAME: those `pnpm bench:store
@@ -23,6 +23,10 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const DATA = join(HERE, ".data", "store");
 const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const flags = new Set(process.argv.slice(2).filter((a) => a.startsWith("--")));
+// A misspelt flag would otherwise be ignored and the run measure something else. V8's own flags
+// go before the script (`node --trace-gc tools/bench/profile.mjs where`).
+const unknown = [...flags].filter((f) => !/^--(v2|fsync|async|gc)$/.test(f) && !/^--(checksum=[a-z0-9]+|ballast=\d+|warmups=\d+|pause=\d+(\.\d+)?)$/.test(f));
+if (unknown.length > 0) throw new Error(`unknown or malformed flag ${unknown.join(", ")} (see the comment at the top of profile.mjs)`);
 const op = args[0] ?? "readall";
 const runs = Number(args[1] ?? 20);
 const v2 = flags.has("--v2");
@@ -87,9 +91,9 @@ const ballastMb = Number(process.argv.find((a) => a.startsWith("--ballast="))?.s
 const ballast = ballastMb > 0 ? new Float64Array((ballastMb << 20) / 8).fill(1) : undefined;
 const run = operations[op];
 if (run === undefined) throw new Error(`unknown operation ${op}; one of ${Object.keys(operations).join(", ")}`);
+// Both checked above: digits only.
 const warmups = Number(process.argv.find((a) => a.startsWith("--warmups="))?.slice(10) ?? 1);
 const pauseMs = Number(process.argv.find((a) => a.startsWith("--pause="))?.slice(8) ?? 0);
-if (!Number.isInteger(warmups) || warmups < 0 || !(pauseMs >= 0)) throw new Error("--warmups must be an integer >= 0 and --pause a number >= 0");
 before();
 for (let w = 0; w < warmups; w++) await run();
 const times = [];
