@@ -30,8 +30,10 @@ if (unknown.length > 0) throw new Error(`unknown or malformed flag ${unknown.joi
 const op = args[0] ?? "readall";
 const runs = Number(args[1] ?? 20);
 const v2 = flags.has("--v2");
-const checksumFlag = [...flags].find((f) => f.startsWith("--checksum="));
-const checksum = checksumFlag?.slice("--checksum=".length) ?? V2_CHECKSUM;
+/** The value of `--name=value`, or `undefined` when the flag is not given. */
+const flagValue = (name) => [...flags].find((f) => f.startsWith(`--${name}=`))?.slice(name.length + 3);
+const checksumFlag = flagValue("checksum");
+const checksum = checksumFlag ?? V2_CHECKSUM;
 if (!V2_CHECKSUMS.includes(checksum)) throw new Error(`unknown --checksum ${checksum} (one of ${V2_CHECKSUMS.join(", ")})`);
 if (checksumFlag !== undefined && !v2) console.error("profile: --checksum applies to the format-2 copies only (add --v2)");
 
@@ -87,13 +89,13 @@ const before = () => {
   mkdirSync(created, { recursive: true });
 };
 // --ballast=MB keeps that much of live array buffers, as the bench process holds its sources.
-const ballastMb = Number(process.argv.find((a) => a.startsWith("--ballast="))?.slice(10) ?? 0);
+const ballastMb = Number(flagValue("ballast") ?? 0);
 const ballast = ballastMb > 0 ? new Float64Array((ballastMb << 20) / 8).fill(1) : undefined;
 const run = operations[op];
 if (run === undefined) throw new Error(`unknown operation ${op}; one of ${Object.keys(operations).join(", ")}`);
 // Both checked above: digits only.
-const warmups = Number(process.argv.find((a) => a.startsWith("--warmups="))?.slice(10) ?? 1);
-const pauseMs = Number(process.argv.find((a) => a.startsWith("--pause="))?.slice(8) ?? 0);
+const warmups = Number(flagValue("warmups") ?? 1);
+const pauseMs = Number(flagValue("pause") ?? 0);
 before();
 for (let w = 0; w < warmups; w++) await run();
 const times = [];
@@ -111,8 +113,10 @@ for (let i = 0; i < runs; i++) {
   faults.push(process.resourceUsage().minorPageFault - f0);
 }
 rmSync(created, { recursive: true, force: true });
-if (process.env.PROFILE_TIMES) console.log(times.map((t) => t.toFixed(1)).join(" "));
-if (process.env.PROFILE_TIMES) console.log(`faults: ${faults.join(" ")}`);
+if (process.env.PROFILE_TIMES) {
+  console.log(times.map((t) => t.toFixed(1)).join(" "));
+  console.log(`faults: ${faults.join(" ")}`);
+}
 times.sort((a, b) => a - b);
 faults.sort((a, b) => a - b);
 void ballast;

@@ -1,8 +1,9 @@
 /**
  * The scans of a carray, written once for both format versions over its read engine: sums and
  * extremes block by block, blocks of rows (`iterBlocks`, with or without a step), stepped reads,
- * and reads of rows into a result or into the caller's array (`readInto`, a helper's `readPart`). `CArray` calls them with a {@link ScanContext} of its own state (an `ArrayScan` of
- * carray-parts.ts).
+ * and reads of rows into a result or into the caller's array (`readInto`, a helper's
+ * `readPart`). `CArray` calls them with a {@link ScanContext} of its own state (an `ArrayScan`
+ * of carray-parts.ts).
  *
  * @example
  * ```ts
