@@ -20,7 +20,7 @@ import { DEFAULT_MAX_VALUE_BYTES } from "./file-system-options.js";
 import type { FileSystemStoreOptions } from "./file-system-options.js";
 import { isMissing, keyOfPath, refuseLinksBetween, refuseLinksBetweenSync, removeTemporaryFiles, storageFailure, systemErrorCode as errorCode } from "./file-safety-node.js";
 import { PendingFlushes, syncDirectory } from "./flush-node.js";
-import { checkPutOptions, resolveRange, validateKey, validatePrefix } from "./index.js";
+import { checkPutOptions, resolveRange, resolveRangeInto, validateKey, validatePrefix } from "./index.js";
 import { walk, walkSync } from "./list-node.js";
 import { openRegularFile, readAt } from "./read-async-node.js";
 import { readFileChecked, readRangesChecked, regularFileSize } from "./read-sync-node.js";
@@ -35,6 +35,9 @@ export type { ByteRange, PutOptions, ReadableStore, WritableStore } from "./inde
 export { DEFAULT_MAX_VALUE_BYTES } from "./file-system-options.js";
 export type { FileSystemStoreOptions } from "./file-system-options.js";
 export { startWriteThread } from "./write-thread-node.js";
+
+// Where getRanges checks its ranges (the window itself is not used): no object per range.
+const checkedWindow = { start: 0, end: 0 };
 
 // Keys whose resolved paths a store remembers at most (pathOf).
 const KNOWN_PATHS = 4096;
@@ -269,8 +272,9 @@ export class FileSystemStore implements WritableStore {
   async getRanges(key: string, ranges: readonly ByteRange[], into?: readonly (Uint8Array | undefined)[]): Promise<Uint8Array[] | undefined> {
     settleWriteThread();
     const path = this.pathOf(key);
-    for (const range of ranges) resolveRange(range, 0);
-    if (this.io === "sync") return readRangesChecked(path, key, ranges, resolveRange, into);
+    // Checked before the file is opened (a bad range throws even for a missing file).
+    for (const range of ranges) resolveRangeInto(range, 0, checkedWindow);
+    if (this.io === "sync") return readRangesChecked(path, key, ranges, into);
     const opened = await openRegularFile(this.pathOf(key), key);
     if (opened === undefined) return undefined;
     try {

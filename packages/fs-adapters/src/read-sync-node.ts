@@ -22,7 +22,8 @@
 import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } from "node:fs";
 import { FormatError, StorageError } from "@fmt/errors";
 import { isMissing, storageFailure } from "./file-safety-node.js";
-import { READ_BUFFER_OFFSET } from "./index.js";
+import { READ_BUFFER_OFFSET, resolveRangeInto } from "./index.js";
+import type { ByteRange } from "./index.js";
 
 const READ_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0);
 
@@ -79,8 +80,8 @@ export function readFileChecked(
 }
 
 /**
- * Several windows of a regular file, read synchronously through one descriptor: `resolve(range,
- * size)` turns each of `ranges` into its window once the size is known. `into[i]`, when given and
+ * Several windows of a regular file, read synchronously through one descriptor: each of `ranges`
+ * is resolved into its window (as `resolveRange` does) once the size is known. `into[i]`, when given and
  * long enough, receives window `i` (which is then a view of it). `undefined` as
  * {@link readFileChecked}.
  *
@@ -89,34 +90,37 @@ export function readFileChecked(
  *
  * @example
  * ```ts
- * const parts = readRangesChecked(path, key, [{ offset: 0, length: 16 }], resolveRange);
+ * const parts = readRangesChecked(path, key, [{ offset: 0, length: 16 }]);
  * ```
  */
-export function readRangesChecked<R>(
-  file: string,
-  key: string,
-  ranges: readonly R[],
-  resolve: (range: R, size: number) => { start: number; end: number },
-  into?: readonly (Uint8Array | undefined)[],
-): Uint8Array[] | undefined {
+export function readRangesChecked(file: string, key: string, ranges: readonly ByteRange[], into?: readonly (Uint8Array | undefined)[]): Uint8Array[] | undefined {
   const opened = openRegularFileSync(file, key);
   if (opened === undefined) return undefined;
   const { fd, size } = opened;
   try {
-    const windows: { start: number; end: number }[] = [];
+    // The windows' offsets go into arrays kept between calls (this function never yields, so no
+    // other call uses them meanwhile): a `where` pass reads eight windows of each chunk file, and
+    // what a pass allocates per file costs page faults in a young process (tools/bench/README.md).
+    const starts = windowStarts;
+    const ends = windowEnds;
     // One allocation for the windows without a lent buffer (a single row reads eight, some of
     // one byte): they share its memory.
     let total = 0;
+    const window = resolvedWindow;
     for (let i = 0; i < ranges.length; i++) {
-      const window = resolve(ranges[i]!, size);
-      windows.push(window);
+      resolveRangeInto(ranges[i]!, size, window);
+      starts[i] = window.start;
+      ends[i] = window.end;
       if (lentFor(into, i, window.end - window.start) === undefined) total += window.end - window.start;
     }
-    const memory = total === 0 ? undefined : new ArrayBuffer(total + READ_BUFFER_OFFSET);
-    let at = READ_BUFFER_OFFSET;
+    // A few bytes (a chunk's container header) read as fast anywhere: no offset for them.
+    const offset = total < SMALL_READ ? 0 : READ_BUFFER_OFFSET;
+    const memory = total === 0 ? undefined : new ArrayBuffer(total + offset);
+    let at = offset;
     const parts: Uint8Array[] = [];
-    for (let i = 0; i < windows.length; i++) {
-      const { start, end } = windows[i]!;
+    for (let i = 0; i < ranges.length; i++) {
+      const start = starts[i]!;
+      const end = ends[i]!;
       let destination = lentFor(into, i, end - start);
       if (destination === undefined) {
         // No memory of its own when every part was lent a buffer or is empty.
@@ -130,6 +134,13 @@ export function readRangesChecked<R>(
     closeQuietly(fd);
   }
 }
+
+/** The windows of the current {@link readRangesChecked} call. */
+const windowStarts: number[] = [];
+const windowEnds: number[] = [];
+const resolvedWindow = { start: 0, end: 0 };
+/** Reads of fewer bytes than this get no {@link READ_BUFFER_OFFSET} in front (it is there for the kernel's copy of large reads). */
+const SMALL_READ = 256;
 
 /** The buffer lent for window `i` when it holds `length` bytes. */
 function lentFor(into: readonly (Uint8Array | undefined)[] | undefined, i: number, length: number): Uint8Array | undefined {
@@ -224,7 +235,9 @@ export function readDestination(length: number): Uint8Array {
 function readWindow(fd: number, key: string, start: number, end: number, into: Uint8Array | undefined): Uint8Array {
   // Uninitialised memory: every byte is overwritten by the read (a short read is cut off below),
   // and zero-filling each chunk file's buffer first cost a measurable part of a whole-array read.
-  const out = into !== undefined && into.length >= end - start ? into.subarray(0, end - start) : readDestination(end - start);
+  const length = end - start;
+  // A lent buffer of the window's exact size is read into as it is (no view made per read).
+  const out = into !== undefined && into.length >= length ? (into.length === length ? into : into.subarray(0, length)) : readDestination(length);
   let filled = 0;
   try {
     while (filled < out.length) {

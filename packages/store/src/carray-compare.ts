@@ -123,6 +123,8 @@ class PlaneReader {
   /** This pass's slot, and each piece's place in it. */
   #slot: Uint8Array = new Uint8Array(0);
   #lent: Uint8Array[] = [];
+  /** The chunk {@link planOf} placed last, as far as the slot holds it (its top planes). */
+  chunk: Uint8Array = new Uint8Array(0);
   /** Whether a pass is reading with it (another pass on the same array at once makes its own). */
   busy = false;
   /** The options each chunk's head is planned with (see `ChunkPlanOptions`). */
@@ -162,6 +164,7 @@ class PlaneReader {
   /** Ends the pass: the slot goes back to its owner, and nothing here holds it. */
   end(): void {
     this.#slot = new Uint8Array(0);
+    this.chunk = this.#slot;
     this.#lent = [];
     this.busy = false;
   }
@@ -193,16 +196,27 @@ class PlaneReader {
     if (got.buffer !== slot.buffer || got.byteOffset !== slot.byteOffset + at) slot.set(got.subarray(0, length), at);
   }
 
-  /** Chunk `g`'s top planes in the slot, or `undefined` when it is not laid out as guessed. */
-  async read(g: number): Promise<{ chunk: Uint8Array; plan: ChunkPlan } | undefined> {
+  /**
+   * The pieces of chunk `g` (see {@link planOf}), `undefined` for a journaled chunk. Not an
+   * async function: each async call allocates its frame and promise, and a young process pays
+   * for every allocation of a pass in page faults (tools/bench/README.md); the caller awaits the
+   * store's own promise.
+   */
+  read(g: number): Promise<Uint8Array[] | undefined> {
+    return this.#ranges(g, this.#pieces, true, this.#lent);
+  }
+
+  /**
+   * The plan of chunk `g` from `got`, the pieces {@link read} read of it, placed in the slot: its
+   * top planes are then {@link chunk}. `undefined` when the chunk is not laid out as guessed.
+   */
+  planOf(g: number, got: Uint8Array[]): ChunkPlan | undefined {
     const reader = this.#reader;
     const { from } = this;
     const atom = this.#atom;
     const neblock = this.#neblock;
     const nbytes = neblock * atom;
     const key = reader.chunkKey(g);
-    const got = await this.#ranges(g, this.#pieces, true, this.#lent);
-    if (got === undefined) return undefined;
     const head = got[0]!;
     const tail = got[got.length - 1]!;
     if (head.length < HEAD_LENGTH) return undefined;
@@ -238,7 +252,8 @@ class PlaneReader {
     this.#place(head, 0, head.length);
     for (let s = 1; s < from; s++) this.#place(got[s]!, this.#windowAt(s), got[s]!.length);
     this.#place(tail, last, cbytes - last);
-    return { chunk: this.#slot.subarray(0, cbytes), plan };
+    this.chunk = this.#slot.subarray(0, cbytes);
+    return plan;
   }
 }
 
@@ -439,8 +454,9 @@ export async function compareStoredOf(ctx: ScanContext, comparison: StoredCompar
         for (let r = 0; r < readers.length && !done; r++) {
           const planes = readers[r]!;
           if (!planes.worth) continue;
-          const read = await planes.read(k);
-          done = read !== undefined && pass.compareInKernel(read.chunk, read.plan, firstRow, ctx.chunklen, planes.from);
+          const got = await planes.read(k);
+          const plan = got === undefined ? undefined : planes.planOf(k, got);
+          done = plan !== undefined && pass.compareInKernel(planes.chunk, plan, firstRow, ctx.chunklen, planes.from);
           planes.record(done);
         }
         if (done) continue;

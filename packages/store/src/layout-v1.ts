@@ -151,6 +151,27 @@ export async function recoverV1(store: WritableStore, base: string): Promise<voi
   }
 }
 
+/** Chunks whose keys a layout remembers (`keyOf`): about 200 KiB of strings at most. */
+const KNOWN_KEYS = 4096;
+
+/** Whether `last`'s windows are still those of `pieces` (a caller may have changed them in place). */
+function sameWindows(last: { checkContainer: boolean; windows: readonly ByteRange[] }, pieces: readonly { offset: number; length: number }[]): boolean {
+  const skip = last.checkContainer ? 1 : 0;
+  if (last.windows.length !== pieces.length + skip) return false;
+  for (let i = 0; i < pieces.length; i++) {
+    const window = last.windows[i + skip] as { offset: number; length: number };
+    if (window.offset !== BLPK_V1_HEADER_SIZE + pieces[i]!.offset || window.length !== pieces[i]!.length) return false;
+  }
+  return true;
+}
+
+/** Whether `lent` is still `into` behind the container header's empty slot. */
+function sameLent(lent: readonly (Uint8Array | undefined)[], into: readonly (Uint8Array | undefined)[]): boolean {
+  if (lent.length !== into.length + 1) return false;
+  for (let i = 0; i < into.length; i++) if (lent[i + 1] !== into[i]) return false;
+  return true;
+}
+
 async function rollForward(store: WritableStore, base: string, journalKey: string, chunks: Set<number>): Promise<void> {
   for (const k of chunks) {
     const key = joinKey(base, `data/__${k}.blp`);
@@ -180,6 +201,12 @@ export class LayoutV1 implements ChunkLayoutWriter {
   /** Chunk files laid out for a put, reused once it resolved (a store keeps its own copy). */
   readonly #spareFiles: Uint8Array[] = [];
   readonly partial: PartialChunkAccess;
+  /** Keys of chunks below {@link KNOWN_KEYS}, as {@link keyOf} made them. */
+  readonly #keys: string[] = [];
+  /** The windows of the pieces asked for last (see {@link #windowsOf}). */
+  #lastWindows: { pieces: readonly { offset: number; length: number }[]; checkContainer: boolean; windows: readonly ByteRange[] } | undefined;
+  /** The buffers lent last, behind the container header's slot (see {@link #lentWithHead}). */
+  #lastLent: { into: readonly (Uint8Array | undefined)[]; lent: readonly (Uint8Array | undefined)[] } | undefined;
 
   constructor(store: ReadableStore, geometry: LayoutGeometry, journal: ReadonlySet<number> | undefined) {
     this.#store = store;
@@ -202,17 +229,42 @@ export class LayoutV1 implements ChunkLayoutWriter {
         // A journaled chunk is read whole (from its staged file), as head() does.
         if (this.#journal.has(g)) return undefined;
         const key = this.keyOf(g);
-        // A loop, no closure: this runs for every chunk of a `where` pass (see `pathed`).
-        const windows: ByteRange[] = checkContainer ? [{ offset: 0, length: BLPK_V1_HEADER_SIZE }] : [];
-        for (const p of pieces) windows.push({ offset: BLPK_V1_HEADER_SIZE + p.offset, length: p.length });
-        const got = await getRanges(key, windows, into === undefined || !checkContainer ? into : [undefined, ...into]);
+        const windows = this.#windowsOf(pieces, checkContainer);
+        const got = await getRanges(key, windows, into === undefined || !checkContainer ? into : this.#lentWithHead(into));
         if (got === undefined) throw new FormatError("MISSING_FILE", "chunk file is missing", { path: key, field: "file" });
         if (!checkContainer) return got;
-        checkContainerHeader(got[0]!, key);
-        return got.slice(1);
+        // The container header leaves the front of the answer (an array of its own) in place.
+        checkContainerHeader(got.shift()!, key);
+        return got;
       };
       this.partial.cheapRanges = store.concurrency === undefined;
     }
+  }
+
+  /**
+   * The file windows of `pieces` (chunk offsets) behind the container header, with the header's
+   * own window first when it is checked. A `where` pass asks for the same pieces for each of its
+   * chunk files: the last answer is kept, so that its files cost no new objects here (each
+   * chunk's allocations in a young process are fresh pages of V8's new space: see
+   * tools/bench/README.md).
+   */
+  #windowsOf(pieces: readonly { offset: number; length: number }[], checkContainer: boolean): readonly ByteRange[] {
+    const last = this.#lastWindows;
+    if (last !== undefined && last.pieces === pieces && last.checkContainer === checkContainer && sameWindows(last, pieces)) return last.windows;
+    const windows: ByteRange[] = checkContainer ? [{ offset: 0, length: BLPK_V1_HEADER_SIZE }] : [];
+    // A loop, no closure: this runs for every chunk of a `where` pass (see `pathed`).
+    for (const p of pieces) windows.push({ offset: BLPK_V1_HEADER_SIZE + p.offset, length: p.length });
+    this.#lastWindows = { pieces, checkContainer, windows };
+    return windows;
+  }
+
+  /** `into` behind a slot for the container header (which is not lent a buffer), kept as {@link #windowsOf} keeps its windows. */
+  #lentWithHead(into: readonly (Uint8Array | undefined)[]): readonly (Uint8Array | undefined)[] {
+    const last = this.#lastLent;
+    if (last !== undefined && last.into === into && sameLent(last.lent, into)) return last.lent;
+    const lent = [undefined, ...into];
+    this.#lastLent = { into, lent };
+    return lent;
   }
 
   get readsInto(): boolean {
@@ -234,7 +286,9 @@ export class LayoutV1 implements ChunkLayoutWriter {
   }
 
   keyOf(g: number): string {
-    return joinKey(this.#geometry.path, `data/__${g}.blp`);
+    // Remembered for the first chunks: a `where` pass asks for each chunk's key more than once.
+    if (g >= KNOWN_KEYS) return joinKey(this.#geometry.path, `data/__${g}.blp`);
+    return (this.#keys[g] ??= joinKey(this.#geometry.path, `data/__${g}.blp`));
   }
 
   async read(g: number, buffer?: Uint8Array): Promise<StoredChunk> {
