@@ -13,7 +13,11 @@
 // PROFILE_TIMES=1 also prints every run's time in run order (spikes, drifts), and on a second
 // line each run's minor page faults. --warmups=N runs the operation N times untimed first
 // (default 1; the bench gives each side 3); --pause=MS idles that long before each timed run, as
-// our process idles in the bench while the other sides run.
+// our process idles in the bench while the other sides run. PROFILE_ALLOC=N samples what the
+// timed runs allocate (V8's sampling heap profiler, one sample per 256 bytes, collected objects
+// included) and prints the total per run and the N functions that allocate most; the sampling
+// slows the runs, so their times are then not comparable with others.
+import { Session } from "node:inspector/promises";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -98,6 +102,13 @@ const warmups = Number(flagValue("warmups") ?? 1);
 const pauseMs = Number(flagValue("pause") ?? 0);
 before();
 for (let w = 0; w < warmups; w++) await run();
+const allocTop = Number(process.env.PROFILE_ALLOC ?? 0);
+const session = allocTop > 0 ? new Session() : undefined;
+if (session !== undefined) {
+  session.connect();
+  await session.post("HeapProfiler.enable");
+  await session.post("HeapProfiler.startSampling", { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+}
 const times = [];
 // Minor page faults of this process (all its threads) within each timed run: on a virtual
 // machine where a fault costs ~15 µs they are a measurable part of a run.
@@ -113,6 +124,22 @@ for (let i = 0; i < runs; i++) {
   faults.push(process.resourceUsage().minorPageFault - f0);
 }
 rmSync(created, { recursive: true, force: true });
+if (session !== undefined) {
+  const { profile } = await session.post("HeapProfiler.stopSampling");
+  // Bytes allocated where each function itself allocated them (inlined callees count as theirs).
+  const byFunction = new Map();
+  let total = 0;
+  const walk = (node) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const where = `${functionName || "(anonymous)"} ${url.split("/").pop()}:${lineNumber + 1}`;
+    if (node.selfSize > 0) byFunction.set(where, (byFunction.get(where) ?? 0) + node.selfSize);
+    total += node.selfSize;
+    for (const child of node.children) walk(child);
+  };
+  walk(profile.head);
+  console.log(`allocated per run (sampled): ${(total / runs / 1024).toFixed(0)} KiB`);
+  for (const [where, bytes] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, allocTop)) console.log(`${(bytes / runs / 1024).toFixed(1).padStart(8)} KiB  ${where}`);
+}
 if (process.env.PROFILE_TIMES) {
   console.log(times.map((t) => t.toFixed(1)).join(" "));
   console.log(`faults: ${faults.join(" ")}`);
