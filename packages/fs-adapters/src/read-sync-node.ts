@@ -19,7 +19,7 @@
  * ```
  * @module
  */
-import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants as fsConstants, fstatSync, openSync, readSync, readvSync } from "node:fs";
 import { FormatError, StorageError } from "@fmt/errors";
 import { isMissing, storageFailure } from "./file-safety-node.js";
 import { READ_BUFFER_OFFSET, resolveRangeInto } from "./index.js";
@@ -113,10 +113,10 @@ export function readRangesChecked(file: string, key: string, ranges: readonly By
       ends[i] = window.end;
       if (lentFor(into, i, window.end - window.start) === undefined) total += window.end - window.start;
     }
-    // A few bytes (a chunk's container header) read as fast anywhere: no offset for them.
-    const offset = total < SMALL_READ ? 0 : READ_BUFFER_OFFSET;
-    const memory = total === 0 ? undefined : new ArrayBuffer(total + offset);
-    let at = offset;
+    // The offset also for a few bytes (a chunk's container header): with allocations of 16
+    // bytes a `where` pass took ~30 page faults in every run, with these 2 (tools/bench/README.md).
+    const memory = total === 0 ? undefined : new ArrayBuffer(total + READ_BUFFER_OFFSET);
+    let at = READ_BUFFER_OFFSET;
     const parts: Uint8Array[] = [];
     for (let i = 0; i < ranges.length; i++) {
       const start = starts[i]!;
@@ -127,7 +127,24 @@ export function readRangesChecked(file: string, key: string, ranges: readonly By
         destination = memory === undefined ? new Uint8Array(0) : new Uint8Array(memory, at, end - start);
         at += end - start;
       }
-      parts.push(readWindow(fd, key, start, end, destination));
+      parts.push(destination);
+    }
+    for (let i = 0; i < ranges.length; i++) {
+      const start = starts[i]!;
+      const end = ends[i]!;
+      // Two windows that meet (a chunk file's container header and the chunk's head) in one
+      // system call: a `where` pass makes ten or so per chunk file, and they are most of its time.
+      if (i + 1 < ranges.length && end === starts[i + 1] && start < end && end < ends[i + 1]!) {
+        const next = ends[i + 1]!;
+        const pair = [exactly(parts[i]!, end - start), exactly(parts[i + 1]!, next - end)];
+        if (readPair(fd, key, start, pair) === next - start) {
+          parts[i] = pair[0]!;
+          parts[i + 1] = pair[1]!;
+          i++;
+          continue;
+        }
+      }
+      parts[i] = readWindow(fd, key, start, end, parts[i]);
     }
     return parts;
   } finally {
@@ -135,12 +152,24 @@ export function readRangesChecked(file: string, key: string, ranges: readonly By
   }
 }
 
+/** Bytes read by one `preadv` into `pair` from `start` (fewer where the file ends: the caller then reads each window alone). */
+function readPair(fd: number, key: string, start: number, pair: Uint8Array[]): number {
+  try {
+    return readvSync(fd, pair, start);
+  } catch (error) {
+    throw storageFailure(error, key, "read the file");
+  }
+}
+
+/** The first `length` bytes of `buffer`: itself when that is all of it. */
+function exactly(buffer: Uint8Array, length: number): Uint8Array {
+  return buffer.length === length ? buffer : buffer.subarray(0, length);
+}
+
 /** The windows of the current {@link readRangesChecked} call. */
 const windowStarts: number[] = [];
 const windowEnds: number[] = [];
 const resolvedWindow = { start: 0, end: 0 };
-/** Reads of fewer bytes than this get no {@link READ_BUFFER_OFFSET} in front (it is there for the kernel's copy of large reads). */
-const SMALL_READ = 256;
 
 /** The buffer lent for window `i` when it holds `length` bytes. */
 function lentFor(into: readonly (Uint8Array | undefined)[] | undefined, i: number, length: number): Uint8Array | undefined {
@@ -237,7 +266,7 @@ function readWindow(fd: number, key: string, start: number, end: number, into: U
   // and zero-filling each chunk file's buffer first cost a measurable part of a whole-array read.
   const length = end - start;
   // A lent buffer of the window's exact size is read into as it is (no view made per read).
-  const out = into !== undefined && into.length >= length ? (into.length === length ? into : into.subarray(0, length)) : readDestination(length);
+  const out = into !== undefined && into.length >= length ? exactly(into, length) : readDestination(length);
   let filled = 0;
   try {
     while (filled < out.length) {

@@ -110,6 +110,24 @@ describe.each(factories)("%s basic behaviour", (name, make) => {
     await rejectsWith(store.getRanges!("../x", [{ offset: 0, length: 1 }]), "UNSAFE_NAME");
   });
 
+  it("getRanges reads windows that meet (read together by the file store) as it reads any other", async () => {
+    const store = await make();
+    await store.put("k", bytes(0, 1, 2, 3, 4, 5, 6, 7, 8, 9));
+    // Meeting pairs: the first two; the third and a fourth clipped at the end; an empty window between.
+    const ranges = [{ offset: 0, length: 2 }, { offset: 2, length: 3 }, { offset: 5, length: 2 }, { offset: 7, length: 10 }, { offset: 10, length: 2 }, { offset: 3, length: 0 }, { offset: 3, length: 1 }];
+    const expected = [bytes(0, 1), bytes(2, 3, 4), bytes(5, 6), bytes(7, 8, 9), new Uint8Array(0), new Uint8Array(0), bytes(3)];
+    expect(await store.getRanges!("k", ranges)).toEqual(expected);
+    // Lent buffers longer than their windows, and one too short (that window comes in memory of its own).
+    const memory = new Uint8Array(40).fill(0xee);
+    const lent = [memory.subarray(0, 8), memory.subarray(8, 9), memory.subarray(10, 20), memory.subarray(20, 30)];
+    const parts = (await store.getRanges!("k", ranges.slice(0, 4), lent))!;
+    expect(parts).toEqual(expected.slice(0, 4));
+    if (store instanceof FileSystemStore && store.io === "sync") {
+      expect(parts.map((p) => p.buffer === memory.buffer)).toEqual([true, false, true, true]);
+      expect([memory[2], memory[8], memory[12], memory[23]]).toEqual([0xee, 0xee, 0xee, 0xee]);
+    }
+  });
+
   it("getRanges reads a part into the buffer lent for it when it fits there", async () => {
     const store = await make();
     await store.put("k", bytes(0, 1, 2, 3, 4, 5, 6, 7, 8, 9));
