@@ -35,11 +35,19 @@ describe.each([
     },
   ],
 ] as const)("LayoutV1 partial.ranges on %s", (_name, make) => {
-  it("answers for the pieces as they are at each call, also when the caller changed them in place", async () => {
+  /** `test` on a fresh two-chunk carray in a store `make` gives, removed afterwards. */
+  const onTwoChunks = async (test: (store: Made["store"], file: Uint8Array, layout: LayoutV1) => Promise<void>): Promise<void> => {
     const { store, done } = make();
     try {
       const file = await twoChunks(store);
-      const layout = new LayoutV1(store, geometry, undefined);
+      await test(store, file, new LayoutV1(store, geometry, undefined));
+    } finally {
+      done();
+    }
+  };
+
+  it("answers for the pieces as they are at each call, also when the caller changed them in place", () =>
+    onTwoChunks(async (_store, file, layout) => {
       const ranges = layout.partial.ranges!.bind(layout.partial);
       const pieces = [
         { offset: 0, length: 16 },
@@ -55,16 +63,10 @@ describe.each([
       pieces.push({ offset: 300, length: 3 });
       expect(await ranges(0, pieces, false)).toEqual(expected());
       expect(await ranges(0, pieces, true)).toEqual(expected());
-    } finally {
-      done();
-    }
-  });
+    }));
 
-  it("reads into the buffers lent at each call, also when the caller changed them in place", async () => {
-    const { store, done } = make();
-    try {
-      const file = await twoChunks(store);
-      const layout = new LayoutV1(store, geometry, undefined);
+  it("reads into the buffers lent at each call, also when the caller changed them in place", () =>
+    onTwoChunks(async (store, file, layout) => {
       const ranges = layout.partial.ranges!.bind(layout.partial);
       const pieces = [{ offset: 40, length: 8 }];
       const first = new Uint8Array(8);
@@ -79,24 +81,15 @@ describe.each([
       // A store that reads into lent buffers (local files, read on this thread) used the one lent now.
       expect(b!.buffer === second.buffer).toBe(reads);
       expect(second.some((x) => x !== 0)).toBe(reads);
-    } finally {
-      done();
-    }
-  });
+    }));
 
-  it("still checks each file's container header", async () => {
-    const { store, done } = make();
-    try {
-      const file = await twoChunks(store);
-      const layout = new LayoutV1(store, geometry, undefined);
+  it("still checks each file's container header", () =>
+    onTwoChunks(async (store, file, layout) => {
       const pieces = [{ offset: 0, length: 16 }];
       await layout.partial.ranges!(0, pieces, true);
       const broken = file.slice();
       broken[0] = 0x00;
       await store.put("a/data/__1.blp", broken);
       await expect(layout.partial.ranges!(1, pieces, true)).rejects.toBeInstanceOf(FormatError);
-    } finally {
-      done();
-    }
-  });
+    }));
 });
